@@ -1,0 +1,33 @@
+"""Reference implementation of Module 5 (learning from fixed data).
+
+Importing the package loads only the numpy kernels; the environment, the training
+loops and the lab (which need torch) live in submodules imported on demand.
+"""
+from reference_impl.kernels import (
+    behavior_support_mask,
+    cql_discrete_penalty,
+    double_dqn_targets,
+    dqn_targets,
+    expectile_loss,
+    fqe_targets,
+    iql_advantage_weights,
+    masked_token_nll,
+    pessimistic_values,
+    return_to_go,
+)
+from reference_impl.validation import KernelInputError
+
+KERNEL_NAMES = (
+    "dqn_targets",
+    "double_dqn_targets",
+    "masked_token_nll",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
+)
+
+__all__ = [*KERNEL_NAMES, "KERNEL_NAMES", "KernelInputError"]

@@ -1,0 +1,315 @@
+"""The ten reference kernels of Module 5 (pure numpy; the single source of truth).
+
+Conventions shared by all kernels:
+
+* inputs may be lists or arrays and are never modified;
+* array outputs are float64 (bool for :func:`behavior_support_mask`); scalar losses
+  are Python floats;
+* bad input raises :class:`~reference_impl.validation.KernelInputError`, a
+  ``ValueError`` whose message names the kernel and the argument;
+* ``terminated`` means the task really ended (goal, trap). A transition cut by a
+  time limit is passed as *not* terminated and bootstraps.
+
+The lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` are what students
+write; ``m5 release`` replaces them with a stub, as nbgrader does in notebooks.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference_impl import validation as v
+
+__all__ = [
+    "dqn_targets",
+    "double_dqn_targets",
+    "masked_token_nll",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
+]
+
+
+def _transition_batch(kernel, rewards, terminated, next_q, q_name):
+    """Shared checks of the bootstrapped-target kernels: (B,), (B,), (B, A)."""
+    r = v.float_array(rewards, "rewards", kernel)
+    v.require_ndim(r, "rewards", kernel, (1,), "(B,)")
+    done = v.flag_array(terminated, "terminated", kernel)
+    v.require_ndim(done, "terminated", kernel, (1,), "(B,)")
+    v.require_same_length(done, "terminated", kernel, r.shape[0], "rewards")
+    q = v.float_array(next_q, q_name, kernel)
+    v.require_ndim(q, q_name, kernel, (2,), "(B, A)")
+    v.require_same_length(q, q_name, kernel, r.shape[0], "rewards")
+    v.require_actions_axis(q, q_name, kernel)
+    v.require_finite(r, "rewards", kernel)
+    v.require_finite(q, q_name, kernel, used=~done)
+    return r, done, q
+
+
+def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
+    """DQN regression targets.
+
+    y_i = r_i + gamma * (1 - terminated_i) * max_a Qbar(s'_i, a)
+
+    Shapes: rewards (B,), terminated (B,) bool or 0/1, next_q_target (B, A) -> (B,).
+    Terminal rows never read ``next_q_target`` (it may hold anything there).
+    Raises ValueError on wrong shapes, an empty action axis, non-0/1 flags,
+    non-finite values that are used, or gamma outside [0, 1].
+    """
+    ### BEGIN SOLUTION
+    kernel = "dqn_targets"
+    g = v.discount(gamma, kernel)
+    r, done, q = _transition_batch(kernel, rewards, terminated, next_q_target, "next_q_target")
+    best_next = q.max(axis=1)
+    return r + np.where(done, 0.0, g * best_next)
+    ### END SOLUTION
+
+
+def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=0.99):
+    """Double DQN targets: the online table selects, the target table evaluates.
+
+    a*_i = argmax_a Q(s'_i, a)            (first index on ties)
+    y_i  = r_i + gamma * (1 - terminated_i) * Qbar(s'_i, a*_i)
+
+    Shapes: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
+    Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
+    """
+    ### BEGIN SOLUTION
+    kernel = "double_dqn_targets"
+    g = v.discount(gamma, kernel)
+    r, done, online = _transition_batch(kernel, rewards, terminated, next_q_online, "next_q_online")
+    target = v.float_array(next_q_target, "next_q_target", kernel)
+    if target.shape != online.shape:
+        raise v.fail(kernel, "next_q_target", f"must have the shape of `next_q_online` {online.shape}, got {target.shape}")
+    v.require_finite(target, "next_q_target", kernel, used=~done)
+    chosen = online.argmax(axis=1)
+    evaluated = np.take_along_axis(target, chosen[:, None], axis=1)[:, 0]
+    return r + np.where(done, 0.0, g * evaluated)
+    ### END SOLUTION
+
+
+def masked_token_nll(token_logprobs, mask):
+    """Mean negative log-likelihood over the active tokens of the whole batch.
+
+    L = - sum(mask * logp) / sum(mask)
+
+    ``token_logprobs`` and ``mask`` have the same (any) shape; ``mask`` is bool or 0/1.
+    Masked-out positions are never read (padding may hold -inf). Returns a float.
+    Raises ValueError on a shape mismatch, non-0/1 mask values, a mask with no active
+    entry, or non-finite log-probabilities at active positions.
+    """
+    ### BEGIN SOLUTION
+    kernel = "masked_token_nll"
+    logp = v.float_array(token_logprobs, "token_logprobs", kernel)
+    active = v.flag_array(mask, "mask", kernel)
+    if active.shape != logp.shape:
+        raise v.fail(kernel, "mask", f"must have the shape of `token_logprobs` {logp.shape}, got {active.shape}")
+    n_active = int(np.count_nonzero(active))
+    if n_active == 0:
+        raise v.fail(kernel, "mask", "has no active entry; the mean over active tokens is undefined")
+    v.require_finite(logp, "token_logprobs", kernel, used=active)
+    return float(-np.where(active, logp, 0.0).sum() / n_active)
+    ### END SOLUTION
+
+
+def cql_discrete_penalty(q_values, actions):
+    """Discrete CQL regulariser: soft maximum minus the value of the logged action.
+
+    penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (always >= 0)
+
+    ``q_values`` (A,) with an integer ``actions`` gives that value; (B, A) with (B,)
+    integer ``actions`` gives the batch mean. Computed as
+    (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q), exact and warning-free for
+    large |Q|. Returns a float. Raises ValueError on wrong shapes, an empty action
+    axis or batch, non-finite Q, or actions that are non-integer or out of range.
+    """
+    ### BEGIN SOLUTION
+    kernel = "cql_discrete_penalty"
+    q = v.float_array(q_values, "q_values", kernel)
+    v.require_ndim(q, "q_values", kernel, (1, 2), "(A,) or (B, A)")
+    v.require_actions_axis(q, "q_values", kernel)
+    a = np.asarray(actions)
+    if q.ndim == 1 and a.ndim != 0:
+        raise v.fail(kernel, "actions", f"must be a single integer when `q_values` is 1-D, got shape {a.shape}")
+    if q.ndim == 2:
+        if q.shape[0] == 0:
+            raise v.fail(kernel, "q_values", "has no rows; the batch mean is undefined")
+        v.require_ndim(a, "actions", kernel, (1,), "(B,)")
+        v.require_same_length(a, "actions", kernel, q.shape[0], "q_values")
+    a = v.action_indices(a, "actions", kernel, q.shape[-1])
+    v.require_finite(q, "q_values", kernel)
+    rows = np.atleast_2d(q)
+    top = rows.max(axis=1)
+    taken = np.take_along_axis(rows, np.reshape(a, (-1, 1)), axis=1)[:, 0]
+    soft_excess = np.log(np.exp(rows - top[:, None]).sum(axis=1))
+    return float(np.mean((top - taken) + soft_excess))
+    ### END SOLUTION
+
+
+def expectile_loss(diff, tau):
+    """Asymmetric squared loss of IQL's value function.
+
+    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+
+    Positive residuals weigh tau, negative ones 1 - tau; tau = 0.5 is half the MSE.
+    ``diff`` has any non-empty shape. Returns a float. Raises ValueError when tau is
+    not in the open interval (0, 1) or ``diff`` is empty or not finite.
+    """
+    ### BEGIN SOLUTION
+    kernel = "expectile_loss"
+    t = v.finite_scalar(tau, "tau", kernel)
+    if not 0.0 < t < 1.0:
+        raise v.fail(kernel, "tau", f"must lie in the open interval (0, 1), got {t}")
+    u = v.float_array(diff, "diff", kernel)
+    if u.size == 0:
+        raise v.fail(kernel, "diff", "is empty; the mean is undefined")
+    v.require_finite(u, "diff", kernel)
+    weight = np.where(u < 0.0, 1.0 - t, t)
+    return float(np.mean(weight * u * u))
+    ### END SOLUTION
+
+
+def return_to_go(rewards, gamma=1.0):
+    """Discounted return-to-go by reverse accumulation.
+
+    G_{T-1} = r_{T-1},   G_t = r_t + gamma * G_{t+1}
+
+    ``rewards`` (T,) -> (T,) float64 (int rewards give floats). Raises ValueError on
+    a non 1-D or non-finite ``rewards`` or gamma outside [0, 1].
+    """
+    ### BEGIN SOLUTION
+    kernel = "return_to_go"
+    g = v.discount(gamma, kernel)
+    r = v.float_array(rewards, "rewards", kernel)
+    v.require_ndim(r, "rewards", kernel, (1,), "(T,)")
+    v.require_finite(r, "rewards", kernel)
+    if g == 1.0:
+        # np.cumsum accumulates sequentially, i.e. exactly the recursion above.
+        return np.cumsum(r[::-1])[::-1].copy()
+    out = np.empty_like(r)
+    running = 0.0
+    for t, reward in zip(range(r.shape[0] - 1, -1, -1), r[::-1].tolist()):
+        running = reward + g * running
+        out[t] = running
+    return out
+    ### END SOLUTION
+
+
+def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
+    """Count-based lower confidence values.
+
+    value = mean - radius_scale / sqrt(n)   where n > 0
+    value = -inf                            where n = 0 (whatever the mean is)
+
+    ``empirical_means`` and ``counts`` share any shape; the output has it too.
+    Raises ValueError on a shape mismatch, negative or non-finite counts, non-finite
+    means where n > 0, or a negative or non-finite ``radius_scale``.
+    """
+    ### BEGIN SOLUTION
+    kernel = "pessimistic_values"
+    scale = v.finite_scalar(radius_scale, "radius_scale", kernel)
+    if scale < 0:
+        raise v.fail(kernel, "radius_scale", f"must be non-negative, got {scale}")
+    means = v.float_array(empirical_means, "empirical_means", kernel)
+    n = v.float_array(counts, "counts", kernel)
+    if n.shape != means.shape:
+        raise v.fail(kernel, "counts", f"must have the shape of `empirical_means` {means.shape}, got {n.shape}")
+    v.require_finite(n, "counts", kernel)
+    if (n < 0).any():
+        raise v.fail(kernel, "counts", "must be non-negative")
+    seen = n > 0
+    v.require_finite(means, "empirical_means", kernel, used=seen)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower = means - scale / np.sqrt(n)
+    return np.where(seen, lower, -np.inf)
+    ### END SOLUTION
+
+
+def behavior_support_mask(probabilities, threshold_ratio=0.35):
+    """Actions the behavior policy takes often enough to be trusted.
+
+    eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (along the last axis)
+
+    ``probabilities`` (A,) or (B, A), non-negative (counts work too) -> bool, same
+    shape. The most likely action is always eligible. Raises ValueError on other
+    ranks, an empty action axis, negative or non-finite entries, an all-zero row, or
+    ``threshold_ratio`` outside [0, 1].
+    """
+    ### BEGIN SOLUTION
+    kernel = "behavior_support_mask"
+    ratio = v.finite_scalar(threshold_ratio, "threshold_ratio", kernel)
+    if not 0.0 <= ratio <= 1.0:
+        raise v.fail(kernel, "threshold_ratio", f"must lie in [0, 1], got {ratio}")
+    p = v.float_array(probabilities, "probabilities", kernel)
+    v.require_ndim(p, "probabilities", kernel, (1, 2), "(A,) or (B, A)")
+    v.require_actions_axis(p, "probabilities", kernel)
+    v.require_finite(p, "probabilities", kernel)
+    if (p < 0).any():
+        raise v.fail(kernel, "probabilities", "must be non-negative")
+    top = p.max(axis=-1, keepdims=True)
+    if (top == 0).any():
+        raise v.fail(kernel, "probabilities", "has an all-zero row; no action has support")
+    return p >= ratio * top
+    ### END SOLUTION
+
+
+def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
+    """Fitted-Q-evaluation targets: an expectation under the evaluated policy.
+
+    y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
+
+    Shapes: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
+    -> (B,). Raises ValueError as :func:`dqn_targets`, and when the policy table has
+    another shape, negative or non-finite entries, an all-zero row, or a row whose sum
+    differs from 1 by more than 1e-6.
+    """
+    ### BEGIN SOLUTION
+    kernel = "fqe_targets"
+    g = v.discount(gamma, kernel)
+    r, done, q = _transition_batch(kernel, rewards, terminated, next_q, "next_q")
+    pi = v.float_array(next_policy_probs, "next_policy_probs", kernel)
+    if pi.shape != q.shape:
+        raise v.fail(kernel, "next_policy_probs", f"must have the shape of `next_q` {q.shape}, got {pi.shape}")
+    v.require_finite(pi, "next_policy_probs", kernel)
+    if (pi < 0).any():
+        raise v.fail(kernel, "next_policy_probs", "must be non-negative")
+    row_sums = pi.sum(axis=1)
+    if (row_sums == 0).any():
+        raise v.fail(kernel, "next_policy_probs", "has an all-zero row; it is not a distribution")
+    if (np.abs(row_sums - 1.0) > 1e-6).any():
+        worst = row_sums[np.argmax(np.abs(row_sums - 1.0))]
+        raise v.fail(kernel, "next_policy_probs", f"rows must sum to 1 (within 1e-6), found a row summing to {worst!r}")
+    expected_next = np.einsum("ba,ba->b", pi, np.where(done[:, None], 0.0, q))
+    return r + np.where(done, 0.0, g * expected_next)
+    ### END SOLUTION
+
+
+def iql_advantage_weights(advantages, beta, max_weight=100.0):
+    """IQL's advantage-weighted regression weights, capped.
+
+    w = min(exp(beta * A), max_weight) = exp(min(beta * A, log max_weight))
+
+    The second form never overflows, so beta * A up to 1e6 is fine. ``advantages``
+    has any shape; the output has it too. Raises ValueError when beta is negative or
+    non-finite, max_weight is not a finite positive number, or advantages are not
+    finite.
+    """
+    ### BEGIN SOLUTION
+    kernel = "iql_advantage_weights"
+    b = v.finite_scalar(beta, "beta", kernel)
+    if b < 0:
+        raise v.fail(kernel, "beta", f"must be non-negative, got {b}")
+    cap = v.finite_scalar(max_weight, "max_weight", kernel)
+    if cap <= 0:
+        raise v.fail(kernel, "max_weight", f"must be positive, got {cap}")
+    adv = v.float_array(advantages, "advantages", kernel)
+    v.require_finite(adv, "advantages", kernel)
+    with np.errstate(over="ignore"):
+        exponent = np.minimum(b * adv, math.log(cap))
+    return np.exp(exponent)
+    ### END SOLUTION
