@@ -51,6 +51,18 @@ def _transition_batch(kernel, rewards, terminated, next_q, q_name):
     return r, done, q
 
 
+def _bootstrap(rewards, terminated, gamma, next_values):
+    """r + gamma * next_value on live rows, r alone on terminal rows.
+
+    ``next_values`` is a fresh array owned by the caller; terminal rows are zeroed in
+    place so that whatever they hold (even NaN) never reaches the result.
+    """
+    np.copyto(next_values, 0.0, where=terminated)
+    next_values *= gamma
+    next_values += rewards
+    return next_values
+
+
 def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     """DQN regression targets.
 
@@ -65,8 +77,7 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     kernel = "dqn_targets"
     g = v.discount(gamma, kernel)
     r, done, q = _transition_batch(kernel, rewards, terminated, next_q_target, "next_q_target")
-    best_next = q.max(axis=1)
-    return r + np.where(done, 0.0, g * best_next)
+    return _bootstrap(r, done, g, q.max(axis=1))
     ### END SOLUTION
 
 
@@ -89,7 +100,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     v.require_finite(target, "next_q_target", kernel, used=~done)
     chosen = online.argmax(axis=1)
     evaluated = np.take_along_axis(target, chosen[:, None], axis=1)[:, 0]
-    return r + np.where(done, 0.0, g * evaluated)
+    return _bootstrap(r, done, g, evaluated)
     ### END SOLUTION
 
 
@@ -112,8 +123,12 @@ def masked_token_nll(token_logprobs, mask):
     n_active = int(np.count_nonzero(active))
     if n_active == 0:
         raise v.fail(kernel, "mask", "has no active entry; the mean over active tokens is undefined")
-    v.require_finite(logp, "token_logprobs", kernel, used=active)
-    return float(-np.where(active, logp, 0.0).sum() / n_active)
+    if v.all_finite(logp):
+        total = np.dot(logp.ravel(), active.ravel())
+    else:  # padding may hold -inf: read only the active entries
+        v.require_finite(logp[active], "token_logprobs", kernel)
+        total = logp[active].sum()
+    return float(-total / n_active)
     ### END SOLUTION
 
 
@@ -169,8 +184,10 @@ def expectile_loss(diff, tau):
     if u.size == 0:
         raise v.fail(kernel, "diff", "is empty; the mean is undefined")
     v.require_finite(u, "diff", kernel)
-    weight = np.where(u < 0.0, 1.0 - t, t)
-    return float(np.mean(weight * u * u))
+    flat = u.ravel()
+    negative = np.minimum(flat, 0.0)
+    positive = flat - negative
+    return float((t * np.dot(positive, positive) + (1.0 - t) * np.dot(negative, negative)) / flat.size)
     ### END SOLUTION
 
 
@@ -220,13 +237,14 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     if n.shape != means.shape:
         raise v.fail(kernel, "counts", f"must have the shape of `empirical_means` {means.shape}, got {n.shape}")
     v.require_finite(n, "counts", kernel)
-    if (n < 0).any():
+    if n.size and n.min() < 0:
         raise v.fail(kernel, "counts", "must be non-negative")
-    seen = n > 0
-    v.require_finite(means, "empirical_means", kernel, used=seen)
+    unseen = n == 0
+    v.require_finite(means, "empirical_means", kernel, used=~unseen)
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = means - scale / np.sqrt(n)
-    return np.where(seen, lower, -np.inf)
+    np.copyto(lower, -np.inf, where=unseen)
+    return lower
     ### END SOLUTION
 
 
@@ -249,7 +267,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     v.require_ndim(p, "probabilities", kernel, (1, 2), "(A,) or (B, A)")
     v.require_actions_axis(p, "probabilities", kernel)
     v.require_finite(p, "probabilities", kernel)
-    if (p < 0).any():
+    if p.min() < 0:
         raise v.fail(kernel, "probabilities", "must be non-negative")
     top = p.max(axis=-1, keepdims=True)
     if (top == 0).any():
@@ -276,16 +294,18 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     if pi.shape != q.shape:
         raise v.fail(kernel, "next_policy_probs", f"must have the shape of `next_q` {q.shape}, got {pi.shape}")
     v.require_finite(pi, "next_policy_probs", kernel)
-    if (pi < 0).any():
+    if pi.size and pi.min() < 0:
         raise v.fail(kernel, "next_policy_probs", "must be non-negative")
-    row_sums = pi.sum(axis=1)
+    row_sums = pi @ np.ones(pi.shape[1])  # faster than sum(axis=1) on short rows
     if (row_sums == 0).any():
         raise v.fail(kernel, "next_policy_probs", "has an all-zero row; it is not a distribution")
-    if (np.abs(row_sums - 1.0) > 1e-6).any():
-        worst = row_sums[np.argmax(np.abs(row_sums - 1.0))]
+    off = np.abs(row_sums - 1.0)
+    if off.size and off.max() > 1e-6:
+        worst = row_sums[np.argmax(off)]
         raise v.fail(kernel, "next_policy_probs", f"rows must sum to 1 (within 1e-6), found a row summing to {worst!r}")
-    expected_next = np.einsum("ba,ba->b", pi, np.where(done[:, None], 0.0, q))
-    return r + np.where(done, 0.0, g * expected_next)
+    if not v.all_finite(q):  # only terminal rows may hold non-finite values here
+        q = np.where(done[:, None], 0.0, q)
+    return _bootstrap(r, done, g, np.einsum("ba,ba->b", pi, q))
     ### END SOLUTION
 
 

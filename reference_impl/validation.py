@@ -69,17 +69,24 @@ def require_actions_axis(arr: np.ndarray, name: str, kernel: str) -> None:
         raise fail(kernel, name, f"has an empty action axis (shape {arr.shape})")
 
 
+def all_finite(arr: np.ndarray) -> bool:
+    """True when no entry is NaN or infinite (one reduction, no temporary array)."""
+    if arr.size == 0:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        if math.isfinite(arr.sum()):
+            return True
+    return bool(np.isfinite(arr).all())  # the sum may overflow although every entry is finite
+
+
 def require_finite(arr: np.ndarray, name: str, kernel: str, used: np.ndarray | None = None) -> None:
     """No NaN or infinity among the entries that are used.
 
     ``used`` is a boolean mask over the leading axes (e.g. non-terminal rows); entries
     outside it may hold anything because the kernel never reads them.
     """
-    if arr.size == 0:
+    if all_finite(arr):
         return
-    with np.errstate(over="ignore", invalid="ignore"):
-        if math.isfinite(arr.sum()):  # fast path: one reduction, no temporary
-            return
     values = arr if used is None else arr[used]
     if not np.isfinite(values).all():
         raise fail(kernel, name, "contains NaN or infinity")
