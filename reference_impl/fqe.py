@@ -29,10 +29,10 @@ import torch
 from torch import nn
 
 from reference_impl import kernels
+from reference_impl.imitation import make_mlp
 
 __all__ = [
     "FQEConfig",
-    "mlp",
     "compute_fqe_target",
     "fqe_regression_loss",
     "fit_fqe",
@@ -43,24 +43,8 @@ __all__ = [
 
 PolicyProbs = Callable[[np.ndarray], np.ndarray]
 """Maps a batch of observations (B, obs_dim) to action probabilities (B, A)."""
-
-
-def mlp(in_dim: int, out_dim: int, hidden: Sequence[int] = (64, 64)) -> nn.Sequential:
-    """A ReLU multilayer perceptron in float32; ``hidden=()`` gives a linear map.
-
-    The Q-network, value network and policy network of every offline learner.
-    """
-    if in_dim <= 0 or out_dim <= 0:
-        raise ValueError(f"mlp: `in_dim` and `out_dim` must be positive, got {in_dim}, {out_dim}")
-    layers: list[nn.Module] = []
-    width = in_dim
-    for h in hidden:
-        if h <= 0:
-            raise ValueError(f"mlp: `hidden` sizes must be positive, got {tuple(hidden)}")
-        layers += [nn.Linear(width, h), nn.ReLU()]
-        width = h
-    layers.append(nn.Linear(width, out_dim))
-    return nn.Sequential(*layers)
+QNetFactory = Callable[[int, int], nn.Module]
+"""Builds a fresh Q-network from (observation_dim, n_actions)."""
 
 
 @dataclass(frozen=True)
@@ -76,12 +60,12 @@ class FQEConfig:
     steps_per_iteration: int = 40
     batch_size: int = 256
     learning_rate: float = 3e-3
-    hidden: tuple[int, ...] = (64, 64)
+    hidden: int = 64
 
     def __post_init__(self):
         if not 0.0 <= self.gamma <= 1.0:
             raise ValueError(f"FQEConfig: `gamma` must lie in [0, 1], got {self.gamma}")
-        for name in ("iterations", "steps_per_iteration", "batch_size"):
+        for name in ("iterations", "steps_per_iteration", "batch_size", "hidden"):
             if getattr(self, name) < 1:
                 raise ValueError(f"FQEConfig: `{name}` must be at least 1, got {getattr(self, name)}")
         if not self.learning_rate > 0:
@@ -149,6 +133,7 @@ def fit_fqe(
     *,
     seed: int = 0,
     targets_kernel: Callable = kernels.fqe_targets,
+    make_q_net: QNetFactory | None = None,
 ) -> nn.Module:
     """Fit Q^pi on the log ``data`` (flat arrays: observations, actions, rewards,
     next_observations, terminals) by K rounds of regression onto FQE targets.
@@ -156,7 +141,10 @@ def fit_fqe(
     ``policy`` is evaluated once on all next observations (it is fixed), so each
     round costs one forward pass over the log plus ``steps_per_iteration`` updates.
     Only ``terminals`` stops bootstrapping; ``timeouts`` are ignored on purpose.
-    Returns the fitted float32 network (obs -> (A,) values). Deterministic in ``seed``.
+    ``make_q_net(obs_dim, n_actions)`` builds the network (default: the shared
+    two-hidden-layer MLP of width ``config.hidden``; a linear map on one-hot states
+    makes FQE tabular). Returns the fitted float32 network (obs -> (A,) values).
+    Deterministic in ``seed``; the global torch generator is left untouched.
     """
     n = _check_log(data, "fit_fqe")
     if n_actions < 1:
@@ -172,7 +160,10 @@ def fit_fqe(
 
     with torch.random.fork_rng(devices=[]):  # seed the initial weights without touching global state
         torch.manual_seed(seed)
-        q_net = mlp(obs.shape[1], n_actions, config.hidden)
+        if make_q_net is None:
+            q_net = make_mlp(obs.shape[1], config.hidden, n_actions)
+        else:
+            q_net = make_q_net(obs.shape[1], n_actions)
     optimizer = torch.optim.Adam(q_net.parameters(), lr=config.learning_rate)
     batch = min(config.batch_size, n)
     for _ in range(config.iterations):

@@ -155,8 +155,8 @@ def table_policy(obs: np.ndarray) -> np.ndarray:
 
 def test_neural_fqe_with_linear_one_hot_model_approaches_exact_value():
     data = one_hot_log()
-    cfg = FQEConfig(gamma=GAMMA, iterations=60, steps_per_iteration=60, batch_size=64, learning_rate=0.05, hidden=())
-    q_net = fit_fqe(data, table_policy, 2, cfg, seed=0)
+    cfg = FQEConfig(gamma=GAMMA, iterations=60, steps_per_iteration=60, batch_size=64, learning_rate=0.05)
+    q_net = fit_fqe(data, table_policy, 2, cfg, seed=0, make_q_net=lambda d, a: torch.nn.Linear(d, a, bias=False))
     with torch.no_grad():
         q = q_net(torch.eye(3)).double().numpy()
     np.testing.assert_allclose(q, exact_q(), atol=0.03)
@@ -166,7 +166,7 @@ def test_neural_fqe_with_linear_one_hot_model_approaches_exact_value():
 
 def test_fit_fqe_is_deterministic_in_its_seed():
     data = one_hot_log()
-    cfg = FQEConfig(gamma=GAMMA, iterations=3, steps_per_iteration=5, hidden=(8,))
+    cfg = FQEConfig(gamma=GAMMA, iterations=3, steps_per_iteration=5, hidden=8)
     outs = []
     for _ in range(2):
         net = fit_fqe(data, table_policy, 2, cfg, seed=7)
