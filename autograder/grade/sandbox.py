@@ -1,0 +1,829 @@
+"""The sandbox that untrusted student code runs in during grading.
+
+One call to :func:`spawn` starts one worker process under these layers:
+
+* **bubblewrap** (``bwrap``), when it works here: new user, pid, network, ipc, uts and
+  cgroup namespaces; an allow-list file system (system directories, the Python
+  installation and its site-packages, all read-only; a private size-capped ``/tmp``;
+  the scratch folder read-write at its own path and nothing else writable); the
+  project's own packages (``reference_impl``, ``autograder``) and any extra ``hide``
+  path masked; uid/gid 65534 inside; no capabilities; a new session; killed when the
+  grader dies.
+* **a pids cgroup** (v1 or v2, whichever is writable), capping every task the worker
+  can create. This is the fork-bomb guard that works when the grader runs as root:
+  the kernel ignores ``RLIMIT_NPROC`` for (anything mapped to) root.
+* **rlimits**: CPU seconds, address space, file size, no core files; plus
+  ``RLIMIT_NPROC`` set inside the sandbox (effective only when the worker's real uid
+  is not root, i.e. when the grader itself is unprivileged).
+* **wall clock**: :func:`run` (or the caller) enforces a timeout, then :func:`terminate`
+  kills the pid namespace and every task in the cgroup and reaps them.
+
+If bubblewrap is missing or cannot start, :func:`isolation` reports
+``level="fallback"`` with a loud ``warning``; the fallback still applies rlimits, the
+cgroup, a new session, parent-death kill, a scrubbed environment and, when ``unshare``
+works, pid/network/ipc/uts namespaces, but it cannot hide files.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import itertools
+import os
+import resource
+import select
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "Limits",
+    "Isolation",
+    "SandboxResult",
+    "isolation",
+    "spawn",
+    "terminate",
+    "run",
+    "STDERR_NAME",
+    "SANDBOX_UID",
+]
+
+BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
+UNSHARE_CANDIDATES = ("/usr/bin/unshare", "/bin/unshare")
+STDERR_NAME = "sandbox-stderr.log"  # the worker's stderr, inside the scratch folder
+SANDBOX_UID = 65534  # "nobody"
+# bwrap's monitor and its pid-1 reaper (or unshare and its child) also sit in the cgroup.
+_CGROUP_OVERHEAD = 3
+_PROJECT_PACKAGES = ("reference_impl", "autograder")
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Only the /etc entries the dynamic loader and the C library need; the rest of /etc
+# (shadow, keys, host configuration) stays out of sight.
+_ETC_FILES = (
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+    "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/alternatives",
+)
+_BLOCKED_INIT = (
+    b'raise ImportError("this package is not available inside the grading sandbox")\n'
+)
+
+
+# ---------------------------------------------------------------- configuration
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed worker.
+
+    cpu_seconds:     RLIMIT_CPU per process (SIGXCPU at the limit, SIGKILL one second later).
+    memory_bytes:    RLIMIT_AS per process (``import torch`` alone reserves a few GiB).
+    max_processes:   tasks (processes and threads) the worker may have alive at once;
+                     enforced by a pids cgroup (plus RLIMIT_NPROC when not root).
+    max_file_bytes:  RLIMIT_FSIZE: largest file any process may write (the stderr
+                     log included).
+    max_tmp_bytes:   size of the private tmpfs mounted on /tmp (bubblewrap only).
+    """
+
+    cpu_seconds: int = 120
+    memory_bytes: int = 4 << 30
+    max_processes: int = 64
+    max_file_bytes: int = 64 << 20
+    max_tmp_bytes: int = 256 << 20
+
+    def __post_init__(self) -> None:
+        for name in ("cpu_seconds", "memory_bytes", "max_processes", "max_file_bytes", "max_tmp_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"Limits.{name} must be an int, got {type(value).__name__}")
+            if value <= 0:
+                raise ValueError(f"Limits.{name} must be positive, got {value}")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What the sandbox can actually do on this machine (see :func:`isolation`).
+
+    level:       "bubblewrap" or "fallback".
+    warning:     None when every protection is in place, else a loud one-paragraph
+                 message for the CLI and the results file.
+    process_cap: "cgroup" (pids cgroup), "rlimit" (RLIMIT_NPROC as a non-root uid)
+                 or "none".
+    details:     free-form facts (paths, probe errors) for logs.
+    """
+
+    level: str
+    warning: str | None
+    process_cap: str
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """Outcome of :func:`run`. ``returncode`` is the worker's exit status as the grader
+    sees it (bubblewrap reports death by signal N as 128+N; a plain child as -N)."""
+
+    returncode: int | None
+    stdout: bytes
+    stdout_truncated: bool
+    timed_out: bool
+    stderr_tail: str
+    wall_seconds: float
+
+
+# ---------------------------------------------------------------- path discovery
+def _project_package_dirs() -> list[Path]:
+    """Directories of this project's own packages, wherever they are installed."""
+    dirs = []
+    for name in _PROJECT_PACKAGES:
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        for entry in getattr(module, "__path__", []):
+            dirs.append(Path(entry).resolve())
+    return dirs
+
+
+def _project_root() -> Path | None:
+    """The common parent of the project packages (the checkout for an editable install)."""
+    dirs = _project_package_dirs()
+    if not dirs:
+        return None
+    return Path(os.path.commonpath([str(d.parent) for d in dirs]))
+
+
+def _site_dirs() -> list[Path]:
+    dirs = []
+    for entry in site.getsitepackages():
+        path = Path(entry)
+        if path.is_dir():
+            dirs.append(path.resolve())
+    return dirs
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _python_roots() -> list[Path]:
+    """Directories the interpreter needs: its prefixes, site-packages and the real
+    location of the executable. Returned resolved (symlinks followed)."""
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    candidates.update(str(p) for p in _site_dirs())
+    executable = Path(sys.executable).resolve()
+    candidates.add(str(executable.parent.parent))
+    roots = set()
+    for entry in candidates:
+        path = Path(entry)
+        if path.exists():
+            roots.add(path.resolve())
+            if path.absolute() != path.resolve():
+                roots.add(path.absolute())
+    return sorted(roots)
+
+
+def _pth_masks_and_extra_roots(hidden: list[Path]) -> tuple[list[Path], list[Path]]:
+    """Split site-packages hooks into ones to mask (editable finders of this project,
+    .pth files pointing into hidden places) and extra directories .pth files add."""
+    masks: list[Path] = []
+    extra: list[Path] = []
+    hidden_strings = [str(h) for h in hidden]
+    for site_dir in _site_dirs():
+        for item in sorted(site_dir.iterdir()):
+            name = item.name
+            if name.startswith("__editable__") or name.endswith(".egg-link"):
+                if item.is_file():
+                    masks.append(item)
+                continue
+            if not name.endswith(".pth") or not item.is_file():
+                continue
+            try:
+                text = item.read_text(errors="replace")
+            except OSError:
+                continue
+            if any(h in text for h in hidden_strings):
+                masks.append(item)
+                continue
+            for line in text.splitlines():
+                line = line.strip()
+                if line and not line.startswith(("#", "import")) and os.path.isabs(line) and os.path.isdir(line):
+                    extra.append(Path(line).resolve())
+    return masks, extra
+
+
+def _minimal_roots(paths: list[Path]) -> list[Path]:
+    """Drop paths that lie inside another path of the list."""
+    result: list[Path] = []
+    for path in sorted(set(paths), key=lambda p: (len(p.parts), str(p))):
+        if not any(_is_within(path, kept) for kept in result):
+            result.append(path)
+    return result
+
+
+# ---------------------------------------------------------------- pids cgroup
+def _cgroup_bases() -> list[Path]:
+    """Directories where a child pids cgroup could be created: this process's own
+    cgroup in a v1 ``pids`` hierarchy and in the v2 unified hierarchy."""
+    try:
+        membership = Path("/proc/self/cgroup").read_text().splitlines()
+        mountinfo = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    v1_mounts: dict[str, str] = {}
+    v2_mount = None
+    for line in mountinfo:
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        rfields = right.split()
+        if len(fields) < 5 or len(rfields) < 3:
+            continue
+        mount_point, fstype, options = fields[4], rfields[0], rfields[2]
+        if fstype == "cgroup2" and v2_mount is None:
+            v2_mount = mount_point
+        elif fstype == "cgroup":
+            for option in options.split(","):
+                v1_mounts.setdefault(option, mount_point)
+    bases = []
+    for line in membership:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, rel = parts
+        rel = rel.lstrip("/")
+        if "pids" in controllers.split(",") and "pids" in v1_mounts:
+            bases.append(Path(v1_mounts["pids"]) / rel)
+        elif controllers == "" and v2_mount is not None:
+            bases.append(Path(v2_mount) / rel)
+    return bases
+
+
+_cgroup_counter = itertools.count()
+
+
+class _PidsCgroup:
+    """A fresh pids cgroup for one worker; removed by :func:`terminate`."""
+
+    def __init__(self, base: Path, limit: int):
+        self.path = base / f"m5-sandbox-{os.getpid()}-{next(_cgroup_counter)}"
+        self.path.mkdir()
+        try:
+            (self.path / "pids.max").write_text(str(limit))
+        except OSError:
+            self.remove()
+            raise
+
+    def pids(self) -> list[int]:
+        try:
+            text = (self.path / "cgroup.procs").read_text()
+        except OSError:
+            return []
+        return [int(x) for x in text.split()]
+
+    def kill_all(self, timeout: float = 5.0) -> bool:
+        """SIGKILL every member until the cgroup is empty; True when it is."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pids = self.pids()
+            if not pids:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        try:
+            self.path.rmdir()
+        except OSError:
+            pass
+
+
+def _cgroup_base_for_pids() -> Path | None:
+    """The first base where a child with a working ``pids.max`` can be made."""
+    for base in _cgroup_bases():
+        try:
+            group = _PidsCgroup(base, 8)
+        except OSError:
+            continue
+        ok = (group.path / "pids.max").exists() and (group.path / "cgroup.procs").exists()
+        group.remove()
+        if ok:
+            _remove_stale_cgroups(base)
+            return base
+    return None
+
+
+def _remove_stale_cgroups(base: Path) -> None:
+    """Remove empty cgroups left by graders that died (their pid is gone)."""
+    for child in base.glob("m5-sandbox-*-*"):
+        try:
+            owner = int(child.name.split("-")[2])
+        except (IndexError, ValueError):
+            continue
+        if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
+            try:
+                child.rmdir()
+            except OSError:
+                pass
+
+
+# ---------------------------------------------------------------- probing
+def _find_bwrap() -> str | None:
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    for candidate in BWRAP_CANDIDATES:
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _find_unshare() -> str | None:
+    found = shutil.which("unshare")
+    if found:
+        return found
+    for candidate in UNSHARE_CANDIDATES:
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _bwrap_supports(bwrap: str, option: str) -> bool:
+    try:
+        out = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option.encode() in out
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything spawn needs, computed once by the probe."""
+
+    level: str
+    bwrap: str | None = None
+    unshare: str | None = None
+    disable_userns: bool = False
+    cgroup_base: Path | None = None
+    drop_to_uid: int | None = None  # fallback only
+    roots: tuple[Path, ...] = ()
+    hidden: tuple[Path, ...] = ()
+    masked_packages: tuple[Path, ...] = ()
+    masked_files: tuple[Path, ...] = ()
+
+
+def _probe_run(argv_prefix: list[str], preexec, extra_fds=()) -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory(prefix="m5-sandbox-probe-") as tmp:
+        try:
+            done = subprocess.run(
+                [*argv_prefix, sys.executable, "-I", "-S", "-c", "print('ok')"],
+                capture_output=True, timeout=60, cwd=tmp, preexec_fn=preexec,
+                env=_default_env(Path(tmp)), pass_fds=extra_fds,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return False, f"{type(exc).__name__}: {exc}"
+    if done.returncode == 0 and done.stdout.strip() == b"ok":
+        return True, ""
+    return False, (done.stderr or done.stdout).decode(errors="replace").strip()[-500:]
+
+
+def _build_plan() -> tuple[_Plan, dict]:
+    details: dict = {"python": sys.executable, "euid": os.geteuid()}
+    hidden_pkgs = _project_package_dirs()
+    root = _project_root()
+    hidden = list(hidden_pkgs) + ([root] if root is not None else [])
+    details["hidden"] = [str(h) for h in hidden]
+    masked_files, extra_roots = _pth_masks_and_extra_roots(hidden)
+    roots = [r for r in _python_roots() + extra_roots]
+    site_dirs = _site_dirs()
+    masked_packages = [d for d in hidden_pkgs if any(d.parent == s for s in site_dirs)]
+    cgroup_base = _cgroup_base_for_pids()
+    details["cgroup"] = str(cgroup_base) if cgroup_base else None
+    common = dict(
+        cgroup_base=cgroup_base, roots=tuple(roots), hidden=tuple(hidden),
+        masked_packages=tuple(masked_packages), masked_files=tuple(masked_files),
+    )
+
+    bwrap = _find_bwrap()
+    details["bwrap"] = bwrap
+    if bwrap is not None:
+        plan = _Plan(level="bubblewrap", bwrap=bwrap,
+                     disable_userns=_bwrap_supports(bwrap, "--disable-userns"), **common)
+        with tempfile.TemporaryDirectory(prefix="m5-sandbox-probe-") as tmp:
+            argv, fds = _bwrap_argv(plan, Path(tmp), Limits(), ())
+            try:
+                ok, why = _probe_run(argv, None, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+        if ok:
+            return plan, details
+        details["bwrap_error"] = why
+
+    unshare = _find_unshare()
+    if unshare is not None:
+        ok, why = _probe_run([unshare, *_UNSHARE_FLAGS, "--"], None)
+        if not ok:
+            details["unshare_error"] = why
+            unshare = None
+    details["unshare"] = unshare
+    drop_to = None
+    if os.geteuid() == 0:
+        ok, why = _probe_run([], functools.partial(_drop_privileges, SANDBOX_UID))
+        if ok:
+            drop_to = SANDBOX_UID
+        else:
+            details["uid_drop_error"] = why
+    return _Plan(level="fallback", unshare=unshare, drop_to_uid=drop_to, **common), details
+
+
+def _warning_for(plan: _Plan, details: dict) -> str | None:
+    problems = []
+    if plan.level == "fallback":
+        reason = details.get("bwrap_error") or "bwrap not found"
+        problems.append(
+            f"bubblewrap is unavailable ({reason}); student code runs WITHOUT file-system "
+            "isolation: it can read the hidden tests and reference_impl"
+        )
+        uid = plan.drop_to_uid if plan.drop_to_uid is not None else os.geteuid()
+        if uid == 0:
+            problems.append("it runs as ROOT and can write anywhere")
+        if plan.unshare is None:
+            problems.append("there is no pid or network namespace (network is open, "
+                            "kill(-1) reaches other processes of the same user)")
+    if plan.cgroup_base is None and not _nproc_effective(plan):
+        problems.append("no pids cgroup is writable and RLIMIT_NPROC is ignored for root: "
+                        "a fork bomb is NOT capped")
+    if not problems:
+        return None
+    return "SANDBOX WARNING: " + "; ".join(problems) + "."
+
+
+def _nproc_effective(plan: _Plan) -> bool:
+    """RLIMIT_NPROC binds only when the worker's real uid is not root."""
+    if plan.level == "bubblewrap":
+        return os.geteuid() != 0
+    return (plan.drop_to_uid if plan.drop_to_uid is not None else os.geteuid()) != 0
+
+
+@functools.lru_cache(maxsize=1)
+def _probe() -> tuple[_Plan, Isolation]:
+    plan, details = _build_plan()
+    if plan.cgroup_base is not None:
+        cap = "cgroup"
+    elif _nproc_effective(plan):
+        cap = "rlimit"
+    else:
+        cap = "none"
+    info = Isolation(level=plan.level, warning=_warning_for(plan, details), process_cap=cap, details=details)
+    return plan, info
+
+
+def isolation() -> Isolation:
+    """Probe (once per process, cached) what isolation works here.
+
+    Call ``isolation.cache_clear()`` to probe again (tests do, after faking a missing
+    bwrap). The probe runs a trivial interpreter through the very sandbox spawn uses.
+    """
+    return _probe()[1]
+
+
+isolation.cache_clear = _probe.cache_clear  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- command lines
+_UNSHARE_FLAGS = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net", "--ipc", "--uts")
+
+# Runs inside the sandbox before the worker: caps the task count of the worker's uid
+# (binding only for a non-root real uid), then becomes the worker.
+_LAUNCHER = (
+    "import os,resource,sys;"
+    "n=int(sys.argv[1]);"
+    "resource.setrlimit(resource.RLIMIT_NPROC,(n,n));"
+    "os.execv(sys.argv[2],sys.argv[2:])"
+)
+
+
+def _launcher(limits: Limits, argv: list[str]) -> list[str]:
+    return [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(limits.max_processes), *argv]
+
+
+def _bind_real(path: Path) -> list[str]:
+    return ["--ro-bind", str(path), str(path)]
+
+
+def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ...]) -> tuple[list[str], list[int]]:
+    """The bwrap command line (up to and including ``--``) and fds it must inherit."""
+    args = [
+        plan.bwrap, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "m5-sandbox",
+    ]
+    if plan.disable_userns:
+        args.append("--disable-userns")
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/tmp"]
+    for name in _SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += _bind_real(path)
+    for name in _ETC_FILES:
+        args += ["--ro-bind-try", name, name]
+    roots = list(plan.roots)
+    for root in _minimal_roots(roots):
+        args += _bind_real(root)
+
+    fds: list[int] = []
+    hidden = list(plan.hidden) + [Path(h).resolve() for h in hide]
+    visible_roots = _minimal_roots(roots)
+    for path in _minimal_roots(hidden):
+        if not any(_is_within(path, r) for r in visible_roots):
+            continue  # not bound at all, so already invisible
+        if path.is_dir():
+            args += ["--tmpfs", str(path)]
+            if path in plan.masked_packages:
+                read_fd, write_fd = os.pipe()
+                os.write(write_fd, _BLOCKED_INIT)
+                os.close(write_fd)
+                fds.append(read_fd)
+                args += ["--ro-bind-data", str(read_fd), str(path / "__init__.py")]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+        # Interpreter directories that live inside a hidden one come back read-only.
+        for root in roots:
+            if root != path and _is_within(root, path):
+                args += _bind_real(root)
+    for masked in plan.masked_files:
+        args += ["--ro-bind", "/dev/null", str(masked)]
+    args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch), "--"]
+    return args, fds
+
+
+# ---------------------------------------------------------------- child setup
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
+def _set_rlimits(limits: Limits, *, nproc: bool) -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes))
+    # A core file would be written into scratch (or piped to a host handler).
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if nproc:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+
+
+def _drop_privileges(uid: int) -> None:
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def _make_preexec(limits: Limits, cgroup_fd: int | None, drop_to_uid: int | None, *, nproc: bool):
+    parent = os.getpid()
+
+    def preexec() -> None:  # runs in the forked child: syscalls only, no imports
+        if cgroup_fd is not None:
+            os.write(cgroup_fd, str(os.getpid()).encode())
+        _set_rlimits(limits, nproc=nproc)
+        if drop_to_uid is not None:
+            _drop_privileges(drop_to_uid)
+        # After any uid change (which would clear it): die with the grader.
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
+def _default_env(scratch: Path) -> dict[str, str]:
+    """A minimal environment: nothing of the grader's (tokens, paths) leaks in."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(scratch),
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "M5_PROGRESS": "0",
+    }
+
+
+# ---------------------------------------------------------------- public API
+def spawn(
+    argv: list[str],
+    *,
+    scratch: Path,
+    limits: Limits = Limits(),
+    env: dict | None = None,
+    hide: tuple | list = (),
+) -> subprocess.Popen:
+    """Start ``argv`` inside the sandbox and return the Popen.
+
+    argv:    e.g. ``[sys.executable, "-I", str(scratch / "worker.py")]``; argv[0] must be
+             an absolute path visible inside (this interpreter, or something under /usr).
+    scratch: an existing directory; the only writable place, mounted at the same path;
+             it is the working directory. The worker's stderr goes to
+             ``scratch / STDERR_NAME`` (capped by ``limits.max_file_bytes``).
+    env:     extra variables layered over a minimal default environment (the grader's
+             own environment is never passed on).
+    hide:    extra paths (files or directories) to make invisible inside, on top of the
+             project packages and project root, which are always hidden.
+
+    stdin and stdout are binary pipes. Always finish with :func:`terminate`.
+    Raises ValueError for a bad argv/scratch/limits/env.
+    """
+    if not isinstance(argv, (list, tuple)) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ValueError("spawn: argv must be a non-empty list of str")
+    if not os.path.isabs(argv[0]):
+        raise ValueError(f"spawn: argv[0] must be an absolute path, got {argv[0]!r}")
+    if not isinstance(limits, Limits):
+        raise ValueError(f"spawn: limits must be a Limits, got {type(limits).__name__}")
+    scratch = Path(scratch)
+    if not scratch.is_dir():
+        raise ValueError(f"spawn: scratch {str(scratch)!r} is not an existing directory")
+    scratch = scratch.resolve()
+    if scratch == Path("/"):
+        raise ValueError("spawn: scratch must not be the root directory")
+    full_env = _default_env(scratch)
+    if env is not None:
+        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            raise ValueError("spawn: env must be a dict of str to str")
+        full_env.update(env)
+
+    plan, _ = _probe()
+    cgroup = None
+    if plan.cgroup_base is not None:
+        try:
+            cgroup = _PidsCgroup(plan.cgroup_base, limits.max_processes + _CGROUP_OVERHEAD)
+        except OSError:
+            cgroup = None  # the probe said it works; failing now only loses the cap
+    pass_fds: list[int] = []
+    if plan.level == "bubblewrap":
+        prefix, pass_fds = _bwrap_argv(plan, scratch, limits, tuple(hide))
+        command = [*prefix, *_launcher(limits, list(argv))]
+        drop_to, nproc_outside = None, False
+    else:
+        command = list(argv)
+        if plan.unshare is not None:
+            command = [plan.unshare, *_UNSHARE_FLAGS, "--", *command]
+        drop_to, nproc_outside = plan.drop_to_uid, True
+
+    cgroup_fd = os.open(cgroup.path / "cgroup.procs", os.O_WRONLY) if cgroup is not None else None
+    stderr_file = open(scratch / STDERR_NAME, "wb")
+    try:
+        proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
+            cwd=scratch, env=full_env, start_new_session=True, pass_fds=pass_fds,
+            preexec_fn=_make_preexec(limits, cgroup_fd, drop_to, nproc=nproc_outside),
+        )
+    except BaseException:
+        if cgroup is not None:
+            cgroup.kill_all()
+            cgroup.remove()
+        raise
+    finally:
+        stderr_file.close()
+        for fd in pass_fds:
+            os.close(fd)
+        if cgroup_fd is not None:
+            os.close(cgroup_fd)
+    proc.sandbox_cgroup = cgroup  # type: ignore[attr-defined]
+    proc.sandbox_stderr = scratch / STDERR_NAME  # type: ignore[attr-defined]
+    proc.sandbox_level = plan.level  # type: ignore[attr-defined]
+    return proc
+
+
+def terminate(proc: subprocess.Popen) -> None:
+    """Kill the whole sandbox (every descendant) and reap it. Idempotent; never raises.
+
+    Order: SIGKILL the outer process's group (bwrap/unshare, whose death takes the pid
+    namespace down with it), reap it, then SIGKILL whatever is still in the worker's
+    pids cgroup (a fallback worker may have left its process group) and remove it.
+    """
+    try:
+        if proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                proc.kill()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        cgroup = getattr(proc, "sandbox_cgroup", None)
+        if cgroup is not None:
+            if cgroup.kill_all():
+                cgroup.remove()
+                proc.sandbox_cgroup = None  # type: ignore[attr-defined]
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+    except Exception:  # noqa: BLE001 - terminate is called from cleanup paths
+        pass
+
+
+def _stderr_tail(path: Path, limit: int = 4096) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            return handle.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def run(
+    argv: list[str],
+    *,
+    scratch: Path,
+    input: bytes = b"",
+    timeout: float = 60.0,
+    limits: Limits = Limits(),
+    env: dict | None = None,
+    hide: tuple | list = (),
+    max_output_bytes: int = 16 << 20,
+) -> SandboxResult:
+    """Run ``argv`` in the sandbox to completion: feed ``input``, read at most
+    ``max_output_bytes`` of stdout, stop at ``timeout`` wall seconds, then
+    :func:`terminate` (always). Never hangs on a worker that floods or stalls.
+    """
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"run: timeout must be a positive number, got {timeout!r}")
+    if not (isinstance(max_output_bytes, int) and max_output_bytes >= 0):
+        raise ValueError(f"run: max_output_bytes must be a non-negative int, got {max_output_bytes!r}")
+    scratch = Path(scratch)
+    start = time.monotonic()
+    proc = spawn(argv, scratch=scratch, limits=limits, env=env, hide=hide)
+    chunks: list[bytes] = []
+    received = 0
+    truncated = timed_out = False
+    try:
+        out_fd = proc.stdout.fileno()
+        in_fd = proc.stdin.fileno()
+        os.set_blocking(in_fd, False)
+        pending = memoryview(input)
+        if not pending:
+            proc.stdin.close()
+            in_fd = -1
+        while True:
+            remaining = timeout - (time.monotonic() - start)
+            if remaining <= 0:
+                timed_out = True
+                break
+            writers = [in_fd] if in_fd >= 0 else []
+            readable, writable, _ = select.select([out_fd], writers, [], min(remaining, 0.5))
+            if writable:
+                try:
+                    sent = os.write(in_fd, pending[:65536])
+                    pending = pending[sent:]
+                except (BrokenPipeError, BlockingIOError):
+                    sent = -1
+                if sent < 0 or not pending:
+                    proc.stdin.close()
+                    in_fd = -1
+            if readable:
+                data = os.read(out_fd, 1 << 16)
+                if not data:
+                    break
+                room = max_output_bytes - received
+                chunks.append(data[:room])
+                received += min(len(data), room)
+                if len(data) > room:
+                    truncated = True
+                    break
+        if not timed_out and not truncated:
+            try:
+                proc.wait(timeout=max(0.1, timeout - (time.monotonic() - start)))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+    finally:
+        returncode = proc.poll()
+        terminate(proc)
+    return SandboxResult(
+        returncode=returncode, stdout=b"".join(chunks), stdout_truncated=truncated,
+        timed_out=timed_out, stderr_tail=_stderr_tail(scratch / STDERR_NAME),
+        wall_seconds=time.monotonic() - start,
+    )
