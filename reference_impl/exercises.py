@@ -209,6 +209,10 @@ def _ex10(i):
         "ex10_exact_regret": exact,
         "ex10_first_order_regret": linear,
         "ex10_normalized_regret": exact / horizon,
+        "normalized_over_eps": exact / horizon / eps,
+        # The eps^2 term of the expansion: eps^2 * sum_t C(t, 2) = eps^2 * C(T + 1, 3).
+        "second_order_term": eps**2 * math.comb(horizon + 1, 3),
+        "second_order_estimate": linear - eps**2 * math.comb(horizon + 1, 3),
         "overestimate_ratio": linear / exact,
         "overestimate_percent": 100.0 * (linear / exact - 1.0),
     }
@@ -270,6 +274,7 @@ def _ex14(i):
     # d/dV of mean(w u^2) with u = Q - V is -2 mean(w u): negative, so descent raises V.
     grad_v = float(-2.0 * np.mean(weights * u))
     return {
+        "n_q": int(q.size),
         "residuals": u.tolist(),
         "weights": weights.tolist(),
         "terms": terms.tolist(),
@@ -306,8 +311,12 @@ def _ex16(i):
 
 
 def _ex17(i):
+    values = k.pessimistic_values(i["empirical_means"], i["counts"], radius_scale=i["radius_scale"])
+    means = np.asarray(i["empirical_means"], dtype=float)
     return {
-        "values": k.pessimistic_values(i["empirical_means"], i["counts"], radius_scale=i["radius_scale"]).tolist(),
+        "values": values.tolist(),
+        # How much each seen action loses to pessimism (inf for an unseen one).
+        "radii": (means - values).tolist(),
     }
 
 

@@ -1,0 +1,389 @@
+"""Worked solutions: Markdown generation from templates and the HTML release bundle.
+
+All rendering logic lives here.
+
+1. **Markdown.** ``solutions/templates/{en,ru}/NN-slug.md`` hold the worked answers
+   with placeholders; :func:`render_markdown` fills them from
+   :func:`reference_impl.exercises.inputs` / :func:`~reference_impl.exercises.answers`
+   and :func:`write_markdown` writes ``solutions/{en,ru}/NN-slug.md`` (run
+   ``python solutions/build.py``). A number in a worked answer is therefore computed
+   by ``reference_impl``, never typed twice.
+
+   Placeholder syntax: ``{{ name }}`` or ``{{ name:spec }}``. ``name`` is an input or
+   answer key of the exercise, optionally indexed (``targets[1]``); ``n`` is the
+   exercise number. ``spec`` is a Python format spec applied to every element (a list
+   renders as ``a, b, c``), or ``frac`` for an exact small fraction (``7/3``).
+   ``-inf`` renders as ``-\\infty`` (placeholders with infinities belong in math).
+
+2. **HTML bundle.** :func:`build_solution_bundle` renders the Markdown to standalone
+   HTML pages (formulas converted to MathML by ``latex2mathml``, so nothing is
+   fetched from the network) and converts executed solution notebooks with nbconvert
+   after :func:`strip_hidden_tests` removed every hidden test.
+"""
+from __future__ import annotations
+
+import copy
+import html
+import math
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from reference_impl import exercises
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+TEMPLATES_DIR = SOLUTIONS_DIR / "templates"
+LANGUAGES = ("en", "ru")
+
+SLUGS: dict[int, str] = {
+    1: "sft-as-behavior-cloning",
+    2: "compounding-error",
+    3: "interactive-feedback",
+    4: "off-policy-vs-offline",
+    5: "target-network-vs-reference-policy",
+    6: "non-identifiability",
+    7: "offline-mechanisms",
+    8: "fixed-data-objectives",
+    9: "masked-token-nll",
+    10: "compounding-regret",
+    11: "dqn-terminal-mask",
+    12: "double-dqn",
+    13: "cql-penalty",
+    14: "expectile-loss",
+    15: "return-to-go",
+    16: "code-dqn-targets",
+    17: "code-pessimistic-values",
+}
+
+# Numbers allowed in the rendered text without a placeholder. Structural constants of
+# formulas (0, 1, 2: indices, "1 - gamma", squares) are allowed everywhere; anything
+# else must be listed here with its reason, per exercise.
+STRUCTURAL_NUMBERS = frozenset({"0", "1", "2"})
+ALLOWED_NUMBERS: dict[int, dict[str, str]] = {
+    1: {},
+    2: {},
+    3: {},
+    4: {},
+    5: {},
+    6: {},
+    7: {"3": "TD3 is part of a method name", "4": "the options of the matching list are numbered 1-4"},
+    8: {},
+    9: {},
+    10: {"3": "the exponent in eps^2 T^3 (order of the neglected term)"},
+    11: {},
+    12: {},
+    13: {},
+    14: {},
+    15: {},
+    16: {},
+    17: {},
+}
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?\s*(?::\s*([^}]*?))?\s*\}\}")
+# A stated number: digits not glued to a word, a backslash command or a subscript.
+NUMBER = re.compile(r"(?<![A-Za-z_\\\d.])\d+(?:\.\d+)?")
+FENCE = re.compile(r"^```.*?^```[ \t]*$", re.S | re.M)
+
+
+def template_path(number: int, lang: str) -> Path:
+    return TEMPLATES_DIR / _check_lang(lang) / f"{number:02d}-{SLUGS[_check_number(number)]}.md"
+
+
+def markdown_path(number: int, lang: str, root: Path = SOLUTIONS_DIR) -> Path:
+    return Path(root) / _check_lang(lang) / f"{number:02d}-{SLUGS[_check_number(number)]}.md"
+
+
+def _check_lang(lang: str) -> str:
+    if lang not in LANGUAGES:
+        raise ValueError(f"`lang` must be one of {LANGUAGES}, got {lang!r}")
+    return lang
+
+
+def _check_number(number: int) -> int:
+    if number not in SLUGS:
+        raise ValueError(f"`number` must be an exercise number 1-17, got {number!r}")
+    return number
+
+
+# ------------------------------------------------------------------ Markdown
+def exercise_values(number: int) -> dict[str, Any]:
+    """The placeholder namespace of an exercise: its number, inputs and answers."""
+    values: dict[str, Any] = {"n": _check_number(number)}
+    if number in exercises.NUMERICAL or number in exercises.CODE_EXAMPLES:
+        values.update(exercises.inputs(number))
+        values.update(exercises.answers(number))
+    return values
+
+
+def format_value(value: Any, spec: str = "") -> str:
+    """Format a number or a sequence of numbers (joined by ", ") for a template."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_value(item, spec) for item in value)
+    if isinstance(value, str):
+        return value
+    x = float(value)
+    if math.isinf(x):
+        return "-\\infty" if x < 0 else "\\infty"
+    if spec == "frac":
+        fraction = Fraction(x).limit_denominator(1000)
+        if abs(float(fraction) - x) > 1e-9:
+            raise ValueError(f"format_value: {x!r} is not a small fraction")
+        return str(fraction)
+    if isinstance(value, int) and not spec:
+        return str(value)
+    return format(x, spec or "g")
+
+
+def render_template(text: str, values: dict[str, Any]) -> tuple[str, list[str]]:
+    """Fill the placeholders of ``text``; return the text and the substituted strings.
+
+    Raises ValueError naming an unknown placeholder or an index out of range.
+    """
+    substituted: list[str] = []
+
+    def fill(match: re.Match) -> str:
+        name, index, spec = match.group(1), match.group(2), match.group(3) or ""
+        if name not in values:
+            raise ValueError(f"render_template: unknown placeholder `{name}` (known: {sorted(values)})")
+        value = values[name]
+        if index is not None:
+            if not isinstance(value, (list, tuple)) or int(index) >= len(value):
+                raise ValueError(f"render_template: `{name}[{index}]` is out of range")
+            value = value[int(index)]
+        out = format_value(value, spec.strip())
+        substituted.append(out)
+        return out
+
+    return PLACEHOLDER.sub(fill, text), substituted
+
+
+def render_markdown(number: int, lang: str) -> str:
+    """The worked solution of exercise ``number`` in ``lang`` (Markdown text)."""
+    text = template_path(number, lang).read_text(encoding="utf-8")
+    rendered, _ = render_template(text, exercise_values(number))
+    return rendered
+
+
+def write_markdown(root: Path = SOLUTIONS_DIR, langs: tuple[str, ...] = LANGUAGES) -> list[Path]:
+    """Regenerate ``root/{lang}/NN-slug.md`` for every exercise; return the paths."""
+    written = []
+    for lang in langs:
+        for number in SLUGS:
+            path = markdown_path(number, lang, root)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render_markdown(number, lang), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def unverified_numbers(number: int, lang: str) -> list[str]:
+    """Numbers typed in a template outside placeholders and code, not on the allowlist.
+
+    Code blocks are skipped: exercises 16-17 are checked by executing them instead.
+    """
+    text = template_path(number, lang).read_text(encoding="utf-8")
+    text = FENCE.sub(" ", text)
+    text = re.sub(r"`[^`\n]*`", " ", text)
+    text = PLACEHOLDER.sub(" ", text)
+    allowed = STRUCTURAL_NUMBERS | set(ALLOWED_NUMBERS[number])
+    return [m.group(0) for m in NUMBER.finditer(text) if m.group(0) not in allowed]
+
+
+def code_blocks(markdown_text: str, language: str = "python") -> list[str]:
+    """The fenced code blocks of ``markdown_text`` in ``language``, in order."""
+    pattern = re.compile(rf"^```{language}[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+    return [m.group(1) for m in pattern.finditer(markdown_text)]
+
+
+def title(markdown_text: str) -> str:
+    """The first level-1 heading of a Markdown document, without the '# '."""
+    for line in markdown_text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    raise ValueError("title: the document has no level-1 heading")
+
+
+# ------------------------------------------------------------------ HTML
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 46rem;
+       margin: 2rem auto; padding: 0 1rem; line-height: 1.55; color: #1f2328; }
+h1 { font-size: 1.6rem; border-bottom: 1px solid #d0d7de; padding-bottom: .3rem; }
+h2 { font-size: 1.25rem; margin-top: 1.8rem; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .9em; }
+pre { background: #f6f8fa; padding: .8rem; overflow-x: auto; border-radius: 6px; }
+math[display="block"] { margin: .8rem 0; }
+nav { font-size: .9rem; margin-bottom: 1rem; }
+ol.exercises li { margin: .2rem 0; }
+"""
+
+_UI = {
+    "en": {"index": "Module 5: worked solutions", "back": "All exercises", "notebooks": "Solution notebooks",
+           "bundle": "Module 5: solution release"},
+    "ru": {"index": "Модуль 5: разобранные решения", "back": "Все упражнения", "notebooks": "Ноутбуки с решениями",
+           "bundle": "Модуль 5: решения для студентов"},
+}
+
+
+def markdown_to_html(markdown_text: str) -> str:
+    """Markdown with $...$ / $$...$$ formulas -> an HTML fragment with MathML.
+
+    Formulas are cut out before Markdown runs (so ``_`` and ``*`` inside them are not
+    read as emphasis) and put back as MathML. Code spans and blocks are left alone.
+    """
+    import markdown
+    from latex2mathml.converter import convert
+
+    protected: dict[str, str] = {}
+
+    def protect(fragment: str) -> str:
+        token = f"M5TOKEN{len(protected)}X"
+        protected[token] = fragment
+        return token
+
+    def to_mathml(match: re.Match) -> str:
+        display = match.group(1) is not None
+        latex = (match.group(1) if display else match.group(2)).strip()
+        mathml = convert(latex, display="block" if display else "inline")
+        return protect(mathml)
+
+    # Code first (its $ are not math), then math; code is restored before Markdown.
+    code_tokens: dict[str, str] = {}
+
+    def hide_code(match: re.Match) -> str:
+        token = f"M5CODE{len(code_tokens)}X"
+        code_tokens[token] = match.group(0)
+        return token
+
+    text = _INLINE_CODE.sub(hide_code, FENCE.sub(hide_code, markdown_text))
+    text = _MATH.sub(to_mathml, text)
+    for token, code in code_tokens.items():
+        text = text.replace(token, code)
+    body = markdown.markdown(text, extensions=["fenced_code", "tables", "sane_lists"])
+    for token, fragment in protected.items():
+        body = body.replace(f"<p>{token}</p>", fragment).replace(token, fragment)
+    return body
+
+
+def _page(title_text: str, body: str, lang: str, nav: str = "") -> str:
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title_text)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"{nav}{body}\n</body>\n</html>\n"
+    )
+
+
+HIDDEN_TAGS = frozenset({"hidden", "hidden-tests", "hidden_tests", "hidden-test", "remove-cell"})
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+_HIDDEN_BLOCK = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", re.S)
+_HIDDEN_SOURCE = ("autograder.hidden", "autograder/hidden")
+
+
+def _is_hidden_cell(cell) -> bool:
+    meta = cell.get("metadata", {})
+    if HIDDEN_TAGS & set(meta.get("tags", [])):
+        return True
+    nbg = meta.get("nbgrader", {})
+    source = cell.get("source", "")
+    if nbg.get("hidden"):
+        return True
+    is_test_cell = bool(nbg.get("grade")) and not nbg.get("solution")
+    if is_test_cell and HIDDEN_BEGIN in source and not _HIDDEN_BLOCK.sub("", source).strip():
+        return True  # a test cell made only of hidden tests
+    return any(marker in source for marker in _HIDDEN_SOURCE)
+
+
+def strip_hidden_tests(notebook):
+    """A copy of ``notebook`` (nbformat node) with no hidden test left in it.
+
+    Drops cells tagged hidden (:data:`HIDDEN_TAGS`), cells marked ``hidden`` in their
+    nbgrader metadata, nbgrader test cells made only of hidden tests, and cells that
+    import the hidden test package; in other cells removes the
+    ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` blocks and clears the
+    outputs (they could echo hidden values).
+    """
+    nb = copy.deepcopy(notebook)
+    kept = []
+    for cell in nb.cells:
+        if _is_hidden_cell(cell):
+            continue
+        if HIDDEN_BEGIN in cell.source:
+            cell.source = _HIDDEN_BLOCK.sub("", cell.source)
+            if cell.cell_type == "code":
+                cell.outputs = []
+                cell.execution_count = None
+        kept.append(cell)
+    nb.cells = kept
+    return nb
+
+
+def notebook_to_html(path: Path) -> str:
+    """An executed notebook as standalone HTML, hidden tests removed."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
+    body, _ = HTMLExporter(template_name="classic").from_notebook_node(nb)
+    leaked = [m for m in (HIDDEN_BEGIN, *_HIDDEN_SOURCE) if m in body]
+    if leaked:
+        raise ValueError(f"notebook_to_html: `{path}` still shows hidden test source ({leaked})")
+    return body
+
+
+def build_solution_bundle(out_dir: Path, lang: str = "both", notebooks: list[Path] | None = None) -> list[Path]:
+    """Write the students' solution release into ``out_dir``; return the written files.
+
+    Layout: ``index.html``; ``{en,ru}/index.html`` plus one page per exercise
+    ``{en,ru}/NN-slug.html`` rendered from the committed ``solutions/{en,ru}/*.md``;
+    ``notebooks/<name>.html`` for each executed solution notebook (may be none).
+    ``lang`` is ``"en"``, ``"ru"`` or ``"both"``. Raises ValueError on another
+    ``lang``, a missing solution file or a missing notebook.
+    """
+    if lang not in ("en", "ru", "both"):
+        raise ValueError(f"build_solution_bundle: `lang` must be 'en', 'ru' or 'both', got {lang!r}")
+    langs = LANGUAGES if lang == "both" else (lang,)
+    notebooks = [Path(p) for p in (notebooks or [])]
+    for nb_path in notebooks:
+        if not nb_path.is_file():
+            raise ValueError(f"build_solution_bundle: `notebooks` entry {nb_path} does not exist")
+    out_dir = Path(out_dir)
+    written: list[Path] = []
+
+    def write(path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+
+    for code in langs:
+        ui = _UI[code]
+        items = []
+        for number in SLUGS:
+            source = markdown_path(number, code)
+            if not source.is_file():
+                raise ValueError(f"build_solution_bundle: missing solution {source}; run `python solutions/build.py`")
+            md = source.read_text(encoding="utf-8")
+            name = f"{number:02d}-{SLUGS[number]}.html"
+            nav = f'<nav><a href="index.html">{ui["back"]}</a></nav>\n'
+            write(out_dir / code / name, _page(title(md), markdown_to_html(md), code, nav))
+            items.append(f'<li><a href="{name}">{html.escape(title(md))}</a></li>')
+        body = f'<h1>{ui["index"]}</h1>\n<ol class="exercises">\n' + "\n".join(items) + "\n</ol>\n"
+        write(out_dir / code / "index.html", _page(ui["index"], body, code, '<nav><a href="../index.html">&uarr;</a></nav>\n'))
+
+    notebook_links = []
+    for nb_path in notebooks:
+        target = out_dir / "notebooks" / f"{nb_path.stem}.html"
+        write(target, notebook_to_html(nb_path))
+        notebook_links.append(f'<li><a href="notebooks/{target.name}">{html.escape(nb_path.stem)}</a></li>')
+
+    sections = [f'<h1>{_UI[langs[0]]["bundle"]}</h1>\n<ul>']
+    sections += [f'<li><a href="{code}/index.html">{_UI[code]["index"]}</a></li>' for code in langs]
+    sections.append("</ul>")
+    if notebook_links:
+        sections.append(f'<h2>{_UI[langs[0]]["notebooks"]}</h2>\n<ul>\n' + "\n".join(notebook_links) + "\n</ul>")
+    write(out_dir / "index.html", _page(_UI[langs[0]]["bundle"], "\n".join(sections), langs[0]))
+    return written
