@@ -390,5 +390,6 @@ def check_answer(answer: Answer, submitted) -> bool:
     if got.shape != expected.shape:
         return False
     same_inf = np.isinf(expected) & (got == expected)
-    close = np.abs(got - expected) <= answer.tolerance
+    with np.errstate(invalid="ignore"):  # inf - inf is handled by same_inf
+        close = np.abs(got - expected) <= answer.tolerance
     return bool(np.all(same_inf | (np.isfinite(expected) & close)))

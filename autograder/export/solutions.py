@@ -179,11 +179,24 @@ def write_markdown(root: Path = SOLUTIONS_DIR, langs: tuple[str, ...] = LANGUAGE
 
 
 def unverified_numbers(number: int, lang: str) -> list[str]:
-    """Numbers typed in a template outside placeholders and code, not on the allowlist.
+    """Numbers typed in a template outside placeholders and code, not on the allowlist."""
+    return unverified_numbers_in(template_path(number, lang).read_text(encoding="utf-8"), number)
 
-    Code blocks are skipped: exercises 16-17 are checked by executing them instead.
+
+def stated_numbers(text: str) -> list[str]:
+    """The numbers a reader sees in ``text`` outside code (see :data:`NUMBER`)."""
+    text = FENCE.sub(" ", text)
+    text = re.sub(r"`[^`\n]*`", " ", text)
+    return NUMBER.findall(text)
+
+
+def unverified_numbers_in(template_text: str, number: int) -> list[str]:
+    """Numbers in ``template_text`` that neither a placeholder nor the allowlist covers.
+
+    Code blocks and code spans are skipped: exercises 16-17 are checked by executing
+    their code instead.
     """
-    text = template_path(number, lang).read_text(encoding="utf-8")
+    text = template_text
     text = FENCE.sub(" ", text)
     text = re.sub(r"`[^`\n]*`", " ", text)
     text = PLACEHOLDER.sub(" ", text)
