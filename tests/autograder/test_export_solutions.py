@@ -1,0 +1,124 @@
+"""The students' solution bundle: 17 exercises per language, MathML, no hidden tests."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from autograder.export import solutions as sol
+
+SECRET = "HIDDEN_SECRET_VALUE_4242"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundle")
+    return out, sol.build_solution_bundle(out)
+
+
+def test_bundle_has_all_seventeen_exercises_in_both_languages(bundle):
+    out, written = bundle
+    for lang in sol.LANGUAGES:
+        pages = sorted(p.name for p in (out / lang).glob("[0-9][0-9]-*.html"))
+        assert pages == sorted(f"{n:02d}-{slug}.html" for n, slug in sol.SLUGS.items())
+        index = (out / lang / "index.html").read_text(encoding="utf-8")
+        assert len(re.findall(r'<li><a href="\d\d-[a-z-]+\.html">', index)) == 17
+        for number in sol.SLUGS:
+            page_title = sol.title(sol.markdown_path(number, lang).read_text(encoding="utf-8"))
+            assert page_title.split(".")[0] in index
+    assert (out / "index.html").is_file()
+    assert set(written) == {p for p in out.rglob("*") if p.is_file()}
+
+
+def test_formulas_are_mathml_and_nothing_is_left_raw(bundle):
+    out, _ = bundle
+    for page in (out / "en").glob("[0-9][0-9]-*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "$" not in re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", text, flags=re.S), page.name
+        assert "M5TOKEN" not in text and "M5CODE" not in text
+        assert not re.search(r"<m[io]>\\[A-Za-z]+</m[io]>", text), f"unknown LaTeX command in {page.name}"
+        assert "http://" not in text.replace("http://www.w3.org/1998/Math/MathML", "")  # no network assets
+    regret = (out / "ru" / "10-compounding-regret.html").read_text(encoding="utf-8")
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in regret
+    assert "<mn>3.712791</mn>" in regret
+    code = (out / "en" / "16-code-dqn-targets.html").read_text(encoding="utf-8")
+    assert "def double_dqn_targets" in code  # code blocks survive, with their $-free text untouched
+
+
+def test_markdown_to_html_keeps_code_and_math_apart():
+    body = sol.markdown_to_html("Cost is `a_b * c` and $x_1 * y_2$.\n\n$$\\frac{a}{b}$$\n\n```python\nx = '$not math$'\n```\n")
+    assert "<code>a_b * c</code>" in body
+    assert body.count("<math") == 2 and 'display="block"' in body
+    assert "$not math$" in body
+    assert "<em>" not in body  # the * inside math and code are not emphasis
+
+
+def test_single_language_and_bad_arguments(tmp_path):
+    written = sol.build_solution_bundle(tmp_path / "ru", lang="ru")
+    assert not (tmp_path / "ru" / "en").exists() and len(written) == 17 + 2
+    with pytest.raises(ValueError, match="`lang`"):
+        sol.build_solution_bundle(tmp_path / "x", lang="de")
+    with pytest.raises(ValueError, match="`notebooks`"):
+        sol.build_solution_bundle(tmp_path / "y", notebooks=[tmp_path / "missing.ipynb"])
+
+
+def _synthetic_notebook():
+    solution = new_code_cell("x = 1  # student answer", metadata={"nbgrader": {"solution": True, "grade": False, "grade_id": "sol"}})
+    visible_test = new_code_cell("assert x == 1", metadata={"nbgrader": {"solution": False, "grade": True, "grade_id": "vis", "points": 1}})
+    hidden_only = new_code_cell(
+        f"### BEGIN HIDDEN TESTS\nassert x == 1, '{SECRET}'\n### END HIDDEN TESTS\n",
+        metadata={"nbgrader": {"solution": False, "grade": True, "grade_id": "hid", "points": 1}},
+    )
+    mixed = new_code_cell(
+        f"assert x > 0\n### BEGIN HIDDEN TESTS\nassert x < 2, '{SECRET}'\n### END HIDDEN TESTS\n",
+        metadata={"nbgrader": {"solution": False, "grade": True, "grade_id": "mix", "points": 1}},
+        outputs=[new_output("stream", name="stdout", text=f"{SECRET}\n")],
+        execution_count=3,
+    )
+    tagged = new_code_cell(f"print('{SECRET}')", metadata={"tags": ["hidden"]})
+    importer = new_code_cell("from autograder.hidden import test_ex09\n")
+    return new_notebook(cells=[new_markdown_cell("# Lab"), solution, visible_test, hidden_only, mixed, tagged, importer])
+
+
+def test_strip_hidden_tests_on_a_synthetic_notebook():
+    nb = _synthetic_notebook()
+    stripped = sol.strip_hidden_tests(nb)
+    sources = [c.source for c in stripped.cells]
+    assert sources[:3] == ["# Lab", "x = 1  # student answer", "assert x == 1"]
+    assert len(stripped.cells) == 4  # hidden-only, tagged and importing cells dropped
+    assert stripped.cells[3].source == "assert x > 0\n" and stripped.cells[3].outputs == []
+    assert SECRET not in nbformat.writes(stripped) and "autograder.hidden" not in nbformat.writes(stripped)
+    assert SECRET in nbformat.writes(nb)  # the input is not modified
+
+
+def test_bundle_converts_notebooks_without_hidden_source(tmp_path):
+    path = tmp_path / "module5-solutions.ipynb"
+    nbformat.write(_synthetic_notebook(), str(path))
+    written = sol.build_solution_bundle(tmp_path / "out", lang="en", notebooks=[path])
+    page = tmp_path / "out" / "notebooks" / "module5-solutions.html"
+    assert page in written
+    text = page.read_text(encoding="utf-8")
+    assert "student answer" in text and SECRET not in text and "HIDDEN TESTS" not in text
+    assert 'href="notebooks/module5-solutions.html"' in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+
+
+def test_bundle_builds_from_a_fresh_clone(tmp_path):
+    if shutil.which("git") is None or not (sol.REPO_ROOT / ".git").exists():
+        pytest.skip("needs a git checkout")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(sol.REPO_ROOT), str(clone)], check=True)
+    script = (
+        "import sys; from pathlib import Path; "
+        "from autograder.export.solutions import build_solution_bundle as b; "
+        f"print(len(b(Path({str(tmp_path / 'out')!r}))))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=clone, capture_output=True, text=True,
+                            env={"PYTHONPATH": str(clone), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.strip()) == 2 * 17 + 3
