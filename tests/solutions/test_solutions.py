@@ -117,7 +117,7 @@ def test_reference_impl_reproduces_the_pinned_figures():
 def test_pinned_figures_appear_in_the_text(lang):
     text = {n: sol.markdown_path(n, lang).read_text(encoding="utf-8") for n in sol.SLUGS}
     for number, snippet in [(9, "0.533333"), (9, "0.266667"), (10, "3.712791"), (10, "4.2"), (10, "0.185640"),
-                            (11, "4.6, -1, 2.7"), (11, "89"), (12, "9.0, 6.3"), (12, "0.9, -0.9"),
+                            (11, "4.6, -1.0, 2.7"), (11, "89"), (12, "9.0, 6.3"), (12, "0.9, -0.9"),
                             (13, "0.169846"), (13, "3.169846"), (14, "7/3"), (14, "1.4"), (15, "2.5, 1.5, 1.5, 2"),
                             (15, "5, 4, 4, 4.5"), (15, "1.125, 0.25, 0.5, 2"), (16, "1.72, -1"), (17, "0.5, -0.5, -\\infty, 0.7")]:
         assert snippet in text[number], (number, snippet)
