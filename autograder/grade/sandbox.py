@@ -58,8 +58,8 @@ BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 UNSHARE_CANDIDATES = ("/usr/bin/unshare", "/bin/unshare")
 STDERR_NAME = "sandbox-stderr.log"  # the worker's stderr, inside the scratch folder
 SANDBOX_UID = 65534  # "nobody"
-# bwrap's monitor and its pid-1 reaper (or unshare and its child) also sit in the cgroup.
-_CGROUP_OVERHEAD = 3
+# bwrap's monitor and its pid-1 reaper (or unshare alone) also sit in the cgroup.
+_CGROUP_OVERHEAD = 2
 _PROJECT_PACKAGES = ("reference_impl", "autograder")
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Only the /etc entries the dynamic loader and the C library need; the rest of /etc
@@ -519,6 +519,21 @@ def _bind_real(path: Path) -> list[str]:
     return ["--ro-bind", str(path), str(path)]
 
 
+def _file_with(content: bytes, dest: Path, fds: list[int]) -> list[str]:
+    """Arguments that put a read-only file holding ``content`` at ``dest``.
+
+    (A bind of /dev/null would not do: device nodes are unusable on mounts made in a
+    user namespace, so reading it fails with EACCES instead of giving an empty file.)
+    """
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, content)  # far below the pipe buffer, never blocks
+    finally:
+        os.close(write_fd)
+    fds.append(read_fd)
+    return ["--ro-bind-data", str(read_fd), str(dest)]
+
+
 def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ...]) -> tuple[list[str], list[int]]:
     """The bwrap command line (up to and including ``--``) and fds it must inherit."""
     args = [
@@ -543,26 +558,25 @@ def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ..
     fds: list[int] = []
     hidden = list(plan.hidden) + [Path(h).resolve() for h in hide]
     visible_roots = _minimal_roots(roots)
-    for path in _minimal_roots(hidden):
-        if not any(_is_within(path, r) for r in visible_roots):
-            continue  # not bound at all, so already invisible
+    # A hidden path outside every bound root is invisible already; mask the rest.
+    exposed = [h for h in hidden if any(_is_within(h, r) for r in visible_roots)]
+    for path in _minimal_roots(exposed):
         if path.is_dir():
             args += ["--tmpfs", str(path)]
             if path in plan.masked_packages:
-                read_fd, write_fd = os.pipe()
-                os.write(write_fd, _BLOCKED_INIT)
-                os.close(write_fd)
-                fds.append(read_fd)
-                args += ["--ro-bind-data", str(read_fd), str(path / "__init__.py")]
+                args += _file_with(_BLOCKED_INIT, path / "__init__.py", fds)
         else:
-            args += ["--ro-bind", "/dev/null", str(path)]
+            args += _file_with(b"", path, fds)
         # Interpreter directories that live inside a hidden one come back read-only.
         for root in roots:
             if root != path and _is_within(root, path):
                 args += _bind_real(root)
     for masked in plan.masked_files:
-        args += ["--ro-bind", "/dev/null", str(masked)]
-    args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch), "--"]
+        args += _file_with(b"", masked, fds)
+    args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
+    # bwrap builds the new root on a tmpfs that is writable (and only RAM-bounded):
+    # make it read-only so scratch and the size-capped /tmp are the only writable places.
+    args += ["--remount-ro", "/", "--"]
     return args, fds
 
 
@@ -705,35 +719,78 @@ def spawn(
     proc.sandbox_cgroup = cgroup  # type: ignore[attr-defined]
     proc.sandbox_stderr = scratch / STDERR_NAME  # type: ignore[attr-defined]
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
+    # bwrap and unshare reap the worker themselves once it is killed.
+    proc.sandbox_wrapped = plan.level == "bubblewrap" or plan.unshare is not None  # type: ignore[attr-defined]
     return proc
+
+
+def _descendants(pid: int) -> list[int]:
+    """All descendants of ``pid``, from a scan of /proc (parent links in .../stat)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: parse after the last ")".
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _kill_quietly(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def terminate(proc: subprocess.Popen) -> None:
     """Kill the whole sandbox (every descendant) and reap it. Idempotent; never raises.
 
-    Order: SIGKILL the outer process's group (bwrap/unshare, whose death takes the pid
-    namespace down with it), reap it, then SIGKILL whatever is still in the worker's
-    pids cgroup (a fallback worker may have left its process group) and remove it.
+    Inside out, so that every process is reaped by its own parent and no zombie is
+    handed to the machine's init: first SIGKILL everything below the outer process
+    (found in the pids cgroup and by walking /proc), which takes the pid namespace
+    down; the outer bwrap/unshare then reaps its child and exits by itself. Only then
+    is the outer process (and its group) killed if still alive, and reaped. Last,
+    stragglers still in the cgroup are killed and the cgroup removed.
     """
     try:
+        cgroup = getattr(proc, "sandbox_cgroup", None)
+        if proc.returncode is None:
+            inner = set(_descendants(proc.pid))
+            if cgroup is not None:
+                inner.update(cgroup.pids())
+            inner.discard(proc.pid)
+            for pid in inner:
+                _kill_quietly(pid)
+            if inner and getattr(proc, "sandbox_wrapped", False):
+                try:
+                    proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass
         if proc.returncode is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-            try:
-                proc.kill()
-            except OSError:
-                pass
+            _kill_quietly(proc.pid)
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
-        cgroup = getattr(proc, "sandbox_cgroup", None)
-        if cgroup is not None:
-            if cgroup.kill_all():
-                cgroup.remove()
-                proc.sandbox_cgroup = None  # type: ignore[attr-defined]
+        if cgroup is not None and cgroup.kill_all():
+            cgroup.remove()
+            proc.sandbox_cgroup = None  # type: ignore[attr-defined]
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 try:

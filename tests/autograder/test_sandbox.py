@@ -1,0 +1,616 @@
+"""Attacks a hostile student could try, each run through the grading sandbox.
+
+Every test runs a tiny script with ``sandbox.run``/``sandbox.spawn`` and checks that the
+attack is contained: this process survives, nothing is left running, nothing is
+written outside scratch, hidden things stay hidden. Limits are shrunk so that each
+attack ends in well under a second or two.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference_impl
+from autograder.grade import sandbox
+
+PROJECT_ROOT = Path(reference_impl.__file__).resolve().parent.parent
+SMALL = sandbox.Limits(cpu_seconds=5, memory_bytes=1 << 30, max_processes=16, max_file_bytes=1 << 20)
+
+
+# ---------------------------------------------------------------- helpers
+@pytest.fixture(autouse=True)
+def no_process_left_behind():
+    """After every test: this process has no descendants and no sandbox cgroup."""
+    yield
+    deadline = time.monotonic() + 5
+    while psutil.Process().children(recursive=True) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert psutil.Process().children(recursive=True) == []
+    base = sandbox._probe()[0].cgroup_base
+    if base is not None:
+        assert list(base.glob(f"m5-sandbox-{os.getpid()}-*")) == []
+
+
+@pytest.fixture
+def scratch(tmp_path) -> Path:
+    path = tmp_path / "scratch"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def bubblewrap():
+    info = sandbox.isolation()
+    if info.level != "bubblewrap":
+        pytest.skip(f"bubblewrap unavailable here: {info.warning}")
+    return info
+
+
+def run_script(code: str, scratch: Path, *, limits=SMALL, timeout=20.0, **kwargs) -> sandbox.SandboxResult:
+    script = scratch / "attack.py"
+    script.write_text(textwrap.dedent(code))
+    return sandbox.run([sys.executable, "-I", str(script)], scratch=scratch, limits=limits, timeout=timeout, **kwargs)
+
+
+def report(result: sandbox.SandboxResult) -> dict:
+    """The attack scripts print one JSON line of findings as their last line."""
+    lines = result.stdout.decode().strip().splitlines()
+    assert lines, f"no output; stderr: {result.stderr_tail}"
+    return json.loads(lines[-1])
+
+
+def processes_with_marker(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if any(marker in part for part in (proc.info["cmdline"] or [])):
+            found.append(proc)
+    return found
+
+
+# ---------------------------------------------------------------- normal work
+def test_numpy_and_torch_work_inside_with_default_limits(bubblewrap, scratch):
+    result = run_script(
+        """
+        import json, os, numpy, torch
+        print(json.dumps({"sum": float(torch.ones(3).sum()) + float(numpy.ones(2).sum()),
+                          "uid": os.getuid(), "cwd": os.getcwd()}))
+        """,
+        scratch, limits=sandbox.Limits(), timeout=60,
+    )
+    assert result.returncode == 0, result.stderr_tail
+    found = report(result)
+    assert found == {"sum": 5.0, "uid": sandbox.SANDBOX_UID, "cwd": str(scratch.resolve())}
+
+
+def test_exit_codes_pass_through(bubblewrap, scratch):
+    assert run_script("import sys; sys.exit(3)", scratch).returncode == 3
+    assert run_script("import os; os._exit(7)", scratch).returncode == 7
+    assert run_script("raise SystemExit('bye')", scratch).returncode == 1
+
+
+def test_grader_environment_does_not_leak(bubblewrap, scratch, monkeypatch):
+    monkeypatch.setenv("M5_SECRET_TOKEN", "hunter2")
+    result = run_script("import os, json; print(json.dumps(dict(os.environ)))", scratch, env={"EXTRA": "1"})
+    env = report(result)
+    assert "M5_SECRET_TOKEN" not in env
+    assert env["EXTRA"] == "1" and env["HOME"] == str(scratch.resolve())
+
+
+# ---------------------------------------------------------------- hidden things
+def test_project_packages_cannot_be_imported_or_read(bubblewrap, scratch):
+    targets = [
+        PROJECT_ROOT / "reference_impl" / "kernels.py",
+        PROJECT_ROOT / "autograder" / "__init__.py",
+        PROJECT_ROOT / "pyproject.toml",
+        Path(sandbox.__file__).resolve(),
+    ]
+    assert all(t.exists() for t in targets)
+    result = run_script(
+        f"""
+        import importlib, json, os
+        found = {{"imported": [], "read": [], "root_listing": None}}
+        for name in ("reference_impl", "reference_impl.kernels", "autograder", "autograder.grade.sandbox"):
+            try:
+                importlib.import_module(name)
+                found["imported"].append(name)
+            except ImportError:
+                pass
+        for path in {[str(t) for t in targets]!r}:
+            try:
+                open(path, "rb").read(1)
+                found["read"].append(path)
+            except OSError:
+                pass
+        try:
+            found["root_listing"] = sorted(os.listdir({str(PROJECT_ROOT)!r}))
+        except OSError:
+            pass
+        print(json.dumps(found))
+        """,
+        scratch,
+    )
+    found = report(result)
+    assert found["imported"] == []
+    assert found["read"] == []
+    # At most the interpreter's venv is visible under the project root, never its sources.
+    assert set(found["root_listing"] or []) <= {".venv"}
+
+
+def test_files_outside_scratch_are_invisible(bubblewrap, scratch, tmp_path):
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("hidden answer")
+    result = run_script(
+        f"""
+        import json, os
+        found = {{}}
+        for path in ({str(secret)!r}, "/etc/shadow", "/etc/hostname", "/root/.bash_history"):
+            try:
+                found[path] = open(path).read()[:20]
+            except OSError:
+                pass
+        print(json.dumps(found))
+        """,
+        scratch,
+    )
+    assert report(result) == {}
+
+
+def test_hide_masks_an_extra_path(bubblewrap, scratch):
+    import numpy
+
+    target = Path(numpy.__file__).resolve().parent / "version.py"
+    assert target.read_text()
+    code = f"import json; print(json.dumps(open({str(target)!r}).read()))"
+    assert report(run_script(code, scratch)) != ""
+    assert report(run_script(code, scratch, hide=[target])) == ""
+
+
+def test_installed_copy_of_the_project_is_masked(bubblewrap, scratch, tmp_path, monkeypatch):
+    """A non-editable install puts ``reference_impl`` into site-packages: the sandbox
+    must mask that directory so even ``import reference_impl`` fails."""
+    fake_site = tmp_path / "site-packages"
+    package = fake_site / "reference_impl"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("ANSWER = 42\n")
+    (package / "kernels.py").write_text("SECRET = 'kernel'\n")
+    plan, info = sandbox._probe()
+    fake_plan = dataclasses.replace(
+        plan, roots=plan.roots + (fake_site,), hidden=plan.hidden + (package,),
+        masked_packages=plan.masked_packages + (package,),
+    )
+    monkeypatch.setattr(sandbox, "_probe", lambda: (fake_plan, info))
+    result = run_script(
+        f"""
+        import json, os, sys
+        sys.path.insert(0, {str(fake_site)!r})
+        found = {{"listing": os.listdir({str(package)!r})}}
+        try:
+            import reference_impl
+            found["imported"] = getattr(reference_impl, "ANSWER", "empty package")
+        except ImportError as exc:
+            found["imported"] = None
+        try:
+            found["read"] = open({str(package / "kernels.py")!r}).read()
+        except OSError:
+            found["read"] = None
+        print(json.dumps(found))
+        """,
+        scratch,
+    )
+    assert report(result) == {"listing": ["__init__.py"], "imported": None, "read": None}
+
+
+# ---------------------------------------------------------------- writes
+def test_nothing_is_written_outside_scratch(bubblewrap, scratch, tmp_path):
+    name = f"m5-sandbox-probe-{uuid.uuid4().hex}"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    venv_site = Path(sandbox._site_dirs()[0])
+    targets = [outside / name, PROJECT_ROOT / name, venv_site / name, Path(sys.prefix) / name,
+               Path("/usr") / name, Path("/") / name, Path("/work") / name, scratch.parent / name]
+    try:
+        result = run_script(
+            f"""
+            import json
+            written = []
+            for path in {[str(t) for t in targets]!r} + ["/tmp/private-" + {name!r}, {str(scratch / name)!r}]:
+                try:
+                    with open(path, "w") as handle:
+                        handle.write("x")
+                    written.append(path)
+                except OSError:
+                    pass
+            print(json.dumps(written))
+            """,
+            scratch,
+        )
+        # Only scratch and the sandbox's own private (size-capped) /tmp accept writes.
+        written = report(result)
+        assert str(scratch / name) in written and "/tmp/private-" + name in written
+        assert all(path.startswith("/tmp/") for path in written)
+        assert (scratch / name).read_text() == "x"
+        leaked = [str(t) for t in targets + [Path("/tmp/private-" + name)] if t.exists()]
+        assert leaked == []
+    finally:
+        for target in targets + [Path("/tmp/private-" + name)]:
+            if target.exists():
+                target.unlink()
+
+
+# ---------------------------------------------------------------- network
+def test_network_is_unreachable(bubblewrap, scratch):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        result = run_script(
+            f"""
+            import json, socket
+            found = {{}}
+            for host, port in (("127.0.0.1", {port}), ("1.1.1.1", 53), ("8.8.8.8", 443)):
+                try:
+                    socket.create_connection((host, port), timeout=2).close()
+                    found[host] = "connected"
+                except OSError as exc:
+                    found[host] = type(exc).__name__
+            try:
+                socket.getaddrinfo("example.com", 80)
+                found["dns"] = "resolved"
+            except OSError:
+                found["dns"] = "failed"
+            print(json.dumps(found))
+            """,
+            scratch,
+        )
+        found = report(result)
+        assert "connected" not in found.values()
+        assert found["dns"] == "failed"
+    finally:
+        server.close()
+
+
+# ---------------------------------------------------------------- signals
+def test_killing_the_parent_or_everyone_is_contained(bubblewrap, scratch):
+    bystander = subprocess.Popen(["sleep", "30"])  # another process of this user
+    try:
+        result = run_script(
+            f"""
+            import json, os, signal
+            found = {{"ppid": os.getppid()}}
+            for label, target in (("parent", os.getppid()), ("grader", {os.getpid()}),
+                                  ("bystander", {bystander.pid}), ("everyone", -1)):
+                try:
+                    os.kill(target, signal.SIGKILL)
+                    found[label] = "sent"
+                except OSError as exc:
+                    found[label] = type(exc).__name__
+            print(json.dumps(found), flush=True)
+            os.kill(0, signal.SIGKILL)  # its own process group, itself included
+            """,
+            scratch,
+        )
+        found = report(result)
+        # The outer pids do not exist in the sandbox's pid namespace, and its pid 1
+        # ignores signals from inside.
+        assert found["grader"] == found["bystander"] == "ProcessLookupError"
+        assert found["ppid"] == 1
+        assert bystander.poll() is None
+        assert result.returncode == 128 + signal.SIGKILL
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_detached_daemon_dies_with_the_worker(bubblewrap, scratch):
+    marker = f"m5-daemon-{uuid.uuid4().hex}"
+    result = run_script(
+        f"""
+        import os, subprocess, sys
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv("/bin/sleep", ["/bin/sleep", "30", {marker!r}])
+            os._exit(0)
+        os.wait()
+        print("{{}}")
+        """,
+        scratch,
+    )
+    assert result.returncode == 0
+    time.sleep(0.2)
+    assert processes_with_marker(marker) == []
+
+
+def test_sandbox_dies_with_the_grader(bubblewrap, tmp_path):
+    """SIGKILL the grader process: the worker it spawned must not outlive it."""
+    marker = f"m5-orphan-{uuid.uuid4().hex}"
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    grader = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from autograder.grade import sandbox
+        proc = sandbox.spawn(["/bin/sleep", "30", {marker!r}], scratch=Path({str(scratch)!r}))
+        print("spawned", flush=True)
+        time.sleep(60)
+        """
+    )
+    grader_proc = subprocess.Popen([sys.executable, "-c", grader], stdout=subprocess.PIPE)
+    try:
+        assert grader_proc.stdout.readline().strip() == b"spawned"
+        deadline = time.monotonic() + 5
+        while not processes_with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with_marker(marker), "the sandboxed sleep never started"
+        grader_proc.kill()
+        grader_proc.wait()
+        deadline = time.monotonic() + 5
+        while processes_with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with_marker(marker) == []
+    finally:
+        grader_proc.kill()
+        grader_proc.wait()
+        grader_proc.stdout.close()
+        for proc in processes_with_marker(marker):
+            proc.kill()
+
+
+def test_spawn_then_terminate_kills_every_descendant(bubblewrap, scratch):
+    script = scratch / "tree.py"
+    script.write_text(textwrap.dedent(
+        """
+        import os, time
+        for _ in range(3):
+            if os.fork() == 0:
+                break
+        print("ready", flush=True)
+        time.sleep(60)
+        """
+    ))
+    proc = sandbox.spawn([sys.executable, "-I", str(script)], scratch=scratch, limits=SMALL)
+    try:
+        assert proc.stdout.readline() == b"ready\n"
+        descendants = psutil.Process(proc.pid).children(recursive=True)
+        assert len(descendants) >= 4  # the reaper, the worker and its children
+        cgroup = proc.sandbox_cgroup
+        assert cgroup is not None and len(cgroup.pids()) >= 5
+    finally:
+        sandbox.terminate(proc)
+    sandbox.terminate(proc)  # idempotent
+    assert proc.returncode is not None
+    # Gone, not merely dead: a zombie would mean nobody reaped it.
+    assert psutil.wait_procs(descendants, timeout=2)[1] == []
+    assert not any(psutil.pid_exists(d.pid) and d.is_running() for d in descendants)
+    assert not cgroup.path.exists()
+
+
+# ---------------------------------------------------------------- resources
+def test_memory_bomb_is_stopped(bubblewrap, scratch):
+    result = run_script(
+        """
+        import json, mmap
+        found = {}
+        try:
+            hog = bytearray(2 << 30)
+            found["one_block"] = "allocated"
+        except MemoryError:
+            found["one_block"] = "MemoryError"
+        # Many blocks (untouched anonymous maps: they cost address space, not time).
+        blocks = []
+        try:
+            while len(blocks) < 1000:
+                blocks.append(mmap.mmap(-1, 64 << 20))
+        except (MemoryError, OSError):
+            pass
+        found["mib"] = len(blocks) * 64
+        print(json.dumps(found))
+        """,
+        scratch,
+    )
+    assert result.returncode == 0
+    found = report(result)
+    assert found["one_block"] == "MemoryError"
+    assert found["mib"] < SMALL.memory_bytes >> 20
+
+
+def test_fork_bomb_is_capped(bubblewrap, scratch):
+    if bubblewrap.process_cap == "none":
+        pytest.skip("no process cap on this machine (see isolation().warning)")
+    result = run_script(
+        """
+        import json, os, time
+        children = []
+        for _ in range(200):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(30)
+                os._exit(0)
+            children.append(pid)
+        print(json.dumps(len(children)), flush=True)
+        """,
+        scratch,
+    )
+    assert 1 <= report(result) < SMALL.max_processes
+
+
+def test_unbounded_fork_bomb_is_cleaned_up(bubblewrap, scratch):
+    if bubblewrap.process_cap == "none":
+        pytest.skip("no process cap on this machine: running a real fork bomb would hurt it")
+    result = run_script(
+        """
+        import os
+        print("{}", flush=True)
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """,
+        scratch, timeout=1.5,
+    )
+    assert result.timed_out
+
+
+def test_cpu_loop_is_killed_by_rlimit_cpu(bubblewrap, scratch):
+    limits = dataclasses.replace(SMALL, cpu_seconds=1)
+    result = run_script("while True:\n    pass\n", scratch, limits=limits, timeout=20)
+    assert not result.timed_out
+    assert result.returncode == 128 + signal.SIGXCPU
+    assert result.wall_seconds < 10
+
+
+def test_ignoring_sigxcpu_still_dies_at_the_hard_limit(bubblewrap, scratch):
+    limits = dataclasses.replace(SMALL, cpu_seconds=1)
+    code = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n"
+    result = run_script(code, scratch, limits=limits, timeout=20)
+    assert not result.timed_out
+    assert result.returncode == 128 + signal.SIGKILL
+
+
+def test_sleeping_worker_is_stopped_by_the_wall_clock(bubblewrap, scratch):
+    result = run_script("import time\ntime.sleep(600)\n", scratch, timeout=1.0)
+    assert result.timed_out
+    assert result.wall_seconds < 5
+
+
+def test_stdout_flood_is_truncated_without_hanging(bubblewrap, scratch):
+    code = "import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(500):\n    sys.stdout.buffer.write(chunk)\n"
+    result = run_script(code, scratch, max_output_bytes=1 << 20, timeout=20)
+    assert result.stdout_truncated and not result.timed_out
+    assert len(result.stdout) == 1 << 20
+
+
+def test_stderr_and_file_floods_are_capped_by_fsize(bubblewrap, scratch):
+    code = """
+    import json, sys
+    found = {}
+    try:
+        with open("big.bin", "wb") as handle:
+            for _ in range(20):
+                handle.write(b"y" * (1 << 20))
+                handle.flush()
+        found["file"] = "complete"
+    except OSError as exc:
+        found["file"] = type(exc).__name__
+    print(json.dumps(found), flush=True)
+    chunk = "z" * (1 << 20)
+    for _ in range(50):
+        sys.stderr.write(chunk)
+    """
+    result = run_script(code, scratch, timeout=20)
+    assert report(result) == {"file": "OSError"}
+    assert (scratch / "big.bin").stat().st_size <= SMALL.max_file_bytes
+    assert (scratch / sandbox.STDERR_NAME).stat().st_size <= SMALL.max_file_bytes
+    assert not result.timed_out
+
+
+def test_private_tmp_is_size_capped(bubblewrap, scratch):
+    limits = dataclasses.replace(SMALL, max_tmp_bytes=4 << 20, max_file_bytes=64 << 20)
+    code = """
+    import json
+    written = 0
+    try:
+        with open("/tmp/fill", "wb") as handle:
+            for _ in range(32):
+                handle.write(b"t" * (1 << 20))
+                handle.flush()
+                written += 1
+    except OSError:
+        pass
+    print(json.dumps(written))
+    """
+    assert report(run_script(code, scratch, limits=limits)) <= 4
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_arguments_raise_value_error(scratch):
+    with pytest.raises(ValueError, match="cpu_seconds"):
+        sandbox.Limits(cpu_seconds=0)
+    with pytest.raises(ValueError, match="memory_bytes"):
+        sandbox.Limits(memory_bytes=1.5)
+    with pytest.raises(ValueError, match="argv"):
+        sandbox.spawn([], scratch=scratch)
+    with pytest.raises(ValueError, match="absolute"):
+        sandbox.spawn(["python"], scratch=scratch)
+    with pytest.raises(ValueError, match="scratch"):
+        sandbox.spawn([sys.executable], scratch=scratch / "missing")
+    with pytest.raises(ValueError, match="env"):
+        sandbox.spawn([sys.executable], scratch=scratch, env={"A": 1})
+    with pytest.raises(ValueError, match="timeout"):
+        sandbox.run([sys.executable], scratch=scratch, timeout=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abc"), min_size=0, max_size=4), min_size=1, max_size=8))
+def test_minimal_roots_cover_every_path_without_nesting(parts):
+    paths = [Path("/", *p) for p in parts]
+    kept = sandbox._minimal_roots(paths)
+    assert all(any(sandbox._is_within(p, k) for k in kept) for p in paths)
+    assert not any(a != b and sandbox._is_within(a, b) for a in kept for b in kept)
+    assert set(kept) <= set(paths)
+
+
+# ---------------------------------------------------------------- fallback
+@pytest.fixture
+def reprobe():
+    """Let a test fake the machine, then restore the real probe afterwards."""
+    sandbox.isolation.cache_clear()
+    yield
+    sandbox.isolation.cache_clear()
+
+
+def test_fallback_when_bwrap_is_missing_runs_code_and_warns(reprobe, scratch, monkeypatch):
+    monkeypatch.setattr(sandbox, "_find_bwrap", lambda: None)
+    info = sandbox.isolation()
+    assert info.level == "fallback"
+    assert info.warning and "SANDBOX WARNING" in info.warning and "bubblewrap" in info.warning
+    result = run_script("import json, numpy; print(json.dumps(int(numpy.arange(4).sum())))", scratch)
+    assert result.returncode == 0 and report(result) == 6
+    # The rlimits and the wall clock still hold without bubblewrap.
+    assert run_script("import sys; sys.exit(4)", scratch).returncode == 4
+    cpu = run_script("while True:\n    pass\n", scratch, limits=dataclasses.replace(SMALL, cpu_seconds=1))
+    assert not cpu.timed_out and cpu.returncode != 0
+    assert run_script("import time\ntime.sleep(600)\n", scratch, timeout=1.0).timed_out
+    memory = run_script(
+        "import json\ntry:\n    b = bytearray(2 << 30)\n    print('1')\nexcept MemoryError:\n    print('0')\n",
+        scratch,
+    )
+    assert report(memory) == 0
+
+
+def test_fallback_when_bwrap_cannot_start(reprobe, scratch, monkeypatch):
+    monkeypatch.setattr(sandbox, "_find_bwrap", lambda: "/bin/false")
+    info = sandbox.isolation()
+    assert info.level == "fallback" and "bwrap_error" in info.details
+    assert info.warning and "SANDBOX WARNING" in info.warning
+    assert run_script("print('{}')", scratch).returncode == 0
+
+
+def test_bare_fallback_without_namespaces_still_runs_and_says_so(reprobe, scratch, monkeypatch):
+    monkeypatch.setattr(sandbox, "_find_bwrap", lambda: None)
+    monkeypatch.setattr(sandbox, "_find_unshare", lambda: None)
+    info = sandbox.isolation()
+    assert info.level == "fallback" and "no pid or network namespace" in info.warning
+    result = run_script("import os, json; print(json.dumps(os.getcwd()))", scratch)
+    assert report(result) == str(scratch.resolve())
