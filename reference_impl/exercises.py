@@ -17,9 +17,12 @@ notebook (``ex09_active_mean_nll = ...``). :func:`graded_answers` returns for ea
 name an :class:`Answer` with the reference value and an absolute tolerance.
 Vector answers are compared element-wise; ``-inf`` must match exactly.
 
-Inputs the reconstruction had to choose (the answer key fixes only some figures;
-:data:`CHOSEN_INPUTS` lists them so the closing note of the solutions can cite it):
-see the comments next to each entry of :data:`NUMERICAL`.
+The answer key fixes only some figures; :data:`CHOSEN_INPUTS` lists the inputs this
+reconstruction had to choose (the comments in :data:`NUMERICAL` say which figures
+are pinned), and ``solutions/README.md`` is generated from it.
+
+Adding a graded answer: compute it in the exercise's ``_exNN`` function under a key
+``exNN_<name>``, add the name to :data:`ANSWER_NAMES`, and rebuild the solutions.
 """
 from __future__ import annotations
 
@@ -107,13 +110,16 @@ CODE_EXAMPLES: dict[int, dict[str, Any]] = {
     },
 }
 
-CHOSEN_INPUTS: dict[int, str] = {
-    9: "the log-probs of the two prompt positions (-2.3, -1.7), the padding value 0.0 and the layout prompt-response-padding",
-    10: "the cost model: every step from the first error on costs 1, errors are never undone",
-    11: "rewards (1, -1, 0), gamma = 0.9, the full next-state table and the truncated third transition",
-    12: "rewards 0, gamma = 0.9 and both 2x2 tables",
-    14: "Q = (0, 2, 3) and V = 1",
-    16: "the Double DQN online table ((0.7, 0.7), (5, 1)), with a tie in the first row",
+# Inputs the answer key does not fix, chosen by this reconstruction (keys into
+# NUMERICAL / CODE_EXAMPLES; an empty tuple means a modelling choice, not an input).
+# The solutions' closing note (solutions/README.md) is generated from this table.
+CHOSEN_INPUTS: dict[int, tuple[str, ...]] = {
+    9: ("token_logprobs", "mask"),   # prompt log-probs, padding value, layout (active log-probs pinned)
+    10: (),                          # the cost model: cost 1 per step from the first error on, no recovery
+    11: ("rewards", "gamma", "next_q_target", "truncated"),  # next-state maxima pinned
+    12: ("rewards", "gamma", "next_q_online", "next_q_target"),  # maxima, argmax, evaluated values pinned
+    14: ("q_values", "value"),      # tau = 0.8 and the residual signs pinned
+    16: ("next_q_online",),          # the Double DQN example; the dqn_targets call is the lab's
 }
 
 
@@ -378,6 +384,11 @@ def graded_answers(number: int) -> dict[str, Answer]:
         value = tuple(float(x) for x in value) if isinstance(value, list) else float(value)
         out[name] = Answer(name, value)
     return out
+
+
+def all_graded_answers() -> dict[str, Answer]:
+    """Every graded answer of exercises 9-15, by name (``ex09_...`` to ``ex15_...``)."""
+    return {name: a for number in ANSWER_NAMES for name, a in graded_answers(number).items()}
 
 
 def check_answer(answer: Answer, submitted) -> bool:

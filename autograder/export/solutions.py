@@ -166,9 +166,66 @@ def render_markdown(number: int, lang: str) -> str:
     return rendered
 
 
+# Why each choice in exercises.CHOSEN_INPUTS was needed (the closing note).
+CHOSEN_NOTES: dict[int, dict[str, str]] = {
+    9: {"en": "the key pins six positions and the three active log-probs; the prompt log-probs, the padding value and the layout are chosen",
+        "ru": "ключ фиксирует шесть позиций и три активных логарифма вероятностей; логарифмы для запроса, значение выравнивания и порядок позиций выбраны"},
+    10: {"en": "the cost model is chosen: every step from the first error on costs 1 and errors are never undone (q and T are pinned)",
+         "ru": "выбрана модель стоимости: каждый шаг начиная с первой ошибки стоит 1, ошибки не исправляются (q и T зафиксированы)"},
+    11: {"en": "the key pins the next-state maxima and the terminal second transition; rewards, gamma, the full table and the truncated third transition are chosen",
+         "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; награды, gamma, таблица целиком и оборванный третий переход выбраны"},
+    12: {"en": "the key pins the maxima, the online argmax and the evaluated values; zero rewards, gamma and both tables are chosen to produce them",
+         "ru": "ключ фиксирует максимумы, argmax основной сети и оценённые значения; нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
+    14: {"en": "the key pins tau and the sign pattern of the residuals (one negative, two positive); Q and V are chosen",
+         "ru": "ключ фиксирует tau и знаки остатков (один отрицательный, два положительных); Q и V выбраны"},
+    16: {"en": "the lab's dqn_targets call is pinned; the online table of the Double DQN example (with a tie) is chosen",
+         "ru": "вызов dqn_targets из лабораторной зафиксирован; таблица основной сети для примера Double DQN (с равенством) выбрана"},
+}
+
+_README_TEXT = {
+    "en": ("Worked solutions", "Exercise",
+           "One Markdown file per exercise and language: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 conceptual, "
+           "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
+           "every number comes from `reference_impl.exercises`, so edit the templates, never the output.",
+           "Closing note: inputs chosen by the reconstruction",
+           "The answer key gives answers without questions. Where it does not fix an input, the reconstructed "
+           "question had to choose one; every figure the key pins is kept."),
+    "ru": ("Разобранные решения", "Упражнение",
+           "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
+           "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
+           "все числа берутся из `reference_impl.exercises`, поэтому правьте шаблоны, а не результат.",
+           "Заключительное замечание: входные данные, выбранные при восстановлении",
+           "Ключ содержит ответы без условий. Где он не фиксирует входные данные, восстановленному условию "
+           "пришлось их выбрать; все числа, зафиксированные ключом, сохранены."),
+}
+
+
+def _literal(value: Any) -> str:
+    """A nested sequence as a readable literal: ((0.7, 0.7), (5, 1))."""
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(_literal(v) for v in value) + ")"
+    return format_value(value)
+
+
+def render_readme() -> str:
+    """``solutions/README.md``: layout, how to rebuild, and the closing note in both languages."""
+    parts = []
+    for lang in LANGUAGES:
+        heading, word, layout, note_heading, note_intro = _README_TEXT[lang]
+        parts += [f"# {heading}", "", layout, "", f"## {note_heading}", "", note_intro, ""]
+        for number, keys in exercises.CHOSEN_INPUTS.items():
+            values = "; ".join(f"`{key}` = {_literal(exercises.inputs(number)[key])}" for key in keys)
+            parts.append(f"- {word} {number}: {CHOSEN_NOTES[number][lang]}" + (f" ({values})." if values else "."))
+        parts.append("")
+    return "\n".join(parts)
+
+
 def write_markdown(root: Path = SOLUTIONS_DIR, langs: tuple[str, ...] = LANGUAGES) -> list[Path]:
-    """Regenerate ``root/{lang}/NN-slug.md`` for every exercise; return the paths."""
-    written = []
+    """Regenerate ``root/{lang}/NN-slug.md`` for every exercise and ``root/README.md``."""
+    readme = Path(root) / "README.md"
+    readme.parent.mkdir(parents=True, exist_ok=True)
+    readme.write_text(render_readme(), encoding="utf-8")
+    written = [readme]
     for lang in langs:
         for number in SLUGS:
             path = markdown_path(number, lang, root)

@@ -44,6 +44,13 @@ def test_committed_markdown_equals_regenerated(number, lang):
     assert committed == sol.render_markdown(number, lang), "run `python solutions/build.py` and commit"
 
 
+def test_readme_closing_note_is_regenerated_and_complete():
+    assert (sol.SOLUTIONS_DIR / "README.md").read_text(encoding="utf-8") == sol.render_readme()
+    assert set(sol.CHOSEN_NOTES) == set(ex.CHOSEN_INPUTS)
+    for number, keys in ex.CHOSEN_INPUTS.items():
+        assert set(keys) <= set(ex.inputs(number)), number
+
+
 # ------------------------------------------------------------ every number verified
 @pytest.mark.parametrize("number,lang", ALL)
 def test_templates_type_no_unverified_number(number, lang):
@@ -102,7 +109,7 @@ PINNED = {
 
 
 def test_reference_impl_reproduces_the_pinned_figures():
-    graded = {name: a for n in ex.ANSWER_NAMES for name, a in ex.graded_answers(n).items()}
+    graded = ex.all_graded_answers()
     for name, figure in PINNED.items():
         assert np.allclose(graded[name].value, figure, atol=1e-6), name
     assert ex.answers(16)["dqn"] == pytest.approx([1.72, -1.0])
