@@ -279,6 +279,7 @@ def _ex14(i):
     loss = k.expectile_loss(u, tau)
     # d/dV of mean(w u^2) with u = Q - V is -2 mean(w u): negative, so descent raises V.
     grad_v = float(-2.0 * np.mean(weights * u))
+    minimizer = expectile(q, tau)
     return {
         "n_q": int(q.size),
         "residuals": u.tolist(),
@@ -287,9 +288,9 @@ def _ex14(i):
         "terms_sum": float(terms.sum()),
         "ex14_loss": loss,
         "ex14_grad_v": grad_v,
-        "ex14_minimizer": expectile(q, tau),
+        "ex14_minimizer": minimizer,
         "q_mean": float(q.mean()),
-        "loss_at_minimizer": k.expectile_loss(q - expectile(q, tau), tau),
+        "loss_at_minimizer": k.expectile_loss(q - minimizer, tau),
     }
 
 

@@ -112,8 +112,12 @@ def exercise_values(number: int) -> dict[str, Any]:
     """The placeholder namespace of an exercise: its number, inputs and answers."""
     values: dict[str, Any] = {"n": _check_number(number)}
     if number in exercises.NUMERICAL or number in exercises.CODE_EXAMPLES:
-        values.update(exercises.inputs(number))
-        values.update(exercises.answers(number))
+        given, computed = exercises.inputs(number), exercises.answers(number)
+        clash = set(given) & set(computed)
+        if clash:  # a placeholder must name one thing
+            raise ValueError(f"exercise_values: exercise {number} uses {sorted(clash)} both as input and answer")
+        values.update(given)
+        values.update(computed)
     return values
 
 

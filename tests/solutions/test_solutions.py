@@ -77,6 +77,15 @@ def test_a_typed_number_is_caught():
     assert sol.unverified_numbers_in("TD3 `x = 17` {{ ex09_active_mean_nll:.6f }}", 9) == []
 
 
+def test_format_value():
+    assert sol.format_value([4.6, -1.0, 2.7], ".1f") == "4.6, -1.0, 2.7"
+    assert sol.format_value(7 / 3, "frac") == "7/3"
+    assert sol.format_value(-math.inf) == "-\\infty"
+    assert sol.format_value(6) == "6" and sol.format_value(0.1 + 0.2) == "0.3"
+    with pytest.raises(ValueError, match="not a small fraction"):
+        sol.format_value(math.pi, "frac")
+
+
 def test_unknown_placeholder_is_an_error():
     with pytest.raises(ValueError, match="unknown placeholder `nope`"):
         sol.render_template("{{ nope }}", {"n": 1})
