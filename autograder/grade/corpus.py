@@ -1,0 +1,87 @@
+"""Generate the grading inputs once per run, with their reference outcomes.
+
+For every property, a derandomized Hypothesis run draws up to ``examples`` cases
+(the same cases on every machine with the same Hypothesis version); the reference
+implementation is run on each call in this (trusted) process. Per kernel, all calls
+are encoded once into a single request that every submission's worker receives.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, given, settings
+
+import reference_impl
+from autograder.grade import worker as wire
+from autograder.grade.properties import Call, Property, scale_of
+
+
+@dataclass
+class Case:
+    prop: Property
+    value: object
+    first_call: int            # index of this case's first call in the kernel batch
+    n_calls: int
+
+
+@dataclass
+class KernelCorpus:
+    kernel: str
+    properties: list[Property]
+    cases: list[Case]
+    calls: list[Call]
+    expected: list[dict]
+    request: bytes             # encoded {"op": "call", ...} with every call above
+
+
+def draw_cases(prop: Property, examples: int | None = None) -> list:
+    """Deterministic cases of one property (derandomized Hypothesis, generate phase only)."""
+    drawn: list = []
+
+    @settings(max_examples=examples or prop.examples, derandomize=True, database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(prop.strategy)
+    def collect(case):
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+def reference_outcome(kernel: str, call: Call) -> dict:
+    fn = getattr(reference_impl, kernel)
+    try:
+        value = fn(*call.args, **call.kwargs)
+    except ValueError as exc:
+        return {"s": "raised", "exc": [c.__name__ for c in type(exc).__mro__], "msg": str(exc)}
+    value = np.asarray(value)
+    floats = [np.asarray(a) for a in (*call.args, *call.kwargs.values()) if np.asarray(a).dtype.kind in "iuf"]
+    return {"s": "ok", "v": value, "scale": scale_of(value, *floats)}
+
+
+def build_kernel_corpus(kernel: str, properties: list[Property], *, call_timeout: float,
+                        examples: int | None = None) -> KernelCorpus:
+    cases, calls, expected = [], [], []
+    for prop in properties:
+        for value in draw_cases(prop, examples):
+            prop_calls = prop.calls(value)
+            cases.append(Case(prop, value, len(calls), len(prop_calls)))
+            calls.extend(prop_calls)
+            expected.extend(reference_outcome(kernel, c) for c in prop_calls)
+    request = wire.encode({"op": "call", "kernel": kernel, "call_timeout": call_timeout,
+                           "calls": [[list(c.args), c.kwargs] for c in calls]})
+    return KernelCorpus(kernel, properties, cases, calls, expected, request)
+
+
+@functools.lru_cache(maxsize=4)
+def build_corpus(call_timeout: float = 5.0, examples: int | None = None) -> dict[str, KernelCorpus]:
+    """Corpus of every kernel, in the order of ``reference_impl.KERNEL_NAMES``."""
+    from autograder.hidden.kernels import PROPERTIES
+
+    by_kernel: dict[str, list[Property]] = {name: [] for name in reference_impl.KERNEL_NAMES}
+    for prop in PROPERTIES:
+        by_kernel[prop.kernel].append(prop)
+    return {name: build_kernel_corpus(name, props, call_timeout=call_timeout, examples=examples)
+            for name, props in by_kernel.items()}

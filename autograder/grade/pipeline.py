@@ -1,0 +1,225 @@
+"""Grade submissions: extract -> run (sandboxed worker) -> compare -> score -> report.
+
+:func:`grade_submission` grades one file; :func:`grade_many` grades a class with a
+process pool, sharing one corpus. Scores depend only on the fixed corpus; a failed
+property additionally gets a shrunk counterexample for its feedback.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+
+import hypothesis
+import numpy as np
+
+import reference_impl
+from reference_impl import exercises
+from autograder.grade import corpus as corpus_mod
+from autograder.grade.extract import Submission, SubmissionError, extract
+from autograder.grade.properties import Failure, message
+from autograder.grade.run import Budget, WorkerLost, WorkerSession
+from autograder.grade.score import SubmissionResult, TestResult
+from autograder.grade.shrink import search_counterexample
+
+KERNELS = list(reference_impl.KERNEL_NAMES)
+
+LOST = {
+    "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
+                "ru": "{k} превысила лимит времени (бесконечный цикл или слишком медленно); процесс остановлен"},
+    "crashed": {"en": "the grading process stopped while running {k} (os._exit, a crash or the memory limit)",
+                "ru": "процесс проверки остановился во время работы {k} (os._exit, сбой или предел памяти)"},
+    "protocol": {"en": "{k} disturbed the grading process's communication",
+                 "ru": "{k} нарушила обмен данными с процессом проверки"},
+    "missing": {"en": "{k} is not defined in the submission",
+                "ru": "{k} не определена в решении"},
+    "not_implemented": {"en": "{k} is not implemented yet (it raises NotImplementedError)",
+                        "ru": "{k} ещё не реализована (выбрасывает NotImplementedError)"},
+}
+CELL_FAILED = {"en": "cell {id} could not run: {error}", "ru": "ячейку {id} не удалось выполнить: {error}"}
+ANSWER_WRONG = {"en": "the value of {name} is missing or wrong", "ru": "значение {name} отсутствует или неверно"}
+ANSWER_TITLE = {"en": "numerical answer {name}", "ru": "численный ответ {name}"}
+ANSWER_HINT = {"en": "Assign the number (or list) to this exact variable name; compute it with the exercise's inputs.",
+               "ru": "Присвойте число (или список) переменной с точно таким именем; считайте по входам упражнения."}
+
+
+# ---------------------------------------------------------------- corpus cache
+def _corpus_key(examples: int | None) -> str:
+    digest = hashlib.sha256()
+    for module in ("autograder/hidden/kernels.py", "autograder/grade/properties.py", "autograder/grade/corpus.py",
+                   "reference_impl/kernels.py", "reference_impl/validation.py"):
+        digest.update((Path(__file__).resolve().parents[2] / module).read_bytes())
+    digest.update(f"{hypothesis.__version__}|{np.__version__}|{examples}".encode())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("M5_CACHE_DIR") or Path.home() / ".cache" / "m5")
+
+
+def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
+    """The corpus, from the disk cache when fresh (building it takes ~30 s)."""
+    path = cache_dir() / f"corpus-{_corpus_key(examples)}-{budget.call_timeout:g}.pkl"
+    if path.exists():
+        try:
+            with path.open("rb") as fh:
+                return _attach(pickle.load(fh), examples)
+        except Exception:  # a stale or partial cache file: rebuild
+            pass
+    built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
+        pickle.dump(_detach(built), tmp, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp.name, path)  # atomic: parallel builders never see half a file
+    return built
+
+
+def _detach(built: dict) -> dict:
+    """Strip Property objects (strategies, lambdas) for pickling; keep their keys."""
+    return {k: {"cases": [(c.prop.key, c.value, c.first_call, c.n_calls) for c in kc.cases],
+                "calls": kc.calls, "expected": kc.expected, "request": kc.request}
+            for k, kc in built.items()}
+
+
+def _attach(raw: dict, examples: int | None) -> dict:
+    from autograder.hidden.kernels import PROPERTIES
+
+    out = {}
+    for kernel in KERNELS:
+        props = [p for p in PROPERTIES if p.kernel == kernel]
+        by_key = {p.key: p for p in props}
+        entry = raw[kernel]
+        cases = [corpus_mod.Case(by_key[key], value, first, n) for key, value, first, n in entry["cases"]]
+        out[kernel] = corpus_mod.KernelCorpus(kernel, props, cases, entry["calls"], entry["expected"], entry["request"])
+    return out
+
+
+# ---------------------------------------------------------------- one submission
+def _all_fail(kc, reason: dict, **fields) -> list[TestResult]:
+    failure = Failure({lang: text.format(**fields) for lang, text in reason.items()})
+    return [TestResult(kc.kernel, p.key, {l: p.name(l) for l in ("en", "ru")}, p.points, False, failure, hint=p.hint)
+            for p in kc.properties]
+
+
+def _judge_kernel(kc, outcomes: list[dict]) -> dict[str, tuple]:
+    """First failing case of each property: {key: (case, failure)}."""
+    failed: dict[str, tuple] = {}
+    for case in kc.cases:
+        if case.prop.key in failed:
+            continue
+        span = slice(case.first_call, case.first_call + case.n_calls)
+        failure = case.prop.judge(case.value, outcomes[span], kc.expected[span])
+        if failure is not None:
+            failed[case.prop.key] = (case, failure)
+    return failed
+
+
+def _not_implemented(outcomes: list[dict]) -> bool:
+    return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
+
+
+def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float) -> list[TestResult]:
+    kernel = kc.kernel
+    if not session.report.found.get(kernel):
+        return _all_fail(kc, LOST["missing"], k=kernel)
+    try:
+        outcomes = session.call_batch(kc.request, len(kc.calls))
+    except WorkerLost as lost:
+        session.restart()
+        return _all_fail(kc, LOST[lost.reason], k=kernel)
+    if _not_implemented(outcomes):
+        return _all_fail(kc, LOST["not_implemented"], k=kernel)
+    failed = _judge_kernel(kc, outcomes)
+    results = []
+    for prop in kc.properties:
+        name = {l: prop.name(l) for l in ("en", "ru")}
+        if prop.key not in failed:
+            results.append(TestResult(kernel, prop.key, name, prop.points, True, hint=prop.hint))
+            continue
+        case, failure = failed[prop.key]
+        call = None
+        if shrink and session.proc is not None:
+            found = search_counterexample(prop, session, budget_seconds=shrink_budget)
+            if found is not None:
+                case_value, failure = found
+                call = failure.call
+        results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, call, hint=prop.hint))
+    return results
+
+
+def grade_answers(session: WorkerSession) -> list[TestResult]:
+    names = [n for number in exercises.ANSWER_NAMES for n in exercises.ANSWER_NAMES[number]]
+    try:
+        values = session.values(names) if session.proc is not None else {}
+    except WorkerLost:
+        values = {}
+    results = []
+    for number in exercises.ANSWER_NAMES:
+        for name, answer in exercises.graded_answers(number).items():
+            got = values.get(name)
+            ok = got is not None and exercises.check_answer(answer, got)
+            failure = None if ok else Failure({l: t.format(name=name) for l, t in ANSWER_WRONG.items()})
+            results.append(TestResult(
+                f"ex{number:02d}", name, {l: f"ex{number:02d}: {t.format(name=name)}" for l, t in ANSWER_TITLE.items()},
+                1.0, ok, failure, hint=ANSWER_HINT))
+    return results
+
+
+def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
+                     shrink: bool = True, shrink_budget: float = 3.0, answers: bool | None = None) -> SubmissionResult:
+    """Grade one submission. Raises SubmissionError when the file cannot be read at all."""
+    start = time.monotonic()
+    sub: Submission = extract(Path(path), set(KERNELS))
+    language = lang or sub.language
+    tests: list[TestResult] = []
+    notes = []
+    with WorkerSession(sub.cells, KERNELS, budget=budget) as session:
+        report = session.start()
+        for cell in report.cells:
+            if not cell.get("ok"):
+                notes.append({l: t.format(id=cell.get("id"), error=cell.get("error")) for l, t in CELL_FAILED.items()})
+        for kernel in KERNELS:
+            if kernel in corpus:
+                tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget)
+        if answers if answers is not None else sub.kind == "notebook":
+            tests += grade_answers(session)
+    return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
+
+
+# ---------------------------------------------------------------- a class
+_POOL_CORPUS: dict | None = None
+
+
+def _pool_grade(args):
+    path, kwargs = args
+    try:
+        return grade_submission(path, _POOL_CORPUS, **kwargs)
+    except SubmissionError as exc:
+        return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0, error=str(exc))
+
+
+def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, **kwargs) -> list[SubmissionResult]:
+    """Grade several submissions (in input order); unreadable ones get ``error`` set."""
+    global _POOL_CORPUS
+    _POOL_CORPUS = corpus
+    tasks = [(p, kwargs) for p in paths]
+    if jobs <= 1 or len(paths) <= 1:
+        results = []
+        for task in tasks:
+            results.append(_pool_grade(task))
+            if progress:
+                progress(1)
+        return results
+    results: list = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+        futures = {pool.submit(_pool_grade, task): i for i, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            if progress:
+                progress(1)
+    return results

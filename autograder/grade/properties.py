@@ -1,0 +1,155 @@
+"""What a graded property is, and how one outcome is judged against the reference.
+
+A :class:`Property` belongs to one kernel and is worth some points. It draws a
+*case* from a Hypothesis strategy, turns the case into one or more calls of the
+student's kernel, and judges the outcomes:
+
+* differential (``relation=None``): every call must agree with the reference
+  implementation on the same arguments (values within a scale-aware tolerance, or
+  both raising ``ValueError``);
+* relational: ``relation(case, outcomes, expected)`` checks a metamorphic law
+  (e.g. adding a constant to a row leaves the CQL penalty unchanged) and returns a
+  :class:`Failure` or ``None``.
+
+Outcomes are the plain dicts the worker sends back (see ``worker.py``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+RTOL = 1e-5          # float32 implementations (e.g. torch) must get full marks
+ATOL_PER_SCALE = 1e-5
+
+
+@dataclass(frozen=True)
+class Call:
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one case failed: a message per language, plus what was expected and got."""
+
+    message: dict[str, str]
+    expected: Any = None
+    got: Any = None
+    call: Call | None = None
+
+
+@dataclass(frozen=True)
+class Property:
+    kernel: str
+    key: str                                   # stable id, e.g. "terminal_rows"
+    title: dict[str, str]                      # {"en": ..., "ru": ...}
+    points: float
+    strategy: st.SearchStrategy
+    calls: Callable[[Any], list[Call]]
+    hint: dict[str, str]
+    relation: Callable[[Any, list[dict], list[dict]], Failure | None] | None = None
+    check_mutation: bool = False
+    examples: int = 200
+
+    def name(self, lang: str) -> str:
+        """Test name as students see it: begins with the kernel's function name."""
+        return f"{self.kernel}: {self.title[lang]}"
+
+    def judge(self, case, outcomes: list[dict], expected: list[dict]) -> Failure | None:
+        for call, got in zip(self.calls(case), outcomes):
+            if got.get("s") == "timeout":
+                return Failure(MESSAGES["timeout"], call=call)
+        if self.check_mutation:
+            for call, got in zip(self.calls(case), outcomes):
+                if got.get("mut"):
+                    return Failure(MESSAGES["mutated"], call=call)
+        if self.relation is not None:
+            return self.relation(case, outcomes, expected)
+        for call, got, want in zip(self.calls(case), outcomes, expected):
+            failure = compare(got, want)
+            if failure is not None:
+                return Failure(failure.message, failure.expected, failure.got, call)
+        return None
+
+
+MESSAGES = {
+    "timeout": {"en": "the call did not finish within its time limit",
+                "ru": "вызов не завершился за отведённое время"},
+    "mutated": {"en": "the function modified its input arrays (inputs must stay untouched)",
+                "ru": "функция изменила входные массивы (входы должны оставаться нетронутыми)"},
+    "should_raise": {"en": "expected a ValueError for this invalid input, but the call returned a value",
+                     "ru": "для некорректного входа ожидалась ошибка ValueError, но функция вернула значение"},
+    "wrong_exception": {"en": "raised {exc} where a ValueError was expected",
+                        "ru": "выброшено {exc}, а ожидалось ValueError"},
+    "raised": {"en": "raised an error on valid input: {msg}",
+               "ru": "ошибка на корректном входе: {msg}"},
+    "bad_return": {"en": "the returned value is not an array of numbers: {msg}",
+                   "ru": "возвращено не число и не массив чисел: {msg}"},
+    "shape": {"en": "wrong output shape: expected {want}, got {got}",
+              "ru": "неверная форма результата: ожидалась {want}, получена {got}"},
+    "values": {"en": "wrong values",
+               "ru": "неверные значения"},
+}
+
+
+def message(key: str, **fields) -> dict[str, str]:
+    return {lang: text.format(**fields) for lang, text in MESSAGES[key].items()}
+
+
+def scale_of(*arrays) -> float:
+    """Magnitude that sets the absolute tolerance: max |finite value|, at least 1."""
+    scale = 1.0
+    for a in arrays:
+        a = np.asarray(a)
+        if a.dtype.kind in "iuf" and a.size:
+            finite = a[np.isfinite(a)] if a.dtype.kind == "f" else a
+            if finite.size:
+                scale = max(scale, float(np.max(np.abs(finite))))
+    return scale
+
+
+def values_close(got: np.ndarray, want: np.ndarray, scale: float | None = None) -> bool:
+    """Scale-aware closeness; infinities must match exactly, NaN never matches."""
+    if want.dtype == np.bool_:
+        return bool(np.array_equal(got.astype(np.float64), want.astype(np.float64)))
+    got = got.astype(np.float64, copy=False)
+    want = want.astype(np.float64, copy=False)
+    if scale is None:
+        scale = scale_of(want)
+    finite = np.isfinite(want)
+    if not finite.all():
+        if not np.array_equal(got[~finite], want[~finite]):
+            return False
+        got, want = got[finite], want[finite]
+    if not np.isfinite(got).all():
+        return False
+    return bool((np.abs(got - want) <= ATOL_PER_SCALE * scale + RTOL * np.abs(want)).all())
+
+
+def compare(got: dict, want: dict) -> Failure | None:
+    """Judge one student outcome against the reference outcome of the same call."""
+    status = got.get("s")
+    if want["s"] == "raised":
+        if status == "raised":
+            if "ValueError" in got.get("exc", []):
+                return None
+            return Failure(message("wrong_exception", exc=got.get("msg", "?")))
+        return Failure(message("should_raise"), expected="ValueError", got=got.get("v"))
+    if status == "raised":
+        return Failure(message("raised", msg=got.get("msg", "?")), expected=want["v"])
+    if status == "timeout":
+        return Failure(MESSAGES["timeout"], expected=want["v"])
+    if status != "ok":
+        return Failure(message("bad_return", msg=got.get("msg", "?")), expected=want["v"])
+    g, w = got["v"], want["v"]
+    if g.shape != w.shape:
+        if not (w.ndim == 0 and g.size == 1):  # a scalar may come back as shape (1,)
+            return Failure(message("shape", want=w.shape, got=g.shape), expected=w, got=g)
+        g = g.reshape(())
+    if not values_close(g, w, want.get("scale")):
+        return Failure(MESSAGES["values"], expected=w, got=g)
+    return None

@@ -1,0 +1,72 @@
+"""Turn judged properties into points: per property, per kernel, per submission."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from autograder.grade.properties import Call, Failure
+
+
+@dataclass
+class TestResult:
+    """One graded item: a kernel property or a numerical answer."""
+
+    group: str                  # kernel name or exercise ("ex09")
+    key: str
+    name: dict[str, str]        # display name per language, starts with the group
+    max_score: float
+    passed: bool
+    failure: Failure | None = None
+    counterexample: Call | None = None
+    hint: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        return self.max_score if self.passed else 0.0
+
+
+@dataclass
+class SubmissionResult:
+    submission: str
+    language: str
+    tests: list[TestResult]
+    seconds: float = 0.0
+    notes: list[dict[str, str]] = field(default_factory=list)   # e.g. cells that failed to load
+    error: str | None = None
+
+    @property
+    def score(self) -> float:
+        return sum(t.score for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_score for t in self.tests)
+
+    def by_group(self) -> dict[str, tuple[float, float]]:
+        groups: dict[str, list[float]] = {}
+        for t in self.tests:
+            got, total = groups.setdefault(t.group, [0.0, 0.0])
+            groups[t.group] = [got + t.score, total + t.max_score]
+        return {g: (v[0], v[1]) for g, v in groups.items()}
+
+
+def class_summary(results: list[SubmissionResult], lang: str = "en") -> list[dict]:
+    """Per group: mean score, max score, and the most commonly failed test."""
+    rows: dict[str, dict] = {}
+    for result in results:
+        for group, (got, total) in result.by_group().items():
+            row = rows.setdefault(group, {"group": group, "scores": [], "max": total, "failed": Counter()})
+            row["scores"].append(got)
+        for t in result.tests:
+            if not t.passed:
+                rows[t.group]["failed"][t.name[lang]] += 1
+    summary = []
+    for row in rows.values():
+        common = row["failed"].most_common(1)
+        summary.append({
+            "group": row["group"],
+            "mean": sum(row["scores"]) / len(row["scores"]),
+            "max": row["max"],
+            "most_failed": f"{common[0][0]} ({common[0][1]}x)" if common else "",
+        })
+    return summary

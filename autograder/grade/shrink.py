@@ -1,0 +1,56 @@
+"""Find a small counterexample for a property that failed on the corpus.
+
+Scores come from the fixed corpus alone (so regrades never change a grade); this
+step only improves feedback. A derandomized Hypothesis search runs the property
+against the live worker, one round trip per example, and shrinks what fails. Past
+its time budget every new example is rejected, which ends the search at once; the
+smallest failure seen so far is kept. If the search finds nothing (the corpus hit
+a rare case), the first failing corpus case is the counterexample.
+"""
+from __future__ import annotations
+
+import time
+
+from hypothesis import HealthCheck, Phase, given, reject, settings
+
+from autograder.grade import worker as wire
+from autograder.grade.corpus import reference_outcome
+from autograder.grade.properties import Failure, Property
+from autograder.grade.run import WorkerLost, WorkerSession
+
+
+class _Found(Exception):
+    pass
+
+
+def search_counterexample(prop: Property, session: WorkerSession, *, budget_seconds: float = 3.0,
+                          max_examples: int = 150):
+    """Return ``(case, failure)`` for the smallest failure found, or None."""
+    seen: list[tuple[object, Failure]] = []
+    deadline = time.monotonic() + budget_seconds
+
+    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+              phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
+              report_multiple_bugs=False, print_blob=False, verbosity=0)
+    @given(prop.strategy)
+    def probe(case):
+        if time.monotonic() > deadline or session.proc is None:
+            reject()
+        calls = prop.calls(case)
+        request = wire.encode({"op": "call", "kernel": prop.kernel, "call_timeout": session.budget.call_timeout,
+                               "calls": [[list(c.args), c.kwargs] for c in calls]})
+        try:
+            outcomes = session.call_batch(request, len(calls))
+        except WorkerLost:
+            reject()
+        expected = [reference_outcome(prop.kernel, c) for c in calls]
+        failure = prop.judge(case, outcomes, expected)
+        if failure is not None:
+            seen.append((case, failure))
+            raise _Found()
+
+    try:
+        probe()
+    except Exception:  # _Found, Hypothesis' own errors, Unsatisfiable: the search is over either way
+        pass
+    return seen[-1] if seen else None

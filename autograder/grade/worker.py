@@ -1,0 +1,272 @@
+"""The grading worker: runs a student's code, and nothing else, inside the sandbox.
+
+This file is copied alone into the sandbox's scratch folder and run there as a
+script, so it imports only the standard library and numpy (the packages
+``autograder`` and ``reference_impl`` are not visible to it). The grader imports the
+same file for the wire codec, so both ends speak one format.
+
+Wire format, both directions: frames of ``u64 length`` + payload, where payload is
+``u32 header length`` + JSON header + one binary blob. Arrays inside the header are
+``{"__nd__": [offset, nbytes, dtype, shape]}`` references into the blob, so outcomes
+cross as plain numeric bytes (never pickle). The grader decodes with
+``trusted=False``: only numeric and bool dtypes, bounded sizes.
+
+Requests (grader -> worker)
+  {"op": "load", "cells": [{"id", "source"}], "kernels": [...], "cell_timeout": s}
+      -> {"op": "cell", "id"} before each cell, then
+         {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool}}
+  {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s}
+      -> {"op": "outcomes", "outcomes": [outcome, ...]}
+  {"op": "values", "names": [...]}
+      -> {"op": "values", "values": {name: array | None}}   (numerical answers)
+  {"op": "exit"}
+Outcome: {"s": "ok", "v": array, "mut": bool} | {"s": "raised", "exc": [type names
+of the MRO], "msg": str} | {"s": "timeout"} | {"s": "bad_return", "msg": str}
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import sys
+
+import numpy as np
+
+MAX_FRAME = 256 << 20          # no message may exceed this (grader side check)
+MAX_ARRAY_ELEMENTS = 1 << 24
+SAFE_KINDS = "biuf"
+_LEN = struct.Struct(">Q")
+_HDR = struct.Struct(">I")
+
+
+# ------------------------------------------------------------------ codec
+class WireError(Exception):
+    """A malformed or oversized frame."""
+
+
+def encode(obj) -> bytes:
+    """Serialize JSON-like data holding numpy arrays into one framed payload."""
+    chunks: list[bytes] = []
+    offset = 0
+
+    def walk(x):
+        nonlocal offset
+        if isinstance(x, np.generic):  # numpy scalars travel as plain Python numbers
+            return x.item()
+        if isinstance(x, np.ndarray):
+            arr = np.ascontiguousarray(x)
+            if arr.dtype.kind not in SAFE_KINDS:
+                raise WireError(f"dtype {arr.dtype} cannot cross the wire")
+            raw = arr.tobytes()
+            ref = {"__nd__": [offset, len(raw), arr.dtype.str, list(arr.shape)]}
+            chunks.append(raw)
+            offset += len(raw)
+            return ref
+        if isinstance(x, dict):
+            return {str(k): walk(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [walk(v) for v in x]
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        raise WireError(f"cannot encode {type(x).__name__}")
+
+    header = json.dumps(walk(obj), allow_nan=True, separators=(",", ":")).encode()
+    blob = b"".join(chunks)
+    payload = _HDR.pack(len(header)) + header + blob
+    return _LEN.pack(len(payload)) + payload
+
+
+def decode(payload: bytes, *, trusted: bool = True):
+    """Inverse of :func:`encode` (without the length prefix)."""
+    if len(payload) < _HDR.size:
+        raise WireError("truncated frame")
+    (hlen,) = _HDR.unpack_from(payload)
+    if hlen > len(payload) - _HDR.size:
+        raise WireError("header longer than frame")
+    try:
+        header = json.loads(payload[_HDR.size:_HDR.size + hlen])
+    except ValueError as exc:
+        raise WireError(f"bad header: {exc}") from None
+    blob = memoryview(payload)[_HDR.size + hlen:]
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "__nd__" in x and len(x) == 1:
+                return _array(x["__nd__"])
+            return {k: walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    def _array(ref):
+        try:
+            offset, nbytes, dtype, shape = ref
+            dt = np.dtype(dtype)
+            shape = tuple(int(s) for s in shape)
+        except (TypeError, ValueError) as exc:
+            raise WireError(f"bad array reference: {exc}") from None
+        if not trusted:
+            if dt.kind not in SAFE_KINDS or dt.hasobject or dt.itemsize > 16:
+                raise WireError(f"refused dtype {dt}")
+            if any(s < 0 for s in shape) or int(np.prod(shape, dtype=np.int64)) > MAX_ARRAY_ELEMENTS:
+                raise WireError(f"refused shape {shape}")
+        if not (0 <= offset and offset + nbytes <= len(blob)) or nbytes != dt.itemsize * int(np.prod(shape, dtype=np.int64)):
+            raise WireError("array reference outside the blob")
+        return np.frombuffer(blob[offset:offset + nbytes], dtype=dt).reshape(shape).copy()
+
+    return walk(header)
+
+
+def read_frame(stream):
+    """Blocking read of one frame from a binary stream (worker side)."""
+    head = stream.read(_LEN.size)
+    if len(head) < _LEN.size:
+        return None
+    (n,) = _LEN.unpack(head)
+    return stream.read(n)
+
+
+# ------------------------------------------------------------------ worker
+class CallTimeout(BaseException):
+    """Raised inside student code when one call exceeds its time budget."""
+
+
+def _on_alarm(signum, frame):
+    raise CallTimeout()
+
+
+def _as_plain_array(value):
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    arr = np.asarray(value)
+    if type(arr) is not np.ndarray:
+        arr = np.array(arr, copy=True)
+    if arr.dtype.kind not in SAFE_KINDS or arr.dtype.hasobject:
+        raise TypeError(f"returned values of dtype {arr.dtype}, not numbers")
+    if arr.size > MAX_ARRAY_ELEMENTS:
+        raise TypeError(f"returned {arr.size} values, far more than the inputs allow")
+    return np.ascontiguousarray(arr)
+
+
+def _exception_names(exc: BaseException) -> list[str]:
+    return [cls.__name__ for cls in type(exc).__mro__ if cls not in (object,)]
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _timed(seconds: float):
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+
+
+def _untimed():
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def run_call(fn, args, kwargs, timeout: float) -> dict:
+    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    try:
+        _timed(timeout)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            _untimed()
+    except CallTimeout:
+        return {"s": "timeout"}
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: student code
+        return {"s": "raised", "exc": _exception_names(exc), "msg": _short(f"{type(exc).__name__}: {exc}")}
+    try:
+        _timed(timeout)
+        try:
+            value = _as_plain_array(result)
+        finally:
+            _untimed()
+    except CallTimeout:
+        return {"s": "timeout"}
+    except BaseException as exc:
+        return {"s": "bad_return", "msg": _short(f"could not read the returned value as numbers: {exc}")}
+    after = [a for a in args if isinstance(a, np.ndarray)]
+    mutated = any(
+        b.shape != a.shape or not np.array_equal(b, a, equal_nan=b.dtype.kind == "f")
+        for b, a in zip(before, after)
+    )
+    return {"s": "ok", "v": value, "mut": mutated}
+
+
+def load_cells(cells, kernels, cell_timeout, send) -> dict:
+    namespace = {"__name__": "__submission__", "__builtins__": __builtins__}
+    report = []
+    for cell in cells:
+        send({"op": "cell", "id": cell["id"]})
+        try:
+            code = compile(cell["source"], f"<cell {cell['id']}>", "exec")
+        except SyntaxError as exc:
+            report.append({"id": cell["id"], "ok": False, "error": _short(f"SyntaxError: {exc.msg} (line {exc.lineno})")})
+            continue
+        try:
+            _timed(cell_timeout)
+            try:
+                exec(code, namespace)
+            finally:
+                _untimed()
+        except CallTimeout:
+            report.append({"id": cell["id"], "ok": False, "error": f"the cell ran longer than {cell_timeout:g} s"})
+        except BaseException as exc:
+            report.append({"id": cell["id"], "ok": False, "error": _short(f"{type(exc).__name__}: {exc}")})
+        else:
+            report.append({"id": cell["id"], "ok": True, "error": None})
+    found = {name: callable(namespace.get(name)) for name in kernels}
+    return {"op": "loaded", "cells": report, "found": found, "namespace": namespace}
+
+
+def main() -> int:
+    # The protocol gets private copies of stdin/stdout; the student's prints go nowhere.
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
+    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    sys.stdin = open(os.devnull)
+    sys.stdout = open(os.devnull, "w")
+    signal.signal(signal.SIGALRM, _on_alarm)
+
+    def send(obj):
+        proto_out.write(encode(obj))
+
+    namespace: dict = {}
+    while True:
+        frame = read_frame(proto_in)
+        if frame is None:
+            return 0
+        request = decode(frame)
+        op = request.get("op")
+        if op == "load":
+            loaded = load_cells(request["cells"], request["kernels"], request.get("cell_timeout", 10.0), send)
+            namespace = loaded.pop("namespace")
+            send(loaded)
+        elif op == "call":
+            fn = namespace.get(request["kernel"])
+            timeout = float(request.get("call_timeout", 5.0))
+            outcomes = []
+            for args, kwargs in request["calls"]:
+                if not callable(fn):
+                    outcomes.append({"s": "raised", "exc": ["NameError"], "msg": f"{request['kernel']} is not defined"})
+                    continue
+                outcomes.append(run_call(fn, tuple(args), dict(kwargs), timeout))
+            send({"op": "outcomes", "outcomes": outcomes})
+        elif op == "values":
+            values = {}
+            for name in request["names"]:
+                try:
+                    values[name] = _as_plain_array(namespace[name]) if name in namespace else None
+                except BaseException:
+                    values[name] = None
+            send({"op": "values", "values": values})
+        elif op == "exit":
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
