@@ -166,9 +166,11 @@ def _polyak(target: nn.Module, source: nn.Module, rate: float) -> None:
 # --------------------------------------------------------------------------- configs
 @dataclass(frozen=True)
 class _NetConfig:
+    # Shared defaults, chosen on the full profile (80 episodes, 16 epochs): batch 32
+    # gives ~880 updates; lr 1e-3 was steadier across seeds than 2e-3 or 3e-3.
     hidden: int = 64
     learning_rate: float = 1e-3
-    batch_size: int = 64
+    batch_size: int = 32
 
     def __post_init__(self) -> None:
         name = type(self).__name__
