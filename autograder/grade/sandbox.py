@@ -35,6 +35,7 @@ import select
 import shutil
 import signal
 import site
+import stat
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,7 @@ __all__ = [
     "terminate",
     "run",
     "STDERR_NAME",
+    "read_tail",
     "SANDBOX_UID",
 ]
 
@@ -542,7 +544,10 @@ def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ..
     ]
     if plan.disable_userns:
         args.append("--disable-userns")
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/tmp"]
+    # --dev builds /dev on a writable, RAM-backed tmpfs: make it read-only and give
+    # /dev/shm (which multiprocessing and torch use) its own size-capped tmpfs.
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/tmp"]
     for name in _SYSTEM_DIRS:
         path = Path(name)
         if path.is_symlink():
@@ -556,7 +561,7 @@ def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ..
         args += _bind_real(root)
 
     fds: list[int] = []
-    hidden = list(plan.hidden) + [Path(h).resolve() for h in hide]
+    hidden = list(plan.hidden) + [Path(h).resolve() for h in hide if os.path.lexists(h)]
     visible_roots = _minimal_roots(roots)
     # A hidden path outside every bound root is invisible already; mask the rest.
     exposed = [h for h in hidden if any(_is_within(h, r) for r in visible_roots)]
@@ -671,8 +676,6 @@ def spawn(
     if not scratch.is_dir():
         raise ValueError(f"spawn: scratch {str(scratch)!r} is not an existing directory")
     scratch = scratch.resolve()
-    if scratch == Path("/"):
-        raise ValueError("spawn: scratch must not be the root directory")
     full_env = _default_env(scratch)
     if env is not None:
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
@@ -680,6 +683,10 @@ def spawn(
         full_env.update(env)
 
     plan, _ = _probe()
+    # A read-write bind of scratch would expose whatever lies below it.
+    for inner in (Path("/"), *plan.hidden, *plan.roots):
+        if _is_within(inner, scratch):
+            raise ValueError(f"spawn: scratch {str(scratch)!r} must not contain {str(inner)!r}")
     cgroup = None
     if plan.cgroup_base is not None:
         try:
@@ -698,10 +705,11 @@ def spawn(
         drop_to, nproc_outside = plan.drop_to_uid, True
 
     cgroup_fd = os.open(cgroup.path / "cgroup.procs", os.O_WRONLY) if cgroup is not None else None
-    stderr_file = open(scratch / STDERR_NAME, "wb")
+    stderr_fd = _create_private_file(scratch / STDERR_NAME)
     try:
         proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=stderr_fd if stderr_fd is not None else subprocess.DEVNULL,
             cwd=scratch, env=full_env, start_new_session=True, pass_fds=pass_fds,
             preexec_fn=_make_preexec(limits, cgroup_fd, drop_to, nproc=nproc_outside),
         )
@@ -711,13 +719,14 @@ def spawn(
             cgroup.remove()
         raise
     finally:
-        stderr_file.close()
+        if stderr_fd is not None:
+            os.close(stderr_fd)
         for fd in pass_fds:
             os.close(fd)
         if cgroup_fd is not None:
             os.close(cgroup_fd)
     proc.sandbox_cgroup = cgroup  # type: ignore[attr-defined]
-    proc.sandbox_stderr = scratch / STDERR_NAME  # type: ignore[attr-defined]
+    proc.sandbox_stderr = scratch / STDERR_NAME if stderr_fd is not None else None  # type: ignore[attr-defined]
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
     # bwrap and unshare reap the worker themselves once it is killed.
     proc.sandbox_wrapped = plan.level == "bubblewrap" or plan.unshare is not None  # type: ignore[attr-defined]
@@ -801,15 +810,44 @@ def terminate(proc: subprocess.Popen) -> None:
         pass
 
 
-def _stderr_tail(path: Path, limit: int = 4096) -> str:
+def _create_private_file(path: Path) -> int | None:
+    """Create ``path`` afresh for writing, or return None if that is not safe.
+
+    Scratch is writable by the (possibly earlier) sandboxed code, which may have left a
+    symlink there pointing at a host file: never follow links, never reuse the entry.
+    """
     try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - limit))
-            return handle.read().decode(errors="replace")
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None  # e.g. a directory planted under that name
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return None
+
+
+def read_tail(path: Path | None, limit: int = 4096) -> str:
+    """Up to ``limit`` trailing bytes of a file the sandbox could have tampered with,
+    decoded leniently. Refuses symlinks (which could point at host files), FIFOs and
+    anything else that is not a regular file; returns "" then or on any error."""
+    if path is None:
+        return ""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        os.lseek(fd, max(0, info.st_size - limit), os.SEEK_SET)
+        return os.read(fd, limit).decode(errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def run(
@@ -878,9 +916,10 @@ def run(
                 timed_out = True
     finally:
         returncode = proc.poll()
+        stderr_path = proc.sandbox_stderr
         terminate(proc)
     return SandboxResult(
         returncode=returncode, stdout=b"".join(chunks), stdout_truncated=truncated,
-        timed_out=timed_out, stderr_tail=_stderr_tail(scratch / STDERR_NAME),
+        timed_out=timed_out, stderr_tail=read_tail(stderr_path),
         wall_seconds=time.monotonic() - start,
     )
