@@ -303,29 +303,14 @@ _UI = {
 }
 
 
-def markdown_to_html(markdown_text: str) -> str:
-    """Markdown with $...$ / $$...$$ formulas -> an HTML fragment with MathML.
+def _protect_math(markdown_text: str, protected: dict[str, str]) -> str:
+    """Replace each $...$ / $$...$$ formula by a token; store its MathML in ``protected``.
 
-    Formulas are cut out before Markdown runs (so ``_`` and ``*`` inside them are not
-    read as emphasis) and put back as MathML. Code spans and blocks are left alone.
+    Code spans and fenced blocks are skipped (a ``$`` there is not math). Tokens are
+    plain words, so Markdown leaves them alone; :func:`_restore_math` puts MathML back.
     """
-    import markdown
     from latex2mathml.converter import convert
 
-    protected: dict[str, str] = {}
-
-    def protect(fragment: str) -> str:
-        token = f"M5TOKEN{len(protected)}X"
-        protected[token] = fragment
-        return token
-
-    def to_mathml(match: re.Match) -> str:
-        display = match.group(1) is not None
-        latex = (match.group(1) if display else match.group(2)).strip()
-        mathml = convert(latex, display="block" if display else "inline")
-        return protect(mathml)
-
-    # Code first (its $ are not math), then math; code is restored before Markdown.
     code_tokens: dict[str, str] = {}
 
     def hide_code(match: re.Match) -> str:
@@ -333,14 +318,37 @@ def markdown_to_html(markdown_text: str) -> str:
         code_tokens[token] = match.group(0)
         return token
 
-    text = _INLINE_CODE.sub(hide_code, FENCE.sub(hide_code, markdown_text))
-    text = _MATH.sub(to_mathml, text)
-    for token, code in code_tokens.items():
+    def to_mathml(match: re.Match) -> str:
+        display = match.group(1) is not None
+        latex = (match.group(1) if display else match.group(2)).strip()
+        token = f"M5TOKEN{len(protected)}X"
+        protected[token] = convert(latex, display="block" if display else "inline")
+        return token
+
+    text = _MATH.sub(to_mathml, _INLINE_CODE.sub(hide_code, FENCE.sub(hide_code, markdown_text)))
+    for token, code in reversed(code_tokens.items()):  # inner tokens were made last
         text = text.replace(token, code)
+    return text
+
+
+def _restore_math(html_text: str, protected: dict[str, str]) -> str:
+    for token, mathml in reversed(protected.items()):  # M5TOKEN12X before M5TOKEN1X
+        html_text = html_text.replace(f"<p>{token}</p>", mathml).replace(token, mathml)
+    return html_text
+
+
+def markdown_to_html(markdown_text: str) -> str:
+    """Markdown with $...$ / $$...$$ formulas -> an HTML fragment with MathML.
+
+    Formulas are cut out before Markdown runs (so ``_`` and ``*`` inside them are not
+    read as emphasis) and put back as MathML. Code spans and blocks are left alone.
+    """
+    import markdown
+
+    protected: dict[str, str] = {}
+    text = _protect_math(markdown_text, protected)
     body = markdown.markdown(text, extensions=["fenced_code", "tables", "sane_lists"])
-    for token, fragment in protected.items():
-        body = body.replace(f"<p>{token}</p>", fragment).replace(token, fragment)
-    return body
+    return _restore_math(body, protected)
 
 
 def _page(title_text: str, body: str, lang: str, nav: str = "") -> str:
@@ -396,13 +404,24 @@ def strip_hidden_tests(notebook):
     return nb
 
 
+_EXTERNAL_SCRIPT = re.compile(r"<script[^>]*\bsrc=\"https?://[^\"]*\"[^>]*>\s*</script>\s*", re.I)
+
+
 def notebook_to_html(path: Path) -> str:
-    """An executed notebook as standalone HTML, hidden tests removed."""
+    """An executed notebook as standalone HTML, hidden tests removed, formulas as MathML."""
     import nbformat
     from nbconvert import HTMLExporter
 
     nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
+    protected: dict[str, str] = {}  # formulas of markdown cells become MathML, as in the answers
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _protect_math(cell.source, protected)
     body, _ = HTMLExporter(template_name="classic").from_notebook_node(nb)
+    body = _restore_math(body, protected)
+    # The template pulls jQuery, require.js and MathJax from a CDN; a static page with
+    # MathML needs none of them, and the bundle must open offline.
+    body = _EXTERNAL_SCRIPT.sub("", body)
     leaked = [m for m in (HIDDEN_BEGIN, *_HIDDEN_SOURCE) if m in body]
     if leaked:
         raise ValueError(f"notebook_to_html: `{path}` still shows hidden test source ({leaked})")
