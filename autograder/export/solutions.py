@@ -473,10 +473,12 @@ def build_solution_bundle(out_dir: Path, lang: str = "both", notebooks: list[Pat
         write(target, notebook_to_html(nb_path))
         notebook_links.append(f'<li><a href="notebooks/{target.name}">{html.escape(nb_path.stem)}</a></li>')
 
-    sections = [f'<h1>{_UI[langs[0]]["bundle"]}</h1>\n<ul>']
+    heading = " · ".join(_UI[code]["bundle"] for code in langs)
+    sections = [f"<h1>{heading}</h1>\n<ul>"]
     sections += [f'<li><a href="{code}/index.html">{_UI[code]["index"]}</a></li>' for code in langs]
     sections.append("</ul>")
     if notebook_links:
-        sections.append(f'<h2>{_UI[langs[0]]["notebooks"]}</h2>\n<ul>\n' + "\n".join(notebook_links) + "\n</ul>")
-    write(out_dir / "index.html", _page(_UI[langs[0]]["bundle"], "\n".join(sections), langs[0]))
+        notebooks_heading = " · ".join(_UI[code]["notebooks"] for code in langs)
+        sections.append(f"<h2>{notebooks_heading}</h2>\n<ul>\n" + "\n".join(notebook_links) + "\n</ul>")
+    write(out_dir / "index.html", _page(heading, "\n".join(sections), langs[0]))
     return written
