@@ -8,6 +8,8 @@ import sys
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from autograder.export import solutions as sol
@@ -33,6 +35,9 @@ def test_bundle_has_all_seventeen_exercises_in_both_languages(bundle):
             assert page_title.split(".")[0] in index
     assert (out / "index.html").is_file()
     assert set(written) == {p for p in out.rglob("*") if p.is_file()}
+    for path in written:  # no hidden test source, by content or by file
+        text = path.read_text(encoding="utf-8")
+        assert "HIDDEN TESTS" not in text and "autograder.hidden" not in text and path.suffix == ".html"
 
 
 def test_formulas_are_mathml_and_nothing_is_left_raw(bundle):
@@ -94,6 +99,32 @@ def test_strip_hidden_tests_on_a_synthetic_notebook():
     assert stripped.cells[3].source == "assert x > 0\n" and stripped.cells[3].outputs == []
     assert SECRET not in nbformat.writes(stripped) and "autograder.hidden" not in nbformat.writes(stripped)
     assert SECRET in nbformat.writes(nb)  # the input is not modified
+
+
+def _cell(kind: str, i: int):
+    """A visible cell (kinds 'md', 'code', 'test') or one hiding SECRET (the other kinds)."""
+    grader = {"solution": False, "grade": True, "grade_id": f"t{i}", "points": 1}
+    hidden_block = f"### BEGIN HIDDEN TESTS\nassert '{SECRET}'\n### END HIDDEN TESTS\n"
+    return {
+        "md": lambda: new_markdown_cell(f"text {i}"),
+        "code": lambda: new_code_cell(f"v{i} = {i}"),
+        "test": lambda: new_code_cell(f"assert v{i} == {i}", metadata={"nbgrader": grader}),
+        "hidden_only": lambda: new_code_cell(hidden_block, metadata={"nbgrader": grader}),
+        "mixed": lambda: new_code_cell(f"assert v{i} == {i}\n" + hidden_block, metadata={"nbgrader": grader},
+                                       outputs=[new_output("stream", name="stdout", text=SECRET)]),
+        "tagged": lambda: new_code_cell(f"print('{SECRET}')", metadata={"tags": ["hidden-tests"]}),
+        "flagged": lambda: new_code_cell(f"print('{SECRET}')", metadata={"nbgrader": {**grader, "hidden": True}}),
+    }[kind]()
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.sampled_from(["md", "code", "test", "hidden_only", "mixed", "tagged", "flagged"]), max_size=12))
+def test_strip_hidden_tests_never_leaks_and_keeps_visible_cells(kinds):
+    nb = new_notebook(cells=[_cell(kind, i) for i, kind in enumerate(kinds)])
+    stripped = sol.strip_hidden_tests(nb)
+    assert SECRET not in nbformat.writes(stripped)
+    visible = [k for k in kinds if k in ("md", "code", "test", "mixed")]  # mixed keeps its visible part
+    assert len(stripped.cells) == len(visible)
 
 
 def test_bundle_converts_notebooks_without_hidden_source(tmp_path):
