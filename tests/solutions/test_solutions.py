@@ -244,6 +244,10 @@ def test_code_answer_16_matches_reference(lang):
             ns["dqn_targets"](**kwargs)
     with pytest.raises(ValueError):
         ns["double_dqn_targets"]([0.0], [0], [[1.0, 2.0]], [[1.0, 2.0, 3.0]], 0.9)
+    with pytest.raises(ValueError):  # a used value that is not finite
+        ns["dqn_targets"]([0.0, 1.0], [0, 1], [[np.nan, 2.0], [0.0, 0.0]], 0.9)
+    with pytest.raises(ValueError):
+        ns["double_dqn_targets"]([0.0], [0], [[1.0, 2.0]], [[1.0, np.inf]], 0.9)
 
 
 @pytest.mark.parametrize("lang", sol.LANGUAGES)
