@@ -257,23 +257,25 @@ class GreedyPolicy:
         self.net = net
         self.support = support
 
-    def actions(self, observations) -> np.ndarray:
+    def scores(self, observations) -> np.ndarray:
+        """Network scores (B, A) as float64, with -inf on disallowed actions."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
         with torch.no_grad():
             scores = self.net(obs).double().numpy()
         if self.support is not None:
             scores = np.where(self.support(obs), scores, -np.inf)
-        return scores.argmax(axis=1)
+        return scores
+
+    def actions(self, observations) -> np.ndarray:
+        """Greedy actions (B,) int."""
+        return self.scores(observations).argmax(axis=1)
 
     def probs(self, observations) -> np.ndarray:
-        chosen = self.actions(observations)
-        out = np.zeros((len(chosen), self._n_actions()), dtype=np.float64)
-        out[np.arange(len(chosen)), chosen] = 1.0
+        """The policy as a distribution: one-hot rows (B, A) on the greedy action."""
+        scores = self.scores(observations)
+        out = np.zeros(scores.shape, dtype=np.float64)
+        out[np.arange(scores.shape[0]), scores.argmax(axis=1)] = 1.0
         return out
-
-    def _n_actions(self) -> int:
-        last = [m for m in self.net.modules() if isinstance(m, nn.Linear)][-1]
-        return int(last.out_features)
 
     def __call__(self, obs, info=None) -> int:
         return int(self.actions(np.asarray(obs, dtype=np.float32)[None, :])[0])

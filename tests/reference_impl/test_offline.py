@@ -1,0 +1,418 @@
+"""Offline RL suite: fixed logs, export, each learner's target and loss, the experiment."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from reference_impl import kernels as K
+from reference_impl.fqe import FQEConfig
+from reference_impl.offline import (
+    METHOD_NAMES,
+    OfflineExperimentConfig,
+    PROFILES,
+    action_frequencies,
+    collect_offline_dataset,
+    episode_start_indices,
+    from_arrays,
+    load_npz,
+    offline_experiment,
+    save_npz,
+    simulated_value,
+    to_arrays,
+)
+from reference_impl.offline_data import BehaviourPolicy
+from reference_impl.offline_methods import (
+    CQLConfig,
+    DQNConfig,
+    GreedyPolicy,
+    IQLConfig,
+    OfflineLog,
+    RestrictedDQNConfig,
+    bc_loss,
+    compute_dqn_target,
+    compute_iql_q_target,
+    compute_restricted_target,
+    cql_loss,
+    iql_policy_loss,
+    iql_value_loss,
+    resolve_kernels,
+    td_loss,
+    train_behavior_cloning,
+    train_cql,
+    train_iql,
+    train_offline_dqn,
+    train_restricted_dqn,
+)
+
+torch.set_num_threads(1)
+
+
+# ----------------------------------------------------------------- logs
+@pytest.fixture(scope="module")
+def logs():
+    return {p: collect_offline_dataset(41, 30, p) for p in PROFILES}
+
+
+def test_profiles_give_consistent_episode_records(logs):
+    for profile, (episodes, transitions) in logs.items():
+        assert len(episodes) == 30, profile
+        assert sum(ep.length for ep in episodes) == len(transitions)
+        assert [t for ep in episodes for t in ep.transitions] == transitions
+        for ep in episodes:
+            assert ep.length == len(ep.transitions) > 0
+            assert ep.return_ == pytest.approx(sum(t.reward for t in ep.transitions))
+            assert ep.outcome in ("goal", "trap", "timeout")
+
+
+def test_profiles_differ_as_named(logs):
+    def outcomes(profile):
+        return [ep.outcome for ep in logs[profile][0]]
+
+    assert set(outcomes("expert")) == {"goal"}
+    assert "goal" not in outcomes("random")
+    expert_return = np.mean([ep.return_ for ep in logs["expert"][0]])
+    noisy_return = np.mean([ep.return_ for ep in logs["noisy"][0]])
+    assert expert_return > noisy_return
+    freqs = action_frequencies(to_arrays(logs["random"][1])["actions"])
+    assert freqs.min() > 0.18  # uniform random actions: no action is rare
+
+
+def test_unknown_profile_and_bad_counts_raise():
+    with pytest.raises(ValueError, match="profile"):
+        collect_offline_dataset(0, 3, profile="medium")
+    with pytest.raises(ValueError, match="episodes"):
+        collect_offline_dataset(0, 0)
+
+
+def test_a_timeout_is_never_marked_terminal(logs):
+    episodes = [ep for eps, _ in logs.values() for ep in eps]
+    timeouts = [ep for ep in episodes if ep.outcome == "timeout"]
+    assert timeouts, "the random profile should produce time-limit cuts"
+    for ep in episodes:
+        *middle, last = ep.transitions
+        assert not any(t.terminated or t.truncated for t in middle)
+        assert not (last.terminated and last.truncated)
+        assert last.truncated == (ep.outcome == "timeout")
+        assert last.terminated == (ep.outcome in ("goal", "trap"))
+    arrays = to_arrays(logs["random"][1])
+    assert arrays["timeouts"].any()
+    assert not (arrays["timeouts"] & arrays["terminals"]).any()
+
+
+@pytest.mark.parametrize("seed, episodes", [(41, 30), (41, 80), (0, 80), (1, 80), (2, 80), (3, 80), (4, 80)])
+def test_mixed_log_is_skewed_enough_for_the_support_mask(seed, episodes):
+    _, transitions = collect_offline_dataset(seed, episodes, "mixed")
+    freqs = action_frequencies(to_arrays(transitions)["actions"])
+    mask = K.behavior_support_mask(freqs, 0.35)
+    assert not mask.all()
+    assert mask[:2].all()  # "up" and "right" dominate the expert's routes
+
+
+def test_collection_is_deterministic_in_the_seed():
+    a = to_arrays(collect_offline_dataset(5, 12)[1])
+    b = to_arrays(collect_offline_dataset(5, 12)[1])
+    c = to_arrays(collect_offline_dataset(6, 12)[1])
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    assert len(a["actions"]) != len(c["actions"]) or not np.array_equal(a["actions"], c["actions"])
+
+
+def test_behaviour_policy_noise_follows_its_distribution():
+    from reference_impl.expert import ExpertPolicy
+    from reference_impl.keydoor import KeyDoorGrid
+
+    env = KeyDoorGrid()
+    policy = BehaviourPolicy(ExpertPolicy(env), 1.0, (0.0, 0.0, 0.0, 1.0), np.random.default_rng(0))
+    obs, _ = env.reset(start=(6, 0))
+    assert {policy(obs) for _ in range(50)} == {3}
+    with pytest.raises(ValueError, match="noise_probs"):
+        BehaviourPolicy(ExpertPolicy(env), 0.1, (0.5, 0.5), np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------- export
+def test_npz_round_trip_keeps_every_array_and_the_episodes(tmp_path, logs):
+    episodes, transitions = logs["random"]
+    arrays = to_arrays(transitions)
+    assert set(arrays) == {"observations", "actions", "rewards", "next_observations", "terminals", "timeouts"}
+    assert arrays["observations"].dtype == np.float32 and arrays["actions"].dtype == np.int64
+    assert arrays["terminals"].dtype == np.bool_ and arrays["timeouts"].dtype == np.bool_
+    path = tmp_path / "log.npz"
+    save_npz(path, arrays)
+    with np.load(path, allow_pickle=False) as raw:  # no object arrays inside
+        assert all(raw[k].dtype != object for k in raw.files)
+    loaded = load_npz(path)
+    for key in arrays:
+        np.testing.assert_array_equal(loaded[key], arrays[key])
+        assert loaded[key].dtype == arrays[key].dtype
+    episodes_back, transitions_back = from_arrays(loaded)
+    assert len(transitions_back) == len(transitions)
+    for t, u in zip(transitions, transitions_back):
+        assert (t.action, t.reward, t.terminated, t.truncated) == (u.action, u.reward, u.terminated, u.truncated)
+        np.testing.assert_array_equal(t.obs, u.obs)
+        np.testing.assert_array_equal(t.next_obs, u.next_obs)
+    assert [(e.outcome, e.length, e.start) for e in episodes_back] == [(e.outcome, e.length, e.start) for e in episodes]
+    np.testing.assert_allclose([e.return_ for e in episodes_back], [e.return_ for e in episodes])
+
+
+def test_episode_start_indices_follow_terminals_and_timeouts():
+    arrays = {
+        "observations": np.zeros((6, 2)), "actions": np.zeros(6, int), "rewards": np.zeros(6),
+        "next_observations": np.zeros((6, 2)),
+        "terminals": np.array([0, 1, 0, 0, 0, 1], bool),
+        "timeouts": np.array([0, 0, 0, 1, 0, 0], bool),
+    }
+    np.testing.assert_array_equal(episode_start_indices(arrays), [0, 2, 4])
+
+
+def test_load_rejects_a_file_missing_arrays(tmp_path):
+    np.savez(tmp_path / "bad.npz", observations=np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="lacks"):
+        load_npz(tmp_path / "bad.npz")
+
+
+# ----------------------------------------------------------------- hand-built batches
+class TableNet(nn.Module):
+    """Fixed lookup table over one-hot states: obs (B, S) -> table rows (B, A)."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = nn.Parameter(torch.as_tensor(np.asarray(table, dtype=np.float32)))
+
+    def forward(self, obs):
+        return obs @ self.table
+
+
+EYE = np.eye(3, dtype=np.float32)
+
+
+def hand_batch():
+    """Three rows: a plain step from s0 to s1, a terminal step (s1, goal), a timeout step s2 -> s2."""
+    return OfflineLog.from_arrays({
+        "observations": EYE[[0, 1, 2]],
+        "actions": np.array([1, 0, 2]),
+        "rewards": np.array([-0.01, 1.0, -0.01]),
+        "next_observations": EYE[[1, 0, 2]],
+        "terminals": np.array([False, True, False]),
+        "timeouts": np.array([False, False, True]),
+    })
+
+
+Q_TARGET = np.array([[0.1, 0.2, 0.3], [0.5, 0.9, -0.4], [2.0, 0.0, 0.7]])  # s1 prefers a1, s2 prefers a0
+
+
+def test_naive_dqn_target_matches_the_kernel_and_bootstraps_timeouts():
+    b = hand_batch()
+    y = compute_dqn_target(b, TableNet(Q_TARGET), 0.9).numpy()
+    next_q = Q_TARGET[[1, 0, 2]]
+    np.testing.assert_allclose(y, K.dqn_targets(b.rewards, b.terminated, next_q, 0.9), rtol=1e-6)
+    np.testing.assert_allclose(y, [-0.01 + 0.9 * 0.9, 1.0, -0.01 + 0.9 * 2.0], rtol=1e-6)
+
+
+def test_restricted_target_maximises_only_over_supported_actions():
+    b = hand_batch()
+    online = TableNet(Q_TARGET)          # would choose a1 in s1 and a0 in s2
+    target = TableNet(Q_TARGET + 10.0)   # evaluates the chosen action
+    support_table = np.array([[True, True, True], [True, False, True], [False, True, True]])
+
+    def support(obs):
+        return support_table[obs.argmax(1).numpy()]
+
+    y = compute_restricted_target(b, online, target, support, 0.9).numpy()
+    # s1: a1 is excluded -> argmax over {a0, a2} of online = a0 (0.5); s2: a0 excluded -> a2 (0.7).
+    want = [-0.01 + 0.9 * (0.5 + 10.0), 1.0, -0.01 + 0.9 * (0.7 + 10.0)]
+    np.testing.assert_allclose(y, want, rtol=1e-6)
+    # With full support it is exactly Double DQN.
+    y_full = compute_restricted_target(b, online, target, lambda o: np.ones((len(o), 3), bool), 0.9).numpy()
+    np.testing.assert_allclose(y_full, K.double_dqn_targets(b.rewards, b.terminated, Q_TARGET[[1, 0, 2]], Q_TARGET[[1, 0, 2]] + 10.0, 0.9), rtol=1e-6)
+
+
+def test_greedy_policy_never_picks_an_unsupported_action():
+    net = TableNet(Q_TARGET)
+    policy = GreedyPolicy(net, support=lambda o: np.array([[False, False, True]] * len(o)))
+    assert policy.actions(EYE).tolist() == [2, 2, 2]
+    np.testing.assert_array_equal(policy.probs(EYE), np.tile([0.0, 0.0, 1.0], (3, 1)))
+    assert GreedyPolicy(net)(EYE[2]) == 0
+
+
+def test_cql_loss_is_td_plus_alpha_times_the_kernel_penalty():
+    b = hand_batch()
+    q = torch.tensor(Q_TARGET, dtype=torch.float32, requires_grad=True)
+    y = torch.tensor([0.0, 1.0, 0.5])
+    parts = cql_loss(q, b.actions, y, alpha=0.7)
+    taken = Q_TARGET[[0, 1, 2], [1, 0, 2]]
+    assert parts["td"].item() == pytest.approx(np.mean((taken - y.numpy()) ** 2), rel=1e-5)
+    assert parts["penalty"].item() == pytest.approx(K.cql_discrete_penalty(Q_TARGET, b.actions.numpy()), rel=1e-5)
+    assert parts["total"].item() == pytest.approx(parts["td"].item() + 0.7 * parts["penalty"].item(), rel=1e-6)
+    parts["total"].backward()
+    assert q.grad is not None and torch.isfinite(q.grad).all()
+
+
+def test_iql_pieces_match_the_kernels():
+    b = hand_batch()
+    values = TableNet([[0.2], [0.4], [-0.3]])
+    y = compute_iql_q_target(b, values, 0.9).numpy()
+    np.testing.assert_allclose(y, [-0.01 + 0.9 * 0.4, 1.0, -0.01 + 0.9 * -0.3], rtol=1e-6)  # timeout row bootstraps
+
+    q_taken = torch.tensor([0.5, -0.2, 1.0], dtype=torch.float64)
+    v = torch.tensor([0.1, 0.3, 0.2], dtype=torch.float64, requires_grad=True)
+    loss = iql_value_loss(q_taken, v, 0.8)
+    assert loss.item() == pytest.approx(K.expectile_loss((q_taken - v).detach().numpy(), 0.8))
+    loss.backward()
+    assert v.grad is not None
+
+    logits = torch.tensor(Q_TARGET, dtype=torch.float64, requires_grad=True)
+    adv = torch.tensor([0.5, -1.0, 30.0], dtype=torch.float64)
+    loss = iql_policy_loss(logits, b.actions, adv, beta=2.0, max_weight=50.0)
+    logp = F.log_softmax(torch.tensor(Q_TARGET, dtype=torch.float64), 1).numpy()[[0, 1, 2], [1, 0, 2]]
+    weights = K.iql_advantage_weights(adv.numpy(), 2.0, 50.0)
+    assert weights[2] == pytest.approx(50.0)
+    assert loss.item() == pytest.approx(-np.mean(weights * logp))
+
+
+def test_bc_loss_is_cross_entropy_and_td_loss_is_mse():
+    logits = torch.tensor(Q_TARGET)
+    actions = torch.tensor([1, 0, 2])
+    assert bc_loss(logits, actions).item() == pytest.approx(F.cross_entropy(logits, actions).item())
+    assert td_loss(logits, actions, torch.zeros(3)).item() == pytest.approx(np.mean(Q_TARGET[[0, 1, 2], [1, 0, 2]] ** 2))
+    with pytest.raises(ValueError, match="td_loss"):
+        td_loss(logits, actions, torch.zeros(2))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=3, max_size=3), st.floats(0.0, 1.0), st.lists(st.booleans(), min_size=3, max_size=3))
+def test_dqn_target_agrees_with_the_kernel_on_random_tables(rewards, gamma, done):
+    rng = np.random.default_rng(len(rewards))
+    table = rng.normal(size=(3, 3))
+    b = OfflineLog.from_arrays({
+        "observations": EYE, "actions": np.zeros(3, int), "rewards": np.array(rewards),
+        "next_observations": EYE[[2, 0, 1]], "terminals": np.array(done), "timeouts": np.zeros(3, bool),
+    })
+    y = compute_dqn_target(b, TableNet(table), gamma).numpy()
+    want = K.dqn_targets(np.array(rewards), np.array(done), table.astype(np.float32)[[2, 0, 1]], gamma)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+# ----------------------------------------------------------------- loops and kernels
+@pytest.fixture(scope="module")
+def small_log():
+    return OfflineLog.from_arrays(to_arrays(collect_offline_dataset(3, 6)[1]))
+
+
+def counting(fn, calls, name):
+    def wrapped(*args, **kwargs):
+        calls[name] = calls.get(name, 0) + 1
+        return fn(*args, **kwargs)
+
+    return wrapped
+
+
+def test_loops_call_the_plugged_in_kernels(small_log):
+    calls = {}
+    plugged = {name: counting(fn, calls, name) for name, fn in resolve_kernels(None).items()}
+    bc = train_behavior_cloning(small_log, 4, epochs=1, seed=0, kernels=plugged)
+    train_offline_dqn(small_log, 4, epochs=1, seed=0, kernels=plugged)
+    train_restricted_dqn(small_log, 4, bc.networks["policy"], epochs=1, seed=0, kernels=plugged)
+    train_cql(small_log, 4, epochs=1, seed=0, kernels=plugged)
+    train_iql(small_log, 4, epochs=1, seed=0, kernels=plugged)
+    for name in ("masked_token_nll", "dqn_targets", "double_dqn_targets", "behavior_support_mask",
+                 "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights"):
+        assert calls.get(name, 0) > 0, name
+
+
+def test_a_broken_kernel_changes_training(small_log):
+    def zero_targets(rewards, terminated, next_q, gamma=0.99):
+        return np.zeros(len(rewards))
+
+    good = train_offline_dqn(small_log, 4, epochs=2, seed=0)
+    broken = train_offline_dqn(small_log, 4, epochs=2, seed=0, kernels={"dqn_targets": zero_targets})
+    with torch.no_grad():
+        assert not torch.allclose(good.networks["q"](small_log.obs), broken.networks["q"](small_log.obs))
+
+
+def test_unknown_kernel_name_raises():
+    with pytest.raises(ValueError, match="unknown"):
+        resolve_kernels({"dqn_target": K.dqn_targets})
+
+
+@pytest.mark.parametrize(
+    "make, needle",
+    [
+        (lambda: DQNConfig(gamma=1.2), "gamma"),
+        (lambda: DQNConfig(target_update_rate=0.0), "target_update_rate"),
+        (lambda: RestrictedDQNConfig(threshold_ratio=1.5), "threshold_ratio"),
+        (lambda: CQLConfig(alpha=-1.0), "alpha"),
+        (lambda: CQLConfig(alpha=math.inf), "alpha"),
+        (lambda: IQLConfig(expectile=1.0), "expectile"),
+        (lambda: IQLConfig(learning_rate=0.0), "learning_rate"),
+    ],
+)
+def test_bad_configs_raise(make, needle):
+    with pytest.raises(ValueError, match=needle):
+        make()
+
+
+def test_training_rejects_bad_epochs(small_log):
+    with pytest.raises(ValueError, match="epochs"):
+        train_cql(small_log, 4, epochs=0, seed=0)
+
+
+# ----------------------------------------------------------------- the experiment
+# A small FQE budget keeps the smoke runs at a few seconds; the default budget is for the lab.
+QUICK = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=3, steps_per_iteration=5))
+
+
+@pytest.fixture(scope="module")
+def smoke_run():
+    return offline_experiment(seed=2, dataset_episodes=8, train_epochs=1, evaluation_episodes=3, config=QUICK)
+
+
+def test_experiment_reports_every_method_with_metrics_and_fqe(smoke_run):
+    assert tuple(smoke_run["results"]) == METHOD_NAMES
+    for name, metrics in smoke_run["results"].items():
+        assert metrics["episodes"] == 3
+        assert sum(metrics["outcomes"].values()) == 3
+        assert 0.0 <= metrics["success_rate"] <= 1.0
+        assert metrics["updates"] > 0
+        fqe = smoke_run["fqe"][name]
+        assert math.isfinite(fqe["fqe_value"]) and math.isfinite(fqe["simulated_value"])
+        assert fqe["error"] == pytest.approx(fqe["fqe_value"] - fqe["simulated_value"])
+    assert smoke_run["dataset"]["episodes"] == 8
+    assert len(smoke_run["dataset"]["support_mask"]) == 4
+
+
+def test_experiment_is_deterministic(smoke_run):
+    again = offline_experiment(seed=2, dataset_episodes=8, train_epochs=1, evaluation_episodes=3, config=QUICK)
+    strip = lambda run: {name: {k: v for k, v in m.items() if k != "train_seconds"} for name, m in run["results"].items()}  # noqa: E731
+    assert strip(again) == strip(smoke_run)
+    assert again["fqe"] == smoke_run["fqe"]
+    assert again["dataset"] == smoke_run["dataset"]
+
+
+def test_experiment_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="train_epochs"):
+        offline_experiment(seed=0, dataset_episodes=3, train_epochs=0, evaluation_episodes=1)
+
+
+def test_simulated_value_of_the_expert_is_its_discounted_return():
+    from reference_impl.expert import ExpertPolicy
+    from reference_impl.keydoor import KeyDoorGrid
+
+    env = KeyDoorGrid()
+    # From (6, 0) the optimal return is 1 - 0.01 * 21: 21 step costs, then the goal on step 22.
+    want = sum(-0.01 * 0.9**t for t in range(21)) + 0.9**21
+    assert simulated_value(env, ExpertPolicy(env), [(6, 0), (6, 0)], 0.9) == pytest.approx(want)
+
+
+@pytest.mark.slow
+def test_full_profile_naive_dqn_trails_at_least_two_protected_methods():
+    run = offline_experiment(seed=41, dataset_episodes=80, train_epochs=16, evaluation_episodes=24, run_fqe=False)
+    returns = {name: m["mean_return"] for name, m in run["results"].items()}
+    protected = ("restricted DQN", "CQL", "IQL")
+    assert sum(returns[name] > returns["naive DQN"] for name in protected) >= 2, returns
