@@ -22,16 +22,18 @@ import reference_impl
 from reference_impl import exercises
 from autograder.grade import corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, extract
-from autograder.grade.properties import Failure, message
+from autograder.grade.properties import Failure
 from autograder.grade.run import Budget, WorkerLost, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
-from autograder.grade.shrink import search_counterexample
+from autograder.grade.shrink import case_size, search_counterexample
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 
 LOST = {
     "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
                 "ru": "{k} превысила лимит времени (бесконечный цикл или слишком медленно); процесс остановлен"},
+    "call_timeout": {"en": "a call of {k} did not finish within its time limit (an infinite loop or far too slow)",
+                     "ru": "вызов {k} не завершился за отведённое время (бесконечный цикл или слишком медленно)"},
     "crashed": {"en": "the grading process stopped while running {k} (os._exit, a crash or the memory limit)",
                 "ru": "процесс проверки остановился во время работы {k} (os._exit, сбой или предел памяти)"},
     "protocol": {"en": "{k} disturbed the grading process's communication",
@@ -100,22 +102,24 @@ def _attach(raw: dict, examples: int | None) -> dict:
 
 
 # ---------------------------------------------------------------- one submission
-def _all_fail(kc, reason: dict, **fields) -> list[TestResult]:
-    failure = Failure({lang: text.format(**fields) for lang, text in reason.items()})
-    return [TestResult(kc.kernel, p.key, {l: p.name(l) for l in ("en", "ru")}, p.points, False, failure, hint=p.hint)
+def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
+    """Every property of the kernel fails for one kernel-level reason (no per-property hint)."""
+    failure = Failure({lang: text.format(**fields) for lang, text in reason.items()}, call=call)
+    return [TestResult(kc.kernel, p.key, {l: p.name(l) for l in ("en", "ru")}, p.points, False, failure)
             for p in kc.properties]
 
 
 def _judge_kernel(kc, outcomes: list[dict]) -> dict[str, tuple]:
-    """First failing case of each property: {key: (case, failure)}."""
+    """Smallest failing corpus case of each property: {key: (case, failure)}."""
     failed: dict[str, tuple] = {}
     for case in kc.cases:
-        if case.prop.key in failed:
-            continue
         span = slice(case.first_call, case.first_call + case.n_calls)
         failure = case.prop.judge(case.value, outcomes[span], kc.expected[span])
-        if failure is not None:
-            failed[case.prop.key] = (case, failure)
+        if failure is None:
+            continue
+        size = case_size(case.prop.calls(case.value))
+        if case.prop.key not in failed or size < failed[case.prop.key][2]:
+            failed[case.prop.key] = (case, failure, size)
     return failed
 
 
@@ -134,6 +138,9 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         return _all_fail(kc, LOST[lost.reason], k=kernel)
     if _not_implemented(outcomes):
         return _all_fail(kc, LOST["not_implemented"], k=kernel)
+    hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
+    if hung is not None:  # the worker skipped the rest of the batch after this call
+        return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
     failed = _judge_kernel(kc, outcomes)
     results = []
     for prop in kc.properties:
@@ -141,14 +148,12 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         if prop.key not in failed:
             results.append(TestResult(kernel, prop.key, name, prop.points, True, hint=prop.hint))
             continue
-        case, failure = failed[prop.key]
-        call = None
+        case, failure, size = failed[prop.key]
         if shrink and session.proc is not None:
             found = search_counterexample(prop, session, budget_seconds=shrink_budget)
-            if found is not None:
-                case_value, failure = found
-                call = failure.call
-        results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, call, hint=prop.hint))
+            if found is not None and case_size(found[1].call and [found[1].call] or []) < size:
+                failure = found[1]
+        results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
     return results
 
 
@@ -171,7 +176,7 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
 
 
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
-                     shrink: bool = True, shrink_budget: float = 3.0, answers: bool | None = None) -> SubmissionResult:
+                     shrink: bool = True, shrink_budget: float = 0.5, answers: bool | None = None) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all."""
     start = time.monotonic()
     sub: Submission = extract(Path(path), set(KERNELS))

@@ -32,7 +32,7 @@ WORDS = {
 
 def show(value, limit: int = 400) -> str:
     if isinstance(value, np.ndarray):
-        text = np.array2string(value, precision=6, separator=", ", threshold=40, max_line_width=100)
+        text = np.array2string(value, precision=6, separator=", ", threshold=40, max_line_width=10**6).replace("\n", "")
         text = f"array({text})" if value.ndim else text
     else:
         text = repr(value)

@@ -42,7 +42,7 @@ class LoadReport:
 
 @dataclass(frozen=True)
 class Budget:
-    call_timeout: float = 5.0        # one call (enforced inside the worker)
+    call_timeout: float = 2.0        # one call (enforced inside the worker)
     kernel_timeout: float = 30.0     # one kernel's whole batch (enforced here)
     load_timeout: float = 60.0       # loading all cells (imports of torch included)
     cell_timeout: float = 20.0

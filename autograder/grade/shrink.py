@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import HealthCheck, Phase, given, reject, settings
+import numpy as np
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 
 from autograder.grade import worker as wire
 from autograder.grade.corpus import reference_outcome
@@ -23,19 +25,32 @@ class _Found(Exception):
     pass
 
 
-def search_counterexample(prop: Property, session: WorkerSession, *, budget_seconds: float = 3.0,
-                          max_examples: int = 150):
+class _OutOfTime(BaseException):
+    """Aborts a Hypothesis run at once (it lets BaseException through unhandled)."""
+
+
+def case_size(calls) -> int:
+    """How big a counterexample reads: the number of values in its arguments."""
+    total = 0
+    for call in calls:
+        for arg in (*call.args, *call.kwargs.values()):
+            total += int(np.size(arg)) if isinstance(arg, (np.ndarray, list, tuple)) else 1
+    return total
+
+
+def search_counterexample(prop: Property, session: WorkerSession, *, budget_seconds: float = 1.0,
+                          max_examples: int = 60):
     """Return ``(case, failure)`` for the smallest failure found, or None."""
     seen: list[tuple[object, Failure]] = []
     deadline = time.monotonic() + budget_seconds
 
     @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
               phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
-              report_multiple_bugs=False, print_blob=False, verbosity=0)
+              report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet)
     @given(prop.strategy)
     def probe(case):
         if time.monotonic() > deadline or session.proc is None:
-            reject()
+            raise _OutOfTime()
         calls = prop.calls(case)
         request = wire.encode({"op": "call", "kernel": prop.kernel, "call_timeout": session.budget.call_timeout,
                                "calls": [[list(c.args), c.kwargs] for c in calls]})
@@ -51,6 +66,6 @@ def search_counterexample(prop: Property, session: WorkerSession, *, budget_seco
 
     try:
         probe()
-    except Exception:  # _Found, Hypothesis' own errors, Unsatisfiable: the search is over either way
+    except (_OutOfTime, Exception):  # _Found, Hypothesis' own errors: the search is over either way
         pass
     return seen[-1] if seen else None

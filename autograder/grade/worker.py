@@ -250,11 +250,16 @@ def main() -> int:
             fn = namespace.get(request["kernel"])
             timeout = float(request.get("call_timeout", 5.0))
             outcomes = []
+            timed_out = False
             for args, kwargs in request["calls"]:
+                if timed_out:  # one hung call already fails the kernel; spare the rest
+                    outcomes.append({"s": "timeout"})
+                    continue
                 if not callable(fn):
                     outcomes.append({"s": "raised", "exc": ["NameError"], "msg": f"{request['kernel']} is not defined"})
                     continue
                 outcomes.append(run_call(fn, tuple(args), dict(kwargs), timeout))
+                timed_out = outcomes[-1]["s"] == "timeout"
             send({"op": "outcomes", "outcomes": outcomes})
         elif op == "values":
             values = {}

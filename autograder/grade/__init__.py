@@ -1,0 +1,1 @@
+"""Grading pipeline: extract -> run (sandboxed worker) -> compare -> score -> report."""
