@@ -323,17 +323,18 @@ def _cgroup_base_for_pids() -> Path | None:
 
 
 def _remove_stale_cgroups(base: Path) -> None:
-    """Remove empty cgroups left by graders that died (their pid is gone)."""
+    """Kill what is left in cgroups of graders that died (their pid is gone), e.g. a
+    sandbox orphaned because its grader was SIGKILLed mid-spawn, and remove them."""
     for child in base.glob("m5-sandbox-*-*"):
         try:
             owner = int(child.name.split("-")[2])
         except (IndexError, ValueError):
             continue
         if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
-            try:
-                child.rmdir()
-            except OSError:
-                pass
+            stale = _PidsCgroup.__new__(_PidsCgroup)
+            stale.path = child
+            if stale.kill_all(timeout=2.0):
+                stale.remove()
 
 
 # ---------------------------------------------------------------- probing
@@ -509,12 +510,29 @@ _LAUNCHER = (
     "import os,resource,sys;"
     "n=int(sys.argv[1]);"
     "resource.setrlimit(resource.RLIMIT_NPROC,(n,n));"
-    "os.execv(sys.argv[2],sys.argv[2:])"
+    "r=int(sys.argv[2]);"
+    "os.write(r,b'1');"
+    "os.close(r);"
+    "os.execv(sys.argv[3],sys.argv[3:])"
 )
+_READY_TIMEOUT = 30.0
 
 
-def _launcher(limits: Limits, argv: list[str]) -> list[str]:
-    return [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(limits.max_processes), *argv]
+def _launcher(limits: Limits, ready_fd: int, argv: list[str]) -> list[str]:
+    """The launcher command; it writes one byte to ``ready_fd`` once it runs, i.e.
+    once bubblewrap's setup (parent-death signals included) is complete."""
+    return [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(limits.max_processes), str(ready_fd), *argv]
+
+
+def _await_ready(read_fd: int, timeout: float) -> bool:
+    """Wait for the launcher's byte; False on EOF (setup failed) or timeout."""
+    try:
+        ready, _, _ = select.select([read_fd], [], [], timeout)
+        return bool(ready) and os.read(read_fd, 1) == b"1"
+    except OSError:
+        return False
+    finally:
+        os.close(read_fd)
 
 
 def _bind_real(path: Path) -> list[str]:
@@ -694,9 +712,12 @@ def spawn(
         except OSError:
             cgroup = None  # the probe said it works; failing now only loses the cap
     pass_fds: list[int] = []
+    ready_read = None
     if plan.level == "bubblewrap":
         prefix, pass_fds = _bwrap_argv(plan, scratch, limits, tuple(hide))
-        command = [*prefix, *_launcher(limits, list(argv))]
+        ready_read, ready_write = os.pipe()
+        pass_fds.append(ready_write)
+        command = [*prefix, *_launcher(limits, ready_write, list(argv))]
         drop_to, nproc_outside = None, False
     else:
         command = list(argv)
@@ -717,6 +738,8 @@ def spawn(
         if cgroup is not None:
             cgroup.kill_all()
             cgroup.remove()
+        if ready_read is not None:
+            os.close(ready_read)
         raise
     finally:
         if stderr_fd is not None:
@@ -730,6 +753,11 @@ def spawn(
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
     # bwrap and unshare reap the worker themselves once it is killed.
     proc.sandbox_wrapped = plan.level == "bubblewrap" or plan.unshare is not None  # type: ignore[attr-defined]
+    if ready_read is not None:
+        # bwrap arms the parent-death kill of its inner processes only during setup;
+        # were the grader killed before that, they would outlive it (a known bwrap
+        # race). Returning only once the launcher runs keeps that window inside spawn.
+        proc.sandbox_started = _await_ready(ready_read, _READY_TIMEOUT)  # type: ignore[attr-defined]
     return proc
 
 

@@ -81,6 +81,11 @@ def processes_with_marker(marker: str) -> list[psutil.Process]:
     return found
 
 
+def sandboxed_with_marker(marker: str) -> list[psutil.Process]:
+    """The worker processes themselves (not bwrap, whose command line holds them)."""
+    return [p for p in processes_with_marker(marker) if p.name() != "bwrap"]
+
+
 # ---------------------------------------------------------------- normal work
 def test_numpy_and_torch_work_inside_with_default_limits(bubblewrap, scratch):
     result = run_script(
@@ -318,23 +323,38 @@ def test_killing_the_parent_or_everyone_is_contained(bubblewrap, scratch):
 
 
 def test_detached_daemon_dies_with_the_worker(bubblewrap, scratch):
+    """A double-forked, setsid() daemon must not outlive the worker's exit, even
+    before terminate() runs (the pid namespace ends with its first process)."""
     marker = f"m5-daemon-{uuid.uuid4().hex}"
-    result = run_script(
+    script = scratch / "daemon.py"
+    script.write_text(textwrap.dedent(
         f"""
-        import os, subprocess, sys
+        import os, sys, time
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
-                os.execv("/bin/sleep", ["/bin/sleep", "30", {marker!r}])
+                open("daemon-started", "w").close()
+                os.execv(sys.executable, [sys.executable, "-S", "-c", "import time; time.sleep(30)", {marker!r}])
             os._exit(0)
         os.wait()
-        print("{{}}")
-        """,
-        scratch,
-    )
-    assert result.returncode == 0
-    time.sleep(0.2)
-    assert processes_with_marker(marker) == []
+        while not os.path.exists("daemon-started"):
+            time.sleep(0.01)
+        time.sleep(0.2)
+        """
+    ))
+    proc = sandbox.spawn([sys.executable, "-I", str(script)], scratch=scratch, limits=SMALL)
+    try:
+        deadline = time.monotonic() + 10
+        while not sandboxed_with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sandboxed_with_marker(marker), "the daemon never started"
+        assert proc.wait(timeout=10) == 0
+        deadline = time.monotonic() + 2
+        while sandboxed_with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sandboxed_with_marker(marker) == []
+    finally:
+        sandbox.terminate(proc)
 
 
 def test_sandbox_dies_with_the_grader(bubblewrap, tmp_path):
@@ -347,7 +367,8 @@ def test_sandbox_dies_with_the_grader(bubblewrap, tmp_path):
         import sys, time
         from pathlib import Path
         from autograder.grade import sandbox
-        proc = sandbox.spawn(["/bin/sleep", "30", {marker!r}], scratch=Path({str(scratch)!r}))
+        argv = [sys.executable, "-S", "-c", "import time; time.sleep(30)", {marker!r}]
+        proc = sandbox.spawn(argv, scratch=Path({str(scratch)!r}))
         print("spawned", flush=True)
         time.sleep(60)
         """
@@ -356,9 +377,9 @@ def test_sandbox_dies_with_the_grader(bubblewrap, tmp_path):
     try:
         assert grader_proc.stdout.readline().strip() == b"spawned"
         deadline = time.monotonic() + 5
-        while not processes_with_marker(marker) and time.monotonic() < deadline:
+        while not sandboxed_with_marker(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert processes_with_marker(marker), "the sandboxed sleep never started"
+        assert sandboxed_with_marker(marker), "the sandboxed sleep never started"
         grader_proc.kill()
         grader_proc.wait()
         deadline = time.monotonic() + 5
@@ -371,6 +392,38 @@ def test_sandbox_dies_with_the_grader(bubblewrap, tmp_path):
         grader_proc.stdout.close()
         for proc in processes_with_marker(marker):
             proc.kill()
+
+
+def test_leftovers_of_a_dead_grader_are_swept_at_the_next_probe(bubblewrap):
+    """If a grader dies so early that a sandbox outlives it, its cgroup still holds the
+    processes: the next probe kills them and removes the cgroup."""
+    base = sandbox._probe()[0].cgroup_base
+    if base is None:
+        pytest.skip("no pids cgroup here")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = base / f"m5-sandbox-{dead.pid}-0"
+    stale.mkdir()
+    orphan = None
+    try:
+        with open(stale / "cgroup.procs", "w") as procs:
+            orphan = subprocess.Popen(
+                ["sleep", "30"],
+                preexec_fn=lambda: (procs.write(str(os.getpid())), procs.flush()),
+            )
+        deadline = time.monotonic() + 5
+        while not (stale / "cgroup.procs").read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert (stale / "cgroup.procs").read_text().split() == [str(orphan.pid)]
+        sandbox._remove_stale_cgroups(base)
+        assert orphan.wait(timeout=5) == -signal.SIGKILL
+        assert not stale.exists()
+    finally:
+        if orphan is not None and orphan.poll() is None:
+            orphan.kill()
+            orphan.wait()
+        if stale.exists():
+            stale.rmdir()
 
 
 def test_spawn_then_terminate_kills_every_descendant(bubblewrap, scratch):
