@@ -55,6 +55,8 @@ __all__ = [
     "OfflineExperimentConfig",
     "offline_experiment",
     "simulated_value",
+    "greedy_q_mean",
+    "pinned_arrays",
     "collect_offline_dataset",
     "to_arrays",
     "from_arrays",
@@ -101,6 +103,34 @@ def simulated_value(env: KeyDoorGrid, policy: Callable, starts, gamma: float) ->
     return total / len(starts)
 
 
+def greedy_q_mean(q_net, policy: GreedyPolicy, observations: np.ndarray) -> float:
+    """Mean over logged states of Q(s, pi(s)): what the learner believes its policy earns
+    per state. Returns above the largest achievable return (1.0 in KeyDoorGrid) are
+    overestimation, the signature of bootstrapping from actions the log never shows."""
+    import torch
+
+    with torch.no_grad():
+        q = q_net(torch.as_tensor(np.asarray(observations, dtype=np.float32))).double().numpy()
+    chosen = policy.actions(observations)
+    return float(q[np.arange(len(chosen)), chosen].mean())
+
+
+def pinned_arrays(run: dict) -> dict[str, np.ndarray]:
+    """Flat arrays of an :func:`offline_experiment` result for a pinned ``.npz``
+    (unicode names, no object arrays): method_names, mean_return, success_rate,
+    fqe_names, fqe_values, fqe_simulated_values."""
+    names = list(run["results"])
+    fqe_names = list(run["fqe"])
+    return {
+        "method_names": np.asarray(names, dtype=str),
+        "mean_return": np.asarray([run["results"][n]["mean_return"] for n in names], dtype=np.float64),
+        "success_rate": np.asarray([run["results"][n]["success_rate"] for n in names], dtype=np.float64),
+        "fqe_names": np.asarray(fqe_names, dtype=str),
+        "fqe_values": np.asarray([run["fqe"][n]["fqe_value"] for n in fqe_names], dtype=np.float64),
+        "fqe_simulated_values": np.asarray([run["fqe"][n]["simulated_value"] for n in fqe_names], dtype=np.float64),
+    }
+
+
 def _evaluate(env: KeyDoorGrid, policy: Callable, episodes: int, seed: int) -> dict:
     runs = [rollout(env, policy, seed=seed + i) for i in range(episodes)]
     return summarize_episodes([ep.return_ for ep in runs], [ep.outcome for ep in runs])
@@ -127,7 +157,8 @@ def offline_experiment(
 
     Returns a dict with
       ``results``: {method: metrics dict (mean_return, success_rate, outcomes, episodes)
-                   plus ``updates`` (gradient steps) and ``train_seconds``};
+                   plus ``updates`` (gradient steps), ``train_seconds`` and
+                   ``greedy_q_mean`` (mean logged-state Q(s, pi(s)); None for BC)};
       ``fqe``: {method: {"fqe_value", "simulated_value", "error" = fqe - simulated,
                "gamma"}}: discounted values over the log's own start cells;
       ``dataset``: the log summary (sizes, outcomes, action counts and frequencies),
@@ -181,6 +212,8 @@ def offline_experiment(
     for name, run in trained.items():
         metrics = _evaluate(env, run.policy, evaluation_episodes, eval_seed)
         metrics["updates"] = run.updates
+        q_net = run.networks.get("q")
+        metrics["greedy_q_mean"] = None if q_net is None else greedy_q_mean(q_net, run.policy, arrays["observations"])
         metrics["train_seconds"] = round(train_seconds[name], 4)
         results[name] = metrics
     clock["train"] = float(sum(train_seconds.values()))

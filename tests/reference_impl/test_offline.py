@@ -416,3 +416,16 @@ def test_full_profile_naive_dqn_trails_at_least_two_protected_methods():
     returns = {name: m["mean_return"] for name, m in run["results"].items()}
     protected = ("restricted DQN", "CQL", "IQL")
     assert sum(returns[name] > returns["naive DQN"] for name in protected) >= 2, returns
+
+
+def test_pinned_arrays_are_flat_and_pickle_free(smoke_run, tmp_path):
+    from reference_impl.offline import pinned_arrays
+
+    arrays = pinned_arrays(smoke_run)
+    np.savez(tmp_path / "pinned.npz", **arrays)
+    with np.load(tmp_path / "pinned.npz", allow_pickle=False) as back:
+        assert [str(x) for x in back["method_names"]] == list(METHOD_NAMES)
+        np.testing.assert_allclose(back["mean_return"], [smoke_run["results"][n]["mean_return"] for n in METHOD_NAMES])
+        assert back["fqe_values"].shape == (len(METHOD_NAMES),)
+    assert smoke_run["results"]["behavior cloning"]["greedy_q_mean"] is None
+    assert math.isfinite(smoke_run["results"]["naive DQN"]["greedy_q_mean"])
