@@ -21,7 +21,7 @@ linear system of a known tabular MDP, the ground truth the tests compare against
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np

@@ -57,11 +57,24 @@ __all__ = [
     "simulated_value",
     "greedy_q_mean",
     "pinned_arrays",
+    # re-exported from offline_data / offline_methods
+    "PROFILES",
     "collect_offline_dataset",
     "to_arrays",
     "from_arrays",
     "save_npz",
     "load_npz",
+    "action_frequencies",
+    "episode_start_indices",
+    "summarize_dataset",
+    "DEFAULT_KERNELS",
+    "OfflineLog",
+    "GreedyPolicy",
+    "BehaviorCloningConfig",
+    "DQNConfig",
+    "RestrictedDQNConfig",
+    "CQLConfig",
+    "IQLConfig",
 ]
 
 #: Method names, in the order the lab plots them.
