@@ -695,6 +695,35 @@ def test_fallback_when_bwrap_is_missing_runs_code_and_warns(reprobe, scratch, mo
     assert info.warning and "SANDBOX WARNING" in info.warning and "bubblewrap" in info.warning
     result = run_script("import json, numpy; print(json.dumps(int(numpy.arange(4).sum())))", scratch)
     assert result.returncode == 0 and report(result) == 6
+    if info.details.get("unshare"):
+        # The unshare layer still hides this process (signal 0 only probes) and the
+        # host's loopback.
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        try:
+            probe = run_script(
+                f"""
+                import json, os, socket
+                found = {{}}
+                try:
+                    os.kill({os.getpid()}, 0)
+                    found["grader"] = "visible"
+                except OSError as exc:
+                    found["grader"] = type(exc).__name__
+                try:
+                    socket.create_connection(("127.0.0.1", {server.getsockname()[1]}), timeout=2).close()
+                    found["loopback"] = "connected"
+                except OSError as exc:
+                    found["loopback"] = type(exc).__name__
+                print(json.dumps(found))
+                """,
+                scratch,
+            )
+        finally:
+            server.close()
+        found = report(probe)
+        assert found["grader"] == "ProcessLookupError" and found["loopback"] != "connected"
     # The rlimits and the wall clock still hold without bubblewrap.
     assert run_script("import sys; sys.exit(4)", scratch).returncode == 4
     assert run_script("import time\ntime.sleep(600)\n", scratch, timeout=1.0).timed_out
