@@ -1,8 +1,9 @@
 """Figure and summary text of the Module 5 lab, in English and Russian.
 
 ``LABELS[lang][key]`` holds the axis labels, titles and closing takeaways the lab
-figures (:mod:`reference_impl.figures`) and the notebooks use. Both languages carry
-exactly the same keys; :func:`labels_for` picks one and rejects an unknown language.
+figures (:mod:`reference_impl.figures`) and the notebooks use: the lab notebook's keys
+plus four for the FQE figure (fqe_title, fqe_estimate, simulator_value,
+discounted_value). Both languages carry exactly the same keys; :func:`labels_for` picks one and rejects an unknown language.
 """
 from __future__ import annotations
 
