@@ -149,12 +149,19 @@ def _project_package_dirs() -> list[Path]:
     return dirs
 
 
-def _project_root() -> Path | None:
-    """The common parent of the project packages (the checkout for an editable install)."""
-    dirs = _project_package_dirs()
-    if not dirs:
-        return None
-    return Path(os.path.commonpath([str(d.parent) for d in dirs]))
+def _hidden_paths(package_dirs: list[Path], python_roots: list[Path]) -> list[Path]:
+    """What to hide: the project's package directories, plus the checkout they live in.
+
+    The checkout is the common parent of the packages, unless that parent is part of
+    the Python installation (a non-editable install puts the packages straight into
+    site-packages, which must stay visible) or the file-system root.
+    """
+    hidden = list(package_dirs)
+    if package_dirs:
+        parent = Path(os.path.commonpath([str(d.parent) for d in package_dirs]))
+        if parent != Path("/") and not any(_is_within(parent, r) for r in python_roots):
+            hidden.append(parent)
+    return hidden
 
 
 def _site_dirs() -> list[Path]:
@@ -400,11 +407,10 @@ def _probe_run(argv_prefix: list[str], preexec, extra_fds=()) -> tuple[bool, str
 def _build_plan() -> tuple[_Plan, dict]:
     details: dict = {"python": sys.executable, "euid": os.geteuid()}
     hidden_pkgs = _project_package_dirs()
-    root = _project_root()
-    hidden = list(hidden_pkgs) + ([root] if root is not None else [])
+    hidden = _hidden_paths(hidden_pkgs, _python_roots())
     details["hidden"] = [str(h) for h in hidden]
     masked_files, extra_roots = _pth_masks_and_extra_roots(hidden)
-    roots = [r for r in _python_roots() + extra_roots]
+    roots = _python_roots() + [r for r in extra_roots if not any(_is_within(r, h) for h in hidden)]
     site_dirs = _site_dirs()
     masked_packages = [d for d in hidden_pkgs if any(d.parent == s for s in site_dirs)]
     cgroup_base = _cgroup_base_for_pids()

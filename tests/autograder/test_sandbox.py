@@ -669,6 +669,20 @@ def test_bad_arguments_raise_value_error(scratch):
         sandbox.run([sys.executable], scratch=scratch, timeout=0)
 
 
+def test_hidden_paths_cover_the_checkout_but_never_the_python_installation():
+    editable = sandbox._hidden_paths(
+        [Path("/work/main/reference_impl"), Path("/work/main/autograder")], [Path("/work/main/.venv")]
+    )
+    assert Path("/work/main") in editable
+    site_dir = Path("/venv/lib/python3.11/site-packages")
+    installed = sandbox._hidden_paths(
+        [site_dir / "reference_impl", site_dir / "autograder"], [Path("/venv"), site_dir]
+    )
+    assert installed == [site_dir / "reference_impl", site_dir / "autograder"]
+    scattered = sandbox._hidden_paths([Path("/a/reference_impl"), Path("/b/autograder")], [Path("/usr")])
+    assert Path("/") not in scattered
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.sampled_from("abc"), min_size=0, max_size=4), min_size=1, max_size=8))
 def test_minimal_roots_cover_every_path_without_nesting(parts):
