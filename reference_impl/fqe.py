@@ -51,13 +51,16 @@ QNetFactory = Callable[[int, int], nn.Module]
 class FQEConfig:
     """Hyper-parameters of :func:`fit_fqe`.
 
-    iterations: K, how many times the frozen target copy is refreshed;
+    iterations: K, how many times the frozen target copy is refreshed. Each refresh
+        moves reward information one step back, so K must exceed the number of steps
+        from the start states to the reward (about 22 in KeyDoorGrid); with K = 15 the
+        expert's value came out near -0.1 instead of 0.61, with K = 30 about +0.04 high.
     steps_per_iteration: minibatch regression steps between refreshes.
     """
 
-    gamma: float = 0.95
-    iterations: int = 30
-    steps_per_iteration: int = 40
+    gamma: float = 0.99
+    iterations: int = 50
+    steps_per_iteration: int = 25
     batch_size: int = 256
     learning_rate: float = 3e-3
     hidden: int = 64

@@ -429,3 +429,22 @@ def test_pinned_arrays_are_flat_and_pickle_free(smoke_run, tmp_path):
         assert back["fqe_values"].shape == (len(METHOD_NAMES),)
     assert smoke_run["results"]["behavior cloning"]["greedy_q_mean"] is None
     assert math.isfinite(smoke_run["results"]["naive DQN"]["greedy_q_mean"])
+
+
+def test_fqe_of_the_expert_on_a_mixed_log_matches_the_simulator():
+    from reference_impl.expert import ExpertPolicy
+    from reference_impl.fqe import fit_fqe, policy_value
+    from reference_impl.keydoor import KeyDoorGrid
+
+    env = KeyDoorGrid()
+    expert = ExpertPolicy(env)
+    arrays = to_arrays(collect_offline_dataset(0, 30)[1])
+    starts = arrays["observations"][episode_start_indices(arrays)]
+
+    def probs(obs):
+        return np.eye(4)[expert.label(obs)]
+
+    q_net = fit_fqe(arrays, probs, 4, FQEConfig(gamma=0.99), seed=0)
+    estimate = policy_value(q_net, starts, probs)
+    truth = simulated_value(env, expert, [env.decode(o)[0] for o in starts], 0.99)
+    assert estimate == pytest.approx(truth, abs=0.06)
