@@ -107,6 +107,11 @@ class OfflineLog:
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> OfflineLog:
+        """From the flat arrays of :func:`reference_impl.offline_data.to_arrays` (``timeouts`` unused)."""
+        needed = ("observations", "actions", "rewards", "next_observations", "terminals")
+        missing = [key for key in needed if key not in arrays]
+        if missing:
+            raise ValueError(f"OfflineLog.from_arrays: `arrays` lacks the keys {missing}")
         n = len(arrays["actions"])
         if n == 0:
             raise ValueError("OfflineLog.from_arrays: `arrays` holds no transitions")

@@ -448,3 +448,12 @@ def test_fqe_of_the_expert_on_a_mixed_log_matches_the_simulator():
     estimate = policy_value(q_net, starts, probs)
     truth = simulated_value(env, expert, [env.decode(o)[0] for o in starts], 0.99)
     assert estimate == pytest.approx(truth, abs=0.06)
+
+
+def test_offline_log_rejects_incomplete_or_ragged_arrays():
+    with pytest.raises(ValueError, match="lacks"):
+        OfflineLog.from_arrays({"actions": np.zeros(2, int)})
+    arrays = to_arrays(collect_offline_dataset(0, 2)[1])
+    arrays["rewards"] = arrays["rewards"][:-1]
+    with pytest.raises(ValueError, match="rewards"):
+        OfflineLog.from_arrays(arrays)
