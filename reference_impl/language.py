@@ -291,8 +291,13 @@ def make_token_batch(episodes: Sequence[TokenEpisode]) -> TokenBatch:
         raise ValueError("make_token_batch: `episodes` is empty")
     prompts = [encode(PROMPTS[_prompt_index(ep.prompt_index)]) for ep in episodes]
     lengths = [len(ep.response) for ep in episodes]
-    if min(lengths) == 0:
-        raise ValueError("make_token_batch: an episode has an empty response")
+    for i, ep in enumerate(episodes):
+        if not ep.response:
+            raise ValueError(f"make_token_batch: `episodes[{i}]` has an empty response")
+        if EOS in ep.response[:-1]:
+            raise ValueError(f"make_token_batch: `episodes[{i}]` continues after <eos>: {token_text(ep.response)!r}")
+        if not all(0 <= int(t) < N_ACTIONS for t in ep.response):
+            raise ValueError(f"make_token_batch: `episodes[{i}]` holds non-response tokens: {list(ep.response)}")
     n, steps = len(episodes), max(lengths)
     width = max(len(p) + len(ep.response) for p, ep in zip(prompts, episodes))
     tokens = np.full((n, width), PAD, dtype=np.int64)

@@ -137,6 +137,12 @@ def test_token_batch_layout():
     assert batch.terminated.tolist() == [[False, False, True], [False, True, False], [False, False, True]]
 
 
+@pytest.mark.parametrize("response, problem", [((), "empty"), ((2, EOS, 3, EOS), "continues after"), ((11, EOS), "non-response")])
+def test_token_batch_rejects_malformed_episodes(response, problem):
+    with pytest.raises(ValueError, match=problem):
+        make_token_batch([TokenEpisode(0, response, 0.0)])
+
+
 # --------------------------------------------------------------------------- losses vs numpy kernels
 def _hand_batch():
     return make_token_batch([ep(1, "15<eos>"), ep(0, "8<eos>"), ep(3, "15<eos>"), ep(7, "3<eos>")])
