@@ -66,6 +66,7 @@ __all__ = [
     "MAX_RESPONSE_TOKENS",
     "PARTIAL_CREDIT",
     "LANGUAGE_METHODS",
+    "DEFAULT_KERNELS",
     "BehaviorMix",
     "TokenBCConfig",
     "TokenILQLConfig",
