@@ -176,8 +176,17 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
 
 
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
-                     shrink: bool = True, shrink_budget: float = 0.5, answers: bool | None = None) -> SubmissionResult:
-    """Grade one submission. Raises SubmissionError when the file cannot be read at all."""
+                     shrink: bool = True, shrink_budget: float = 0.5, answers: bool | None = None,
+                     kernels=None) -> SubmissionResult:
+    """Grade one submission. Raises SubmissionError when the file cannot be read at all.
+
+    ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
+    the others are left out of the result (not failed). Unknown names raise ValueError.
+    """
+    wanted = set(KERNELS) if kernels is None else set(kernels)
+    if wanted - set(KERNELS):
+        raise ValueError(f"kernels: unknown kernel names {sorted(wanted - set(KERNELS))}")
+    selected = [k for k in KERNELS if k in wanted]
     start = time.monotonic()
     sub: Submission = extract(Path(path), set(KERNELS))
     language = lang or sub.language
@@ -188,7 +197,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
         for cell in report.cells:
             if not cell.get("ok"):
                 notes.append({l: t.format(id=cell.get("id"), error=cell.get("error")) for l, t in CELL_FAILED.items()})
-        for kernel in KERNELS:
+        for kernel in selected:
             if kernel in corpus:
                 tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget)
         if answers if answers is not None else sub.kind == "notebook":
