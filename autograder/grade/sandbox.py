@@ -25,12 +25,9 @@ works, pid/network/ipc/uts namespaces, but it cannot hide files.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import itertools
 import os
-import resource
 import select
 import shutil
 import signal
@@ -389,12 +386,14 @@ class _Plan:
     masked_files: tuple[Path, ...] = ()
 
 
-def _probe_run(argv_prefix: list[str], preexec, extra_fds=()) -> tuple[bool, str]:
+def _probe_run(argv_prefix: list[str], extra_fds=()) -> tuple[bool, str]:
+    """Run a trivial interpreter behind ``argv_prefix``; (worked, why not)."""
     with tempfile.TemporaryDirectory(prefix="m5-sandbox-probe-") as tmp:
+        os.chmod(tmp, 0o755)  # reachable for a dropped uid too
         try:
             done = subprocess.run(
                 [*argv_prefix, sys.executable, "-I", "-S", "-c", "print('ok')"],
-                capture_output=True, timeout=60, cwd=tmp, preexec_fn=preexec,
+                capture_output=True, timeout=60, cwd=tmp,
                 env=_default_env(Path(tmp)), pass_fds=extra_fds,
             )
         except (OSError, subprocess.SubprocessError) as exc:
@@ -428,7 +427,7 @@ def _build_plan() -> tuple[_Plan, dict]:
         with tempfile.TemporaryDirectory(prefix="m5-sandbox-probe-") as tmp:
             argv, fds = _bwrap_argv(plan, Path(tmp), Limits(), ())
             try:
-                ok, why = _probe_run(argv, None, fds)
+                ok, why = _probe_run(argv, fds)
             finally:
                 for fd in fds:
                     os.close(fd)
@@ -438,14 +437,15 @@ def _build_plan() -> tuple[_Plan, dict]:
 
     unshare = _find_unshare()
     if unshare is not None:
-        ok, why = _probe_run([unshare, *_UNSHARE_FLAGS, "--"], None)
+        ok, why = _probe_run([unshare, *_UNSHARE_FLAGS, "--"])
         if not ok:
             details["unshare_error"] = why
             unshare = None
     details["unshare"] = unshare
     drop_to = None
     if os.geteuid() == 0:
-        ok, why = _probe_run([], functools.partial(_drop_privileges, SANDBOX_UID))
+        prefix = _prepare(Limits(), cgroup_fd=None, nproc=False, drop_to_uid=SANDBOX_UID)
+        ok, why = _probe_run(prefix)
         if ok:
             drop_to = SANDBOX_UID
         else:
@@ -610,41 +610,45 @@ def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ..
 
 
 # ---------------------------------------------------------------- child setup
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-_PR_SET_PDEATHSIG = 1
-
-
-def _set_rlimits(limits: Limits, *, nproc: bool) -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes))
-    # A core file would be written into scratch (or piped to a host handler).
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if nproc:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
-
-
-def _drop_privileges(uid: int) -> None:
+# The first program of every spawn, run by the grader's own interpreter before bwrap
+# (or the worker itself in the fallback). Doing this setup in a fresh process rather
+# than in a Popen preexec_fn keeps spawn safe in a multi-threaded grader: code run
+# between fork and exec can deadlock on a lock another thread held at fork time.
+# argv: parent_pid cgroup_fd cpu_s as_bytes fsize_bytes nproc drop_uid -- command...
+# (-1 disables cgroup_fd, nproc and drop_uid).
+_PREPARE = """\
+import ctypes, os, resource, sys
+parent, cgroup_fd, cpu, address, fsize, nproc, uid = map(int, sys.argv[1:8])
+if cgroup_fd >= 0:  # join the pids cgroup before anything can fork
+    os.write(cgroup_fd, str(os.getpid()).encode())
+    os.close(cgroup_fd)
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL
+resource.setrlimit(resource.RLIMIT_AS, (address, address))
+resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a core file would land in scratch
+if nproc >= 0:
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+if uid >= 0:
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
+# Last, as a uid change clears it: SIGKILL this process when the grader dies.
+ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
+if os.getppid() != parent:  # the grader died before the line above
+    os._exit(1)
+os.execv(sys.argv[9], sys.argv[9:])
+"""
 
 
-def _make_preexec(limits: Limits, cgroup_fd: int | None, drop_to_uid: int | None, *, nproc: bool):
-    parent = os.getpid()
-
-    def preexec() -> None:  # runs in the forked child: syscalls only, no imports
-        if cgroup_fd is not None:
-            os.write(cgroup_fd, str(os.getpid()).encode())
-        _set_rlimits(limits, nproc=nproc)
-        if drop_to_uid is not None:
-            _drop_privileges(drop_to_uid)
-        # After any uid change (which would clear it): die with the grader.
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-
-    return preexec
+def _prepare(limits: Limits, *, cgroup_fd: int | None, nproc: bool, drop_to_uid: int | None) -> list[str]:
+    """Command prefix that applies the limits, joins the cgroup, arms the parent-death
+    signal and then execs the rest of the command line."""
+    return [
+        sys.executable, "-I", "-S", "-c", _PREPARE, str(os.getpid()),
+        str(-1 if cgroup_fd is None else cgroup_fd), str(limits.cpu_seconds), str(limits.memory_bytes),
+        str(limits.max_file_bytes), str(limits.max_processes if nproc else -1),
+        str(-1 if drop_to_uid is None else drop_to_uid), "--",
+    ]
 
 
 def _default_env(scratch: Path) -> dict[str, str]:
@@ -732,13 +736,15 @@ def spawn(
         drop_to, nproc_outside = plan.drop_to_uid, True
 
     cgroup_fd = os.open(cgroup.path / "cgroup.procs", os.O_WRONLY) if cgroup is not None else None
+    if cgroup_fd is not None:
+        pass_fds.append(cgroup_fd)
+    command = [*_prepare(limits, cgroup_fd=cgroup_fd, nproc=nproc_outside, drop_to_uid=drop_to), *command]
     stderr_fd = _create_private_file(scratch / STDERR_NAME)
     try:
         proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=stderr_fd if stderr_fd is not None else subprocess.DEVNULL,
             cwd=scratch, env=full_env, start_new_session=True, pass_fds=pass_fds,
-            preexec_fn=_make_preexec(limits, cgroup_fd, drop_to, nproc=nproc_outside),
         )
     except BaseException:
         if cgroup is not None:
@@ -750,10 +756,8 @@ def spawn(
     finally:
         if stderr_fd is not None:
             os.close(stderr_fd)
-        for fd in pass_fds:
+        for fd in pass_fds:  # the cgroup fd included
             os.close(fd)
-        if cgroup_fd is not None:
-            os.close(cgroup_fd)
     proc.sandbox_cgroup = cgroup  # type: ignore[attr-defined]
     proc.sandbox_stderr = scratch / STDERR_NAME if stderr_fd is not None else None  # type: ignore[attr-defined]
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
