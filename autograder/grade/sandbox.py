@@ -25,14 +25,17 @@ works, pid/network/ipc/uts namespaces, but it cannot hide files.
 """
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import os
+import platform
 import select
 import shutil
 import signal
 import site
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -50,6 +53,7 @@ __all__ = [
     "run",
     "STDERR_NAME",
     "read_tail",
+    "seccomp_program",
     "SANDBOX_UID",
 ]
 
@@ -545,19 +549,75 @@ def _bind_real(path: Path) -> list[str]:
     return ["--ro-bind", str(path), str(path)]
 
 
+# ---------------------------------------------------------------- seccomp
+# A deny-list of system calls no grading worker needs and that are classic kernel
+# attack surface or sandbox-escape tools (x86_64 numbers). They fail with EPERM.
+_DENIED_SYSCALLS_X86_64 = {
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+    "perf_event_open": 298, "bpf": 321, "userfaultfd": 323,
+    "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "add_key": 248, "request_key": 249, "keyctl": 250,
+    "mount": 165, "umount2": 166, "pivot_root": 155, "move_mount": 429, "open_tree": 428,
+    "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
+    "unshare": 272, "setns": 308, "open_by_handle_at": 304,
+    "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "swapon": 167, "swapoff": 168, "reboot": 169, "acct": 163,
+    "quotactl": 179, "fanotify_init": 300, "vhangup": 153,
+}
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_X32_SYSCALL_BIT = 0x40000000
+
+
+def _bpf(code: int, jt: int, jf: int, k: int) -> bytes:
+    """One classic-BPF instruction (struct sock_filter)."""
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def seccomp_program(machine: str | None = None) -> bytes | None:
+    """The seccomp filter bwrap installs (raw struct sock_filter array), or None on
+    architectures it is not written for.
+
+    Program: a foreign architecture (e.g. 32-bit ``int 0x80``) kills the process; x32
+    system calls and the deny-list return EPERM; everything else is allowed.
+    """
+    if (machine or platform.machine()) != "x86_64":
+        return None
+    load_word, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, kill, eperm = 0x7FFF0000, 0x80000000, 0x00050000 | errno.EPERM
+    numbers = sorted(_DENIED_SYSCALLS_X86_64.values())
+    program = [
+        _bpf(load_word, 0, 0, 4),  # seccomp_data.arch
+        _bpf(jump_eq, 1, 0, _AUDIT_ARCH_X86_64),
+        _bpf(ret, 0, 0, kill),
+        _bpf(load_word, 0, 0, 0),  # seccomp_data.nr
+    ]
+    # Jumps count instructions after this one; the EPERM return is the very last.
+    remaining = len(numbers) + 1  # compares still to come, then "allow"
+    program.append(_bpf(jump_ge, remaining, 0, _X32_SYSCALL_BIT))
+    for index, number in enumerate(numbers):
+        program.append(_bpf(jump_eq, len(numbers) - index, 0, number))
+    program += [_bpf(ret, 0, 0, allow), _bpf(ret, 0, 0, eperm)]
+    return b"".join(program)
+
+
 def _file_with(content: bytes, dest: Path, fds: list[int]) -> list[str]:
     """Arguments that put a read-only file holding ``content`` at ``dest``.
 
     (A bind of /dev/null would not do: device nodes are unusable on mounts made in a
     user namespace, so reading it fails with EACCES instead of giving an empty file.)
     """
+    return ["--ro-bind-data", str(_data_fd(content, fds)), str(dest)]
+
+
+def _data_fd(content: bytes, fds: list[int]) -> int:
+    """A pipe's read end holding ``content`` (appended to ``fds`` for pass_fds)."""
     read_fd, write_fd = os.pipe()
     try:
         os.write(write_fd, content)  # far below the pipe buffer, never blocks
     finally:
         os.close(write_fd)
     fds.append(read_fd)
-    return ["--ro-bind-data", str(read_fd), str(dest)]
+    return read_fd
 
 
 def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ...]) -> tuple[list[str], list[int]]:
@@ -568,6 +628,10 @@ def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ..
     ]
     if plan.disable_userns:
         args.append("--disable-userns")
+    fds: list[int] = []
+    program = seccomp_program()
+    if program is not None:
+        args += ["--seccomp", str(_data_fd(program, fds))]
     # --dev builds /dev on a writable, RAM-backed tmpfs: make it read-only and give
     # /dev/shm (which multiprocessing and torch use) its own size-capped tmpfs.
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/dev/shm",
@@ -584,7 +648,6 @@ def _bwrap_argv(plan: _Plan, scratch: Path, limits: Limits, hide: tuple[Path, ..
     for root in _minimal_roots(roots):
         args += _bind_real(root)
 
-    fds: list[int] = []
     hidden = list(plan.hidden) + [Path(h).resolve() for h in hide if os.path.lexists(h)]
     visible_roots = _minimal_roots(roots)
     # A hidden path outside every bound root is invisible already; mask the rest.

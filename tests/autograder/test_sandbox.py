@@ -8,6 +8,7 @@ attack ends in well under a second or two.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import signal
@@ -454,6 +455,39 @@ def test_spawn_then_terminate_kills_every_descendant(bubblewrap, scratch):
     assert psutil.wait_procs(descendants, timeout=2)[1] == []
     assert not any(psutil.pid_exists(d.pid) and d.is_running() for d in descendants)
     assert not cgroup.path.exists()
+
+
+# ---------------------------------------------------------------- system calls
+def test_dangerous_system_calls_are_denied(bubblewrap, scratch):
+    if sandbox.seccomp_program() is None:
+        pytest.skip("no seccomp filter for this architecture")
+    result = run_script(
+        """
+        import ctypes, json, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        def errno_of(number, *args):
+            ctypes.set_errno(0)
+            return 0 if libc.syscall(number, *args) >= 0 else ctypes.get_errno()
+        print(json.dumps({
+            "ptrace_traceme": errno_of(101, 0, 0, 0, 0),   # succeeds unfiltered
+            "io_uring_setup": errno_of(425, 1, 0),         # EFAULT unfiltered
+            "x32_getpid": errno_of(0x40000000 | 39),
+            "getpid": errno_of(39),
+        }))
+        """,
+        scratch,
+    )
+    found = report(result)
+    assert found == {"ptrace_traceme": errno.EPERM, "io_uring_setup": errno.EPERM,
+                     "x32_getpid": errno.EPERM, "getpid": 0}
+
+
+def test_seccomp_program_shape():
+    assert sandbox.seccomp_program("aarch64") is None
+    program = sandbox.seccomp_program("x86_64")
+    denied = len(sandbox._DENIED_SYSCALLS_X86_64)
+    # arch check (3) + load nr + x32 check + one compare per call + allow + deny, 8 bytes each
+    assert len(program) == 8 * (3 + 1 + 1 + denied + 2)
 
 
 # ---------------------------------------------------------------- resources
