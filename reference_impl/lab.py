@@ -123,6 +123,9 @@ class OfflineParams:
     dataset_episodes: int
     train_epochs: int
     evaluation_episodes: int
+    # FQE's own budget (reference_impl.fqe.FQEConfig defaults); the same in both profiles.
+    fqe_iterations: int = 50
+    fqe_steps_per_iteration: int = 25
 
 
 @dataclass(frozen=True)
@@ -371,13 +374,15 @@ def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) -> dict:
     """One offline_experiment per seed, shared by the offline and fqe sections."""
-    from reference_impl.offline import offline_experiment
+    from reference_impl.fqe import FQEConfig
+    from reference_impl.offline import OfflineExperimentConfig, offline_experiment
 
     key = ("offline", offset)
     if key in cache and (cache[key]["fqe"] or not with_fqe):
         return cache[key]
     p = _offset(profile.offline, offset)
-    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, p.evaluation_episodes, run_fqe=with_fqe)
+    config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=p.fqe_iterations, steps_per_iteration=p.fqe_steps_per_iteration))
+    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, p.evaluation_episodes, run_fqe=with_fqe, config=config)
     return cache[key]
 
 

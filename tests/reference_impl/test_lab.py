@@ -1,0 +1,334 @@
+"""Tests of the lab runner (`m5 lab`), its labels, figures and pinned artifacts."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from reference_impl import figures, lab  # noqa: E402
+from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
+from reference_impl.labels import LABEL_KEYS, LABELS, labels_for  # noqa: E402
+
+# The keys the lab notebook reads from its LABELS dict.
+NOTEBOOK_KEYS = (
+    "grid_title", "grid_x", "grid_y", "dagger_x", "success", "dagger_title", "episode", "rolling_success",
+    "dqn_title", "count", "log_title", "mean_return", "offline_title", "fqe_warning", "identity",
+    "requested_return", "achieved_return", "dt_title", "exact_match", "language_title", "summary_heading",
+    "summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm",
+)
+
+# Small enough that every section runs in a second or two.
+TINY = lab.LabProfile(
+    name="tiny",
+    dagger=lab.DaggerParams(seed=17, expert_episodes=1, rounds=1, learner_episodes_per_round=1, epochs=1, evaluation_episodes=2),
+    dqn=lab.DQNParams(seed=5, episodes=2, evaluation_episodes=1),
+    log=lab.LogParams(seed=41, episodes=3),
+    offline=lab.OfflineParams(seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1,
+                              fqe_iterations=2, fqe_steps_per_iteration=2),
+    dt=lab.DTParams(data_seed=41, train_seed=61, episodes=4, epochs=1, context_steps=4, batch_size=16,
+                    evaluation_episodes=1, eval_env_seed=41, eval_seed=2000, target_returns=(-1.0, 0.0, 2.0)),
+    language=lab.LanguageParams(seed=71, episodes_per_prompt=2, bc_epochs=1, iql_epochs=1),
+)
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch):
+    monkeypatch.setenv("M5_PROGRESS", "0")
+    monkeypatch.delenv(lab.PROFILE_ENV, raising=False)
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Every profile replaced by TINY (the runner looks profiles up at run time)."""
+    monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
+    monkeypatch.setitem(lab.PROFILE_PARAMS, "full", dataclasses.replace(TINY, name="full"))
+
+
+# --------------------------------------------------------------------------- labels
+def test_both_languages_have_the_notebook_keys_and_the_same_keys():
+    assert set(NOTEBOOK_KEYS) <= set(LABEL_KEYS)
+    assert set(LABELS["en"]) == set(LABELS["ru"]) == set(LABEL_KEYS)
+    for lang in ("en", "ru"):
+        assert all(isinstance(v, str) and v.strip() for v in LABELS[lang].values())
+    # Russian text really is Russian (at least one Cyrillic letter per entry that is not a name).
+    cyrillic = [k for k, v in LABELS["ru"].items() if any("а" <= ch.lower() <= "я" for ch in v)]
+    assert len(cyrillic) >= len(LABEL_KEYS) - 1
+
+
+def test_labels_for_rejects_unknown_language_and_returns_a_copy():
+    with pytest.raises(ValueError, match="lang"):
+        labels_for("de")
+    copy = labels_for("en")
+    copy["grid_x"] = "changed"
+    assert LABELS["en"]["grid_x"] != "changed"
+
+
+# --------------------------------------------------------------------------- figures
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=40), st.integers(1, 10))
+def test_moving_mean_matches_a_direct_window_mean(values, window):
+    out = figures.moving_mean(values, window)
+    if len(values) < window:
+        np.testing.assert_allclose(out, values)
+    else:
+        assert out.shape == (len(values) - window + 1,)
+        direct = [np.mean(values[i : i + window]) for i in range(len(values) - window + 1)]
+        np.testing.assert_allclose(out, direct, atol=1e-9)
+
+
+def test_moving_mean_rejects_bad_window():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="window"):
+            figures.moving_mean([1.0, 2.0], bad)
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_every_figure_draws_with_its_labels(lang):
+    labels = labels_for(lang)
+    fig, axes = plt.subplots(2, 4)
+    axes = axes.ravel()
+    calls = [
+        (lambda ax: figures.plot_environment(KeyDoorGrid(), ax, labels), "grid_title"),
+        (lambda ax: figures.plot_dagger_curve([0, 1, 2], [0.2, 0.5, 0.9], ax, labels, success_spread=[0.1, 0.1, 0.0]), "dagger_title"),
+        (lambda ax: figures.plot_dqn_curves(np.ones(30), np.zeros(20), ax, labels), "dqn_title"),
+        (lambda ax: figures.plot_log_actions([4, 3, 2, 1], ACTION_NAMES, ax, labels), "log_title"),
+        (lambda ax: figures.plot_offline_methods(["a", "b"], [0.5, -0.4], [0.9, 0.0], ax, labels), "offline_title"),
+        (lambda ax: figures.plot_fqe_vs_simulator(["a", "b"], [0.3, 0.1], [0.2, -0.1], ax, labels), "fqe_title"),
+        (lambda ax: figures.plot_dt_sweep([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], ax, labels, data_range=(-1.3, 0.8)), "dt_title"),
+        (lambda ax: figures.plot_language_exact_match(["bc", "ilql"], [0.3, 0.6], ax, labels), "language_title"),
+    ]
+    for ax, (draw, title_key) in zip(axes, calls):
+        assert draw(ax) is ax
+        assert ax.get_title() == labels[title_key]
+
+
+def test_dqn_curve_is_the_window_15_rolling_mean_ending_at_each_episode():
+    flags = np.r_[np.zeros(15), np.ones(15)]
+    ax = figures.plot_dqn_curves(flags, flags, None, None)
+    line = ax.get_lines()[0]
+    assert line.get_xdata()[0] == 15 and line.get_xdata()[-1] == 30
+    np.testing.assert_allclose(line.get_ydata(), figures.moving_mean(flags, 15))
+
+
+def test_dt_figure_draws_the_identity_line():
+    ax = figures.plot_dt_sweep([-1.0, 0.5, 2.0], [-0.9, 0.4, 0.6])
+    identity = [ln for ln in ax.get_lines() if ln.get_label() == LABELS["en"]["identity"]]
+    assert len(identity) == 1
+    np.testing.assert_allclose(identity[0].get_xdata(), identity[0].get_ydata())
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: figures.plot_dagger_curve([0, 1], [0.5]), "success_rate"),
+    (lambda: figures.plot_offline_methods(["a", "b"], [0.1, 0.2], [0.5]), "success_rate"),
+    (lambda: figures.plot_fqe_vs_simulator(["a"], [0.1], [0.1, 0.2]), "simulated_values"),
+    (lambda: figures.plot_dt_sweep([], []), "target_return"),
+    (lambda: figures.plot_dt_sweep([0.0, 1.0], [0.0, 1.0], data_range=(1.0, 0.0)), "data_range"),
+    (lambda: figures.plot_language_exact_match([], []), "method_names"),
+    (lambda: figures.plot_log_actions([1, 2, 3]), "counts"),
+])
+def test_figures_reject_ragged_or_empty_data(call, argument):
+    with pytest.raises(ValueError, match=argument):
+        call()
+
+
+# --------------------------------------------------------------------------- claims
+def test_dt_claims_on_a_curve_that_rises_then_flattens():
+    c = lab.dt_claims([-1.0, 0.0, 0.5, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.78, 0.78], data_max=0.83)
+    assert c["rises"] and c["saturates"]
+    assert c["slope_inside"] > 0 and c["max_achieved_above"] == pytest.approx(0.78)
+
+
+def test_dt_claims_flags_a_curve_that_follows_the_request_above_the_data():
+    c = lab.dt_claims([-1.0, 0.0, 1.0, 2.0], [-1.0, 0.0, 1.0, 2.0], data_max=0.8)
+    assert c["rises"] and not c["saturates"]
+    flat = lab.dt_claims([-1.0, 0.0, 1.0], [0.3, 0.3, 0.3], data_max=0.8)
+    assert not flat["rises"]
+
+
+def test_dt_claims_needs_requests_on_both_sides_of_the_data_max():
+    with pytest.raises(ValueError, match="data_max"):
+        lab.dt_claims([0.0, 0.5], [0.0, 0.5], data_max=0.8)
+    with pytest.raises(ValueError, match="shapes"):
+        lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5], data_max=0.8)
+
+
+# --------------------------------------------------------------------------- npz writing and loading
+def test_write_npz_is_byte_deterministic_and_pickle_free(tmp_path):
+    arrays = {"names": np.asarray(["CQL", "IQL"], dtype=str), "values": np.arange(3.0)}
+    lab.write_npz(tmp_path / "a.npz", arrays)
+    lab.write_npz(tmp_path / "b.npz", dict(reversed(list(arrays.items()))))
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    with np.load(tmp_path / "a.npz", allow_pickle=False) as loaded:
+        assert loaded["names"].dtype.kind == "U" and loaded["names"].tolist() == ["CQL", "IQL"]
+    with pytest.raises(ValueError, match="object"):
+        lab.write_npz(tmp_path / "c.npz", {"bad": np.asarray(["a", 1], dtype=object)})
+
+
+def test_load_pinned_errors(tmp_path):
+    with pytest.raises(ValueError, match="name"):
+        lab.load_pinned("M5_not_an_artifact")
+    with pytest.raises(FileNotFoundError, match="--pin"):
+        lab.load_pinned("M5_dagger_curve", data_dir=tmp_path)
+
+
+def _check_pinned(data_dir):
+    """Keys, shapes, dtypes and cross-references of a set of pinned artifacts."""
+    loaded = {name: lab.load_pinned(name, data_dir=data_dir) for name in lab.PINNED_KEYS}
+    for name, keys in lab.PINNED_KEYS.items():
+        assert set(keys) <= set(loaded[name]), name
+        for key, value in loaded[name].items():
+            assert value.dtype != object, (name, key)
+            assert value.dtype.kind in "fiub" or key.endswith("names"), (name, key)
+    dagger = loaded["M5_dagger_curve.npz"]
+    assert dagger["rounds"].dtype.kind == "i" and dagger["rounds"][0] == 0
+    assert dagger["rounds"].shape == dagger["success_rate"].shape
+    assert np.all((dagger["success_rate"] >= 0) & (dagger["success_rate"] <= 1))
+    dqn = loaded["M5_online_dqn_curve.npz"]
+    for key in ("dqn_success", "double_success"):
+        assert dqn[key].ndim == 1 and set(np.unique(dqn[key])) <= {0, 1}
+    off = loaded["M5_offline_method_results.npz"]
+    n = off["method_names"].shape
+    assert off["method_names"].dtype.kind == "U" and off["fqe_names"].dtype.kind == "U"
+    assert off["mean_return"].shape == off["success_rate"].shape == n
+    assert off["fqe_values"].shape == off["fqe_names"].shape
+    assert set(off["fqe_names"].tolist()) <= set(off["method_names"].tolist())
+    dt = loaded["M5_decision_transformer_results.npz"]
+    assert dt["target_return"].ndim == 1 and dt["target_return"].shape == dt["mean_return"].shape
+    assert np.all(np.diff(dt["target_return"]) > 0)
+    language = loaded["M5_language_ilql_results.npz"]
+    assert language["method_names"].dtype.kind == "U"
+    assert language["exact_match"].shape == language["method_names"].shape
+    assert {"behavior_cloning", "ilql_like"} <= set(language["method_names"].tolist())
+    protocol = lab.load_pinned("M5_experiment_protocol", data_dir=data_dir)
+    for key in ("artifact_scope", "seeds", "parameters", "package_versions"):
+        assert protocol[key]
+    assert protocol["profile"] == "full"
+    assert {"numpy", "torch"} <= set(protocol["package_versions"])
+    return loaded, protocol
+
+
+def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes():
+    loaded, protocol = _check_pinned(lab.DATA_DIR)
+    # The pinned runs are the full profile's offset-0 runs.
+    assert protocol["parameters"]["dagger"] == dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)
+    assert len(loaded["M5_dagger_curve.npz"]["rounds"]) == lab.PROFILE_PARAMS["full"].dagger.rounds + 1
+    assert len(loaded["M5_online_dqn_curve.npz"]["dqn_success"]) == lab.PROFILE_PARAMS["full"].dqn.episodes
+    np.testing.assert_array_equal(loaded["M5_decision_transformer_results.npz"]["target_return"],
+                                  lab.PROFILE_PARAMS["full"].dt.target_returns)
+    for path in lab.DATA_DIR.glob("M5_*"):
+        assert path.stat().st_size < 64_000, path  # KB, not MB
+
+
+# --------------------------------------------------------------------------- command line
+def test_bad_profile_variable_exits_2_with_a_clear_message(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv(lab.PROFILE_ENV, "medium")
+    assert lab.main(["--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert lab.PROFILE_ENV in err and "medium" in err
+    assert not (tmp_path / "report.md").exists()
+
+
+def test_profile_variable_sets_the_default_and_flag_wins():
+    assert lab.resolve_profile(None, {}) == "smoke"
+    assert lab.resolve_profile(None, {lab.PROFILE_ENV: " FULL "}) == "full"
+    assert lab.resolve_profile("smoke", {lab.PROFILE_ENV: "full"}) == "smoke"
+    with pytest.raises(lab.UsageError, match=lab.PROFILE_ENV):
+        lab.resolve_profile("full", {lab.PROFILE_ENV: "fast"})
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--section", "dagger", "warp"], "warp"),
+    (["--profile", "huge"], "--profile"),
+    (["--seeds", "0"], "--seeds"),
+    (["--seeds", "two"], "--seeds"),
+    (["--lang", "de"], "--lang"),
+    (["--pin", "--profile", "smoke"], "--pin"),
+    (["--pin", "--section", "dt"], "--pin"),
+    (["--no-such-flag"], "invalid arguments"),
+])
+def test_usage_errors_exit_2(argv, needle, capsys, tmp_path):
+    assert lab.main([*argv, "--out", str(tmp_path)]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys):
+    assert lab.main(["--out", str(tmp_path), "--section", *reversed(lab.SECTIONS)]) == 0
+    for section in lab.SECTIONS:
+        assert (tmp_path / f"{section}.png").stat().st_size > 1000
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    headings = [line[3:] for line in report.splitlines() if line.startswith("## ")]
+    assert headings[: len(lab.SECTIONS)] == list(lab.SECTIONS)  # lab order whatever the order typed
+    assert "## Claims" in report and LABELS["en"]["summary_llm"] in report
+    assert "profile smoke" in capsys.readouterr().out
+
+
+def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
+    run = lab.run_lab(lab._options(["--section", "dagger", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
+    assert [r["seed"] for r in run["results"]["dagger"]] == [17, 18]
+    assert [r["seed"] for r in run["results"]["language"]] == [71, 72]
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "±" in report
+    assert run["verdicts"]["language"]["seeds"] == 2
+
+
+def test_russian_report_uses_russian_labels(tiny, tmp_path):
+    assert lab.main(["--section", "fqe", "--lang", "ru", "--out", str(tmp_path)]) == 0
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert LABELS["ru"]["fqe_warning"] in report and LABELS["ru"]["summary_heading"] in report
+
+
+def test_pin_writes_loadable_artifacts_and_is_deterministic(tiny, tmp_path, monkeypatch):
+    for name in ("a", "b"):
+        monkeypatch.setattr(lab, "DATA_DIR", tmp_path / name / "data")
+        assert lab.main(["--pin", "--out", str(tmp_path / name / "out")]) == 0
+    _check_pinned(tmp_path / "a" / "data")
+    for path in sorted((tmp_path / "a" / "data").iterdir()):
+        assert path.read_bytes() == (tmp_path / "b" / "data" / path.name).read_bytes(), path.name
+
+
+def test_real_smoke_profile_end_to_end(tmp_path):
+    """The smoke profile exactly as `make lab` runs it (about 20 s of CPU)."""
+    run = lab.run_lab(lab._options(["--out", str(tmp_path)], {}))
+    assert set(run["results"]) == set(lab.SECTIONS)
+    assert len(run["results"]["dagger"][0]["rounds"]) == lab.PROFILE_PARAMS["smoke"].dagger.rounds + 1
+    assert len(run["results"]["dqn"][0]["dqn_success"]) == lab.PROFILE_PARAMS["smoke"].dqn.episodes
+    assert (tmp_path / "report.md").is_file()
+
+
+# --------------------------------------------------------------------------- reproduction (slow)
+@pytest.mark.slow
+def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
+    """`m5 lab --profile full --pin` into a scratch directory equals the committed files.
+
+    Exactly (bit for bit in every array) when numpy/torch versions and the CPU
+    architecture match the protocol; otherwise names and shapes exactly and values
+    within 0.25 (a couple of evaluation episodes ending differently).
+    """
+    committed = lab.DATA_DIR
+    protocol = lab.load_pinned("M5_experiment_protocol", data_dir=committed)
+    monkeypatch.setattr(lab, "DATA_DIR", tmp_path / "data")
+    assert lab.main(["--profile", "full", "--pin", "--out", str(tmp_path / "out")]) == 0
+    fresh = lab.load_pinned("M5_experiment_protocol", data_dir=tmp_path / "data")
+    same_machine = (fresh["package_versions"] == protocol["package_versions"] and fresh["machine"] == protocol["machine"])
+    assert fresh["parameters"] == protocol["parameters"] and fresh["seeds"] == protocol["seeds"]
+    for name in lab.PINNED_KEYS:
+        old, new = lab.load_pinned(name, data_dir=committed), lab.load_pinned(name, data_dir=tmp_path / "data")
+        assert set(old) == set(new), name
+        for key in old:
+            if same_machine or old[key].dtype.kind == "U":
+                np.testing.assert_array_equal(new[key], old[key], err_msg=f"{name}:{key}")
+            else:
+                assert new[key].shape == old[key].shape
+                np.testing.assert_allclose(new[key], old[key], atol=0.25, err_msg=f"{name}:{key}")
+    assert json.dumps(fresh["claims"], sort_keys=True) == json.dumps(protocol["claims"], sort_keys=True) or not same_machine
