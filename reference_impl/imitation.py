@@ -7,7 +7,10 @@ expert visits; once the learner steps off those states its errors compound.
 DAgger (Ross et al., 2011) repairs this by querying the expert on the states the
 *learner* visits: each round rolls out the current learner, labels every visited
 state with the expert's action, adds those pairs to the dataset (aggregation: nothing
-is thrown away) and retrains. Round 0 is plain BC.
+is thrown away) and retrains. Round 0 is plain BC. As in the paper, the data-collecting policy of round k mixes
+in the expert: at each step it acts as the expert with probability beta_k = beta**k
+(beta = 0.5 by default) and as the learner otherwise, so later rounds are closer to
+the pure learner. The labels always come from the expert.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from reference_impl.rollout import evaluate_policy, rollout
 __all__ = [
     "ArgmaxPolicy",
     "BCConfig",
+    "MixturePolicy",
     "behavior_cloning",
     "bc_loss",
     "dagger_experiment",
@@ -42,6 +46,20 @@ def make_mlp(in_dim: int, hidden: int, out_dim: int) -> nn.Sequential:
         nn.Linear(hidden, hidden), nn.ReLU(),
         nn.Linear(hidden, out_dim),
     )
+
+
+class MixturePolicy:
+    """DAgger's collection policy: the expert with probability ``beta``, else the learner."""
+
+    def __init__(self, expert, learner, beta: float, rng: np.random.Generator) -> None:
+        if not 0.0 <= beta <= 1.0:
+            raise ValueError(f"MixturePolicy: `beta` must lie in [0, 1], got {beta!r}")
+        self.expert, self.learner, self.beta, self.rng = expert, learner, float(beta), rng
+
+    def __call__(self, obs, info=None) -> int:
+        if self.beta and self.rng.random() < self.beta:
+            return self.expert(obs, info)
+        return self.learner(obs, info)
 
 
 class ArgmaxPolicy:
@@ -158,14 +176,15 @@ def dagger_experiment(
     epochs: int,
     evaluation_episodes: int,
     *,
+    beta: float = 0.5,
     config: BCConfig | None = None,
     progress_bar: bool | None = None,
 ) -> dict:
     """BC on a few expert episodes (round 0), then ``rounds`` DAgger rounds.
 
-    Round k >= 1: roll out the round k-1 learner greedily for
-    ``learner_episodes_per_round`` episodes, label every visited state with the
-    BFS expert's action, append to the dataset, retrain a fresh network on the whole
+    Round k >= 1: roll out the round k-1 learner (greedy; the expert acts instead with
+    probability ``beta**k`` per step) for ``learner_episodes_per_round`` episodes,
+    label every visited state with the BFS expert's action, append to the dataset, retrain a fresh network on the whole
     aggregate for ``epochs`` epochs and evaluate it greedily on
     ``evaluation_episodes`` episodes (the same evaluation seeds every round, so rounds
     are compared on the same start cells).
@@ -176,13 +195,15 @@ def dagger_experiment(
     ``learner_outcomes`` counts how the data-collecting rollouts of that round ended
     (None for round 0, whose data come from the expert).
     """
+    if not 0.0 <= beta <= 1.0:
+        raise ValueError(f"dagger_experiment: `beta` must lie in [0, 1], got {beta!r}")
     expert_episodes = _check_count("expert_episodes", expert_episodes, 1)
     rounds = _check_count("rounds", rounds, 0)
     learner_episodes_per_round = _check_count("learner_episodes_per_round", learner_episodes_per_round, 1)
     epochs = _check_count("epochs", epochs, 1)
     evaluation_episodes = _check_count("evaluation_episodes", evaluation_episodes, 1)
 
-    seed_everything(seed)
+    rng = seed_everything(seed)
     env = KeyDoorGrid(seed=seed)
     expert = ExpertPolicy(env)
     eval_env = KeyDoorGrid(seed=seed + 1)
@@ -200,7 +221,7 @@ def dagger_experiment(
     for round_index in progress(range(rounds + 1), desc="DAgger rounds", total=rounds + 1, enabled=progress_bar):
         new_states, learner_outcomes = len(observations), None
         if round_index > 0:
-            policy = ArgmaxPolicy(learner)
+            policy = MixturePolicy(expert, ArgmaxPolicy(learner), beta**round_index, rng)
             learner_outcomes = {"goal": 0, "trap": 0, "timeout": 0}
             visited = []
             for j in range(learner_episodes_per_round):
@@ -233,7 +254,7 @@ def dagger_experiment(
         "config": {
             "seed": seed, "expert_episodes": expert_episodes, "rounds": rounds,
             "learner_episodes_per_round": learner_episodes_per_round, "epochs": epochs,
-            "evaluation_episodes": evaluation_episodes,
+            "evaluation_episodes": evaluation_episodes, "beta": beta,
         },
         "policy": learner,
     }
