@@ -13,7 +13,8 @@ and the full profile (80, 16, 24):
 
     .venv/bin/python bench/lab_offline.py [--profile smoke|full|both] [--seed 41]
 
-(bench/lab.py did not exist when this was written; this file stands alone.)
+Runs on its own, and bench/lab.py imports bench_profile and bench_kernel_overhead
+from here for its "offline" and "kernels" rows.
 """
 from __future__ import annotations
 
