@@ -457,3 +457,24 @@ def test_offline_log_rejects_incomplete_or_ragged_arrays():
     arrays["rewards"] = arrays["rewards"][:-1]
     with pytest.raises(ValueError, match="rewards"):
         OfflineLog.from_arrays(arrays)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_restricted_target_property_on_random_tables_and_masks(data):
+    from hypothesis.extra import numpy as hnp
+
+    values = st.floats(-3, 3, allow_nan=False, width=32)
+    online = data.draw(hnp.arrays(np.float32, (3, 3), elements=values))
+    target = data.draw(hnp.arrays(np.float32, (3, 3), elements=values))
+    allowed = data.draw(hnp.arrays(np.bool_, (3, 3)))
+    allowed[np.arange(3), data.draw(hnp.arrays(np.int64, 3, elements=st.integers(0, 2)))] = True  # >= 1 per row
+    gamma = data.draw(st.floats(0.0, 1.0))
+    b = hand_batch()
+    nxt = [1, 0, 2]
+    y = compute_restricted_target(b, TableNet(online), TableNet(target), lambda o: allowed[o.argmax(1).numpy()], gamma).numpy()
+    for i, s in enumerate(nxt):
+        best = max((a for a in range(3) if allowed[s, a]), key=lambda a: (online[s, a], -a))
+        want = b.rewards[i] + (0.0 if b.terminated[i] else gamma * float(target[s, best]))
+        assert y[i] == pytest.approx(want, rel=1e-5, abs=1e-5)
+        assert b.terminated[i] or allowed[s, best]
