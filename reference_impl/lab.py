@@ -500,13 +500,14 @@ def dt_claims(target_return, mean_return, data_max: float, *, tolerance: float =
 
 # --------------------------------------------------------------------------- figures and report
 def _figure(out: Path, name: str, draw: Callable, figsize=(9, 4.8)) -> str:
-    import matplotlib.pyplot as plt
+    # A bare Figure renders with Agg and never touches pyplot's backend or state, so
+    # running the lab from a notebook leaves its inline plotting alone.
+    from matplotlib.figure import Figure
 
-    fig, ax = plt.subplots(figsize=figsize)
-    draw(ax)
+    fig = Figure(figsize=figsize)
+    draw(fig.subplots())
     fig.tight_layout()
     fig.savefig(out / f"{name}.png", dpi=110)
-    plt.close(fig)
     return f"{name}.png"
 
 
@@ -799,9 +800,6 @@ def run_lab(options: _Options, *, data_dir: Path | None = None) -> dict:
     Returns ``{"results": {section: [per-seed dict]}, "seconds": {section: s},
     "verdicts": {...}, "report": Path, "pinned": [Path]}``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
     profile = PROFILE_PARAMS[options.profile]
     labels = labels_for(options.lang)
     options.out.mkdir(parents=True, exist_ok=True)
