@@ -269,6 +269,8 @@ def train_decision_transformer(
     observations that are not (state_dim,).
     """
     where = "train_decision_transformer"
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{where}: `seed` must be an int, got {seed!r}")
     for name, value in (("state_dim", state_dim), ("action_dim", action_dim), ("context_steps", context_steps), ("epochs", epochs), ("batch_size", batch_size)):
         _positive_int(value, name, where)
     cfg = config or DTConfig(state_dim=int(state_dim), action_dim=int(action_dim), context_steps=int(context_steps))

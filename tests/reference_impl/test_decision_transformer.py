@@ -293,6 +293,8 @@ def test_training_rejects_inconsistent_arguments():
         train_decision_transformer(episodes, seed=0, state_dim=5, action_dim=2, context_steps=2, epochs=1, batch_size=2)
     with pytest.raises(ValueError, match="outside"):
         train_decision_transformer(episodes, seed=0, state_dim=3, action_dim=1, context_steps=2, epochs=1, batch_size=2)
+    with pytest.raises(ValueError, match="seed"):
+        train_decision_transformer(episodes, seed="0", state_dim=3, action_dim=2, context_steps=2, epochs=1, batch_size=2)
     with pytest.raises(ValueError, match="epochs"):
         train_decision_transformer(episodes, seed=0, state_dim=3, action_dim=2, context_steps=2, epochs=0, batch_size=2)
 
