@@ -27,11 +27,22 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import struct
 import sys
 
 import numpy as np
+
+# Student code shares this process and may monkeypatch modules (json.dumps,
+# np.array_equal, ...). The worker's own checks use references taken here, before any
+# student code runs, and compare raw bytes (ndarray.tobytes cannot be patched).
+_dumps = json.dumps
+_loads = json.loads
+_getpid = os.getpid
+_exit_now = os._exit
+_setitimer = signal.setitimer
+_signal = signal.signal
 
 MAX_FRAME = 256 << 20          # no message may exceed this (grader side check)
 MAX_ARRAY_ELEMENTS = 1 << 24
@@ -71,7 +82,7 @@ def encode(obj) -> bytes:
             return x
         raise WireError(f"cannot encode {type(x).__name__}")
 
-    header = json.dumps(walk(obj), allow_nan=True, separators=(",", ":")).encode()
+    header = _dumps(walk(obj), allow_nan=True, separators=(",", ":")).encode()
     blob = b"".join(chunks)
     payload = _HDR.pack(len(header)) + header + blob
     return _LEN.pack(len(payload)) + payload
@@ -85,7 +96,7 @@ def decode(payload: bytes, *, trusted: bool = True):
     if hlen > len(payload) - _HDR.size:
         raise WireError("header longer than frame")
     try:
-        header = json.loads(payload[_HDR.size:_HDR.size + hlen])
+        header = _loads(payload[_HDR.size:_HDR.size + hlen])
     except ValueError as exc:
         raise WireError(f"bad header: {exc}") from None
     blob = memoryview(payload)[_HDR.size + hlen:]
@@ -158,25 +169,56 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 def _timed(seconds: float):
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    _signal(signal.SIGALRM, _on_alarm)  # student code may have replaced or ignored it
+    _setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
 
 
 def _untimed():
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    _setitimer(signal.ITIMER_REAL, 0)
+
+
+def _snapshot(arr: np.ndarray) -> tuple:
+    return arr.shape, arr.dtype.str, arr.tobytes()
+
+
+def _reap_children() -> None:
+    """Collect children that student code forked and that have exited (no zombies)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        except OSError:
+            return
+        if pid == 0:
+            return
+
+
+def _reseed() -> None:
+    """Same global random state before every batch: a submission that draws from
+    ``random`` or ``np.random`` gets the same outcomes on every grading."""
+    random.seed(0)
+    np.random.seed(0)
 
 
 def run_call(fn, args, kwargs, timeout: float) -> dict:
-    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    inputs = [a for a in args if isinstance(a, np.ndarray)]
+    before = [_snapshot(a) for a in inputs]
+    me = _getpid()
     try:
         _timed(timeout)
         try:
             result = fn(*args, **kwargs)
         finally:
+            if _getpid() != me:  # a process the student forked: it must never reach the pipe
+                _exit_now(0)
             _untimed()
     except CallTimeout:
         return {"s": "timeout"}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: student code
         return {"s": "raised", "exc": _exception_names(exc), "msg": _short(f"{type(exc).__name__}: {exc}")}
+    finally:
+        _reap_children()
     try:
         _timed(timeout)
         try:
@@ -187,11 +229,7 @@ def run_call(fn, args, kwargs, timeout: float) -> dict:
         return {"s": "timeout"}
     except BaseException as exc:
         return {"s": "bad_return", "msg": _short(f"could not read the returned value as numbers: {exc}")}
-    after = [a for a in args if isinstance(a, np.ndarray)]
-    mutated = any(
-        b.shape != a.shape or not np.array_equal(b, a, equal_nan=b.dtype.kind == "f")
-        for b, a in zip(before, after)
-    )
+    mutated = any(_snapshot(a) != b for a, b in zip(inputs, before))
     return {"s": "ok", "v": value, "mut": mutated}
 
 
@@ -243,10 +281,12 @@ def main() -> int:
         request = decode(frame)
         op = request.get("op")
         if op == "load":
+            _reseed()
             loaded = load_cells(request["cells"], request["kernels"], request.get("cell_timeout", 10.0), send)
             namespace = loaded.pop("namespace")
             send(loaded)
         elif op == "call":
+            _reseed()
             fn = namespace.get(request["kernel"])
             timeout = float(request.get("call_timeout", 5.0))
             outcomes = []
