@@ -93,7 +93,7 @@ def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
 def bench_whole_lab(profile: str) -> dict:
     os.environ["M5_PROGRESS"] = "0"
     with tempfile.TemporaryDirectory() as out, Clock() as c:
-        run = lab.run_lab(lab._options(["--profile", profile, "--out", out], {}))
+        run = lab.run_lab(lab.parse_options(["--profile", profile, "--out", out], {}))
     record(f"lab {profile}", c.wall, "s", c.cpu)
     for section, seconds in run["seconds"].items():
         record(f"  {profile}: {section}", seconds, "s")

@@ -51,7 +51,11 @@ __all__ = [
     "PINNED_KEYS",
     "PROFILE_PARAMS",
     "LabProfile",
+    "LabOptions",
+    "UsageError",
     "resolve_profile",
+    "parse_options",
+    "run_lab",
     "load_pinned",
     "write_npz",
     "dt_claims",
@@ -751,7 +755,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 @dataclass(frozen=True)
-class _Options:
+class LabOptions:
+    """A parsed ``m5 lab`` command line (see :func:`parse_options`)."""
+
     profile: str
     sections: tuple[str, ...]
     seeds: int
@@ -760,7 +766,8 @@ class _Options:
     lang: str
 
 
-def _options(argv: Sequence[str], environ: Mapping[str, str]) -> _Options:
+def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions:
+    """Parse ``m5 lab`` arguments; raises UsageError with a message on any bad input."""
     parser = _parser()
     try:
         args = parser.parse_args(list(argv))
@@ -791,10 +798,10 @@ def _options(argv: Sequence[str], environ: Mapping[str, str]) -> _Options:
         profile = "full"
     # Keep lab order and drop duplicates whatever order the user typed.
     ordered = tuple(s for s in SECTIONS if s in sections)
-    return _Options(profile, ordered, seeds, Path(args.out), bool(args.pin), args.lang)
+    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), args.lang)
 
 
-def run_lab(options: _Options, *, data_dir: Path | None = None) -> dict:
+def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
     """Run the requested sections, write figures and report.md, pin if asked.
 
     Returns ``{"results": {section: [per-seed dict]}, "seconds": {section: s},
@@ -844,7 +851,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``m5 lab``; returns the exit status (0 ok, 2 usage error)."""
     argv = sys.argv[1:] if argv is None else argv
     try:
-        options = _options(argv, os.environ)
+        options = parse_options(argv, os.environ)
     except UsageError as error:
         print(f"m5 lab: error: {error}", file=sys.stderr)
         return 2

@@ -274,7 +274,7 @@ def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys
 
 
 def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
-    run = lab.run_lab(lab._options(["--section", "dagger", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
+    run = lab.run_lab(lab.parse_options(["--section", "dagger", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
     assert [r["seed"] for r in run["results"]["dagger"]] == [17, 18]
     assert [r["seed"] for r in run["results"]["language"]] == [71, 72]
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
@@ -299,7 +299,7 @@ def test_pin_writes_loadable_artifacts_and_is_deterministic(tiny, tmp_path, monk
 
 def test_real_smoke_profile_end_to_end(tmp_path):
     """The smoke profile exactly as `make lab` runs it (about 20 s of CPU)."""
-    run = lab.run_lab(lab._options(["--out", str(tmp_path)], {}))
+    run = lab.run_lab(lab.parse_options(["--out", str(tmp_path)], {}))
     assert set(run["results"]) == set(lab.SECTIONS)
     assert len(run["results"]["dagger"][0]["rounds"]) == lab.PROFILE_PARAMS["smoke"].dagger.rounds + 1
     assert len(run["results"]["dqn"][0]["dqn_success"]) == lab.PROFILE_PARAMS["smoke"].dqn.episodes
