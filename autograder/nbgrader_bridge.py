@@ -1,0 +1,83 @@
+"""nbgrader front door: hidden test cells award the same points as `m5 grade`.
+
+An autograder test cell of the assignment notebook ends with::
+
+    ### BEGIN HIDDEN TESTS
+    from autograder.nbgrader_bridge import kernel_points
+    kernel_points("dqn_targets")
+    ### END HIDDEN TESTS
+
+``nbgrader autograde`` runs the notebook; when it reaches such a cell, the bridge
+grades the notebook *file* (the submitted copy that nbgrader is executing) with the
+sandboxed pipeline, once per kernel process, and returns the kernel's points. The
+cell's value becomes nbgrader's partial credit. Feedback goes to stdout (nbgrader
+gives zero to a test cell that writes to stderr).
+
+The grading itself never runs in the notebook's process: the student's code is
+executed again, in the sandbox, from the file. Student code that runs in the
+notebook before this cell could still tamper with this module (that is nbgrader's
+in-process model); `m5 grade` has no such weakness and is the reference grader.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+_CACHE: dict[tuple[str, float], object] = {}
+
+
+def _notebook() -> Path:
+    """The notebook being autograded: $M5_NOTEBOOK, else the assignment notebook in cwd."""
+    if os.environ.get("M5_NOTEBOOK"):
+        return Path(os.environ["M5_NOTEBOOK"])
+    candidates = []
+    for path in sorted(Path.cwd().glob("*.ipynb")):
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+        except (OSError, ValueError):
+            continue
+        if (meta.get("m5") or {}).get("kind") == "assignment":
+            candidates.append(path)
+    if len(candidates) != 1:
+        raise RuntimeError(f"nbgrader_bridge: expected one assignment notebook in {Path.cwd()}, found {len(candidates)}; "
+                           "set M5_NOTEBOOK")
+    return candidates[0]
+
+
+def _result():
+    from autograder.grade import pipeline
+
+    path = _notebook()
+    key = (str(path.resolve()), path.stat().st_mtime)
+    if key not in _CACHE:
+        with contextlib.redirect_stderr(io.StringIO()):  # stderr output would zero the cell
+            corpus = pipeline.load_corpus()
+            _CACHE[key] = pipeline.grade_submission(path, corpus, answers=True)
+    return _CACHE[key]
+
+
+def _points(group: str) -> float:
+    from autograder.grade.report import feedback
+
+    result = _result()
+    tests = [t for t in result.tests if t.group == group]
+    if not tests:
+        raise RuntimeError(f"nbgrader_bridge: nothing graded under {group!r}")
+    for t in tests:
+        print(f"{t.name[result.language]}: {t.score:g}/{t.max_score:g}")
+        if not t.passed:
+            print("    " + feedback(t, result.language).replace("\n", "\n    "))
+    return float(sum(t.score for t in tests))
+
+
+def kernel_points(kernel: str) -> float:
+    """Points of one kernel (out of 10), as `m5 grade` awards them."""
+    return _points(kernel)
+
+
+def answer_points(exercise: int) -> float:
+    """Points of one numerical exercise (one per graded value)."""
+    return _points(f"ex{int(exercise):02d}")
