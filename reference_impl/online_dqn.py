@@ -16,8 +16,9 @@ kernel, so time-limit cuts bootstrap.
 Warm start (a course engineering choice, not part of vanilla DQN): the reward is
 sparse (the goal needs the key and the door first, and random play almost never gets
 there), so before the first training episode the buffer is seeded with
-``warm_start_episodes`` trajectories of the epsilon-noisy BFS expert. They are data
-only: the learner is never told which actions the expert took, it has to propagate
+``warm_start_episodes`` trajectories of the epsilon-noisy BFS expert, and
+``warm_start_updates`` gradient updates are made on them before the first episode.
+They are data only: the learner is never told which actions the expert took, it has to propagate
 the goal reward back through its own Bellman targets.
 """
 from __future__ import annotations
@@ -52,20 +53,28 @@ __all__ = [
 class DQNConfig:
     """Hyper-parameters of :func:`train_online_dqn` (defaults are the lab's)."""
 
-    gamma: float = 0.99
+    # Defaults chosen on seeds 0-2 (the 5-seed check in the report uses seeds 5-9).
+    # KeyDoorGrid's action gaps are small: with a 0.01 step cost a detour of one step
+    # costs about 0.01 + (1 - gamma) * V. Three choices keep the greedy policy from
+    # looping on near-ties: gamma = 0.95 (the largest gap (1 - gamma) * gamma**d at the
+    # ~20-step distances here, while every start still sees the goal), two updates per
+    # step, and a learning rate annealed to a tenth so the final network is not caught
+    # mid-jitter (constant-rate Adam reshuffles near-tied actions at every update).
+    gamma: float = 0.95
     learning_rate: float = 1e-3
+    final_learning_rate_fraction: float = 0.1  # learning rate falls linearly to this fraction by the last episode
     batch_size: int = 64
     hidden: int = 128
     buffer_capacity: int = 20_000
-    target_update_interval: int = 100    # gradient updates between hard target copies
-    updates_per_step: int = 1
-    learning_starts: int = 256           # buffer size before the first update
-    epsilon_start: float = 0.5
+    target_update_interval: int = 50     # gradient updates between hard target copies
+    updates_per_step: int = 2
+    learning_starts: int = 256           # buffer size before the first online update
+    epsilon_start: float = 0.3
     epsilon_end: float = 0.02
     epsilon_decay_fraction: float = 0.5  # fraction of the episodes over which epsilon falls linearly
-    warm_start_episodes: int = 16
-    warm_start_epsilon: float = 0.3
-    warm_start_updates: int = 0          # gradient updates on the warm-start buffer before episode 0
+    warm_start_episodes: int = 40        # noisy-expert episodes put in the buffer before episode 0
+    warm_start_epsilon: float = 0.2
+    warm_start_updates: int = 1000       # gradient updates on the warm-start buffer before episode 0
     max_grad_norm: float = 10.0
 
     def __post_init__(self) -> None:
@@ -79,6 +88,8 @@ class DQNConfig:
         for name in ("epsilon_start", "epsilon_end", "warm_start_epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"DQNConfig: `{name}` must lie in [0, 1], got {getattr(self, name)}")
+        if not 0.0 < self.final_learning_rate_fraction <= 1.0:
+            raise ValueError(f"DQNConfig: `final_learning_rate_fraction` must lie in (0, 1], got {self.final_learning_rate_fraction}")
         if not 0.0 < self.epsilon_decay_fraction <= 1.0:
             raise ValueError(f"DQNConfig: `epsilon_decay_fraction` must lie in (0, 1], got {self.epsilon_decay_fraction}")
         for name in ("warm_start_episodes", "warm_start_updates"):
@@ -280,6 +291,9 @@ def train_online_dqn(
     label = "Double DQN" if double else "DQN"
     for episode in progress_bar(range(episodes), desc=label, total=episodes, enabled=progress):
         behaviour.epsilon = epsilon_at(episode, episodes, cfg)
+        progress_fraction = episode / max(1, episodes - 1)
+        for group in optimizer.param_groups:
+            group["lr"] = cfg.learning_rate * (1.0 - (1.0 - cfg.final_learning_rate_fraction) * progress_fraction)
         obs, info = env.reset()
         total = 0.0
         while True:
