@@ -6,6 +6,7 @@ property additionally gets a shrunk counterexample for its feedback.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import pickle
@@ -65,20 +66,25 @@ def cache_dir() -> Path:
 
 
 def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
-    """The corpus, from the disk cache when fresh (building it takes ~30 s)."""
+    """The corpus, from the disk cache when fresh (building it takes ~30 s).
+
+    A lock file serialises builders, so parallel graders (or test workers) build once.
+    """
     path = cache_dir() / f"corpus-{_corpus_key(examples)}-{budget.call_timeout:g}.pkl"
-    if path.exists():
-        try:
-            with path.open("rb") as fh:
-                return _attach(pickle.load(fh), examples)
-        except Exception:  # a stale or partial cache file: rebuild
-            pass
-    built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-        pickle.dump(_detach(built), tmp, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp.name, path)  # atomic: parallel builders never see half a file
-    return built
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            try:
+                with path.open("rb") as fh:
+                    return _attach(pickle.load(fh), examples)
+            except Exception:  # a stale or partial cache file: rebuild
+                pass
+        built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
+            pickle.dump(_detach(built), tmp, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp.name, path)
+        return built
 
 
 def _detach(built: dict) -> dict:

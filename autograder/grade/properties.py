@@ -94,6 +94,8 @@ MESSAGES = {
                    "ru": "возвращено не число и не массив чисел: {msg}"},
     "shape": {"en": "wrong output shape: expected {want}, got {got}",
               "ru": "неверная форма результата: ожидалась {want}, получена {got}"},
+    "unseen": {"en": "an entry with count 0 is not -inf",
+               "ru": "элемент со счётчиком 0 не равен -inf"},
     "values": {"en": "wrong values",
                "ru": "неверные значения"},
 }
