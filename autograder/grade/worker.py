@@ -66,10 +66,10 @@ def encode(obj) -> bytes:
         if isinstance(x, np.generic):  # numpy scalars travel as plain Python numbers
             return x.item()
         if isinstance(x, np.ndarray):
-            arr = np.ascontiguousarray(x)
+            arr = x
             if arr.dtype.kind not in SAFE_KINDS:
                 raise WireError(f"dtype {arr.dtype} cannot cross the wire")
-            raw = arr.tobytes()
+            raw = arr.tobytes(order="C")  # any memory layout; keeps 0-d shapes
             ref = {"__nd__": [offset, len(raw), arr.dtype.str, list(arr.shape)]}
             chunks.append(raw)
             offset += len(raw)
@@ -157,7 +157,7 @@ def _as_plain_array(value):
         raise TypeError(f"returned values of dtype {arr.dtype}, not numbers")
     if arr.size > MAX_ARRAY_ELEMENTS:
         raise TypeError(f"returned {arr.size} values, far more than the inputs allow")
-    return np.ascontiguousarray(arr)
+    return arr
 
 
 def _exception_names(exc: BaseException) -> list[str]:
