@@ -134,12 +134,50 @@ def from_python(path: Path) -> Submission:
     return Submission(path, cells, _detect_language([source], None), "python")
 
 
+VALIDATION_SOURCE = Path(__file__).resolve().parents[2] / "reference_impl" / "validation.py"
+_SUPPORT_TEMPLATE = """
+def _m5_install_support(source):
+    # The student notebooks import the input-check helpers as `from m5_student import
+    # validation as v`; the grading sandbox cannot see the support library, so the
+    # same module is built here from its source when it is not importable.
+    import sys, types
+    try:
+        import m5_student.validation
+        return
+    except ImportError:
+        pass
+    package = sys.modules.get("m5_student") or types.ModuleType("m5_student")
+    if not hasattr(package, "__path__"):
+        package.__path__ = []
+    module = types.ModuleType("m5_student.validation")
+    exec(compile(source, "m5_student/validation.py", "exec"), module.__dict__)
+    package.validation = module
+    sys.modules["m5_student"] = package
+    sys.modules["m5_student.validation"] = module
+
+
+_m5_install_support({source!r})
+del _m5_install_support
+"""
+
+
+def support_cell() -> Cell:
+    """A first cell that makes ``m5_student.validation`` importable (sandbox included)."""
+    return Cell("m5-support", _SUPPORT_TEMPLATE.format(source=VALIDATION_SOURCE.read_text(encoding="utf-8")))
+
+
+def _with_support(sub: Submission) -> Submission:
+    if not any("m5_student" in cell.source for cell in sub.cells):
+        return sub
+    return Submission(sub.path, [support_cell(), *sub.cells], sub.language, sub.kind)
+
+
 def extract(path: Path, kernels: set[str]) -> Submission:
     path = Path(path)
     if not path.exists():
         raise SubmissionError(f"{path}: no such file")
     if path.suffix == ".ipynb":
-        return from_notebook(path, kernels)
+        return _with_support(from_notebook(path, kernels))
     if path.suffix == ".py":
-        return from_python(path)
+        return _with_support(from_python(path))
     raise SubmissionError(f"{path}: expected a .ipynb notebook or a .py file")
