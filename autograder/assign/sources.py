@@ -1,0 +1,382 @@
+"""Build the instructor (nbgrader source) notebooks of Module 5 from one bilingual builder.
+
+Outputs ``source/module05/m05_assignment_{en,ru}.ipynb`` and ``m05_lab_{en,ru}.ipynb``.
+Every code cell is built once, without a language argument, so the English and the
+Russian notebooks cannot drift apart in code; only markdown differs.
+
+Where the text and the code come from (never retyped):
+
+* the kernels' solution cells: the function sources in ``reference_impl/kernels.py``
+  and ``reference_impl/torch_kernels.py`` (via :mod:`ast`), with the private helpers
+  each one calls nested inside its ``### BEGIN SOLUTION`` region, so nbgrader's stub
+  removes them too;
+* questions and worked answers: ``solutions/<lang>/NN-*.md`` (``## Question`` /
+  ``## Answer`` sections);
+* numerical inputs and worked values: :mod:`reference_impl.exercises`.
+
+nbgrader cell metadata follows schema 3; cell ids equal the (unique) grade ids, so
+the output is byte-for-byte reproducible.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+
+import reference_impl
+from reference_impl import exercises
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_DIR = REPO / "source" / "module05"
+SOLUTIONS_DIR = REPO / "solutions"
+KERNELS_PY = REPO / "reference_impl" / "kernels.py"
+TORCH_KERNELS_PY = REPO / "reference_impl" / "torch_kernels.py"
+LANGS = ("en", "ru")
+KERNEL_NAMES = tuple(reference_impl.KERNEL_NAMES)
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+CONCEPTUAL_POINTS = 3
+EXPLANATION_POINTS = 1
+KERNEL_POINTS = 10
+NOTEBOOK_NAMES = {("assignment", lang): f"m05_assignment_{lang}.ipynb" for lang in LANGS}
+NOTEBOOK_NAMES.update({("lab", lang): f"m05_lab_{lang}.ipynb" for lang in LANGS})
+
+
+# ------------------------------------------------------------------ kernel sources
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def private_helpers(name: str, path: Path = KERNELS_PY) -> list[str]:
+    """Module-level ``_helpers`` that ``name`` calls, transitively, in file order."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = _functions(tree)
+    if name not in functions:
+        raise ValueError(f"private_helpers: `name` {name!r} is not a function of {path.name}")
+    needed: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        for node in ast.walk(functions[current]):
+            if isinstance(node, ast.Name) and node.id.startswith("_") and node.id in functions and node.id not in needed:
+                needed.add(node.id)
+                todo.append(node.id)
+    return [f for f in functions if f in needed]
+
+
+def _end_line(lines: list[str], node: ast.FunctionDef) -> int:
+    """End of ``node`` including trailing indented comments (ast stops at the last statement)."""
+    end = node.end_lineno
+    while end < len(lines) and lines[end].startswith((" ", "\t")) and lines[end].strip().startswith("#"):
+        end += 1
+    return end
+
+
+def solution_source(name: str, path: Path = KERNELS_PY) -> str:
+    """The source of kernel ``name`` with its private helpers nested in the solution region.
+
+    Raises ValueError when the function is missing or has no solution markers.
+    """
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    functions = _functions(ast.parse(text))
+    if name not in functions:
+        raise ValueError(f"solution_source: `name` {name!r} is not a function of {path.name}")
+    node = functions[name]
+    body = lines[node.lineno - 1 : _end_line(lines, node)]
+    begin = next((i for i, line in enumerate(body) if line.strip() == BEGIN), None)
+    if begin is None or not any(line.strip() == END for line in body):
+        raise ValueError(f"solution_source: {name} in {path.name} has no {BEGIN} / {END} markers")
+    indent = body[begin][: len(body[begin]) - len(body[begin].lstrip())]
+    nested: list[str] = []
+    for helper in private_helpers(name, path):
+        h = functions[helper]
+        nested += [indent + line if line else line for line in lines[h.lineno - 1 : h.end_lineno]] + [""]
+    return "\n".join(body[: begin + 1] + nested + body[begin + 1 :]).replace("reference_impl.", "m5_student.")
+
+
+# ------------------------------------------------------------------ solutions text
+def exercise_text(number: int, lang: str) -> dict[str, str]:
+    """``{"title", "question", "answer"}`` of exercise ``number`` from solutions/<lang>/."""
+    matches = sorted((SOLUTIONS_DIR / lang).glob(f"{number:02d}-*.md"))
+    if len(matches) != 1:
+        raise ValueError(f"exercise_text: expected one solutions/{lang}/{number:02d}-*.md, found {len(matches)}")
+    text = matches[0].read_text(encoding="utf-8")
+    title = text.splitlines()[0].lstrip("# ").strip()
+    sections = re.split(r"^## .*$", text, flags=re.M)
+    if len(sections) != 3:
+        raise ValueError(f"exercise_text: {matches[0].name} must have exactly two '## ' sections")
+    return {"title": title, "question": sections[1].strip(), "answer": sections[2].strip()}
+
+
+# ------------------------------------------------------------------ cells
+def _nbgrader(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if grade:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def code(cell_id: str, source: str, **nbgrader) -> nbformat.NotebookNode:
+    meta = _nbgrader(cell_id, **nbgrader) if nbgrader else {}
+    return nbformat.v4.new_code_cell(source.strip("\n"), id=cell_id, metadata=meta)
+
+
+def markdown(cell_id: str, source: str, **nbgrader) -> nbformat.NotebookNode:
+    meta = _nbgrader(cell_id, **nbgrader) if nbgrader else {}
+    return nbformat.v4.new_markdown_cell(source.strip("\n"), id=cell_id, metadata=meta)
+
+
+def locked(cell_id: str, source: str) -> nbformat.NotebookNode:
+    return code(cell_id, source, locked=True)
+
+
+SETUP_CODE = '''
+# Find the support library m5_student (shipped in the module05 folder) and put it on sys.path.
+import sys
+from pathlib import Path
+
+
+def _find_support_library(start: Path) -> Path:
+    for folder in (start, *start.parents):
+        for candidate in (folder, folder / "release" / "module05"):
+            if (candidate / "m5_student" / "__init__.py").is_file():
+                return candidate
+    raise FileNotFoundError("m5_student not found: open this notebook from the module05 folder")
+
+
+_support_root = str(_find_support_library(Path.cwd().resolve()))
+if _support_root not in sys.path:
+    sys.path.insert(0, _support_root)
+import m5_student
+
+LANG = m5_student.notebook_language()
+'''
+
+KERNEL_IMPORTS = '''
+import math
+
+import numpy as np
+
+from m5_student import validation as v
+'''
+
+
+def _hidden(comment: str, call: str) -> str:
+    module_fn = call.split("(")[0]
+    return (f"# {comment}\n### BEGIN HIDDEN TESTS\n"
+            f"from autograder.nbgrader_bridge import {module_fn}\n{call}\n### END HIDDEN TESTS")
+
+
+def _value_literal(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value_literal(x) for x in value) + "]"
+    value = float(value)
+    if value == float("inf"):
+        return 'float("inf")'
+    if value == float("-inf"):
+        return 'float("-inf")'
+    return repr(round(value, 10))
+
+
+def numerical_answer_cell(number: int) -> nbformat.NotebookNode:
+    """Solution cell assigning the graded names of exercise ``number`` (worked values)."""
+    values = exercises.answers(number)
+    names = exercises.ANSWER_NAMES[number]
+    lines = [f"# Exercise {number}: assign each name below (a number, or a list of numbers)."]
+    lines += [BEGIN] + [f"{name} = {_value_literal(values[name])}" for name in names] + [END]
+    return code(f"ex{number:02d}_answer", "\n".join(lines), solution=True)
+
+
+def numerical_test_cell(number: int) -> nbformat.NotebookNode:
+    names = exercises.ANSWER_NAMES[number]
+    visible = (f"for _name in {names!r}:\n"
+               f"    assert _name in globals(), f\"assign {{_name}} in the cell above\"\n")
+    source = visible + _hidden("graded by the autograder (m5 grade)", f"answer_points({number})")
+    return code(f"ex{number:02d}_tests", source, grade=True, locked=True, points=len(names))
+
+
+def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
+    """Answer cell, visible self-check and hidden test of one kernel (language-free)."""
+    return [
+        code(f"kernel_{name}", solution_source(name), solution=True),
+        locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG)"),
+        code(f"test_{name}", _hidden("hidden tests of the autograder (m5 grade)", f'kernel_points("{name}")'),
+             grade=True, locked=True, points=KERNEL_POINTS),
+    ]
+
+
+# ------------------------------------------------------------------ texts
+ASSIGNMENT_TEXT = {
+    "en": {
+        "title": "# Module 5 assignment: learning from fixed data\n\n"
+                 "Three parts: eight conceptual questions (answered in the markdown cells marked for you), "
+                 "seven numerical exercises (assign the named values; the autograder checks them) and ten "
+                 "kernels (write each function body; run the self-check cell below it).\n\n"
+                 "Work in the answer cells only; do not rename the functions or the answer variables. "
+                 "Before submitting: *Kernel → Restart & Run All*, then `m5 check <this notebook>`.",
+        "setup": "Run the cell below first: it finds the support library `m5_student` next to this notebook.",
+        "conceptual": "## Part 1. Conceptual questions\n\nAnswer in a few sentences each; the answers are graded by hand.",
+        "numerical": "## Part 2. Numerical exercises\n\nCompute by hand or with numpy, then assign the values to the names given. "
+                     "A list answer is a Python list in the order of the question.",
+        "explain": "*Your explanation for the parts that ask why (graded by hand):*",
+        "kernels": "## Part 3. Kernels\n\nEach function has its contract in the docstring. Validate the inputs and raise "
+                   "`ValueError` (the helpers in `m5_student.validation`, imported as `v`, are optional) naming the bad "
+                   "argument. The self-check cell runs public checks; hidden tests check many more inputs.",
+        "imports": "Imports shared by the kernel cells:",
+        "discussion": "*Discussion (graded by hand):*",
+    },
+    "ru": {
+        "title": "# Задание модуля 5: обучение на фиксированных данных\n\n"
+                 "Три части: восемь вопросов на понимание (ответ пишется в отмеченных ячейках markdown), "
+                 "семь вычислительных упражнений (присвойте значения переменным с заданными именами; их проверяет "
+                 "автопроверка) и десять ядер (напишите тело каждой функции и запустите ячейку самопроверки под ней).\n\n"
+                 "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
+                 "Перед сдачей: *Kernel → Restart & Run All*, затем `m5 check <этот блокнот>`.",
+        "setup": "Сначала выполните ячейку ниже: она находит библиотеку поддержки `m5_student` рядом с блокнотом.",
+        "conceptual": "## Часть 1. Вопросы на понимание\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную.",
+        "numerical": "## Часть 2. Вычислительные упражнения\n\nПосчитайте вручную или с numpy и присвойте значения "
+                     "переменным с указанными именами. Ответ-вектор — список Python в порядке условия.",
+        "explain": "*Ваше объяснение для пунктов, где спрашивается «почему» (проверяется вручную):*",
+        "kernels": "## Часть 3. Ядра\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
+                   "`ValueError` с именем неверного аргумента (вспомогательные функции `m5_student.validation`, "
+                   "импортированные как `v`, можно использовать, но не обязательно). Ячейка самопроверки запускает "
+                   "открытые проверки; скрытые тесты проверяют гораздо больше входов.",
+        "imports": "Общие импорты ячеек с ядрами:",
+        "discussion": "*Обсуждение (проверяется вручную):*",
+    },
+}
+
+KERNEL_INTRO = {
+    "dqn_targets": {
+        "en": "Bootstrapped DQN targets from the target network's next-state values. Only `terminated` stops the bootstrap.",
+        "ru": "Бутстрап-цели DQN по значениям целевой сети в следующем состоянии. Бутстрап обрывает только `terminated`.",
+    },
+    "double_dqn_targets": {
+        "en": "Double DQN: choose the next action with the online table, score it with the target table.",
+        "ru": "Double DQN: следующее действие выбирает онлайн-таблица, оценивает его целевая.",
+    },
+    "masked_token_nll": {
+        "en": "The SFT / behaviour-cloning loss: average the negative log-probabilities over the active (mask 1) tokens only.",
+        "ru": "Функция потерь SFT / клонирования поведения: среднее отрицательных лог-вероятностей только по активным (маска 1) токенам.",
+    },
+    "cql_discrete_penalty": {
+        "en": "The conservative (CQL) regulariser for discrete actions: soft maximum of Q minus the logged action's value.",
+        "ru": "Консервативный регуляризатор CQL для дискретных действий: мягкий максимум Q минус значение записанного действия.",
+    },
+    "expectile_loss": {
+        "en": "The asymmetric squared loss that IQL uses to fit V as an upper expectile of Q.",
+        "ru": "Асимметричная квадратичная функция потерь, которой IQL подгоняет V как верхнюю экспектиль Q.",
+    },
+    "return_to_go": {
+        "en": "Returns-to-go of one episode (the Decision Transformer's conditioning signal).",
+        "ru": "Остаточный доход (return-to-go) одного эпизода — условие Decision Transformer.",
+    },
+    "pessimistic_values": {
+        "en": "Count-based lower confidence values: an action never seen in the data gets minus infinity.",
+        "ru": "Пессимистичные значения по числу наблюдений: действие, которого нет в данных, получает минус бесконечность.",
+    },
+    "behavior_support_mask": {
+        "en": "Which actions the behaviour policy takes often enough to be trusted (relative threshold on the probabilities).",
+        "ru": "Какие действия поведенческая политика выбирает достаточно часто, чтобы им доверять (относительный порог вероятностей).",
+    },
+    "fqe_targets": {
+        "en": "Fitted Q evaluation targets: the expected next value under the evaluated policy's probabilities.",
+        "ru": "Цели fitted Q evaluation: ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
+    },
+    "iql_advantage_weights": {
+        "en": "IQL's advantage-weighted cloning weights, exp(beta * A) clipped from above.",
+        "ru": "Веса клонирования с учётом преимущества в IQL: exp(beta * A) с ограничением сверху.",
+    },
+}
+# The code exercises of the problem set attach to these kernels.
+CODE_EXERCISE_BEFORE = {"dqn_targets": 16, "pessimistic_values": 17}
+
+
+def assignment_notebook(lang: str) -> nbformat.NotebookNode:
+    """The instructor assignment notebook in ``lang`` ("en" or "ru")."""
+    if lang not in LANGS:
+        raise ValueError(f"assignment_notebook: `lang` must be one of {LANGS}, got {lang!r}")
+    t = ASSIGNMENT_TEXT[lang]
+    cells = [markdown("intro", t["title"]), markdown("setup_note", t["setup"]), locked("setup", SETUP_CODE),
+             markdown("part1", t["conceptual"])]
+    for n in exercises.CONCEPTUAL:
+        ex = exercise_text(n, lang)
+        cells.append(markdown(f"q{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
+        cells.append(markdown(f"q{n:02d}_answer", ex["answer"], grade=True, solution=True, points=CONCEPTUAL_POINTS))
+    cells.append(markdown("part2", t["numerical"]))
+    for n in exercises.NUMERICAL_NUMBERS:
+        ex = exercise_text(n, lang)
+        cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
+        cells.append(numerical_answer_cell(n))
+        cells.append(numerical_test_cell(n))
+        cells.append(markdown(f"ex{n:02d}_explain_note", t["explain"]))
+        cells.append(markdown(f"ex{n:02d}_explain", ex["answer"], grade=True, solution=True, points=EXPLANATION_POINTS))
+    cells += [markdown("part3", t["kernels"]), markdown("imports_note", t["imports"]), locked("kernel_imports", KERNEL_IMPORTS)]
+    for name in KERNEL_NAMES:
+        if name in CODE_EXERCISE_BEFORE:
+            n = CODE_EXERCISE_BEFORE[name]
+            ex = exercise_text(n, lang)
+            cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
+        cells.append(markdown(f"intro_{name}", f"### `{name}`\n\n{KERNEL_INTRO[name][lang]}"))
+        cells += kernel_cells(name)
+    for n in exercises.CODE_NUMBERS:
+        ex = exercise_text(n, lang)
+        cells.append(markdown(f"ex{n:02d}_discussion_note", f"### {ex['title']}\n\n{t['discussion']}"))
+        cells.append(markdown(f"ex{n:02d}_discussion", ex["answer"], grade=True, solution=True, points=2))
+    return _notebook(cells, "assignment", lang)
+
+
+def _notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    nb.cells = list(cells)
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "m5": {"kind": kind, "lang": lang},
+    }
+    ids = [c.id for c in nb.cells]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"{kind} notebook: duplicate cell ids {duplicates}")
+    nbformat.validate(nb)
+    return nb
+
+
+def build_notebooks() -> dict[str, nbformat.NotebookNode]:
+    """Every source notebook by file name."""
+    from autograder.assign import lab_source
+
+    out = {}
+    for lang in LANGS:
+        out[NOTEBOOK_NAMES["assignment", lang]] = assignment_notebook(lang)
+        out[NOTEBOOK_NAMES["lab", lang]] = lab_source.lab_notebook(lang)
+    return out
+
+
+def notebook_text(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nb) + "\n"
+
+
+def write_sources(out_dir: Path = SOURCE_DIR) -> list[Path]:
+    """Write the source notebooks into ``out_dir``; returns the paths written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, nb in build_notebooks().items():
+        path = out_dir / name
+        path.write_text(notebook_text(nb), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def code_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, dict]]:
+    """(id, source, metadata) of every code cell: what must match across languages."""
+    return [(c.id, c.source, dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
+
+
+__all__ = ["assignment_notebook", "build_notebooks", "code_cells", "exercise_text", "private_helpers",
+           "solution_source", "write_sources"]
