@@ -7,7 +7,7 @@ and the ratio measured / budget (<= 1 is within budget):
 
 * ``env``: KeyDoorGrid steps per second (uniform random actions, resets included);
 * ``dqn``: online DQN gradient updates per second (full-profile DQN run, seed 5);
-* ``pair``: wall time of the DAgger run and of the DQN + Double DQN pair, full profile;
+* ``pair``: wall time of the DAgger run and of the DQN + Double DQN pair, smoke and full profile;
 * ``offline`` / ``kernels``: the offline-suite benchmark of ``bench/lab_offline.py``
   (imported, not copied): wall time per profile and updates/s per learner, and the
   cost of validated kernels inside the training loop;
@@ -74,20 +74,22 @@ def bench_env(steps: int = 50_000, seed: int = 0) -> None:
 
 
 def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
-    full = lab.PROFILE_PARAMS["full"]
-    if measure_pair:
-        d = full.dagger
+    """DAgger and DQN-pair wall times at the smoke and full profiles; DQN updates/s (full)."""
+    for name in ("smoke", "full") if measure_pair else ("full",):
+        params = lab.PROFILE_PARAMS[name]
+        if measure_pair:
+            d = params.dagger
+            with Clock() as c:
+                dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes, progress_bar=False)
+            record(f"DAgger run ({name} profile)", c.wall, "s", c.cpu)
+        q = params.dqn
         with Clock() as c:
-            dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes, progress_bar=False)
-        record("DAgger run (full profile)", c.wall, "s", c.cpu)
-    q = full.dqn
-    with Clock() as c:
-        runs = [train_online_dqn(q.seed, q.episodes, double, q.evaluation_episodes, progress=False) for double in (False, True)]
-    if measure_pair:
-        record("DQN + Double DQN pair (full profile)", c.wall, "s", c.cpu)
-    if measure_rate:
-        # Updates dominate the DQN loop; env steps and evaluation are included here.
-        record("online DQN updates/s (incl. env steps)", sum(r["updates"] for r in runs) / c.wall, "updates/s")
+            runs = [train_online_dqn(q.seed, q.episodes, double, q.evaluation_episodes, progress=False) for double in (False, True)]
+        if measure_pair:
+            record(f"DQN + Double DQN pair ({name} profile)", c.wall, "s", c.cpu)
+        if measure_rate and name == "full":
+            # Updates dominate the DQN loop; env steps and evaluation are included here.
+            record("online DQN updates/s (incl. env steps)", sum(r["updates"] for r in runs) / c.wall, "updates/s")
 
 
 def bench_whole_lab(profile: str) -> dict:
