@@ -257,6 +257,7 @@ def train_decision_transformer(
     batch_size: int,
     *,
     return_to_go_fn: Callable | None = None,
+    masked_token_nll: Callable = masked_token_nll_torch,
     progress: bool | None = None,
     config: DTConfig | None = None,
 ) -> tuple[DecisionTransformer, list[float]]:
@@ -264,7 +265,9 @@ def train_decision_transformer(
     mean loss of each epoch).
 
     ``config`` overrides the architecture (its state_dim, action_dim and
-    context_steps must agree with the arguments). Deterministic for a given seed.
+    context_steps must agree with the arguments). ``masked_token_nll`` is the torch loss
+    of the action tokens (default the reference twin; a student's port in the lab).
+    Deterministic for a given seed.
     Raises ValueError on non-positive sizes, actions outside [0, action_dim) or
     observations that are not (state_dim,).
     """
@@ -290,7 +293,7 @@ def train_decision_transformer(
         order = rng.permutation(len(windows))
         epoch_losses = []
         for start in range(0, len(order), int(batch_size)):
-            loss = dt_action_loss(model, *windows.batch(order[start : start + int(batch_size)]))
+            loss = dt_action_loss(model, *windows.batch(order[start : start + int(batch_size)]), masked_token_nll=masked_token_nll)
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
