@@ -90,3 +90,12 @@ def test_dagger_rejects_bad_counts(name, value):
 def test_bc_config_validation():
     with pytest.raises(ValueError, match="learning_rate"):
         BCConfig(learning_rate=0.0)
+
+
+@pytest.mark.slow
+def test_lab_full_profile_dagger_beats_bc():
+    run = dagger_experiment(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12,
+                            evaluation_episodes=24)
+    records = run["records"]
+    assert records[-1]["success_rate"] > records[0]["success_rate"]
+    assert records[-1]["success_rate"] >= 0.9

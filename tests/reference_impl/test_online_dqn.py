@@ -170,3 +170,11 @@ def test_config_validation(kwargs):
 def test_lab_smoke_profile_learns_something(double):
     run = train_online_dqn(seed=5, episodes=35, double=double, evaluation_episodes=12)
     assert sum(run["episode_success"]) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("double", [False, True])
+def test_lab_full_profile_learns_well_above_random(double):
+    """The lab's full profile (seed 5, 130 episodes): a random policy never reaches the goal."""
+    run = train_online_dqn(seed=5, episodes=130, double=double, evaluation_episodes=24)
+    assert run["evaluation"]["success_rate"] >= 0.75
