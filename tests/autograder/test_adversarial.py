@@ -1,0 +1,284 @@
+"""Hostile submissions: each is graded exactly as it deserves, and nothing else happens.
+
+Every attack in ``adversarial/attacks/`` is a fragment put on top of the correct
+submission (see ``adversarial/build.py``), so the attacked kernels get the score
+their honest behaviour earns and every other kernel keeps 10/10. For each attack the
+test checks the exact per-kernel scores, that the grader survives, that no process
+is left behind, that nothing is written outside the output folder (the temp tree,
+the working directory, /tmp, home), and that grading twice gives the same scores.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+
+import reference_impl
+from autograder.grade import report, sandbox
+from autograder.grade.pipeline import grade_submission, load_corpus
+from autograder.grade.run import Budget
+
+HERE = Path(__file__).resolve().parent
+KERNELS = reference_impl.KERNEL_NAMES
+# The default batch deadline is 30 s; a shorter one keeps the attacks that need it fast.
+BUDGET = Budget(kernel_timeout=6.0, load_timeout=40.0, cell_timeout=10.0)
+
+
+def _load_build():
+    spec = importlib.util.spec_from_file_location("m5_test_build", HERE / "adversarial" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _load_build()
+
+# attack -> the kernels that deserve less than 10, with their exact scores.
+EXPECTED: dict[str, dict[str, float]] = {
+    "infinite_loop": {"dqn_targets": 0},
+    "infinite_loop_ignoring_alarm": {"double_dqn_targets": 0},
+    "memory_bomb": {"expectile_loss": 0},
+    "fork_bomb": {"cql_discrete_penalty": 0},
+    "sys_exit_at_import": {k: 0 for k in KERNELS},
+    "sys_exit_after_definitions": {},
+    "os_exit_in_kernel": {"return_to_go": 0},
+    "kill_parent": {"pessimistic_values": 0},
+    # swapped tau is worth 3 (as its mutant); the vandalised dqn input costs the
+    # no-mutation point; the patched np.allclose breaks the base's own policy check.
+    "monkeypatch_comparisons": {"dqn_targets": 9, "expectile_loss": 3, "fqe_targets": 9},
+    # zeros / a constant float keep only what needs no right value: "does not modify
+    # inputs" and, for the NLL, the padding invariance (relations judge invariance alone);
+    # a stalling __array__ gets 0; the lying ndarray subclass holds the right numbers.
+    "lying_return_values": {"dqn_targets": 1, "masked_token_nll": 2, "iql_advantage_weights": 0},
+    "mutate_inputs": {"behavior_support_mask": 9, "fqe_targets": 9},
+    "peek_at_reference": {"masked_token_nll": 0},
+    "fake_results_json": {"return_to_go": 3},     # forward cumsum, as its mutant
+    "print_fake_json": {},
+    "forge_protocol_frames": {"iql_advantage_weights": 0},
+    "network_access": {},
+    "print_flood": {},
+    # constants keep "does not modify inputs"; the constant CQL penalty also passes the
+    # shift-invariance relation (see the report: a policy question, not a crash).
+    "hardcoded_examples": {"dqn_targets": 1, "cql_discrete_penalty": 2, "return_to_go": 1,
+                           "pessimistic_values": 1, "fqe_targets": 1},
+    "nondeterministic": {"expectile_loss": 2, "behavior_support_mask": 2, "iql_advantage_weights": 2},
+}
+# Why the attacked kernel lost everything, as the student reads it (feedback text).
+REASONS = {
+    "infinite_loop": "time limit",
+    "infinite_loop_ignoring_alarm": "time limit",
+    "memory_bomb": "MemoryError",
+    "os_exit_in_kernel": "stopped",
+    "kill_parent": "stopped",
+    "sys_exit_at_import": "not defined",
+    "forge_protocol_frames": "communication",
+}
+NOTES = {
+    "sys_exit_at_import": "SystemExit",
+    "sys_exit_after_definitions": "SystemExit",
+}
+# Bounded by the batch deadline (BUDGET.kernel_timeout): one grading here, two under -m slow.
+SLOW = {"fork_bomb", "infinite_loop_ignoring_alarm"}
+
+
+def expected_scores(attack: str) -> dict[str, float]:
+    return {k: float(EXPECTED[attack].get(k, 10)) for k in KERNELS}
+
+
+# ---------------------------------------------------------------- fixtures and checks
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus()
+
+
+def _tree(root: Path, skip: Path | None = None) -> dict[str, tuple]:
+    """Every file and folder below ``root`` (except ``skip``) with size and mtime."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if skip is not None and (here == skip or skip in here.parents):
+            dirnames[:] = []
+            continue
+        for name in dirnames + filenames:
+            path = here / name
+            if path == skip:
+                continue
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            found[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+def _suspicious_host_paths() -> dict[str, tuple]:
+    """Places an attack aims at outside any test folder: /tmp entries named like results
+    or the grader's own folders, results.json in home, the Gradescope results folder."""
+    found = {}
+    for entry in os.scandir("/tmp"):
+        if "results" in entry.name or entry.name.startswith(("m5-worker-", "grades")):
+            found[entry.path] = entry.stat(follow_symlinks=False).st_mtime_ns
+    for path in (Path.home() / "results.json", Path("/autograder"), Path("/tmp/g"), Path("/results.json")):
+        if path.exists():
+            found[str(path)] = path.lstat().st_mtime_ns
+    return found
+
+
+def _wait_no_children(timeout: float = 5.0) -> list:
+    deadline = time.monotonic() + timeout
+    while True:
+        left = psutil.Process().children(recursive=True)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def sealed(tmp_path, monkeypatch):
+    """A private cwd and temp dir; on exit: nothing left running, nothing written."""
+    cwd, private_tmp, out = tmp_path / "cwd", tmp_path / "tmp", tmp_path / "out"
+    for folder in (cwd, private_tmp, out):
+        folder.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))  # the worker's scratch goes here
+    host_before = _suspicious_host_paths()
+    yield tmp_path
+    assert _wait_no_children() == [], "a process outlived the grading"
+    base = sandbox._probe()[0].cgroup_base
+    if base is not None:
+        assert list(base.glob(f"m5-sandbox-{os.getpid()}-*")) == [], "a sandbox cgroup was left behind"
+    assert list(cwd.iterdir()) == [], "something was written into the working directory"
+    assert list(private_tmp.iterdir()) == [], "a scratch folder was left behind"
+    assert _suspicious_host_paths() == host_before, "something was written to /tmp, home or /autograder"
+
+
+def grade_into(path: Path, corpus, out: Path) -> tuple[dict, dict]:
+    """Grade as ``m5 grade`` does, write results.json; return (by_group, results.json)."""
+    result = grade_submission(path, corpus, shrink=False, budget=BUDGET)
+    written = report.write_results(result, out / path.stem)
+    data = json.loads(written.read_text(encoding="utf-8"))
+    return result, data
+
+
+def check_graded(attack: str, path: Path, corpus, tmp_path: Path, times: int) -> None:
+    inputs_before = _tree(tmp_path, skip=tmp_path / "out")
+    runs = []
+    for _ in range(times):
+        result, data = grade_into(path, corpus, tmp_path / "out")
+        assert os.getpid() == psutil.Process().pid and psutil.Process().is_running()  # the grader lives
+        runs.append((result, data))
+    result, data = runs[0]
+    scores = {k: got for k, (got, _) in result.by_group().items()}
+    assert scores == expected_scores(attack)
+    assert data["score"] == pytest.approx(sum(expected_scores(attack).values()))
+    assert "FAKE" not in json.dumps(data)
+    for note in (NOTES.get(attack),):
+        if note:
+            assert any(note in n["en"] for n in result.notes), result.notes
+    if attack in REASONS:
+        lost = [t for t in data["tests"] if t["status"] == "failed"]
+        assert any(REASONS[attack] in t["output"] for t in lost), [t["output"] for t in lost][:3]
+    for _, again in runs[1:]:  # determinism: the same file, graded afresh, the same scores
+        assert [(t["name"], t["score"]) for t in again["tests"]] == [(t["name"], t["score"]) for t in data["tests"]]
+    # Only out/ may have changed under the test folder (cwd and the temp dir are checked by `sealed`).
+    after = _tree(tmp_path, skip=tmp_path / "out")
+    assert {k: v for k, v in after.items() if not k.startswith(("cwd", "tmp"))} == \
+           {k: v for k, v in inputs_before.items() if not k.startswith(("cwd", "tmp"))}
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [path.stem]
+    assert sorted(p.name for p in (tmp_path / "out" / path.stem).iterdir()) == ["results.json"]
+
+
+# ---------------------------------------------------------------- .py attacks
+def test_every_attack_file_has_an_expectation():
+    assert sorted(EXPECTED) == build.attack_names()
+
+
+@pytest.mark.parametrize("attack", sorted(EXPECTED))
+def test_attack_is_contained_and_graded_as_deserved(attack, corpus, sealed):
+    (sealed / "inputs").mkdir()
+    path = build.write_attack(attack, sealed / "inputs")
+    check_graded(attack, path, corpus, sealed, times=1 if attack in SLOW else 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(SLOW))
+def test_slow_attack_regrades_identically(attack, corpus, sealed):
+    (sealed / "inputs").mkdir()
+    path = build.write_attack(attack, sealed / "inputs")
+    check_graded(attack, path, corpus, sealed, times=2)
+
+
+# ---------------------------------------------------------------- notebook attacks
+def _setup_cell(source: str, grade_id: str):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {
+        "solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}})
+
+
+KILLER_SETUP = """import os
+import signal
+
+
+def configure(level=os.killpg(0, signal.SIGKILL)):  # the default runs at definition time
+    return level
+"""
+TIMER_OFF_SETUP = """import signal
+
+signal.signal(signal.SIGALRM, signal.SIG_IGN)  # hoping to make every call untimed
+"""
+LOOPING_RTG = """def return_to_go(rewards, gamma=1.0):
+    while True:
+        pass
+"""
+BROKEN_CELL = """def cql_discrete_penalty(q_values, actions):
+    return (q_values[0]
+
+
+def expectile_loss(diff, tau):
+    return 0.0
+"""
+
+
+def _notebook(name: str):
+    base = build.BASE_SUBMISSION.read_text()
+    if name == "notebook_setup_kills_worker":
+        return build.notebook_from_source(base, extra_cells=[(2, _setup_cell(KILLER_SETUP, "config"))])
+    if name == "notebook_setup_disables_timer":
+        return build.notebook_from_source(base, extra_cells=[(2, _setup_cell(TIMER_OFF_SETUP, "config"))],
+                                          replace={"return_to_go": LOOPING_RTG})
+    if name == "notebook_syntax_error_in_one_cell":
+        nb = build.notebook_from_source(base, replace={"cql_discrete_penalty": BROKEN_CELL})
+        nb.cells = [c for c in nb.cells if "def expectile_loss" not in c.source or "cql" in c.source]
+        return nb
+    raise KeyError(name)
+
+
+NOTEBOOK_EXPECTED = {
+    "notebook_setup_kills_worker": ({}, "stopped the grading process"),
+    "notebook_setup_disables_timer": ({"return_to_go": 0}, None),
+    "notebook_syntax_error_in_one_cell": ({"cql_discrete_penalty": 0, "expectile_loss": 0}, "SyntaxError"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOK_EXPECTED))
+def test_notebook_attack_costs_only_its_cells(name, corpus, sealed):
+    (sealed / "inputs").mkdir()
+    path = build.write_notebook(_notebook(name), sealed / "inputs" / f"{name}.ipynb")
+    lost, note = NOTEBOOK_EXPECTED[name]
+    first, data = grade_into(path, corpus, sealed / "out")
+    second, again = grade_into(path, corpus, sealed / "out")
+    scores = first.by_group()
+    assert {k: scores[k][0] for k in KERNELS} == {k: float(lost.get(k, 10)) for k in KERNELS}
+    answers = {k: v for k, v in scores.items() if k not in KERNELS}
+    assert answers and all(got == total for got, total in answers.values())  # the answers cell still counts
+    if note:
+        assert any(note in n["en"] for n in first.notes), first.notes
+    assert [(t["name"], t["score"]) for t in again["tests"]] == [(t["name"], t["score"]) for t in data["tests"]]
