@@ -1,0 +1,108 @@
+"""End-to-end grading of small submissions: scores, isolation per kernel, reports."""
+import csv
+import json
+
+import nbformat
+import pytest
+
+from autograder.grade import pipeline, report
+
+STUB = '''
+def {name}(*args, **kwargs):
+    raise NotImplementedError("write {name}")
+'''
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def grade(path, corpus, **kw):
+    return pipeline.grade_submission(path, corpus, shrink=False, **kw)
+
+
+def test_correct_submission_gets_full_marks_and_identical_regrades(tmp_path, corpus, correct_source):
+    path = write(tmp_path, "correct.py", correct_source)
+    first, second = grade(path, corpus), grade(path, corpus)
+    assert first.score == first.max_score == 100
+    assert [(t.key, t.score) for t in first.tests] == [(t.key, t.score) for t in second.tests]
+    names = [t.name["en"] for t in first.tests]
+    assert all(any(n.startswith(k + ": ") for k in pipeline.KERNELS) for n in names)
+    assert len(names) == len(set(names))
+
+
+def test_stub_missing_and_broken_kernels_cost_only_themselves(tmp_path, corpus, correct_source):
+    text = correct_source.replace("def return_to_go(", "def _unused_return_to_go(")  # missing
+    text += STUB.format(name="expectile_loss")                                       # stub
+    text += "\ndef fqe_targets(*a, **k):\n    import os\n    os._exit(7)\n"            # kills its worker
+    result = grade(write(tmp_path, "mixed.py", text), corpus)
+    per = result.by_group()
+    assert per["return_to_go"][0] == 0 and per["expectile_loss"][0] == 0 and per["fqe_targets"][0] == 0
+    assert all(per[k] == (10.0, 10.0) for k in per if k not in {"return_to_go", "expectile_loss", "fqe_targets"})
+    messages = {t.group: t.failure.message["en"] for t in result.tests if not t.passed}
+    assert "not defined" in messages["return_to_go"]
+    assert "not implemented" in messages["expectile_loss"]
+    assert "stopped" in messages["fqe_targets"]
+
+
+def test_notebook_cell_with_syntax_error_costs_only_its_kernels(tmp_path, corpus, correct_source):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(correct_source),
+                nbformat.v4.new_code_cell("def iql_advantage_weights(a, beta, max_weight=100.0):\n    return (\n")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    result = grade(path, corpus, answers=False)
+    assert result.score == 100  # the broken cell redefines nothing; the earlier definition stands
+    assert any("SyntaxError" in note["en"] for note in result.notes)
+    nb.cells = [nbformat.v4.new_code_cell(correct_source.replace("def iql_advantage_weights(", "def _old(")),
+                nb.cells[1]]
+    nbformat.write(nb, path)
+    result = grade(path, corpus, answers=False)
+    assert result.by_group()["iql_advantage_weights"][0] == 0 and result.score == 90
+
+
+def test_wrong_kernel_feedback_names_input_expected_and_got(tmp_path, corpus, correct_source):
+    text = correct_source + (
+        "\ndef dqn_targets(rewards, terminated, next_q_target, gamma=0.99):\n"
+        "    r = np.asarray(rewards, dtype=float)\n"
+        "    return r + gamma * np.asarray(next_q_target, dtype=float).max(axis=1)\n")
+    result = pipeline.grade_submission(write(tmp_path, "nomask.py", text), corpus, lang="ru")
+    failed = [t for t in result.tests if not t.passed]
+    assert {t.group for t in failed} == {"dqn_targets"}
+    terminal = next(t for t in failed if t.key == "terminal_rows")
+    text = report.feedback(terminal, "ru")
+    assert "НЕ ПРОЙДЕНО" in text and "dqn_targets(rewards=" in text and "ожидалось" in text and "получено" in text
+    assert "hidden" not in text and "Traceback" not in text
+
+
+def test_reports_follow_the_gradescope_schema_and_class_csv(tmp_path, corpus, correct_source):
+    good = grade(write(tmp_path, "a.py", correct_source), corpus)
+    bad = grade(write(tmp_path, "b.py", "import numpy as np\n"), corpus)
+    path = report.write_results(good, tmp_path / "out" / "a", isolation_warning=None)
+    data = json.loads(path.read_text())
+    assert data["score"] == 100 and data["execution_time"] >= 0 and data["output"]
+    for test in data["tests"]:
+        assert set(test) == {"name", "score", "max_score", "status", "output", "visibility"}
+        assert test["status"] in {"passed", "failed"}
+    csv_path = report.write_grades_csv([good, bad], tmp_path / "grades.csv")
+    rows = list(csv.DictReader(csv_path.open()))
+    assert [r["score"] for r in rows] == ["100", "0"] and rows[1]["dqn_targets"] == "0"
+    summary = report.summary_table([good, bad])
+    assert "dqn_targets" in summary and "5.00/10" in summary
+
+
+def test_numerical_answers_are_graded_for_notebooks(tmp_path, corpus):
+    from reference_impl import exercises
+
+    values = exercises.graded_answers(9)
+    lines = [f"{name} = {answer.value!r}" for name, answer in values.items()]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("\n".join(lines)), nbformat.v4.new_code_cell("ex10_exact_regret = 4.2")]
+    path = tmp_path / "answers.ipynb"
+    nbformat.write(nb, path)
+    result = grade(path, corpus)
+    per = result.by_group()
+    assert per["ex09"] == (len(values), len(values))
+    assert per["ex10"][0] == 0  # 4.2 is the first-order value, not the exact regret
