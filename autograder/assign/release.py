@@ -34,6 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference_impl"
 SOURCE_DIR = REPO / "source" / "module05"
 PUBLIC_CHECKS = REPO / "autograder" / "check" / "public.py"
+# Student-only modules (notebook glue: load the notebook's kernels, check torch ports).
+EXTRAS = Path(__file__).resolve().parent / "student_extras"
 ASSIGNMENT = "module05"
 PACKAGE = "m5_student"
 # Modules that must never reach students: worked answers of the numerical exercises.
@@ -160,6 +162,10 @@ def build_student_library(dest: Path) -> list[Path]:
     checks = dest / "checks.py"
     checks.write_text(rename_package(PUBLIC_CHECKS.read_text(encoding="utf-8")), encoding="utf-8")
     written.append(checks)
+    for path in sorted(EXTRAS.glob("*.py")):
+        target = dest / path.name
+        shutil.copyfile(path, target)
+        written.append(target)
     for path in sorted((REFERENCE / "data").iterdir()):
         if path.is_file() and not path.name.startswith("."):
             shutil.copyfile(path, dest / "data" / path.name)
