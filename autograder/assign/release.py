@@ -162,7 +162,7 @@ def build_student_library(dest: Path) -> list[Path]:
     checks = dest / "checks.py"
     checks.write_text(rename_package(PUBLIC_CHECKS.read_text(encoding="utf-8")), encoding="utf-8")
     written.append(checks)
-    for path in sorted(EXTRAS.glob("*.py")):
+    for path in sorted(p for p in EXTRAS.glob("*.py") if p.name != "__init__.py"):
         target = dest / path.name
         shutil.copyfile(path, target)
         written.append(target)

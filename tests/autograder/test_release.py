@@ -1,0 +1,294 @@
+"""Source notebooks and the student release: no drift, nbgrader format, and no leaks.
+
+The release is what a student receives; everything in it is public. These tests scan
+it for solution code (kernel and torch-port bodies, private helpers), hidden tests,
+worked answers and solution prose, check that the student library's kernels are
+stubs that name the notebook, and that a release notebook filled with a correct
+implementation runs end to end and passes `m5 check`.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import reference_impl
+from autograder.assign import lab_source, release, sources
+from reference_impl import exercises
+
+REPO = Path(__file__).resolve().parents[2]
+RELEASE = REPO / "release" / "module05"
+SOURCE = REPO / "source" / "module05"
+ASSIGNMENT = ("m05_assignment_en.ipynb", "m05_assignment_ru.ipynb")
+LAB = ("m05_lab_en.ipynb", "m05_lab_ru.ipynb")
+
+
+def _text_files(folder: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".ipynb", ".md", ".json", ".txt"):
+            out[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def release_texts() -> dict[str, str]:
+    assert RELEASE.is_dir(), "release/module05 is missing: run `m5 release`"
+    return _text_files(RELEASE)
+
+
+def _solution_regions(path: Path) -> list[list[str]]:
+    regions, current = [], None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() == "### BEGIN SOLUTION":
+            current = []
+        elif line.strip() == "### END SOLUTION":
+            regions.append(current)
+            current = None
+        elif current is not None:
+            current.append(line.strip())
+    return regions
+
+
+def _distinctive(lines: list[str]) -> list[str]:
+    """Lines long enough to identify solution code (short ones like `return r` are generic)."""
+    return [line for line in lines if len(line) >= 30 and not line.startswith("#")]
+
+
+# ------------------------------------------------------------------ sources
+def test_committed_sources_match_the_builder():
+    built = sources.build_notebooks()
+    assert sorted(built) == sorted(p.name for p in SOURCE.glob("*.ipynb"))
+    for name, nb in built.items():
+        assert (SOURCE / name).read_text(encoding="utf-8") == sources.notebook_text(nb), f"{name} is stale: run source/build.py"
+
+
+@pytest.mark.parametrize("pair", [ASSIGNMENT, LAB])
+def test_english_and_russian_code_cells_are_identical(pair):
+    en, ru = (nbformat.read(SOURCE / name, as_version=4) for name in pair)
+    assert sources.code_cells(en) == sources.code_cells(ru)
+    assert en.metadata["m5"]["lang"] == "en" and ru.metadata["m5"]["lang"] == "ru"
+    # The markdown really is translated (not the English text twice).
+    ru_text = " ".join(c.source for c in ru.cells if c.cell_type == "markdown")
+    assert len(re.findall("[а-яА-Я]", ru_text)) > 1000
+
+
+@pytest.mark.parametrize("name", ASSIGNMENT + LAB)
+def test_nbgrader_metadata_schema_and_unique_grade_ids(name):
+    nb = nbformat.read(SOURCE / name, as_version=4)
+    ids = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader")
+        if not meta:
+            continue
+        assert meta["schema_version"] == 3
+        assert meta["grade_id"] == cell.id
+        if meta["grade"]:
+            assert meta["points"] > 0
+        ids.append(meta["grade_id"])
+    assert len(ids) == len(set(ids))
+
+
+def test_assignment_has_every_exercise_and_kernel():
+    nb = nbformat.read(SOURCE / ASSIGNMENT[0], as_version=4)
+    cells = {c.id: c for c in nb.cells}
+    meta = {k: c.metadata.get("nbgrader", {}) for k, c in cells.items()}
+    for n in exercises.CONCEPTUAL:
+        assert cells[f"q{n:02d}_answer"].cell_type == "markdown" and meta[f"q{n:02d}_answer"]["grade"]
+    for n in exercises.NUMERICAL_NUMBERS:
+        assert f"answer_points({n})" in cells[f"ex{n:02d}_tests"].source
+        assert meta[f"ex{n:02d}_tests"]["points"] == len(exercises.ANSWER_NAMES[n])
+        for answer_name in exercises.ANSWER_NAMES[n]:
+            assert re.search(rf"^{answer_name} = ", cells[f"ex{n:02d}_answer"].source, re.M)
+    for kernel in reference_impl.KERNEL_NAMES:
+        assert cells[f"kernel_{kernel}"].source.startswith(f"def {kernel}(")
+        assert f'kernel_points("{kernel}")' in cells[f"test_{kernel}"].source
+        assert meta[f"test_{kernel}"]["points"] == sources.KERNEL_POINTS
+        assert f"check({kernel}" in cells[f"check_{kernel}"].source
+    assert nb.metadata["m5"]["kind"] == "assignment"
+
+
+def test_numerical_answer_cells_hold_the_graded_values():
+    nb = nbformat.read(SOURCE / ASSIGNMENT[0], as_version=4)
+    namespace: dict = {}
+    for n in exercises.NUMERICAL_NUMBERS:
+        exec(next(c.source for c in nb.cells if c.id == f"ex{n:02d}_answer"), namespace)
+    for name, answer in exercises.all_graded_answers().items():
+        assert exercises.check_answer(answer, namespace[name]), name
+
+
+def test_kernel_solution_cells_are_the_reference_code():
+    nb = nbformat.read(SOURCE / ASSIGNMENT[0], as_version=4)
+    cells = {c.id: c.source for c in nb.cells}
+    namespace: dict = {}
+    exec(cells["kernel_imports"].replace("from m5_student import validation", "from reference_impl import validation"), namespace)
+    for kernel in reference_impl.KERNEL_NAMES:
+        exec(cells[f"kernel_{kernel}"], namespace)
+        region_lines = {line.strip() for line in cells[f"kernel_{kernel}"].splitlines()}
+        for line in _distinctive([l for region in _solution_regions(sources.KERNELS_PY) for l in region]):
+            if f'"{kernel}"' in line:
+                assert line in region_lines
+    assert list(namespace["dqn_targets"]([0.2, -1.0], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95)) == pytest.approx([1.72, -1.0])
+    assert namespace["return_to_go"]([1.0, 0.0, -0.5, 2.0]).tolist() == [2.5, 1.5, 1.5, 2.0]
+
+
+def test_solution_source_rejects_functions_without_markers():
+    with pytest.raises(ValueError, match="markers"):
+        sources.solution_source("_bootstrap")
+    with pytest.raises(ValueError, match="not a function"):
+        sources.solution_source("no_such_kernel")
+
+
+# ------------------------------------------------------------------ the release
+def test_release_is_what_m5_release_produces(tmp_path):
+    built = release.build_release(tmp_path)
+    fresh, committed = release.release_files(built), release.release_files(RELEASE)
+    assert sorted(fresh) == sorted(committed)
+    stale = [name for name in fresh if fresh[name] != committed[name]]
+    assert not stale, f"release/ is stale (run `m5 release`): {stale}"
+
+
+def test_release_has_no_kernel_or_port_solution_code(release_texts):
+    for path in (sources.KERNELS_PY, sources.TORCH_KERNELS_PY):
+        secret = _distinctive([l for region in _solution_regions(path) for l in region])
+        assert len(secret) > 20
+        for name, text in release_texts.items():
+            leaked = [line for line in secret if line in text]
+            assert not leaked, f"{name} contains solution code of {path.name}: {leaked[:3]}"
+
+
+def test_release_has_no_private_helper_bodies(release_texts):
+    helpers = set()
+    for kernel in ("dqn_targets", "fqe_targets"):
+        helpers.update(sources.private_helpers(kernel, sources.KERNELS_PY))
+    for port in lab_source.PORTS:
+        helpers.update(sources.private_helpers(f"{port}_torch", sources.TORCH_KERNELS_PY))
+    assert {"_transition_batch", "_bootstrap"} <= helpers
+    helper_lines = [f"def {helper}(" for helper in sorted(helpers)]
+    helper_lines.append("np.copyto(next_values, 0.0, where=terminated)")
+    for name, text in release_texts.items():
+        for line in helper_lines:
+            assert line not in text, f"{name} contains {line!r}"
+
+
+def test_release_has_no_markers_or_hidden_tests(release_texts):
+    forbidden = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "kernel_points", "answer_points", "nbgrader_bridge",
+                 "autograder.hidden")
+    marker = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
+    for name, text in release_texts.items():
+        for word in forbidden:
+            assert word not in text, f"{name} contains {word!r}"
+        if name.endswith(".ipynb"):
+            for cell in json.loads(text)["cells"]:
+                assert not marker.search("".join(cell["source"])), f"{name}: a solution marker survived"
+        else:
+            assert not marker.search(text), f"{name}: a solution marker survived"
+
+
+def test_release_has_no_worked_answers(release_texts):
+    assignments = re.compile(r"^\s*(" + "|".join(exercises.all_graded_answers()) + r")\s*=", re.M)
+    prose = []
+    for lang in sources.LANGS:
+        for n in exercises.EXERCISE_NUMBERS:
+            answer = sources.exercise_text(n, lang)["answer"]
+            prose += [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", answer)
+                      if len(s.strip()) >= 60 and not s.strip().startswith("def ")]  # signatures are public
+        for key, text in lab_source.TEXT[lang]["answers"].items():
+            prose.append(text[:80])
+    assert len(prose) > 50
+    for name, text in release_texts.items():
+        assert not assignments.search(text), f"{name} assigns a graded answer"
+        if name.endswith(".ipynb"):
+            body = " ".join("".join(c["source"]) for c in json.loads(text)["cells"])
+            leaked = [p for p in prose if p in body]
+            assert not leaked, f"{name} contains solution prose: {leaked[:2]}"
+    assert "exercises.py" not in {Path(n).name for n in release_texts}
+
+
+def test_release_notebooks_have_stubs_and_no_outputs():
+    for name in ASSIGNMENT + LAB:
+        nb = nbformat.read(RELEASE / name, as_version=4)
+        solution_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        assert solution_cells
+        for cell in solution_cells:
+            if cell.cell_type == "code":
+                assert "raise NotImplementedError()" in cell.source
+            else:
+                assert cell.source == "YOUR ANSWER HERE"
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None
+
+
+def test_student_library_kernels_raise_not_implemented_naming_the_notebook():
+    script = """
+import inspect, sys, torch
+import m5_student
+from m5_student import torch_kernels
+out = []
+for name in m5_student.KERNEL_NAMES:
+    try:
+        fn = getattr(m5_student, name)
+        required = [p for p in inspect.signature(fn).parameters.values() if p.default is p.empty and p.kind == p.POSITIONAL_OR_KEYWORD]
+        fn(*([[1.0]] * len(required)))
+        out.append(name + ': no error')
+    except NotImplementedError as exc:
+        out.append(str(exc))
+for name in ('masked_token_nll_torch', 'cql_discrete_penalty_torch', 'expectile_loss_torch', 'iql_advantage_weights_torch'):
+    try:
+        getattr(torch_kernels, name)(torch.zeros(2), torch.ones(2))
+        out.append(name + ': no error')
+    except NotImplementedError as exc:
+        out.append(str(exc))
+print('\\n'.join(out))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    for name in reference_impl.KERNEL_NAMES:
+        assert f"implement {name} in the assignment notebook" in lines
+    for name in ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights"):
+        assert f"implement {name}_torch in the lab notebook" in lines
+
+
+def test_stub_solutions_rejects_unbalanced_markers():
+    with pytest.raises(release.ReleaseError, match="without END"):
+        release.stub_solutions("def f():\n    ### BEGIN SOLUTION\n    return 1\n", "assignment")
+    with pytest.raises(release.ReleaseError, match="without BEGIN"):
+        release.stub_solutions("def f():\n    return 1\n    ### END SOLUTION\n", "assignment")
+
+
+def filled_notebook(release_path: Path, source_path: Path) -> nbformat.NotebookNode:
+    """The release notebook with every solution cell replaced by the instructor's version."""
+    nb = nbformat.read(release_path, as_version=4)
+    solutions = {c.id: c.source for c in nbformat.read(source_path, as_version=4).cells}
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = solutions[cell.id]
+    return nb
+
+
+def test_filled_release_notebook_runs_and_passes_m5_check(tmp_path):
+    from nbclient import NotebookClient
+
+    from autograder.check import selfcheck
+
+    folder = tmp_path / "module05"
+    (folder).mkdir()
+    import shutil
+
+    shutil.copytree(RELEASE / "m5_student", folder / "m5_student")
+    nb = filled_notebook(RELEASE / ASSIGNMENT[0], SOURCE / ASSIGNMENT[0])
+    path = folder / ASSIGNMENT[0]
+    nbformat.write(nb, path)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "FAIL" not in printed and "public checks passed" in printed
+    assert selfcheck.main(path) == 0
