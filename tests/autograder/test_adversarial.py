@@ -29,7 +29,7 @@ from autograder.grade.run import Budget
 HERE = Path(__file__).resolve().parent
 KERNELS = reference_impl.KERNEL_NAMES
 # The default batch deadline is 30 s; a shorter one keeps the attacks that need it fast.
-BUDGET = Budget(kernel_timeout=6.0, load_timeout=40.0, cell_timeout=10.0)
+BUDGET = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=10.0)
 
 
 def _load_build():
@@ -86,8 +86,10 @@ NOTES = {
     "sys_exit_at_import": "SystemExit",
     "sys_exit_after_definitions": "SystemExit",
 }
-# Bounded by the batch deadline (BUDGET.kernel_timeout): one grading here, two under -m slow.
-SLOW = {"fork_bomb", "infinite_loop_ignoring_alarm"}
+# Each grading waits out a time limit (a call's 2 s or the batch deadline): graded once
+# here, twice (determinism) under -m slow, to keep this file fast.
+SLOW = {"fork_bomb", "infinite_loop_ignoring_alarm", "infinite_loop", "lying_return_values",
+        "notebook_setup_disables_timer"}
 
 
 def expected_scores(attack: str) -> dict[str, float]:
@@ -120,14 +122,21 @@ def _tree(root: Path, skip: Path | None = None) -> dict[str, tuple]:
     return found
 
 
-def _suspicious_host_paths() -> dict[str, tuple]:
-    """Places an attack aims at outside any test folder: /tmp entries named like results
-    or the grader's own folders, results.json in home, the Gradescope results folder."""
+HOST_TARGETS = [Path(p) for p in (
+    "/tmp/results.json", "/tmp/results/results.json", "/tmp/g/results.json", "/tmp/grades/results.json",
+    "/results.json", "/autograder", "/autograder/results/results.json")] + [Path.home() / "results.json"]
+
+
+def _suspicious_host_paths() -> dict[str, int]:
+    """Places an attack aims at outside the test folder: the exact paths the attacks
+    write to, and any /tmp entry named like results. (Other /tmp entries come and go
+    with other people's processes; the grader's own scratch lives in the private
+    temp dir that ``sealed`` checks.)"""
     found = {}
     for entry in os.scandir("/tmp"):
-        if "results" in entry.name or entry.name.startswith(("m5-worker-", "grades")):
+        if "results" in entry.name:
             found[entry.path] = entry.stat(follow_symlinks=False).st_mtime_ns
-    for path in (Path.home() / "results.json", Path("/autograder"), Path("/tmp/g"), Path("/results.json")):
+    for path in HOST_TARGETS:
         if path.exists():
             found[str(path)] = path.lstat().st_mtime_ns
     return found
@@ -210,7 +219,7 @@ def test_attack_is_contained_and_graded_as_deserved(attack, corpus, sealed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", sorted(SLOW))
+@pytest.mark.parametrize("attack", sorted(SLOW & set(EXPECTED)))
 def test_slow_attack_regrades_identically(attack, corpus, sealed):
     (sealed / "inputs").mkdir()
     path = build.write_attack(attack, sealed / "inputs")
@@ -268,17 +277,28 @@ NOTEBOOK_EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(NOTEBOOK_EXPECTED))
-def test_notebook_attack_costs_only_its_cells(name, corpus, sealed):
+def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
     (sealed / "inputs").mkdir()
     path = build.write_notebook(_notebook(name), sealed / "inputs" / f"{name}.ipynb")
     lost, note = NOTEBOOK_EXPECTED[name]
-    first, data = grade_into(path, corpus, sealed / "out")
-    second, again = grade_into(path, corpus, sealed / "out")
+    runs = [grade_into(path, corpus, sealed / "out") for _ in range(times)]
+    first, data = runs[0]
     scores = first.by_group()
     assert {k: scores[k][0] for k in KERNELS} == {k: float(lost.get(k, 10)) for k in KERNELS}
     answers = {k: v for k, v in scores.items() if k not in KERNELS}
     assert answers and all(got == total for got, total in answers.values())  # the answers cell still counts
     if note:
         assert any(note in n["en"] for n in first.notes), first.notes
-    assert [(t["name"], t["score"]) for t in again["tests"]] == [(t["name"], t["score"]) for t in data["tests"]]
+    for _, again in runs[1:]:
+        assert [(t["name"], t["score"]) for t in again["tests"]] == [(t["name"], t["score"]) for t in data["tests"]]
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOK_EXPECTED))
+def test_notebook_attack_costs_only_its_cells(name, corpus, sealed):
+    check_notebook(name, corpus, sealed, times=1 if name in SLOW else 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW & set(NOTEBOOK_EXPECTED)))
+def test_slow_notebook_attack_regrades_identically(name, corpus, sealed):
+    check_notebook(name, corpus, sealed, times=2)

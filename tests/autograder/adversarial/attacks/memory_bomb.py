@@ -3,7 +3,9 @@
 The address-space limit turns both into MemoryError inside the sandbox; nothing of the
 machine's RAM is actually used.
 """
-_hoard = bytearray(2 << 30)  # calloc'd pages: reserved, never touched
+import numpy as np
+
+_hoard = np.zeros(2 << 27)  # 2 GiB of calloc'd pages: address space taken, RAM never touched
 
 
 def expectile_loss(diff, tau):
