@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -302,3 +303,33 @@ def test_notebook_attack_costs_only_its_cells(name, corpus, sealed):
 @pytest.mark.parametrize("name", sorted(SLOW & set(NOTEBOOK_EXPECTED)))
 def test_slow_notebook_attack_regrades_identically(name, corpus, sealed):
     check_notebook(name, corpus, sealed, times=2)
+
+
+# ---------------------------------------------------------------- end to end: `m5 grade`
+CLI_ATTACKS = ["kill_parent", "print_fake_json", "fake_results_json"]
+
+
+def test_m5_grade_cli_grades_a_folder_of_attacks(tmp_path):
+    """The real command on a folder: exit 0, one honest results.json per file, grades.csv,
+    no forged report on stdout, no sandbox process alive afterwards."""
+    inputs, out, private_tmp, cwd = (tmp_path / n for n in ("inputs", "out", "tmp", "cwd"))
+    for folder in (inputs, private_tmp, cwd):
+        folder.mkdir()
+    for attack in CLI_ATTACKS:
+        build.write_attack(attack, inputs)
+    env = {**os.environ, "TMPDIR": str(private_tmp), "M5_PROGRESS": "0"}
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(inputs), "--out", str(out),
+                           "--no-shrink"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "FAKE" not in done.stdout
+    for attack in CLI_ATTACKS:
+        data = json.loads((out / attack / "results.json").read_text())
+        assert data["score"] == pytest.approx(sum(expected_scores(attack).values()))
+        assert "FAKE" not in json.dumps(data)
+    rows = (out / "grades.csv").read_text().splitlines()
+    assert len(rows) == 1 + len(CLI_ATTACKS)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*CLI_ATTACKS, "grades.csv"])
+    assert list(cwd.iterdir()) == [] and list(private_tmp.iterdir()) == []
+    leftovers = [p for p in psutil.process_iter(["cmdline"])
+                 if any(str(private_tmp) in part for part in (p.info["cmdline"] or []))]
+    assert leftovers == []
