@@ -75,8 +75,8 @@ EXPECTED: dict[str, dict[str, float]] = {
 }
 # Why the attacked kernel lost everything, as the student reads it (feedback text).
 REASONS = {
-    "infinite_loop": "time limit",
-    "infinite_loop_ignoring_alarm": "time limit",
+    "infinite_loop": "did not finish within its time limit",      # the worker's per-call timer
+    "infinite_loop_ignoring_alarm": "the worker was stopped",     # the grader's batch deadline
     "memory_bomb": "MemoryError",
     "os_exit_in_kernel": "stopped",
     "kill_parent": "stopped",
@@ -276,6 +276,9 @@ NOTEBOOK_EXPECTED = {
     "notebook_setup_disables_timer": ({"return_to_go": 0}, None),
     "notebook_syntax_error_in_one_cell": ({"cql_discrete_penalty": 0, "expectile_loss": 0}, "SyntaxError"),
 }
+# The worker re-arms its SIGALRM handler before every call, so a setup cell that
+# ignores SIGALRM cannot turn a hung call into a whole-batch timeout.
+NOTEBOOK_REASONS = {"notebook_setup_disables_timer": "did not finish within its time limit"}
 
 
 def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
@@ -290,6 +293,9 @@ def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
     assert answers and all(got == total for got, total in answers.values())  # the answers cell still counts
     if note:
         assert any(note in n["en"] for n in first.notes), first.notes
+    if name in NOTEBOOK_REASONS:
+        lost_tests = [t for t in data["tests"] if t["status"] == "failed"]
+        assert lost_tests and all(NOTEBOOK_REASONS[name] in t["output"] for t in lost_tests)
     for _, again in runs[1:]:
         assert [(t["name"], t["score"]) for t in again["tests"]] == [(t["name"], t["score"]) for t in data["tests"]]
 
