@@ -257,8 +257,20 @@ def expectile_loss(diff, tau):
 """
 
 
+def _lying_answers() -> str:
+    """Every numerical answer is an object equal to everything, holding the value 0."""
+    lines = ["class Agrees(float):", "    def __eq__(self, other):", "        return True", "",
+             "    __hash__ = float.__hash__", ""]
+    lines += [f"{row.split(' = ')[0]} = Agrees(0.0)" for row in build.answers_source().splitlines()]
+    return "\n".join(lines)
+
+
 def _notebook(name: str):
     base = build.BASE_SUBMISSION.read_text()
+    if name == "notebook_lying_answers":
+        nb = build.notebook_from_source(base, answers=False)
+        nb.cells.append(_setup_cell(_lying_answers(), "answers"))
+        return nb
     if name == "notebook_setup_kills_worker":
         return build.notebook_from_source(base, extra_cells=[(2, _setup_cell(KILLER_SETUP, "config"))])
     if name == "notebook_setup_disables_timer":
@@ -275,7 +287,9 @@ NOTEBOOK_EXPECTED = {
     "notebook_setup_kills_worker": ({}, "stopped the grading process"),
     "notebook_setup_disables_timer": ({"return_to_go": 0}, None),
     "notebook_syntax_error_in_one_cell": ({"cql_discrete_penalty": 0, "expectile_loss": 0}, "SyntaxError"),
+    "notebook_lying_answers": ({}, None),
 }
+LYING_ANSWERS = {"notebook_lying_answers"}  # every numerical answer must score 0
 # The worker re-arms its SIGALRM handler before every call, so a setup cell that
 # ignores SIGALRM cannot turn a hung call into a whole-batch timeout.
 NOTEBOOK_REASONS = {"notebook_setup_disables_timer": "did not finish within its time limit"}
@@ -290,7 +304,10 @@ def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
     scores = first.by_group()
     assert {k: scores[k][0] for k in KERNELS} == {k: float(lost.get(k, 10)) for k in KERNELS}
     answers = {k: v for k, v in scores.items() if k not in KERNELS}
-    assert answers and all(got == total for got, total in answers.values())  # the answers cell still counts
+    if name in LYING_ANSWERS:
+        assert answers and all(got == 0 for got, _ in answers.values())
+    else:
+        assert answers and all(got == total for got, total in answers.values())  # the answers cell still counts
     if note:
         assert any(note in n["en"] for n in first.notes), first.notes
     if name in NOTEBOOK_REASONS:

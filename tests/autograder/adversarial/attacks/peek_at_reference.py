@@ -2,8 +2,9 @@
 
 * masked_token_nll simply delegates to reference_impl (no fallback): inside the
   sandbox the import fails, so it deserves 0;
-* at import, the module hunts for reference_impl and autograder/hidden/kernels.py
-  (import, well-known paths, walking up from cwd, sys.path, /proc of other processes).
+* at import, the module hunts for reference_impl, autograder/hidden/kernels.py and the
+  grader's corpus cache (~/.cache/m5/corpus-*.pkl holds every expected output): by
+  import, well-known paths, walking up from cwd, sys.path, /proc of other processes.
   Should it find them, every other kernel sabotages itself: full marks on the other
   nine kernels prove that nothing leaked.
 """
@@ -34,10 +35,14 @@ try:
             _candidates.append(f"/proc/{pid}/root/work/main/autograder/hidden/kernels.py")
 except OSError:
     pass
+import glob
+
+for home in ("/root", "/home/*", os.path.expanduser("~")):
+    _candidates += glob.glob(os.path.join(home, ".cache", "m5", "corpus-*.pkl"))
 for path in _candidates:
     try:
-        with open(path) as fh:
-            if "def " in fh.read(100000):
+        with open(path, "rb") as fh:
+            if fh.read(100000):
                 LEAKS.append(path)
     except BaseException:
         pass
