@@ -174,6 +174,26 @@ def build_student_library(dest: Path) -> list[Path]:
 
 
 # ------------------------------------------------------------------ the notebooks
+def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600) -> str:
+    """An ``nbgrader_config.py`` for a Module 5 course rooted at ``root``.
+
+    Besides the paths: the stubs nbgrader writes, a per-cell execution timeout long
+    enough for the hidden test cells (the first one grades the whole notebook), and
+    feedback that strips the hidden test regions (nbgrader shows them by default).
+    """
+    return (
+        "from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor\n"
+        "from nbgrader.preprocessors import ClearHiddenTests, GetGrades\n\n"
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(root)!r}\n"
+        f"c.CourseDirectory.db_url = {('sqlite:///' + str(gradebook))!r}\n"
+        "c.ClearSolutions.code_stub = {'python': '# YOUR CODE HERE\\nraise NotImplementedError()'}\n"
+        "c.ClearSolutions.text_stub = 'YOUR ANSWER HERE'\n"
+        f"c.Execute.timeout = {int(execute_timeout)}\n"
+        "c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]\n"
+    )
+
+
 def _nbgrader_executable() -> list[str]:
     exe = Path(sys.executable).with_name("nbgrader")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "nbgrader"]
@@ -189,13 +209,7 @@ def generate_notebooks(source_dir: Path, dest: Path) -> list[Path]:
         (course / "source" / ASSIGNMENT).mkdir(parents=True)
         for path in notebooks:
             shutil.copyfile(path, course / "source" / ASSIGNMENT / path.name)
-        (course / "nbgrader_config.py").write_text(
-            "c = get_config()\n"
-            f"c.CourseDirectory.root = {str(course)!r}\n"
-            f"c.CourseDirectory.db_url = {('sqlite:///' + str(Path(tmp) / 'gradebook.db'))!r}\n"
-            "c.ClearSolutions.code_stub = {'python': '# YOUR CODE HERE\\nraise NotImplementedError()'}\n"
-            "c.ClearSolutions.text_stub = 'YOUR ANSWER HERE'\n",
-            encoding="utf-8")
+        (course / "nbgrader_config.py").write_text(course_config(course, Path(tmp) / "gradebook.db"), encoding="utf-8")
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         proc = subprocess.run([*_nbgrader_executable(), "generate_assignment", ASSIGNMENT, "--force", "--no-db"],
                               cwd=course, env=env, capture_output=True, text=True)
