@@ -171,8 +171,8 @@ def sealed(tmp_path, monkeypatch):
     assert _suspicious_host_paths() == host_before, "something was written to /tmp, home or /autograder"
 
 
-def grade_into(path: Path, corpus, out: Path) -> tuple[dict, dict]:
-    """Grade as ``m5 grade`` does, write results.json; return (by_group, results.json)."""
+def grade_into(path: Path, corpus, out: Path):
+    """Grade as ``m5 grade`` does and write results.json; return (SubmissionResult, results.json)."""
     result = grade_submission(path, corpus, shrink=False, budget=BUDGET)
     written = report.write_results(result, out / path.stem)
     data = json.loads(written.read_text(encoding="utf-8"))
@@ -183,17 +183,14 @@ def check_graded(attack: str, path: Path, corpus, tmp_path: Path, times: int) ->
     inputs_before = _tree(tmp_path, skip=tmp_path / "out")
     runs = []
     for _ in range(times):
-        result, data = grade_into(path, corpus, tmp_path / "out")
-        assert os.getpid() == psutil.Process().pid and psutil.Process().is_running()  # the grader lives
-        runs.append((result, data))
+        runs.append(grade_into(path, corpus, tmp_path / "out"))  # returning at all: the grader survived
     result, data = runs[0]
     scores = {k: got for k, (got, _) in result.by_group().items()}
     assert scores == expected_scores(attack)
     assert data["score"] == pytest.approx(sum(expected_scores(attack).values()))
     assert "FAKE" not in json.dumps(data)
-    for note in (NOTES.get(attack),):
-        if note:
-            assert any(note in n["en"] for n in result.notes), result.notes
+    if attack in NOTES:
+        assert any(NOTES[attack] in n["en"] for n in result.notes), result.notes
     if attack in REASONS:
         lost = [t for t in data["tests"] if t["status"] == "failed"]
         assert any(REASONS[attack] in t["output"] for t in lost), [t["output"] for t in lost][:3]
