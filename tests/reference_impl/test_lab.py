@@ -274,7 +274,7 @@ def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys
 
 
 def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
-    run = lab.run_lab(lab.parse_options(["--section", "dagger", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
+    run = lab.run_lab(lab.parse_options(["--section", "dagger", "dqn", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
     assert [r["seed"] for r in run["results"]["dagger"]] == [17, 18]
     assert [r["seed"] for r in run["results"]["language"]] == [71, 72]
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
