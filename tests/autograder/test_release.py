@@ -292,3 +292,28 @@ def test_filled_release_notebook_runs_and_passes_m5_check(tmp_path):
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "FAIL" not in printed and "public checks passed" in printed
     assert selfcheck.main(path) == 0
+
+
+@pytest.mark.slow
+def test_filled_release_lab_trains_with_the_students_code_only(tmp_path, monkeypatch):
+    """The stubs in m5_student are never reached: every loop gets the notebook's kernels and ports.
+
+    Slow (~35 s); the default suite covers the same path with the source lab, which
+    also imports the stubbed release/module05/m5_student (tests/notebooks).
+    """
+    import shutil
+
+    from nbclient import NotebookClient
+
+    folder = tmp_path / "module05"
+    folder.mkdir()
+    shutil.copytree(RELEASE / "m5_student", folder / "m5_student")
+    nbformat.write(filled_notebook(RELEASE / ASSIGNMENT[0], SOURCE / ASSIGNMENT[0]), folder / ASSIGNMENT[0])
+    shutil.copyfile(RELEASE / ASSIGNMENT[1], folder / ASSIGNMENT[1])  # the untouched Russian copy is ignored
+    nb = filled_notebook(RELEASE / LAB[0], SOURCE / LAB[0])
+    monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
+    monkeypatch.setenv("M5_PROGRESS", "0")
+    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    errors = [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "error"]
+    assert not errors
