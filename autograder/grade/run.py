@@ -110,8 +110,11 @@ class WorkerSession:
         self._stop()
         self.scratch = Path(tempfile.mkdtemp(prefix="m5-worker-"))
         shutil.copyfile(WORKER_SOURCE, self.scratch / "worker.py")
-        self.proc = sandbox.spawn([sys.executable, "-I", str(self.scratch / "worker.py")],
-                                  scratch=self.scratch, limits=self.limits)
+        # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
+        # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
+        # worker, so a submission that depends on it is graded the same every time.
+        self.proc = sandbox.spawn([sys.executable, "-s", "-P", str(self.scratch / "worker.py")],
+                                  scratch=self.scratch, limits=self.limits, env={"PYTHONHASHSEED": "0"})
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer.clear()
 
