@@ -72,6 +72,8 @@ EXPECTED: dict[str, dict[str, float]] = {
     "hardcoded_examples": {"dqn_targets": 1, "cql_discrete_penalty": 2, "return_to_go": 1,
                            "pessimistic_values": 1, "fqe_targets": 1},
     "nondeterministic": {"expectile_loss": 2, "behavior_support_mask": 2, "iql_advantage_weights": 2},
+    # under the worker's fixed hash seed the answer comes out reversed (as that mutant: 2)
+    "hash_dependent": {"return_to_go": 2},
 }
 # Why the attacked kernel lost everything, as the student reads it (feedback text).
 REASONS = {
