@@ -56,6 +56,17 @@ def test_check_reports_and_exit_status(tmp_path, correct_source):
     good = run_m5("check", str(SUBMISSIONS / "correct_vectorized.py"))
     assert good.returncode == 0 and "does not guarantee full marks" in good.stdout
     broken = tmp_path / "broken.py"
-    broken.write_text(correct_source + "\ndef return_to_go(rewards, gamma=1.0):\n    while True:\n        pass\n")
+    broken.write_text(correct_source + "\ndef return_to_go(rewards, gamma=1.0):\n    return np.cumsum(rewards)\n")
     bad = run_m5("check", str(broken), "--lang", "ru")
     assert bad.returncode == 1 and "return_to_go" in bad.stdout and "не гарантирует" in bad.stdout
+
+
+def test_check_stops_a_kernel_that_never_returns():
+    from autograder.check.public import run_checks
+
+    def return_to_go(rewards, gamma=1.0):
+        while True:
+            pass
+
+    results = run_checks(return_to_go, timeout=0.5)
+    assert results and all(not r.passed and "did not finish" in r.detail for r in results)
