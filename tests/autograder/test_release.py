@@ -9,6 +9,7 @@ implementation runs end to end and passes `m5 check`.
 from __future__ import annotations
 
 import json
+import keyword
 import re
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import reference_impl
 from autograder.assign import lab_source, release, sources
@@ -317,3 +320,40 @@ def test_filled_release_lab_trains_with_the_students_code_only(tmp_path, monkeyp
     errors = [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
               for o in c.outputs if o.output_type == "error"]
     assert not errors
+
+
+_IDENT = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(lambda s: s not in keyword.kwlist)
+_BODY_LINE = st.from_regex(r"[a-z_]{1,8} = [1-9][0-9]{0,3}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(names=st.lists(_IDENT, min_size=1, max_size=4, unique=True),
+       bodies=st.lists(st.lists(_BODY_LINE, min_size=1, max_size=4), min_size=4, max_size=4),
+       nested=st.booleans())
+def test_stub_solutions_property(names, bodies, nested):
+    """Any module of functions with solution regions: every region becomes a stub naming its function."""
+    chunks = []
+    for name, body in zip(names, bodies):
+        indent = "        " if nested else "    "
+        head = f"def {name}(x):\n    \"\"\"doc\"\"\"\n" + ("    if True:\n" if nested else "")
+        region = "".join(f"{indent}{line}\n" for line in body)
+        chunks.append(f"{head}{indent}### BEGIN SOLUTION\n{region}{indent}### END SOLUTION\n")
+    source = "\n\n".join(chunks)
+    out = release.stub_solutions(source, "assignment")
+    namespace: dict = {}
+    exec(compile(out, "<stubbed>", "exec"), namespace)
+    assert "SOLUTION" not in out
+    for name, body in zip(names, bodies):
+        with pytest.raises(NotImplementedError, match=f"implement {name} in the assignment notebook"):
+            namespace[name](0)
+    # Body lines are gone (each one is unique enough: `name = number`).
+    remaining = {line.strip() for line in out.splitlines()}
+    assert not any(line in remaining for body in bodies[: len(names)] for line in body)
+
+
+def test_drop_unused_private_functions_keeps_used_helpers():
+    source = ("def _used(x):\n    return x\n\n\ndef _orphan(x):\n    return -x\n    # trailing comment\n\n\n"
+              "def public(x):\n    return _used(x)\n")
+    out = release.drop_unused_private_functions(source)
+    assert "_orphan" not in out and "def _used(" in out and "def public(" in out
+    exec(compile(out, "<dropped>", "exec"), {})
