@@ -185,7 +185,7 @@ def numerical_answer_cell(number: int) -> nbformat.NotebookNode:
     """Solution cell assigning the graded names of exercise ``number`` (worked values)."""
     values = exercises.answers(number)
     names = exercises.ANSWER_NAMES[number]
-    lines = [f"# Exercise {number}: assign each name below (a number, or a list of numbers)."]
+    lines = [f"# Exercise {number}: assign " + ", ".join(names) + " (numbers, or lists of numbers)."]
     lines += [BEGIN] + [f"{name} = {_value_literal(values[name])}" for name in names] + [END]
     return code(f"ex{number:02d}_answer", "\n".join(lines), solution=True)
 

@@ -548,7 +548,12 @@ def _report_dqn(runs: list[dict], out: Path, labels: dict) -> list[str]:
     # Several seeds: the curve of the across-seed mean success flag.
     dqn = np.mean([r["dqn_success"] for r in runs], axis=0)
     double = np.mean([r["double_success"] for r in runs], axis=0)
-    png = _figure(out, "dqn", lambda ax: plot_dqn_curves(dqn, double, ax, labels))
+    def draw(ax):
+        plot_dqn_curves(dqn, double, ax, labels)
+        if len(runs) > 1:  # the stock title speaks of one seed
+            ax.set_title(f"{labels['dqn_title']} [{len(runs)} seeds]")
+
+    png = _figure(out, "dqn", draw)
     rows = []
     for key, name in (("dqn", "DQN"), ("double", "Double DQN")):
         late = [float(np.mean(r[f"{key}_success"][-15:])) for r in runs]
