@@ -17,6 +17,19 @@ and the ratio measured / budget (<= 1 is within budget):
 
 Wall time depends on what else runs on the machine, so CPU time of this process is
 printed next to it: the lab is single-threaded, so on an idle machine wall ~ CPU.
+
+Last measured (2026-11-29, 2-core VM shared with other jobs, load average ~6, so wall
+times are inflated; CPU time is closer to what an idle machine needs):
+
+    measurement                       wall s   CPU s   budget   ratio (wall)
+    lab smoke (all 8 sections)          16.4    12.4       60   0.27
+    lab full  (all 8 sections)          90.8    52.1      600   0.15
+    5-seed study, estimate             448.5       -     1800   0.25
+    5-seed study, measured (m5 lab --profile full --seeds 5)
+                                       494.4   251.5     1800   0.27
+    full profile by section (wall s): dt 58.0, dqn pair 14.1, fqe 5.9, language 5.8,
+    offline 5.5, dagger 0.4.  KeyDoorGrid 0.84 M env steps/s; online DQN 331 updates/s
+    (env steps and evaluation included).
 """
 from __future__ import annotations
 
