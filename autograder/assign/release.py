@@ -57,12 +57,17 @@ def notebook_language(default: str = "en") -> str:
     import os
 
     path = os.environ.get("JPY_SESSION_NAME") or os.environ.get("__vsc_ipynb_file__")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lang = (json.load(fh).get("metadata", {}).get("m5") or {}).get("lang")
-    except (TypeError, OSError, ValueError, AttributeError):
+    if not path:
         return default
-    return lang if lang in ("en", "ru") else default
+    # The path may be relative to the server's root; the kernel runs in the notebook's folder.
+    for candidate in (path, os.path.basename(path)):
+        try:
+            with open(candidate, encoding="utf-8") as fh:
+                lang = (json.load(fh).get("metadata", {}).get("m5") or {}).get("lang")
+        except (OSError, ValueError, AttributeError):
+            continue
+        return lang if lang in ("en", "ru") else default
+    return default
 '''
 
 

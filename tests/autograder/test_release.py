@@ -357,3 +357,17 @@ def test_drop_unused_private_functions_keeps_used_helpers():
     out = release.drop_unused_private_functions(source)
     assert "_orphan" not in out and "def _used(" in out and "def public(" in out
     exec(compile(out, "<dropped>", "exec"), {})
+
+
+@pytest.mark.parametrize("session, expected", [
+    ("m05_assignment_ru.ipynb", "ru"),
+    ("course/module05/m05_lab_ru.ipynb", "ru"),   # relative to the server root
+    ("m05_assignment_en.ipynb", "en"),
+    ("", "en"),                                    # nbclient, plain python
+    ("missing.ipynb", "en"),
+])
+def test_notebook_language_follows_the_open_notebook(session, expected):
+    env = {"PATH": "", "JPY_SESSION_NAME": session}
+    proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
+                          cwd=RELEASE, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == expected, proc.stderr
