@@ -89,10 +89,15 @@ NOTES = {
     "sys_exit_at_import": "SystemExit",
     "sys_exit_after_definitions": "SystemExit",
 }
-# Each grading waits out a time limit (a call's 2 s or the batch deadline): graded once
-# here, twice (determinism) under -m slow, to keep this file fast.
+# Determinism: attacks whose outcome could plausibly vary (randomness, hashing, crashes
+# and worker restarts) are graded twice in the fast run; the others once here and twice
+# under -m slow (those that wait out a time limit, and those that are plainly stable),
+# to keep this file fast.
 SLOW = {"fork_bomb", "infinite_loop_ignoring_alarm", "infinite_loop", "lying_return_values",
         "notebook_setup_disables_timer"}
+REGRADED_IN_FAST_RUN = {"nondeterministic", "hash_dependent", "monkeypatch_comparisons", "kill_parent",
+                        "os_exit_in_kernel", "forge_protocol_frames", "mutate_inputs", "memory_bomb",
+                        "notebook_setup_kills_worker", "notebook_syntax_error_in_one_cell"}
 
 
 def expected_scores(attack: str) -> dict[str, float]:
@@ -215,12 +220,12 @@ def test_every_attack_file_has_an_expectation():
 def test_attack_is_contained_and_graded_as_deserved(attack, corpus, sealed):
     (sealed / "inputs").mkdir()
     path = build.write_attack(attack, sealed / "inputs")
-    check_graded(attack, path, corpus, sealed, times=1 if attack in SLOW else 2)
+    check_graded(attack, path, corpus, sealed, times=2 if attack in REGRADED_IN_FAST_RUN else 1)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", sorted(SLOW & set(EXPECTED)))
-def test_slow_attack_regrades_identically(attack, corpus, sealed):
+@pytest.mark.parametrize("attack", sorted(set(EXPECTED) - REGRADED_IN_FAST_RUN))
+def test_attack_regrades_identically(attack, corpus, sealed):
     (sealed / "inputs").mkdir()
     path = build.write_attack(attack, sealed / "inputs")
     check_graded(attack, path, corpus, sealed, times=2)
@@ -318,12 +323,12 @@ def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
 
 @pytest.mark.parametrize("name", sorted(NOTEBOOK_EXPECTED))
 def test_notebook_attack_costs_only_its_cells(name, corpus, sealed):
-    check_notebook(name, corpus, sealed, times=1 if name in SLOW else 2)
+    check_notebook(name, corpus, sealed, times=2 if name in REGRADED_IN_FAST_RUN else 1)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SLOW & set(NOTEBOOK_EXPECTED)))
-def test_slow_notebook_attack_regrades_identically(name, corpus, sealed):
+@pytest.mark.parametrize("name", sorted(set(NOTEBOOK_EXPECTED) - REGRADED_IN_FAST_RUN))
+def test_notebook_attack_regrades_identically(name, corpus, sealed):
     check_notebook(name, corpus, sealed, times=2)
 
 
