@@ -157,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lab"]:
+        # argparse.REMAINDER loses a sub-command's arguments when the first of them is
+        # an option (`m5 lab --profile full`), so the lab parses its own command line.
+        return cmd_lab(argparse.Namespace(lab_args=argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "jobs", 1) is not None and getattr(args, "jobs", 1) < 1:
