@@ -332,3 +332,11 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
                 assert new[key].shape == old[key].shape
                 np.testing.assert_allclose(new[key], old[key], atol=0.25, err_msg=f"{name}:{key}")
     assert json.dumps(fresh["claims"], sort_keys=True) == json.dumps(protocol["claims"], sort_keys=True) or not same_machine
+
+
+def test_m5_cli_forwards_options_to_the_lab(capsys):
+    """`m5 lab --option ...` reaches lab.main (argparse.REMAINDER alone drops leading options)."""
+    from autograder.cli import main as m5
+
+    assert m5(["lab", "--section", "warp"]) == 2
+    assert "warp" in capsys.readouterr().err
