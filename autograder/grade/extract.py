@@ -84,6 +84,19 @@ def _detect_language(texts: list[str], declared: str | None) -> str:
     return "ru" if cyrillic > 20 else "en"
 
 
+def _mapping(value) -> dict:
+    """``value`` if it is a dict, else an empty one: notebook metadata is student-controlled
+    JSON and may hold a list or a string where a dict belongs."""
+    return value if isinstance(value, dict) else {}
+
+
+def _text(source) -> str:
+    """A cell's source as text: a string, or a list of pieces joined (non-strings as str)."""
+    if isinstance(source, list):
+        return "".join(piece if isinstance(piece, str) else str(piece) for piece in source)
+    return source if isinstance(source, str) else str(source)
+
+
 def from_notebook(path: Path, kernels: set[str]) -> Submission:
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))
@@ -98,14 +111,13 @@ def from_notebook(path: Path, kernels: set[str]) -> Submission:
     for index, cell in enumerate(nb["cells"]):
         if not isinstance(cell, dict):
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = _text(cell.get("source", ""))
         if cell.get("cell_type") == "markdown":
             texts.append(source)
             continue
         if cell.get("cell_type") != "code":
             continue
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        meta = _mapping(_mapping(cell.get("metadata")).get("nbgrader"))
         nbgrader_seen = nbgrader_seen or bool(meta)
         cell_id = str(meta.get("grade_id") or cell.get("id") or f"cell-{index}")
         if meta.get("grade") and not meta.get("solution"):
@@ -114,7 +126,7 @@ def from_notebook(path: Path, kernels: set[str]) -> Submission:
         wanted = meta.get("solution") or _defines(source, kernels) or ANSWER_ASSIGNMENT.search(source)
         if wanted or _is_setup_only(source):
             cells.append(Cell(cell_id, source))
-    declared = ((nb.get("metadata") or {}).get("m5") or {}).get("lang")
+    declared = _mapping(_mapping(nb.get("metadata")).get("m5")).get("lang")
     return Submission(path, cells, _detect_language(texts, declared), "notebook")
 
 
