@@ -271,6 +271,17 @@ def _lying_answers() -> str:
 
 def _notebook(name: str):
     base = build.BASE_SUBMISSION.read_text()
+    if name == "notebook_malformed_metadata":
+        # Student-controlled JSON: metadata of the wrong types everywhere (valid for json,
+        # not for nbformat). The kernels' own cells keep proper metadata.
+        nb = build.notebook_from_source(base)
+        nb.metadata = ["not", "a", "dict"]
+        nb.cells[1].metadata = {"nbgrader": "solution please"}
+        nb.cells[3].metadata = ["x"]
+        nb.cells.append({"cell_type": "code", "metadata": {"nbgrader": {"grade_id": {"nested": 1}, "solution": True}},
+                         "source": [1, 2, "# numbers where text belongs"]})
+        nb.cells.append("not a cell at all")
+        return nb
     if name == "notebook_lying_answers":
         nb = build.notebook_from_source(base, answers=False)
         nb.cells.append(_setup_cell(_lying_answers(), "answers"))
@@ -292,6 +303,7 @@ NOTEBOOK_EXPECTED = {
     "notebook_setup_disables_timer": ({"return_to_go": 0}, None),
     "notebook_syntax_error_in_one_cell": ({"cql_discrete_penalty": 0, "expectile_loss": 0}, "SyntaxError"),
     "notebook_lying_answers": ({}, None),
+    "notebook_malformed_metadata": ({}, None),
 }
 LYING_ANSWERS = {"notebook_lying_answers"}  # every numerical answer must score 0
 # The worker re-arms its SIGALRM handler before every call, so a setup cell that
@@ -301,7 +313,12 @@ NOTEBOOK_REASONS = {"notebook_setup_disables_timer": "did not finish within its 
 
 def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
     (sealed / "inputs").mkdir()
-    path = build.write_notebook(_notebook(name), sealed / "inputs" / f"{name}.ipynb")
+    path = sealed / "inputs" / f"{name}.ipynb"
+    nb = _notebook(name)
+    if name == "notebook_malformed_metadata":  # nbformat would refuse to write it
+        path.write_text(json.dumps(nb), encoding="utf-8")
+    else:
+        build.write_notebook(nb, path)
     lost, note = NOTEBOOK_EXPECTED[name]
     runs = [grade_into(path, corpus, sealed / "out") for _ in range(times)]
     first, data = runs[0]
