@@ -269,8 +269,24 @@ def _lying_answers() -> str:
     return "\n".join(lines)
 
 
+STALLING_ANSWER = """
+
+class Stalling:
+    def __array__(self, dtype=None, copy=None):
+        while True:
+            pass
+
+
+ex13_gradient = Stalling()
+"""
+
+
 def _notebook(name: str):
     base = build.BASE_SUBMISSION.read_text()
+    if name == "notebook_stalling_answer":
+        nb = build.notebook_from_source(base)
+        nb.cells[-1].source += STALLING_ANSWER  # overrides one answer of the answers cell
+        return nb
     if name == "notebook_malformed_metadata":
         # Student-controlled JSON: metadata of the wrong types everywhere (valid for json,
         # not for nbformat). The kernels' own cells keep proper metadata.
@@ -304,6 +320,7 @@ NOTEBOOK_EXPECTED = {
     "notebook_syntax_error_in_one_cell": ({"cql_discrete_penalty": 0, "expectile_loss": 0}, "SyntaxError"),
     "notebook_lying_answers": ({}, None),
     "notebook_malformed_metadata": ({}, None),
+    "notebook_stalling_answer": ({}, None),
 }
 LYING_ANSWERS = {"notebook_lying_answers"}  # every numerical answer must score 0
 # The worker re-arms its SIGALRM handler before every call, so a setup cell that
@@ -327,6 +344,9 @@ def check_notebook(name: str, corpus, sealed: Path, times: int) -> None:
     answers = {k: v for k, v in scores.items() if k not in KERNELS}
     if name in LYING_ANSWERS:
         assert answers and all(got == 0 for got, _ in answers.values())
+    elif name == "notebook_stalling_answer":  # only the stalling answer is lost
+        lost_answers = [t["name"] for t in data["tests"] if t["status"] == "failed"]
+        assert len(lost_answers) == 1 and "ex13_gradient" in lost_answers[0]
     else:
         assert answers and all(got == total for got, total in answers.values())  # the answers cell still counts
     if note:
