@@ -175,6 +175,21 @@ def test_write_npz_is_byte_deterministic_and_pickle_free(tmp_path):
         lab.write_npz(tmp_path / "c.npz", {"bad": np.asarray(["a", 1], dtype=object)})
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), max_size=12),
+       st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=5))
+def test_write_npz_round_trips_floats_and_names_exactly(tmp_path_factory, values, names):
+    path = tmp_path_factory.mktemp("npz") / "x.npz"
+    arrays = {"values": np.asarray(values, dtype=np.float64), "names": np.asarray(names, dtype=str)}
+    lab.write_npz(path, arrays)
+    first = path.read_bytes()
+    lab.write_npz(path, arrays)
+    assert path.read_bytes() == first
+    with np.load(path, allow_pickle=False) as loaded:
+        np.testing.assert_array_equal(loaded["values"], arrays["values"])
+        assert loaded["names"].tolist() == [str(n) for n in arrays["names"]]
+
+
 def test_load_pinned_errors(tmp_path):
     with pytest.raises(ValueError, match="name"):
         lab.load_pinned("M5_not_an_artifact")
