@@ -41,10 +41,40 @@ def _notebook() -> Path:
             continue
         if (meta.get("m5") or {}).get("kind") == "assignment":
             candidates.append(path)
+    if len(candidates) > 1:  # e.g. the English and the Russian notebook of one submission
+        candidates = _being_executed(candidates)
     if len(candidates) != 1:
         raise RuntimeError(f"nbgrader_bridge: expected one assignment notebook in {Path.cwd()}, found {len(candidates)}; "
                            "set M5_NOTEBOOK")
     return candidates[0]
+
+
+def _code_cells(path: Path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    return ["".join(c.get("source", "")).strip() for c in cells if c.get("cell_type") == "code"]
+
+
+def _being_executed(candidates: list[Path]) -> list[Path]:
+    """The candidates whose code cells best match what this kernel has executed.
+
+    nbgrader runs each notebook in its own kernel; the cells already run (IPython's
+    ``In``) identify the notebook. Candidates with identical code count as one.
+    """
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        executed = {str(s).strip() for s in (shell.user_ns.get("In", []) if shell else [])} - {""}
+    except Exception:
+        return candidates
+    scored = [(sum(c in executed for c in _code_cells(p)), p) for p in candidates]
+    best = max(score for score, _ in scored)
+    if best == 0:
+        return candidates
+    winners = [p for score, p in scored if score == best]
+    if len({tuple(_code_cells(p)) for p in winners}) == 1:
+        return winners[:1]
+    return winners
 
 
 def _result():
