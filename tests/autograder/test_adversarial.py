@@ -24,7 +24,7 @@ import pytest
 
 import reference_impl
 from autograder.grade import report, sandbox
-from autograder.grade.pipeline import grade_submission, load_corpus
+from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 from autograder.grade.run import Budget
 
 HERE = Path(__file__).resolve().parent
@@ -105,11 +105,6 @@ def expected_scores(attack: str) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------- fixtures and checks
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus()
-
-
 def _tree(root: Path, skip: Path | None = None) -> dict[str, tuple]:
     """Every file and folder below ``root`` (except ``skip``) with size and mtime."""
     found = {}

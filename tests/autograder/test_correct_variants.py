@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 import reference_impl
-from autograder.grade.pipeline import grade_submission, load_corpus
+from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 
 HERE = Path(__file__).resolve().parent
 SUBMISSIONS = HERE / "submissions"
@@ -30,11 +30,6 @@ def _load_build():
 
 build = _load_build()
 FULL = {k: (10.0, 10.0) for k in reference_impl.KERNEL_NAMES}
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus()
 
 
 def _failures(result) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import reference_impl
-from autograder.grade.pipeline import grade_submission, load_corpus
+from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 
 MUTANTS_FILE = Path(__file__).with_name("mutants") / "mutants.py"
 
@@ -40,11 +40,6 @@ FULLY_GRADED = [
     "pessimistic_values-zero_for_unseen",
     "fqe_targets-no_policy_checks",
 ]
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus()
 
 
 def _grade(mutant, tmp_path: Path, corpus, kernels=None):
