@@ -192,8 +192,10 @@ def numerical_answer_cell(number: int) -> nbformat.NotebookNode:
 
 def numerical_test_cell(number: int) -> nbformat.NotebookNode:
     names = exercises.ANSWER_NAMES[number]
-    visible = (f"for _name in {names!r}:\n"
-               f"    assert _name in globals(), f\"assign {{_name}} in the cell above\"\n")
+    # The visible part only reports: an exception here would print a traceback whose
+    # context lines show the hidden part in nbgrader's feedback.
+    visible = (f"_missing = [n for n in {names!r} if n not in globals()]\n"
+               f"print(\"not assigned yet: \" + \", \".join(_missing) if _missing else \"all answers assigned\")\n")
     source = visible + _hidden("graded by the autograder (m5 grade)", f"answer_points({number})")
     return code(f"ex{number:02d}_tests", source, grade=True, locked=True, points=len(names))
 
