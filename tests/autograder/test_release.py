@@ -371,3 +371,67 @@ def test_notebook_language_follows_the_open_notebook(session, expected):
     proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
                           cwd=RELEASE, env=env, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == expected, proc.stderr
+
+
+# ------------------------------------------------------------------ m5_student.notebook (student glue)
+@pytest.fixture(scope="module")
+def glue():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("m5_notebook_glue", release.EXTRAS / "notebook.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_check_port_accepts_the_reference_twins(glue, capsys):
+    from reference_impl import kernels, torch_kernels
+
+    for name in glue.PORTS:
+        assert glue.check_port(getattr(torch_kernels, f"{name}_torch"), getattr(kernels, name), name, cases=8)
+    assert "values and gradients match" in capsys.readouterr().out
+
+
+def test_check_port_rejects_wrong_values_and_wrong_gradients(glue, capsys):
+    import torch
+
+    from reference_impl import kernels
+
+    def unweighted_expectile(diff, tau):  # wrong value: ignores the asymmetric weight
+        return 0.5 * (diff * diff).mean()
+
+    def detached_nll(token_logprobs, mask):  # right value, no gradient
+        return torch.tensor(kernels.masked_token_nll(token_logprobs.detach().numpy(), mask.numpy()))
+
+    def unclipped_weights(advantages, beta, max_weight=100.0):  # exceeds the cap
+        return torch.exp(beta * advantages)
+
+    assert not glue.check_port(unweighted_expectile, kernels.expectile_loss, "expectile_loss", cases=8)
+    assert not glue.check_port(detached_nll, kernels.masked_token_nll, "masked_token_nll", cases=8)
+    assert not glue.check_port(unclipped_weights, kernels.iql_advantage_weights, "iql_advantage_weights", cases=25)
+    assert "FAIL" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="name"):
+        glue.check_port(unweighted_expectile, kernels.expectile_loss, "no_such_loss")
+
+
+def test_load_kernels_takes_the_notebook_that_implements_them(glue, tmp_path):
+    import shutil
+
+    shutil.copyfile(RELEASE / ASSIGNMENT[1], tmp_path / ASSIGNMENT[1])   # Russian: stubs only
+    assert glue.find_assignment(tmp_path, "ru").name == ASSIGNMENT[1]
+    stubbed = glue.load_kernels(tmp_path / ASSIGNMENT[1])
+    with pytest.raises(NotImplementedError):
+        stubbed["dqn_targets"]([0.0], [1], [[0.0]])
+    shutil.copyfile(SOURCE / ASSIGNMENT[0], tmp_path / ASSIGNMENT[0])   # English: implemented
+    assert glue.find_assignment(tmp_path, "ru").name == ASSIGNMENT[0]
+    import sys as _sys
+
+    _sys.path.insert(0, str(RELEASE))
+    try:
+        kernels = glue.load_kernels(tmp_path / ASSIGNMENT[0])
+    finally:
+        _sys.path.remove(str(RELEASE))
+    assert sorted(kernels) == sorted(reference_impl.KERNEL_NAMES)
+    assert kernels["return_to_go"]([1.0, 0.0, -0.5, 2.0]).tolist() == [2.5, 1.5, 1.5, 2.0]
+    with pytest.raises(FileNotFoundError):
+        glue.find_assignment(tmp_path / "empty")
