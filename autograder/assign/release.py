@@ -271,8 +271,13 @@ def build_release(out: Path, source_dir: Path = SOURCE_DIR) -> Path:
 def release_files(folder: Path) -> dict[str, bytes]:
     """Relative path -> bytes of every file under ``folder`` (for comparisons)."""
     folder = Path(folder)
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not _is_cache(p.relative_to(folder))}
+
+
+def _is_cache(relative: Path) -> bool:
+    """Byte-code and tool caches (__pycache__, .hypothesis, .ipynb_checkpoints): not part of a release."""
+    return any(part == "__pycache__" or part.startswith(".") for part in relative.parts)
 
 
 def main(out: Path) -> int:

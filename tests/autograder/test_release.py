@@ -34,6 +34,8 @@ LAB = ("m05_lab_en.ipynb", "m05_lab_ru.ipynb")
 def _text_files(folder: Path) -> dict[str, str]:
     out = {}
     for path in sorted(folder.rglob("*")):
+        if release._is_cache(path.relative_to(folder)):
+            continue
         if path.is_file() and path.suffix in (".py", ".ipynb", ".md", ".json", ".txt"):
             out[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
     return out
