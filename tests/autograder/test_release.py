@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import os
 import re
 import subprocess
 import sys
@@ -252,7 +253,8 @@ for name in ('masked_token_nll_torch', 'cql_discrete_penalty_torch', 'expectile_
         out.append(str(exc))
 print('\\n'.join(out))
 """
-    proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # keep release/ free of caches
+    proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     for name in reference_impl.KERNEL_NAMES:
@@ -369,7 +371,7 @@ def test_drop_unused_private_functions_keeps_used_helpers():
     ("missing.ipynb", "en"),
 ])
 def test_notebook_language_follows_the_open_notebook(session, expected):
-    env = {"PATH": "", "JPY_SESSION_NAME": session}
+    env = {"PATH": "", "JPY_SESSION_NAME": session, "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
                           cwd=RELEASE, env=env, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == expected, proc.stderr
