@@ -26,6 +26,7 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
     monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
     monkeypatch.setenv("M5_NOTEBOOK", str(path))  # both languages share the folder
     monkeypatch.setenv("M5_PROGRESS", "0")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports release/module05/m5_student
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
