@@ -70,7 +70,7 @@ def build_kernel_corpus(kernel: str, properties: list[Property], *, call_timeout
             cases.append(Case(prop, value, len(calls), len(prop_calls)))
             calls.extend(prop_calls)
             expected.extend(reference_outcome(kernel, c) for c in prop_calls)
-    request = wire.encode({"op": "call", "kernel": kernel, "call_timeout": call_timeout,
+    request = wire.encode_request({"op": "call", "kernel": kernel, "call_timeout": call_timeout,
                            "calls": [[list(c.args), c.kwargs] for c in calls]})
     return KernelCorpus(kernel, properties, cases, calls, expected, request)
 

@@ -23,7 +23,7 @@ import reference_impl
 from reference_impl import exercises
 from autograder.grade import corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, extract
-from autograder.grade.properties import Failure
+from autograder.grade.properties import MESSAGES, Failure
 from autograder.grade.run import Budget, WorkerLost, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.shrink import case_size, search_counterexample
@@ -133,7 +133,8 @@ def _not_implemented(outcomes: list[dict]) -> bool:
     return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
 
 
-def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float) -> list[TestResult]:
+def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float,
+                 shrink_until: float = float("inf")) -> list[TestResult]:
     kernel = kc.kernel
     if not session.report.found.get(kernel):
         return _all_fail(kc, LOST["missing"], k=kernel)
@@ -148,15 +149,21 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     if hung is not None:  # the worker skipped the rest of the batch after this call
         return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
     failed = _judge_kernel(kc, outcomes)
+    values_ok = any(p.key not in failed for p in kc.properties
+                    if not p.needs_correct_values and p.key != "bad_input")
     results = []
     for prop in kc.properties:
         name = {l: prop.name(l) for l in ("en", "ru")}
-        if prop.key not in failed:
+        if prop.key not in failed and (values_ok or not prop.needs_correct_values):
             results.append(TestResult(kernel, prop.key, name, prop.points, True, hint=prop.hint))
             continue
+        if prop.key not in failed:  # held, but the kernel computes nothing right
+            results.append(TestResult(kernel, prop.key, name, prop.points, False, Failure(MESSAGES["gated"])))
+            continue
         case, failure, size = failed[prop.key]
-        if shrink and session.proc is not None:
-            found = search_counterexample(prop, session, budget_seconds=shrink_budget)
+        budget = min(shrink_budget, shrink_until - time.monotonic())
+        if shrink and budget > 0 and session.proc is not None:
+            found = search_counterexample(prop, session, budget_seconds=budget)
             if found is not None and case_size(found[1].call and [found[1].call] or []) < size:
                 failure = found[1]
         results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
@@ -182,8 +189,8 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
 
 
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
-                     shrink: bool = True, shrink_budget: float = 0.5, answers: bool | None = None,
-                     kernels=None) -> SubmissionResult:
+                     shrink: bool = True, shrink_budget: float = 0.3, shrink_total: float = 2.0,
+                     answers: bool | None = None, kernels=None) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all.
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
@@ -194,6 +201,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
         raise ValueError(f"kernels: unknown kernel names {sorted(wanted - set(KERNELS))}")
     selected = [k for k in KERNELS if k in wanted]
     start = time.monotonic()
+    shrink_until = start + shrink_total  # counterexample search is time-boxed per submission
     sub: Submission = extract(Path(path), set(KERNELS))
     language = lang or sub.language
     tests: list[TestResult] = []
@@ -205,7 +213,8 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
                 notes.append({l: t.format(id=cell.get("id"), error=cell.get("error")) for l, t in CELL_FAILED.items()})
         for kernel in selected:
             if kernel in corpus:
-                tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget)
+                tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
+                                      shrink_until=shrink_until)
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
     return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
@@ -221,6 +230,9 @@ def _pool_grade(args):
         return grade_submission(path, _POOL_CORPUS, **kwargs)
     except SubmissionError as exc:
         return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0, error=str(exc))
+    except Exception as exc:  # one broken submission must not stop a class run
+        return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0,
+                                error=f"grading failed: {type(exc).__name__}: {exc}")
 
 
 def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, **kwargs) -> list[SubmissionResult]:

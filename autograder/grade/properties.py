@@ -54,6 +54,9 @@ class Property:
     relation: Callable[[Any, list[dict], list[dict]], Failure | None] | None = None
     check_mutation: bool = False
     examples: int = 200
+    # Earned only when a value-checking property of the same kernel holds too: a
+    # constant or input-ignoring function must not collect invariance points.
+    needs_correct_values: bool = False
 
     def name(self, lang: str) -> str:
         """Test name as students see it: begins with the kernel's function name."""
@@ -96,6 +99,8 @@ MESSAGES = {
               "ru": "неверная форма результата: ожидалась {want}, получена {got}"},
     "unseen": {"en": "an entry with count 0 is not -inf",
                "ru": "элемент со счётчиком 0 не равен -inf"},
+    "gated": {"en": "this point is earned once the kernel computes correct values (no value check passed)",
+              "ru": "этот балл начисляется, когда ядро вычисляет верные значения (ни одна проверка значений не пройдена)"},
     "values": {"en": "wrong values",
                "ru": "неверные значения"},
 }

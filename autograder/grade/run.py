@@ -166,7 +166,7 @@ class WorkerSession:
 
     # ------------------------------------------------------------ transport
     def _send(self, obj) -> None:
-        self._write(wire.encode(obj))
+        self._write(wire.encode_request(obj))
 
     def _write(self, data: bytes, timeout: float = 30.0) -> None:
         """Write under a deadline: a worker that stops reading cannot block the grader."""

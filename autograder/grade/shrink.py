@@ -52,7 +52,7 @@ def search_counterexample(prop: Property, session: WorkerSession, *, budget_seco
         if time.monotonic() > deadline or session.proc is None:
             raise _OutOfTime()
         calls = prop.calls(case)
-        request = wire.encode({"op": "call", "kernel": prop.kernel, "call_timeout": session.budget.call_timeout,
+        request = wire.encode_request({"op": "call", "kernel": prop.kernel, "call_timeout": session.budget.call_timeout,
                                "calls": [[list(c.args), c.kwargs] for c in calls]})
         try:
             outcomes = session.call_batch(request, len(calls))

@@ -49,7 +49,7 @@ def no_mutation(kernel, strategy) -> Property:
     return prop(kernel, "no_mutation", "does not modify its inputs", "не изменяет входные массивы", 1, strategy,
                 "Work on copies (np.asarray(x, dtype=float) then new arrays); never write into the arguments.",
                 "Работайте с копиями (np.asarray(x, dtype=float) и новые массивы); не записывайте в аргументы.",
-                check_mutation=True, examples=60)
+                check_mutation=True, examples=60, needs_correct_values=True)
 
 
 def rejects(kernel, bad_calls: list[Call], hint_en, hint_ru) -> Property:
@@ -213,7 +213,8 @@ NLL = [
          "Позиции с маской 0 вообще не должны влиять на потери.",
          calls=lambda case: list(case),
          relation=same_outcome_relation("changing masked-out log-probs changed the loss",
-                                        "изменение лог-вероятностей под маской изменило потери")),
+                                        "изменение лог-вероятностей под маской изменило потери"),
+         needs_correct_values=True),
     prop("masked_token_nll", "float_mask", "accepts a 0/1 float mask",
          "принимает маску из чисел 0/1", 1, nll_calls(flag_kind=np.float64),
          "A mask of 0.0/1.0 floats is valid; do not index with it directly, convert to bool.",
@@ -267,7 +268,8 @@ CQL = [
          "Оба слагаемых сдвигаются на одну константу; если у вас не сокращается, слагаемое потеряно или неустойчиво.",
          calls=lambda case: list(case),
          relation=same_outcome_relation("adding a constant to Q changed the penalty",
-                                        "добавление константы к Q изменило штраф")),
+                                        "добавление константы к Q изменило штраф"),
+         needs_correct_values=True),
     no_mutation("cql_discrete_penalty", cql_calls()),
     rejects("cql_discrete_penalty", [
         Call(([1.0, 2.0], 2)), Call(([1.0, 2.0], -1)), Call(([1.0, 2.0], 0.5)), Call((QB, [0])),
@@ -376,7 +378,7 @@ PESSIMISTIC = [
          "даёт -inf для ненаблюдавшихся элементов (n = 0) при любом среднем", 2, pessimistic_calls(unseen=True),
          "An action never observed has no evidence at all: its value is -inf, not mean - something.",
          "У ни разу не наблюдавшегося действия нет данных: его значение -inf, а не mean - что-то.",
-         relation=unseen_are_neg_inf),
+         relation=unseen_are_neg_inf, needs_correct_values=True),
     prop("pessimistic_values", "sqrt_radius", "shrinks the radius as 1/sqrt(n)",
          "уменьшает радиус как 1/sqrt(n)", 1, pessimistic_calls(big_counts=True),
          "The radius is radius_scale / sqrt(n), not radius_scale / n.",

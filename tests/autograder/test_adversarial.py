@@ -56,10 +56,10 @@ EXPECTED: dict[str, dict[str, float]] = {
     # swapped tau is worth 3 (as its mutant); the vandalised dqn input costs the
     # no-mutation point; the patched np.allclose breaks the base's own policy check.
     "monkeypatch_comparisons": {"dqn_targets": 9, "expectile_loss": 3, "fqe_targets": 9},
-    # zeros / a constant float keep only what needs no right value: "does not modify
-    # inputs" and, for the NLL, the padding invariance (relations judge invariance alone);
-    # a stalling __array__ gets 0; the lying ndarray subclass holds the right numbers.
-    "lying_return_values": {"dqn_targets": 1, "masked_token_nll": 2, "iql_advantage_weights": 0},
+    # zeros / a constant float get nothing: invariance and no-mutation points are earned
+    # only with a passing value check; a stalling __array__ gets 0; the lying ndarray
+    # subclass holds the right numbers.
+    "lying_return_values": {"dqn_targets": 0, "masked_token_nll": 0, "iql_advantage_weights": 0},
     "mutate_inputs": {"behavior_support_mask": 9, "fqe_targets": 9},
     "peek_at_reference": {"masked_token_nll": 0},
     "fake_results_json": {"return_to_go": 3},     # forward cumsum, as its mutant
@@ -67,13 +67,13 @@ EXPECTED: dict[str, dict[str, float]] = {
     "forge_protocol_frames": {"iql_advantage_weights": 0},
     "network_access": {},
     "print_flood": {},
-    # constants keep "does not modify inputs"; the constant CQL penalty also passes the
-    # shift-invariance relation (see the report: a policy question, not a crash).
-    "hardcoded_examples": {"dqn_targets": 1, "cql_discrete_penalty": 2, "return_to_go": 1,
-                           "pessimistic_values": 1, "fqe_targets": 1},
-    "nondeterministic": {"expectile_loss": 2, "behavior_support_mask": 2, "iql_advantage_weights": 2},
-    # under the worker's fixed hash seed the answer comes out reversed (as that mutant: 2)
-    "hash_dependent": {"return_to_go": 2},
+    # constants pass no value check, so their invariance / no-mutation points are withheld
+    "hardcoded_examples": {"dqn_targets": 0, "cql_discrete_penalty": 0, "return_to_go": 0,
+                           "pessimistic_values": 0, "fqe_targets": 0},
+    # noise keeps only the bad-input point (its validation is real)
+    "nondeterministic": {"expectile_loss": 1, "behavior_support_mask": 1, "iql_advantage_weights": 1},
+    # under the worker's fixed hash seed the answer comes out reversed: only bad input holds
+    "hash_dependent": {"return_to_go": 1},
 }
 # Why the attacked kernel lost everything, as the student reads it (feedback text).
 REASONS = {

@@ -340,7 +340,9 @@ def test_detached_daemon_dies_with_the_worker(bubblewrap, scratch):
         os.wait()
         while not os.path.exists("daemon-started"):
             time.sleep(0.01)
-        time.sleep(0.2)
+        end = time.monotonic() + 20  # exit once the test has seen the daemon (not on a timer: load varies)
+        while not os.path.exists("seen") and time.monotonic() < end:
+            time.sleep(0.01)
         """
     ))
     proc = sandbox.spawn([sys.executable, "-I", str(script)], scratch=scratch, limits=SMALL)
@@ -349,7 +351,8 @@ def test_detached_daemon_dies_with_the_worker(bubblewrap, scratch):
         while not sandboxed_with_marker(marker) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert sandboxed_with_marker(marker), "the daemon never started"
-        assert proc.wait(timeout=10) == 0
+        (scratch / "seen").touch()
+        assert proc.wait(timeout=30) == 0
         deadline = time.monotonic() + 2
         while sandboxed_with_marker(marker) and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -71,3 +71,12 @@ def test_run_call_reports_values_errors_and_mutation():
     assert raised["s"] == "raised" and "ValueError" in raised["exc"] and "bad" in raised["msg"]
     assert wire.run_call(lambda: object(), (), {}, timeout=2)["s"] == "bad_return"
     assert wire.run_call(lambda: "text", (), {}, timeout=2)["s"] == "bad_return"
+
+
+def test_requests_travel_as_pickle_but_the_grader_refuses_pickle_frames():
+    request = {"op": "call", "calls": [[[np.arange(3.0), True], {"gamma": 0.5}]]}
+    frame = wire.encode_request(request)[8:]
+    back = wire.decode(frame)  # the worker side
+    np.testing.assert_array_equal(back["calls"][0][0][0], np.arange(3.0))
+    with pytest.raises(wire.WireError, match="pickle"):
+        wire.decode(frame, trusted=False)  # a worker sending pickle to the grader
