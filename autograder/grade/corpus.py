@@ -63,15 +63,17 @@ def reference_outcome(kernel: str, call: Call) -> dict:
 
 def build_kernel_corpus(kernel: str, properties: list[Property], *, call_timeout: float,
                         examples: int | None = None) -> KernelCorpus:
-    cases, calls, expected = [], [], []
+    cases, calls, expected, watch = [], [], [], []
     for prop in properties:
         for value in draw_cases(prop, examples):
             prop_calls = prop.calls(value)
+            if prop.check_mutation:
+                watch.extend(range(len(calls), len(calls) + len(prop_calls)))
             cases.append(Case(prop, value, len(calls), len(prop_calls)))
             calls.extend(prop_calls)
             expected.extend(reference_outcome(kernel, c) for c in prop_calls)
-    request = wire.encode_request({"op": "call", "kernel": kernel, "call_timeout": call_timeout,
-                           "calls": [[list(c.args), c.kwargs] for c in calls]})
+    request = wire.encode_request({"op": "call", "kernel": kernel, "call_timeout": call_timeout, "watch": watch,
+                                   "calls": [[list(c.args), c.kwargs] for c in calls]})
     return KernelCorpus(kernel, properties, cases, calls, expected, request)
 
 

@@ -15,7 +15,8 @@ Requests (grader -> worker)
   {"op": "load", "cells": [{"id", "source"}], "kernels": [...], "cell_timeout": s}
       -> {"op": "cell", "id"} before each cell, then
          {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool}}
-  {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s}
+  {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s,
+   "watch": [indices of calls checked for writes into their inputs] (absent: all)}
       -> {"op": "outcomes", "outcomes": [outcome, ...]}
   {"op": "values", "names": [...]}
       -> {"op": "values", "values": {name: array | None}}   (numerical answers)
@@ -224,8 +225,10 @@ def _reseed() -> None:
     np.random.seed(0)
 
 
-def run_call(fn, args, kwargs, timeout: float) -> dict:
-    inputs = [a for a in args if isinstance(a, np.ndarray)]
+def run_call(fn, args, kwargs, timeout: float, watch_inputs: bool = True) -> dict:
+    """One call of student code. ``watch_inputs`` snapshots the array arguments to
+    report whether the call wrote into them (only the no-mutation property asks)."""
+    inputs = [a for a in args if isinstance(a, np.ndarray)] if watch_inputs else []
     before = [_snapshot(a) for a in inputs]
     me = _getpid()
     try:
@@ -312,6 +315,8 @@ def main() -> int:
             _reseed()
             fn = namespace.get(request["kernel"])
             timeout = float(request.get("call_timeout", 5.0))
+            watched = request.get("watch")  # indices of calls whose inputs are watched; None = all
+            watched = None if watched is None else set(watched)
             outcomes = []
             timed_out = False
             for args, kwargs in request["calls"]:
@@ -321,7 +326,8 @@ def main() -> int:
                 if not callable(fn):
                     outcomes.append({"s": "raised", "exc": ["NameError"], "msg": f"{request['kernel']} is not defined"})
                     continue
-                outcomes.append(run_call(fn, tuple(args), dict(kwargs), timeout))
+                watch = watched is None or len(outcomes) in watched
+                outcomes.append(run_call(fn, tuple(args), dict(kwargs), timeout, watch))
                 timed_out = outcomes[-1]["s"] == "timeout"
             send({"op": "outcomes", "outcomes": outcomes})
         elif op == "values":

@@ -1,0 +1,230 @@
+"""`m5 grade` vs `nbgrader autograde` on the same notebook submissions, side by side.
+
+Builds a throw-away nbgrader course with one assignment notebook (the ten kernels,
+each followed by an autograder test cell with the usual handful of asserts: three
+visible and two hidden), fills 20 submissions (correct ones and ones with typical
+mistakes), then times, in one run:
+
+* ``nbgrader autograde`` over all of them (executes every notebook in a kernel);
+* ``m5 grade`` over the same notebooks (sandboxed worker, hidden property suite);
+
+and prints per-submission wall time, the ratio, and how many inputs each checked.
+Then it times a class of ``--class-size`` submissions with ``m5 grade --jobs 2``.
+
+    .venv/bin/python bench/grading.py [--submissions 20] [--class-size 200]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+CORRECT = ROOT / "tests" / "autograder" / "submissions" / "correct_vectorized.py"
+WRONG = ROOT / "autograder" / "assets" / "demo" / "partly_wrong.py"
+KERNELS = ["dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
+           "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights"]
+
+# The usual handful: worked examples, three visible and two hidden asserts per kernel.
+ASSERTS = {
+    "dqn_targets": ["np.allclose(dqn_targets([0.2, -1.0], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95), [1.72, -1.0])",
+                    "np.allclose(dqn_targets([1, -1, 0], [0, 1, 0], [[4, 0], [100, 0], [3, 0]], gamma=0.9), [4.6, -1, 2.7])",
+                    "dqn_targets([0.0], [1], [[5.0]]).tolist() == [0.0]",
+                    "np.allclose(dqn_targets([0.0], [0], [[2.0, 3.0]], gamma=0.5), [1.5])",
+                    "dqn_targets([1.0, 2.0], [0, 0], [[0.0], [0.0]]).shape == (2,)"],
+    "double_dqn_targets": ["np.allclose(double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9), [0.9, -0.9])",
+                           "np.allclose(double_dqn_targets([0.0], [1], [[1.0, 2.0]], [[3.0, 4.0]]), [0.0])",
+                           "np.allclose(double_dqn_targets([0.0], [0], [[5.0, 5.0]], [[1.0, 2.0]], gamma=1.0), [1.0])",
+                           "np.allclose(double_dqn_targets([1.0], [0], [[1.0, 0.0]], [[2.0, 9.0]], gamma=0.5), [2.0])",
+                           "double_dqn_targets([1.0, 2.0], [0, 0], [[0.0], [0.0]], [[0.0], [0.0]]).shape == (2,)"],
+    "masked_token_nll": ["abs(masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0]) - 0.533333) < 1e-5",
+                         "abs(masked_token_nll([-1.0], [1]) - 1.0) < 1e-9",
+                         "abs(masked_token_nll([[-1.0, -3.0]], [[1, 1]]) - 2.0) < 1e-9",
+                         "abs(masked_token_nll([-1.0, -5.0], [1, 0]) - 1.0) < 1e-9",
+                         "masked_token_nll([-0.5, -0.5], [1, 1]) > 0"],
+    "cql_discrete_penalty": ["abs(cql_discrete_penalty([2.0, 0.0, -1.0], 0) - 0.169846) < 1e-5",
+                             "abs(cql_discrete_penalty([2.0, 0.0, -1.0], 1) - 2.169846) < 1e-5",
+                             "cql_discrete_penalty([[1.0, 1.0]], [0]) > 0",
+                             "abs(cql_discrete_penalty([0.0, 0.0], 0) - np.log(2)) < 1e-9",
+                             "cql_discrete_penalty([5.0, -5.0], 0) >= 0"],
+    "expectile_loss": ["abs(expectile_loss([-1.0, 1.0, 2.0], 0.8) - 1.4) < 1e-9",
+                       "abs(expectile_loss([2.0], 0.5) - 2.0) < 1e-9",
+                       "abs(expectile_loss([-2.0], 0.9) - 0.4) < 1e-9",
+                       "abs(expectile_loss([1.0], 0.9) - 0.9) < 1e-9",
+                       "expectile_loss([0.0], 0.3) == 0.0"],
+    "return_to_go": ["np.allclose(return_to_go([1.0, 0.0, -0.5, 2.0]), [2.5, 1.5, 1.5, 2.0])",
+                     "np.allclose(return_to_go([1.0, 0.0, -0.5, 2.0], gamma=0.5), [1.125, 0.25, 0.5, 2.0])",
+                     "np.allclose(return_to_go([3.0]), [3.0])",
+                     "np.allclose(return_to_go([1, 1], gamma=0.0), [1, 1])",
+                     "return_to_go([1, 2, 3]).dtype.kind == 'f'"],
+    "pessimistic_values": ["np.allclose(pessimistic_values([1, 0.5, 2, 0.8], [4, 1, 0, 100]), [0.5, -0.5, -np.inf, 0.7])",
+                           "np.isneginf(pessimistic_values([5.0], [0])[0])",
+                           "np.allclose(pessimistic_values([1.0], [4], radius_scale=2.0), [0.0])",
+                           "np.allclose(pessimistic_values([0.0], [1]), [-1.0])",
+                           "pessimistic_values([0.0, 0.0], [1, 1]).shape == (2,)"],
+    "behavior_support_mask": ["behavior_support_mask([0.5, 0.1, 0.2, 0.2], 0.35).tolist() == [True, False, True, True]",
+                              "behavior_support_mask([1.0, 0.0]).tolist() == [True, False]",
+                              "behavior_support_mask([[0.2, 0.8]], 0.5).tolist() == [[False, True]]",
+                              "behavior_support_mask([0.3, 0.3], 1.0).all()",
+                              "behavior_support_mask([0.1, 0.2, 0.05], 0.35).tolist() == [True, True, False]"],
+    "fqe_targets": ["np.allclose(fqe_targets([-0.1], [False], [[2, 4]], [[0.25, 0.75]], gamma=0.9), [3.05])",
+                    "np.allclose(fqe_targets([1.0], [True], [[2, 4]], [[0.5, 0.5]]), [1.0])",
+                    "np.allclose(fqe_targets([0.0], [0], [[2, 4]], [[1.0, 0.0]], gamma=1.0), [2.0])",
+                    "np.allclose(fqe_targets([0.0], [0], [[2, 4]], [[0.5, 0.5]], gamma=1.0), [3.0])",
+                    "fqe_targets([0.0, 1.0], [0, 0], [[1.0], [1.0]], [[1.0], [1.0]]).shape == (2,)"],
+    "iql_advantage_weights": ["np.allclose(iql_advantage_weights([0.0], 3.0), [1.0])",
+                              "np.allclose(iql_advantage_weights([10.0], 3.0), [100.0])",
+                              "np.allclose(iql_advantage_weights([-1.0], 1.0), [np.exp(-1.0)])",
+                              "np.allclose(iql_advantage_weights([1.0], 0.0), [1.0])",
+                              "np.allclose(iql_advantage_weights([1e6], 1.0, max_weight=5.0), [5.0])"],
+}
+
+
+def functions(path: Path) -> tuple[str, dict[str, str]]:
+    """(module-level helper code, {kernel: source}) of a submission file."""
+    text = path.read_text()
+    tree = ast.parse(text)
+    helpers, kernels = [], {}
+    for node in tree.body:
+        segment = ast.get_source_segment(text, node)
+        if isinstance(node, ast.FunctionDef) and node.name in KERNELS:
+            kernels[node.name] = segment
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            helpers.append(segment)
+    return "\n\n".join(helpers), kernels
+
+
+def cell(source, grade_id, *, solution=False, grade=False, points=0, locked=False):
+    c = nbformat.v4.new_code_cell(source)
+    c.metadata["nbgrader"] = {"schema_version": 3, "grade_id": grade_id, "solution": solution, "grade": grade,
+                              "locked": locked, **({"points": points} if grade else {})}
+    return c
+
+
+def assignment_notebook(helpers: str, kernels: dict[str, str]):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells.append(cell(helpers, "setup", solution=True))
+    for name in KERNELS:
+        nb.cells.append(cell(kernels[name], f"{name}-answer", solution=True))
+        visible, hidden = ASSERTS[name][:3], ASSERTS[name][3:]
+        test = "\n".join(f"assert {a}" for a in visible)
+        test += "\n### BEGIN HIDDEN TESTS\n" + "\n".join(f"assert {a}" for a in hidden) + "\n### END HIDDEN TESTS"
+        nb.cells.append(cell(test, f"{name}-test", grade=True, points=10, locked=True))
+    return nb
+
+
+def submissions(count: int) -> list[tuple[str, dict[str, str]]]:
+    helpers, good = functions(CORRECT)
+    _, wrong = functions(WRONG)
+    wrong = {k: v for k, v in wrong.items() if v != good.get(k)}
+    wrong_names = sorted(wrong)
+    out = []
+    for i in range(count):
+        chosen = dict(good)
+        for j, name in enumerate(wrong_names):  # a deterministic mix of mistakes
+            if (i >> j) & 1:
+                chosen[name] = wrong[name]
+        out.append((helpers, chosen))
+    return out
+
+
+def run(cmd, cwd, env=None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return elapsed
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--submissions", type=int, default=20)
+    parser.add_argument("--class-size", type=int, default=200)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary course folder")
+    args = parser.parse_args(argv)
+
+    course = Path(tempfile.mkdtemp(prefix="m5-bench-"))
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "M5_PROGRESS": "0"}
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        f"c.CourseDirectory.db_url = 'sqlite:///{course}/gradebook.db'\n"
+        "c.ExecutePreprocessor.timeout = 120\n")
+    helpers, kernels = functions(CORRECT)
+    source = course / "source" / "ps1"
+    source.mkdir(parents=True)
+    nbformat.write(assignment_notebook(helpers, kernels), source / "kernels.ipynb")
+    run([BIN / "nbgrader", "generate_assignment", "ps1", "--force"], course, env)
+    released = nbformat.read(course / "release" / "ps1" / "kernels.ipynb", as_version=4)
+
+    subs = submissions(args.submissions)
+    for i, (helper_code, chosen) in enumerate(subs):
+        nb = nbformat.from_dict(json.loads(nbformat.writes(released)))
+        for c in nb.cells:
+            gid = c.metadata.get("nbgrader", {}).get("grade_id", "")
+            if gid == "setup":
+                c.source = helper_code
+            elif gid.endswith("-answer"):
+                c.source = chosen[gid[: -len("-answer")]]
+        folder = course / "submitted" / f"s{i:03d}" / "ps1"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / "kernels.ipynb")
+    notebooks = sorted(course.glob("submitted/*/ps1/kernels.ipynb"))
+
+    # Warm the corpus cache so neither side pays a one-off build inside the timing.
+    run([BIN / "m5", "grade", str(notebooks[0]), "--json", "--out", str(course / "warm")], course, env)
+
+    t_nbgrader = run([BIN / "nbgrader", "autograde", "ps1", "--create", "--force"], course, env)
+    m5 = [BIN / "m5", "grade", *map(str, notebooks)]
+    t_m5 = run([*m5, "--jobs", "1", "--out", str(course / "m5")], course, env)
+    t_m5_2 = run([*m5, "--jobs", "2", "--out", str(course / "m5j2")], course, env)
+    t_m5_shrink = run([*m5, "--jobs", "1", "--shrink", "--out", str(course / "m5s")], course, env)
+
+    from autograder.grade.pipeline import load_corpus
+
+    corpus = load_corpus()
+    per_property = [sum(1 for case in kc.cases if case.prop is p) for kc in corpus.values() for p in kc.properties]
+    calls = sum(len(kc.calls) for kc in corpus.values())
+    main_props = [n for n in per_property if n >= 150]
+    n = len(notebooks)
+    print(f"{n} notebook submissions, same files for both graders (2 cores)\n")
+    print("| grader | total (s) | per submission (s) | inputs checked per submission |")
+    print("|---|---:|---:|---:|")
+    print(f"| nbgrader autograde | {t_nbgrader:.1f} | {t_nbgrader / n:.2f} | {sum(len(v) for v in ASSERTS.values())} asserts |")
+    print(f"| m5 grade --jobs 1 | {t_m5:.1f} | {t_m5 / n:.2f} | {calls} kernel calls |")
+    print(f"| m5 grade --jobs 2 | {t_m5_2:.1f} | {t_m5_2 / n:.2f} | {calls} kernel calls |")
+    print(f"| m5 grade --jobs 1 --shrink | {t_m5_shrink:.1f} | {t_m5_shrink / n:.2f} | {calls} calls + shrinking |")
+    print(f"\nspeed-up per submission: jobs 1 {t_nbgrader / t_m5:.1f}x, jobs 2 {t_nbgrader / t_m5_2:.1f}x, "
+          f"jobs 1 with shrinking {t_nbgrader / t_m5_shrink:.1f}x")
+    print(f"generated inputs per property: min {min(per_property)}, "
+          f"{len(main_props)} of {len(per_property)} properties have >= 150 (bad-input properties use fixed lists)")
+
+    if args.class_size:
+        klass = course / "class"
+        klass.mkdir()
+        for i in range(args.class_size):
+            shutil.copy(notebooks[i % n], klass / f"student{i:03d}.ipynb")
+        t_class = run([BIN / "m5", "grade", str(klass), "--jobs", "2", "--out", str(course / "class-out")], course, env)
+        print(f"\nclass of {args.class_size} notebooks, m5 grade --jobs 2: {t_class:.1f} s "
+              f"({t_class / args.class_size:.2f} s per submission; goal <= 90 s)")
+    if not args.keep:
+        shutil.rmtree(course, ignore_errors=True)
+    else:
+        print(f"course folder: {course}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
