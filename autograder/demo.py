@@ -6,7 +6,6 @@ one student's feedback report.
 """
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -14,6 +13,20 @@ from pathlib import Path
 import numpy as np
 
 DEMO = Path(__file__).parent / "assets" / "demo"
+CORRECT = DEMO / "correct.py"  # the one correct example submission (tests and benchmarks use it too)
+
+
+def write_demo_submissions(folder: Path) -> list[Path]:
+    """correct.py, and correct.py + each fragment (later definitions win), into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    base = CORRECT.read_text(encoding="utf-8")
+    paths = [folder / "correct.py"]
+    paths[0].write_text(base, encoding="utf-8")
+    for fragment in sorted(DEMO.glob("*.fragment.py")):
+        path = folder / fragment.name.replace(".fragment", "")
+        path.write_text(base + "\n\n" + fragment.read_text(encoding="utf-8"), encoding="utf-8")
+        paths.append(path)
+    return sorted(paths)
 
 
 def worked_examples() -> None:
@@ -53,10 +66,10 @@ def main() -> int:
         print(iso.warning)
     print("== Building or loading the grading corpus (first run: ~30-60 s) ==")
     corpus = pipeline.load_corpus()
-    subs = sorted(DEMO.glob("*.py"))
+    out = Path(tempfile.mkdtemp(prefix="m5-demo-"))
+    subs = write_demo_submissions(out / "submissions")
     print(f"== Grading {len(subs)} example submissions: {', '.join(p.name for p in subs)} ==")
     results = pipeline.grade_many(subs, corpus, jobs=2)
-    out = Path(tempfile.mkdtemp(prefix="m5-demo-"))
     for path, result in zip(subs, results):
         report.write_results(result, out / path.stem, iso.warning)
     report.write_grades_csv(results, out / "grades.csv")

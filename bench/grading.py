@@ -30,8 +30,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-CORRECT = ROOT / "tests" / "autograder" / "submissions" / "correct_vectorized.py"
-WRONG = ROOT / "autograder" / "assets" / "demo" / "partly_wrong.py"
+CORRECT = ROOT / "autograder" / "assets" / "demo" / "correct.py"
+WRONG = ROOT / "autograder" / "assets" / "demo" / "partly_wrong.fragment.py"
 KERNELS = ["dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
            "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights"]
 

@@ -2,13 +2,12 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from autograder import cli
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
+from autograder.demo import CORRECT
 
 
 def run_m5(*args, cwd=None):
@@ -17,11 +16,11 @@ def run_m5(*args, cwd=None):
 
 
 def test_grade_json_prints_only_the_results(tmp_path, corpus):
-    proc = run_m5("grade", str(SUBMISSIONS / "correct_vectorized.py"), "--json", "--no-shrink", "--out", str(tmp_path))
+    proc = run_m5("grade", str(CORRECT), "--json", "--no-shrink", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["score"] == 100
-    assert (tmp_path / "correct_vectorized" / "results.json").exists() and (tmp_path / "grades.csv").exists()
+    assert (tmp_path / "correct" / "results.json").exists() and (tmp_path / "grades.csv").exists()
 
 
 def test_grade_folder_prints_table_and_summary(tmp_path, corpus, correct_source):
@@ -53,7 +52,7 @@ def test_bad_jobs_is_a_usage_error():
 
 
 def test_check_reports_and_exit_status(tmp_path, correct_source):
-    good = run_m5("check", str(SUBMISSIONS / "correct_vectorized.py"))
+    good = run_m5("check", str(CORRECT))
     assert good.returncode == 0 and "does not guarantee full marks" in good.stdout
     broken = tmp_path / "broken.py"
     broken.write_text(correct_source + "\ndef return_to_go(rewards, gamma=1.0):\n    return np.cumsum(rewards)\n")

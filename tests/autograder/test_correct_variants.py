@@ -13,6 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.demo import CORRECT
+
 import reference_impl
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 
@@ -37,9 +39,10 @@ def _failures(result) -> list[str]:
             for t in result.tests if not t.passed]
 
 
-@pytest.mark.parametrize("name", ["correct_vectorized.py", "correct_loops.py", "correct_torch.py"])
-def test_python_variant_gets_full_marks(name, corpus):
-    result = grade_submission(SUBMISSIONS / name, corpus, shrink=False)
+@pytest.mark.parametrize("path", [CORRECT, SUBMISSIONS / "correct_loops.py", SUBMISSIONS / "correct_torch.py"],
+                         ids=["vectorized", "loops", "torch"])
+def test_python_variant_gets_full_marks(path, corpus):
+    result = grade_submission(path, corpus, shrink=False)
     assert _failures(result) == []
     assert result.by_group() == FULL
     assert (result.score, result.max_score) == (100.0, 100.0)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from autograder.export.gradescope import build_bundle
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
+from autograder.demo import CORRECT
 
 
 def layout(tmp_path):
@@ -34,7 +34,7 @@ def run_autograder(root):
 
 def test_bundle_grades_a_submission_in_the_gradescope_layout(tmp_path, corpus):
     root = layout(tmp_path)
-    shutil.copy(SUBMISSIONS / "correct_vectorized.py", root / "submission" / "answer.py")
+    shutil.copy(CORRECT, root / "submission" / "answer.py")
     results = run_autograder(root)
     assert results["score"] == 100 and len(results["tests"]) > 50
     assert subprocess.run(["bash", "-n", str(root / "source" / "setup.sh")]).returncode == 0

@@ -3,7 +3,6 @@ import csv
 import json
 
 import nbformat
-import pytest
 
 from autograder.grade import pipeline, report
 

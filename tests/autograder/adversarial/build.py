@@ -15,12 +15,13 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.demo import CORRECT
 from reference_impl import exercises
 
 HERE = Path(__file__).resolve().parent
 ATTACKS = HERE / "attacks"
 SUBMISSIONS = HERE.parent / "submissions"
-BASE_SUBMISSION = SUBMISSIONS / "correct_vectorized.py"
+BASE_SUBMISSION = CORRECT  # the demo's correct submission: one copy for demo, tests, bench
 BASE_MARKER = "# <correct submission here>"
 
 

@@ -2,7 +2,7 @@
 
 Each :class:`Mutant` is one mistake a student could plausibly make in one kernel.
 ``source`` defines that kernel again; ``test_mutants.py`` appends it to the correct
-base submission ``tests/autograder/submissions/correct_vectorized.py`` (in Python the
+base submission ``autograder/assets/demo/correct.py`` (in Python the
 later ``def`` wins), so the submission is correct everywhere except in one kernel.
 The sources may use the base's helpers ``_flags`` (0/1 flags to bool, ValueError
 otherwise), ``_gamma`` (checks [0, 1]) and ``_batch`` (checks (B,), (B,), (B, A)), so
@@ -17,7 +17,9 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-BASE_SUBMISSION = Path(__file__).resolve().parents[1] / "submissions" / "correct_vectorized.py"
+from autograder.demo import CORRECT
+
+BASE_SUBMISSION = CORRECT
 
 
 @dataclass(frozen=True)
