@@ -20,7 +20,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from reference_impl.common import progress, seed_everything
+from reference_impl.common import progress as progress_bar
+from reference_impl.common import seed_everything
 from reference_impl.expert import ExpertPolicy
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.rollout import evaluate_policy, rollout
@@ -179,7 +180,7 @@ def dagger_experiment(
     *,
     beta: float = 0.5,
     config: BCConfig | None = None,
-    progress_bar: bool | None = None,
+    progress: bool | None = None,
 ) -> dict:
     """BC on a few expert episodes (round 0), then ``rounds`` DAgger rounds.
 
@@ -219,7 +220,7 @@ def dagger_experiment(
 
     records, losses = [], []
     learner = None
-    for round_index in progress(range(rounds + 1), desc="DAgger rounds", total=rounds + 1, enabled=progress_bar):
+    for round_index in progress_bar(range(rounds + 1), desc="DAgger rounds", total=rounds + 1, enabled=progress):
         new_states, learner_outcomes = len(observations), None
         if round_index > 0:
             policy = MixturePolicy(expert, ArgmaxPolicy(learner), beta**round_index, rng)
