@@ -22,7 +22,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from m5_student.common import progress, seed_everything
+from m5_student.common import progress as progress_bar
+from m5_student.common import seed_everything
 from m5_student.expert import ExpertPolicy
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.rollout import evaluate_policy, rollout
@@ -181,7 +182,7 @@ def dagger_experiment(
     *,
     beta: float = 0.5,
     config: BCConfig | None = None,
-    progress_bar: bool | None = None,
+    progress: bool | None = None,
 ) -> dict:
     """BC on a few expert episodes (round 0), then ``rounds`` DAgger rounds.
 
@@ -221,7 +222,7 @@ def dagger_experiment(
 
     records, losses = [], []
     learner = None
-    for round_index in progress(range(rounds + 1), desc="DAgger rounds", total=rounds + 1, enabled=progress_bar):
+    for round_index in progress_bar(range(rounds + 1), desc="DAgger rounds", total=rounds + 1, enabled=progress):
         new_states, learner_outcomes = len(observations), None
         if round_index > 0:
             policy = MixturePolicy(expert, ArgmaxPolicy(learner), beta**round_index, rng)
