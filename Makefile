@@ -7,7 +7,7 @@ STAMP   := $(VENV)/.installed
 PYTEST  := $(BIN)/python -m pytest
 JOBS    ?= 2
 
-.PHONY: demo test test-slow bench lab pin release solutions sandbox-deps clean
+.PHONY: demo test test-slow bench lab pin release solutions solution-notebooks sandbox-deps clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(MAKE) --no-print-directory sandbox-deps
@@ -39,12 +39,24 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/kernels.py
+	$(BIN)/python bench/grading.py
+	$(BIN)/python bench/lab.py
 
 lab: $(STAMP)
 	$(BIN)/m5 lab --profile smoke --out lab-out
 
 pin: $(STAMP)
 	$(BIN)/m5 lab --profile full --pin --out lab-out
+
+release: $(STAMP)
+	$(BIN)/m5 release
+
+# Executed solution notebooks (smoke profile, hidden tests stripped), then the HTML bundle.
+solution-notebooks: $(STAMP)
+	$(BIN)/python -m autograder.export.solution_notebooks
+
+solutions: $(STAMP)
+	$(BIN)/m5 solutions --out solutions-html
 
 clean:
 	rm -rf $(VENV) lab-out out .pytest_cache

@@ -106,9 +106,10 @@ def cmd_release(args) -> int:
 
 
 def cmd_solutions(args) -> int:
+    from autograder.export.solution_notebooks import solution_notebooks
     from autograder.export.solutions import build_solution_bundle
 
-    written = build_solution_bundle(Path(args.out), lang=args.lang)
+    written = build_solution_bundle(Path(args.out), lang=args.lang, notebooks=solution_notebooks(args.lang))
     print(f"wrote {len(written)} files to {args.out}")
     return EXIT_OK
 

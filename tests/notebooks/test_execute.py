@@ -25,6 +25,7 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
 
     monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
     monkeypatch.setenv("M5_NOTEBOOK", str(path))  # both languages share the folder
+    monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # as Jupyter sets it: labels follow the notebook's language
     monkeypatch.setenv("M5_PROGRESS", "0")
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports release/module05/m5_student
     nb = nbformat.read(path, as_version=4)
