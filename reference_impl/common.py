@@ -5,7 +5,7 @@ import os
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -60,3 +60,17 @@ def summarize_episodes(returns: Sequence[float], outcomes: Sequence[str | None])
         "outcomes": {name: int(counts.get(name, 0)) for name in OUTCOMES},
         "episodes": n,
     }
+
+
+def with_kernels(defaults: Mapping[str, Callable], overrides: Mapping[str, Callable] | None) -> dict[str, Callable]:
+    """``defaults`` with the entries of ``overrides`` swapped in (e.g. a student's kernels).
+
+    Unknown names raise ValueError, so a typo never silently trains with the reference.
+    """
+    out = dict(defaults)
+    if overrides:
+        unknown = set(overrides) - set(defaults)
+        if unknown:
+            raise ValueError(f"`kernels` has unknown names {sorted(unknown)}; known: {sorted(defaults)}")
+        out.update(overrides)
+    return out

@@ -48,7 +48,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from reference_impl.common import progress as progress_bar
-from reference_impl.common import seed_everything
+from reference_impl.common import seed_everything, with_kernels
 from reference_impl.torch_kernels import (
     cql_discrete_penalty_torch,
     expectile_loss_torch,
@@ -400,13 +400,7 @@ DEFAULT_KERNELS: dict[str, Callable] = {
 
 
 def _resolve_kernels(kernels: Mapping[str, Callable] | None) -> dict[str, Callable]:
-    out = dict(DEFAULT_KERNELS)
-    if kernels:
-        unknown = set(kernels) - set(DEFAULT_KERNELS)
-        if unknown:
-            raise ValueError(f"`kernels` has unknown names {sorted(unknown)}; known: {sorted(DEFAULT_KERNELS)}")
-        out.update(kernels)
-    return out
+    return with_kernels(DEFAULT_KERNELS, kernels)
 
 
 # --------------------------------------------------------------------------- losses

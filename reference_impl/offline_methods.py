@@ -33,6 +33,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from reference_impl import kernels as np_kernels
+from reference_impl.common import with_kernels
 from reference_impl.imitation import make_mlp
 from reference_impl.torch_kernels import (
     cql_discrete_penalty_torch,
@@ -81,13 +82,7 @@ DEFAULT_KERNELS: dict[str, Callable] = {
 
 def resolve_kernels(kernels: Mapping[str, Callable] | None) -> dict[str, Callable]:
     """DEFAULT_KERNELS with the entries of ``kernels`` swapped in; unknown names raise ValueError."""
-    out = dict(DEFAULT_KERNELS)
-    if kernels:
-        unknown = set(kernels) - set(DEFAULT_KERNELS)
-        if unknown:
-            raise ValueError(f"`kernels` has unknown names {sorted(unknown)}; known: {sorted(DEFAULT_KERNELS)}")
-        out.update(kernels)
-    return out
+    return with_kernels(DEFAULT_KERNELS, kernels)
 
 
 # --------------------------------------------------------------------------- data

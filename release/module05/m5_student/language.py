@@ -50,7 +50,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from m5_student.common import progress as progress_bar
-from m5_student.common import seed_everything
+from m5_student.common import seed_everything, with_kernels
 from m5_student.torch_kernels import (
     cql_discrete_penalty_torch,
     expectile_loss_torch,
@@ -402,13 +402,7 @@ DEFAULT_KERNELS: dict[str, Callable] = {
 
 
 def _resolve_kernels(kernels: Mapping[str, Callable] | None) -> dict[str, Callable]:
-    out = dict(DEFAULT_KERNELS)
-    if kernels:
-        unknown = set(kernels) - set(DEFAULT_KERNELS)
-        if unknown:
-            raise ValueError(f"`kernels` has unknown names {sorted(unknown)}; known: {sorted(DEFAULT_KERNELS)}")
-        out.update(kernels)
-    return out
+    return with_kernels(DEFAULT_KERNELS, kernels)
 
 
 # --------------------------------------------------------------------------- losses
