@@ -173,7 +173,7 @@ def plot_offline_methods(method_names, mean_return, success_rate, ax=None, label
     span = max(float(np.ptp(np.append(returns, 0.0))), 0.5)
     for x, y, s in zip(positions, returns, success):
         above = y >= 0
-        ax.text(x, y + (0.03 if above else -0.03) * span, f"success={s:.2f}", ha="center",
+        ax.text(x, y + (0.03 if above else -0.03) * span, f"{lab['success_short']}={s:.2f}", ha="center",
                 va="bottom" if above else "top", fontsize=8)
     ax.margins(y=0.15)
     ax.grid(True, axis="y", alpha=0.3)
