@@ -7,8 +7,6 @@ one wrong kernel costs only its own points.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,18 +15,8 @@ import pytest
 import reference_impl
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 
-MUTANTS_FILE = Path(__file__).with_name("mutants") / "mutants.py"
+from mutants import mutants as mutants_mod  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
-
-def _load_mutants_module():
-    spec = importlib.util.spec_from_file_location("m5_test_mutants", MUTANTS_FILE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-mutants_mod = _load_mutants_module()
 MUTANTS = mutants_mod.MUTANTS
 BY_NAME = {m.name: m for m in MUTANTS}
 # One fully graded mutant per kind of damage: a wrong formula, a wrong dtype, a crash on

@@ -1,0 +1,1 @@
+"""Hostile submissions for the grader tests (fragments composed onto a correct base)."""

@@ -1,0 +1,1 @@
+"""Realistic wrong kernels for the mutation-adequacy tests."""
