@@ -30,6 +30,7 @@ from torch import nn
 
 from reference_impl import kernels
 from reference_impl.imitation import make_mlp
+from reference_impl.offline_data import TRAINING_KEYS, check_transition_arrays
 
 __all__ = [
     "FQEConfig",
@@ -107,20 +108,6 @@ def fqe_regression_loss(q_values: torch.Tensor, actions: torch.Tensor, targets: 
     return torch.mean((chosen - targets.to(chosen.dtype)) ** 2)
 
 
-def _check_log(data: Mapping[str, np.ndarray], caller: str) -> int:
-    needed = ("observations", "actions", "rewards", "next_observations", "terminals")
-    missing = [k for k in needed if k not in data]
-    if missing:
-        raise ValueError(f"{caller}: `data` lacks the arrays {missing}")
-    n = len(data["actions"])
-    if n == 0:
-        raise ValueError(f"{caller}: `data` holds no transitions")
-    for k in needed:
-        if len(data[k]) != n:
-            raise ValueError(f"{caller}: `data['{k}']` has {len(data[k])} rows but `data['actions']` has {n}")
-    return n
-
-
 def _probs(policy: PolicyProbs, obs: np.ndarray, n_actions: int, caller: str) -> np.ndarray:
     probs = np.asarray(policy(obs), dtype=np.float64)
     if probs.shape != (obs.shape[0], n_actions):
@@ -149,7 +136,7 @@ def fit_fqe(
     makes FQE tabular). Returns the fitted float32 network (obs -> (A,) values).
     Deterministic in ``seed``; the global torch generator is left untouched.
     """
-    n = _check_log(data, "fit_fqe")
+    n = check_transition_arrays(data, "fit_fqe", name="data", keys=TRAINING_KEYS, allow_empty=False)
     if n_actions < 1:
         raise ValueError(f"fit_fqe: `n_actions` must be positive, got {n_actions}")
     rng = np.random.default_rng(seed)

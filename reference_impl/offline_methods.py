@@ -35,6 +35,7 @@ from torch import nn
 from reference_impl import kernels as np_kernels
 from reference_impl.common import with_kernels
 from reference_impl.imitation import make_mlp
+from reference_impl.offline_data import TRAINING_KEYS, check_transition_arrays
 from reference_impl.torch_kernels import (
     cql_discrete_penalty_torch,
     expectile_loss_torch,
@@ -103,16 +104,7 @@ class OfflineLog:
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> OfflineLog:
         """From the flat arrays of :func:`reference_impl.offline_data.to_arrays` (``timeouts`` unused)."""
-        needed = ("observations", "actions", "rewards", "next_observations", "terminals")
-        missing = [key for key in needed if key not in arrays]
-        if missing:
-            raise ValueError(f"OfflineLog.from_arrays: `arrays` lacks the keys {missing}")
-        n = len(arrays["actions"])
-        if n == 0:
-            raise ValueError("OfflineLog.from_arrays: `arrays` holds no transitions")
-        for key in ("observations", "rewards", "next_observations", "terminals"):
-            if len(arrays[key]) != n:
-                raise ValueError(f"OfflineLog.from_arrays: `arrays['{key}']` has {len(arrays[key])} rows, expected {n}")
+        check_transition_arrays(arrays, "OfflineLog.from_arrays", keys=TRAINING_KEYS, allow_empty=False)
         return cls(
             obs=torch.as_tensor(np.asarray(arrays["observations"], dtype=np.float32)),
             actions=torch.as_tensor(np.asarray(arrays["actions"], dtype=np.int64)),

@@ -164,20 +164,27 @@ def to_arrays(transitions: Sequence[Transition]) -> dict[str, np.ndarray]:
     }
 
 
-def _check_arrays(arrays: Mapping[str, np.ndarray], caller: str) -> int:
-    missing = [k for k in ARRAY_KEYS if k not in arrays]
+TRAINING_KEYS = ARRAY_KEYS[:5]  # what learners read: ``timeouts`` only matters for episode boundaries
+
+
+def check_transition_arrays(arrays: Mapping[str, np.ndarray], caller: str, *, name: str = "arrays",
+                            keys: tuple[str, ...] = ARRAY_KEYS, allow_empty: bool = True) -> int:
+    """Number of transitions in flat offline-RL arrays; ValueError on missing keys or ragged rows."""
+    missing = [k for k in keys if k not in arrays]
     if missing:
-        raise ValueError(f"{caller}: `arrays` lacks the keys {missing}")
+        raise ValueError(f"{caller}: `{name}` lacks the keys {missing}")
     n = len(arrays["actions"])
-    for k in ARRAY_KEYS:
+    if n == 0 and not allow_empty:
+        raise ValueError(f"{caller}: `{name}` holds no transitions")
+    for k in keys:
         if len(arrays[k]) != n:
-            raise ValueError(f"{caller}: `arrays['{k}']` has {len(arrays[k])} rows but `arrays['actions']` has {n}")
+            raise ValueError(f"{caller}: `{name}['{k}']` has {len(arrays[k])} rows but `{name}['actions']` has {n}")
     return n
 
 
 def episode_start_indices(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
     """Row indices where episodes begin: row 0 and every row after a terminal or timeout."""
-    n = _check_arrays(arrays, "episode_start_indices")
+    n = check_transition_arrays(arrays, "episode_start_indices")
     ends = np.flatnonzero(np.asarray(arrays["terminals"], bool) | np.asarray(arrays["timeouts"], bool))
     starts = np.concatenate([[0], ends + 1])
     return starts[starts < n]
@@ -190,7 +197,7 @@ def from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Episode], list[T
     any other terminal row "trap", a timeout "timeout"; a log that stops mid-episode
     leaves the last outcome ``None``. ``start`` is decoded from the first observation.
     """
-    n = _check_arrays(arrays, "from_arrays")
+    n = check_transition_arrays(arrays, "from_arrays")
     env = KeyDoorGrid()
     transitions = [
         Transition(
@@ -227,7 +234,7 @@ def from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[list[Episode], list[T
 
 def save_npz(path: str | os.PathLike, arrays: Mapping[str, np.ndarray]) -> None:
     """Write the six flat arrays to ``path`` (compressed ``.npz``; no pickled objects)."""
-    _check_arrays(arrays, "save_npz")
+    check_transition_arrays(arrays, "save_npz")
     np.savez_compressed(path, **{k: np.asarray(arrays[k]) for k in ARRAY_KEYS})
 
 
@@ -235,7 +242,7 @@ def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """Read a log written by :func:`save_npz` (``allow_pickle=False``); checks the keys and lengths."""
     with np.load(path, allow_pickle=False) as stored:
         arrays = {k: stored[k] for k in stored.files}
-    _check_arrays(arrays, "load_npz")
+    check_transition_arrays(arrays, "load_npz")
     return {k: arrays[k] for k in ARRAY_KEYS}
 
 

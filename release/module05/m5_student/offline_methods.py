@@ -37,6 +37,7 @@ from torch import nn
 from m5_student import kernels as np_kernels
 from m5_student.common import with_kernels
 from m5_student.imitation import make_mlp
+from m5_student.offline_data import TRAINING_KEYS, check_transition_arrays
 from m5_student.torch_kernels import (
     cql_discrete_penalty_torch,
     expectile_loss_torch,
@@ -105,16 +106,7 @@ class OfflineLog:
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> OfflineLog:
         """From the flat arrays of :func:`m5_student.offline_data.to_arrays` (``timeouts`` unused)."""
-        needed = ("observations", "actions", "rewards", "next_observations", "terminals")
-        missing = [key for key in needed if key not in arrays]
-        if missing:
-            raise ValueError(f"OfflineLog.from_arrays: `arrays` lacks the keys {missing}")
-        n = len(arrays["actions"])
-        if n == 0:
-            raise ValueError("OfflineLog.from_arrays: `arrays` holds no transitions")
-        for key in ("observations", "rewards", "next_observations", "terminals"):
-            if len(arrays[key]) != n:
-                raise ValueError(f"OfflineLog.from_arrays: `arrays['{key}']` has {len(arrays[key])} rows, expected {n}")
+        check_transition_arrays(arrays, "OfflineLog.from_arrays", keys=TRAINING_KEYS, allow_empty=False)
         return cls(
             obs=torch.as_tensor(np.asarray(arrays["observations"], dtype=np.float32)),
             actions=torch.as_tensor(np.asarray(arrays["actions"], dtype=np.int64)),
