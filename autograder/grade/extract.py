@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
+
+__all__ = ["Cell", "Submission", "SubmissionError", "extract"]
+
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
-
-
-class SubmissionError(Exception):
-    """The submission cannot be read at all (missing file, invalid JSON)."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,8 @@ def _text(source) -> str:
 
 def from_notebook(path: Path, kernels: set[str]) -> Submission:
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        nb = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8"))
+    except UnicodeDecodeError as exc:
         raise SubmissionError(f"{path}: cannot read the notebook ({exc})") from None
     except json.JSONDecodeError as exc:
         raise SubmissionError(f"{path}: not a valid notebook: invalid JSON ({exc.msg} at line {exc.lineno})") from None
@@ -132,8 +132,8 @@ def from_notebook(path: Path, kernels: set[str]) -> Submission:
 
 def from_python(path: Path) -> Submission:
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        source = read_bytes(path, MAX_PYTHON_BYTES).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise SubmissionError(f"{path}: cannot read the file ({exc})") from None
     try:
         ast.parse(source)
@@ -186,8 +186,6 @@ def _with_support(sub: Submission) -> Submission:
 
 def extract(path: Path, kernels: set[str]) -> Submission:
     path = Path(path)
-    if not path.exists():
-        raise SubmissionError(f"{path}: no such file")
     if path.suffix == ".ipynb":
         return _with_support(from_notebook(path, kernels))
     if path.suffix == ".py":

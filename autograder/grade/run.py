@@ -23,6 +23,8 @@ from autograder.grade import worker as wire
 from autograder.grade.extract import Cell
 
 WORKER_SOURCE = Path(wire.__file__)
+# Files the worker needs beside it in scratch (it loads them by path, not by import).
+WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 
 
 class WorkerLost(Exception):
@@ -109,7 +111,8 @@ class WorkerSession:
     def _spawn(self) -> None:
         self._stop()
         self.scratch = Path(tempfile.mkdtemp(prefix="m5-worker-"))
-        shutil.copyfile(WORKER_SOURCE, self.scratch / "worker.py")
+        for source in WORKER_FILES:
+            shutil.copyfile(source, self.scratch / source.name)
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
         # worker, so a submission that depends on it is graded the same every time.

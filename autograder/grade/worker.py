@@ -57,6 +57,17 @@ _PICKLED = b"\x80"              # a JSON-codec payload starts with its u32 heade
 _DTYPES: dict = {}
 
 
+def _load_sibling(name: str):
+    """Import ``name``.py from this file's folder without putting that folder on sys.path
+    (the worker runs with -P; student code must not import from scratch by accident)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_m5_{name}", os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 # ------------------------------------------------------------------ codec
 class WireError(Exception):
     """A malformed or oversized frame."""
@@ -259,33 +270,8 @@ def run_call(fn, args, kwargs, timeout: float, watch_inputs: bool = True) -> dic
     return {"s": "ok", "v": value, "mut": mutated}
 
 
-def load_cells(cells, kernels, cell_timeout, send) -> dict:
-    namespace = {"__name__": "__submission__", "__builtins__": __builtins__}
-    report = []
-    for cell in cells:
-        send({"op": "cell", "id": cell["id"]})
-        try:
-            code = compile(cell["source"], f"<cell {cell['id']}>", "exec")
-        except SyntaxError as exc:
-            report.append({"id": cell["id"], "ok": False, "error": _short(f"SyntaxError: {exc.msg} (line {exc.lineno})")})
-            continue
-        try:
-            _timed(cell_timeout)
-            try:
-                exec(code, namespace)
-            finally:
-                _untimed()
-        except CallTimeout:
-            report.append({"id": cell["id"], "ok": False, "error": f"the cell ran longer than {cell_timeout:g} s"})
-        except BaseException as exc:
-            report.append({"id": cell["id"], "ok": False, "error": _short(f"{type(exc).__name__}: {exc}")})
-        else:
-            report.append({"id": cell["id"], "ok": True, "error": None})
-    found = {name: callable(namespace.get(name)) for name in kernels}
-    return {"op": "loaded", "cells": report, "found": found, "namespace": namespace}
-
-
 def main() -> int:
+    cellexec = _load_sibling("cellexec")
     # The protocol gets private copies of stdin/stdout; the student's prints go nowhere.
     proto_in = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
     proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
@@ -308,7 +294,8 @@ def main() -> int:
         op = request.get("op")
         if op == "load":
             _reseed()
-            loaded = load_cells(request["cells"], request["kernels"], request.get("cell_timeout", 10.0), send)
+            loaded = cellexec.load_cells(request["cells"], request["kernels"], request.get("cell_timeout", 10.0), send,
+                                         timed=_timed, untimed=_untimed, timeout_exc=CallTimeout)
             namespace = loaded.pop("namespace")
             send(loaded)
         elif op == "call":

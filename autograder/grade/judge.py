@@ -1,0 +1,114 @@
+"""Judge one kernel's outcomes (or the numerical answers) into TestResults.
+
+Runs only on the grader's side: it compares what the worker returned with the
+reference outcomes of the corpus, gates points, and picks the failure to show.
+"""
+from __future__ import annotations
+
+import time
+
+from reference_impl import exercises
+from autograder.grade.properties import MESSAGES, Failure
+from autograder.grade.run import WorkerLost, WorkerSession
+from autograder.grade.score import TestResult
+from autograder.grade.shrink import case_size, search_counterexample
+
+LOST = {
+    "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
+                "ru": "{k} превысила лимит времени (бесконечный цикл или слишком медленно); процесс остановлен"},
+    "call_timeout": {"en": "a call of {k} did not finish within its time limit (an infinite loop or far too slow)",
+                     "ru": "вызов {k} не завершился за отведённое время (бесконечный цикл или слишком медленно)"},
+    "crashed": {"en": "the grading process stopped while running {k} (os._exit, a crash or the memory limit)",
+                "ru": "процесс проверки остановился во время работы {k} (os._exit, сбой или предел памяти)"},
+    "protocol": {"en": "{k} disturbed the grading process's communication",
+                 "ru": "{k} нарушила обмен данными с процессом проверки"},
+    "missing": {"en": "{k} is not defined in the submission",
+                "ru": "{k} не определена в решении"},
+    "not_implemented": {"en": "{k} is not implemented yet (it raises NotImplementedError)",
+                        "ru": "{k} ещё не реализована (выбрасывает NotImplementedError)"},
+}
+CELL_FAILED = {"en": "cell {id} could not run: {error}", "ru": "ячейку {id} не удалось выполнить: {error}"}
+ANSWER_WRONG = {"en": "the value of {name} is missing or wrong", "ru": "значение {name} отсутствует или неверно"}
+ANSWER_TITLE = {"en": "numerical answer {name}", "ru": "численный ответ {name}"}
+ANSWER_HINT = {"en": "Assign the number (or list) to this exact variable name; compute it with the exercise's inputs.",
+               "ru": "Присвойте число (или список) переменной с точно таким именем; считайте по входам упражнения."}
+
+
+def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
+    """Every property of the kernel fails for one kernel-level reason (no per-property hint)."""
+    failure = Failure({lang: text.format(**fields) for lang, text in reason.items()}, call=call)
+    return [TestResult(kc.kernel, p.key, {l: p.name(l) for l in ("en", "ru")}, p.points, False, failure)
+            for p in kc.properties]
+
+
+def _judge_kernel(kc, outcomes: list[dict]) -> dict[str, tuple]:
+    """Smallest failing corpus case of each property: {key: (case, failure)}."""
+    failed: dict[str, tuple] = {}
+    for case in kc.cases:
+        span = slice(case.first_call, case.first_call + case.n_calls)
+        failure = case.prop.judge(case.value, outcomes[span], kc.expected[span])
+        if failure is None:
+            continue
+        size = case_size(case.prop.calls(case.value))
+        if case.prop.key not in failed or size < failed[case.prop.key][2]:
+            failed[case.prop.key] = (case, failure, size)
+    return failed
+
+
+def _not_implemented(outcomes: list[dict]) -> bool:
+    return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
+
+
+def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float,
+                 shrink_until: float = float("inf")) -> list[TestResult]:
+    kernel = kc.kernel
+    if not session.report.found.get(kernel):
+        return _all_fail(kc, LOST["missing"], k=kernel)
+    try:
+        outcomes = session.call_batch(kc.request, len(kc.calls))
+    except WorkerLost as lost:
+        session.restart()
+        return _all_fail(kc, LOST[lost.reason], k=kernel)
+    if _not_implemented(outcomes):
+        return _all_fail(kc, LOST["not_implemented"], k=kernel)
+    hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
+    if hung is not None:  # the worker skipped the rest of the batch after this call
+        return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
+    failed = _judge_kernel(kc, outcomes)
+    values_ok = any(p.key not in failed for p in kc.properties
+                    if not p.needs_correct_values and p.key != "bad_input")
+    results = []
+    for prop in kc.properties:
+        name = {l: prop.name(l) for l in ("en", "ru")}
+        if prop.key not in failed and (values_ok or not prop.needs_correct_values):
+            results.append(TestResult(kernel, prop.key, name, prop.points, True, hint=prop.hint))
+            continue
+        if prop.key not in failed:  # held, but the kernel computes nothing right
+            results.append(TestResult(kernel, prop.key, name, prop.points, False, Failure(MESSAGES["gated"])))
+            continue
+        case, failure, size = failed[prop.key]
+        budget = min(shrink_budget, shrink_until - time.monotonic())
+        if shrink and budget > 0 and session.proc is not None:
+            found = search_counterexample(prop, session, budget_seconds=budget)
+            if found is not None and case_size(found[1].call and [found[1].call] or []) < size:
+                failure = found[1]
+        results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
+    return results
+
+
+def grade_answers(session: WorkerSession) -> list[TestResult]:
+    names = [n for number in exercises.ANSWER_NAMES for n in exercises.ANSWER_NAMES[number]]
+    try:
+        values = session.values(names) if session.proc is not None else {}
+    except WorkerLost:
+        values = {}
+    results = []
+    for number in exercises.ANSWER_NAMES:
+        for name, answer in exercises.graded_answers(number).items():
+            got = values.get(name)
+            ok = got is not None and exercises.check_answer(answer, got)
+            failure = None if ok else Failure({l: t.format(name=name) for l, t in ANSWER_WRONG.items()})
+            results.append(TestResult(
+                f"ex{number:02d}", name, {l: f"ex{number:02d}: {t.format(name=name)}" for l, t in ANSWER_TITLE.items()},
+                1.0, ok, failure, hint=ANSWER_HINT))
+    return results
