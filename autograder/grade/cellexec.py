@@ -10,7 +10,7 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def load_cells(cells, kernels, cell_timeout, send, *, timed, untimed, timeout_exc) -> dict:
+def load_cells(cells, kernels, cell_timeout, send, *, timed, untimed, timeout_exc, request=None) -> dict:
     """Execute ``cells`` ({"id", "source"}) in one namespace, in order.
 
     Returns {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool},

@@ -1,8 +1,9 @@
 """Grade submissions: extract -> run (sandboxed worker) -> compare -> score -> report.
 
 :func:`grade_submission` grades one file; :func:`grade_many` grades a class with a
-process pool, sharing one corpus. Scores depend only on the fixed corpus; a failed
-property additionally gets a shrunk counterexample for its feedback.
+process pool, sharing one corpus, and hands each result to a callback as soon as it
+is ready. Scores depend only on the fixed corpus; a failed property additionally gets
+a shrunk counterexample for its feedback.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pickle
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -24,9 +26,17 @@ from autograder.grade import corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, extract
 from autograder.grade.run import Budget, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
-from autograder.grade.judge import CELL_FAILED, grade_answers, grade_kernel
+from autograder.grade.judge import CELL_FAILED, _all_fail, grade_answers, grade_kernel
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
+# A kernel never run because the submission's time ran out before it.
+NOT_GRADED = {
+    "submission": {"en": "{k} was not graded: the submission reached its total time limit ({limit:g} s) before this kernel",
+                   "ru": "{k} не проверена: решение исчерпало общий лимит времени ({limit:g} с) до этого ядра"},
+    "cells": {"en": "{k} was not graded: the submission's cells ran longer than {limit:g} s in all",
+              "ru": "{k} не проверена: ячейки решения выполнялись дольше {limit:g} с в сумме"},
+}
+POOL_DIED = "grading failed: the grading process stopped (out of memory or killed)"
 
 
 # ---------------------------------------------------------------- corpus cache
@@ -109,17 +119,35 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
         for cell in report.cells:
             if not cell.get("ok"):
                 notes.append({l: t.format(id=cell.get("id"), error=cell.get("error")) for l, t in CELL_FAILED.items()})
+        # The worker runs kernel k+1 while kernel k is judged here.
+        session.plan([(corpus[k].request, len(corpus[k].calls)) for k in selected
+                      if k in corpus and report.found.get(k)])
         for kernel in selected:
-            if kernel in corpus:
-                tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
-                                      shrink_until=shrink_until)
+            if kernel not in corpus:
+                continue
+            if session.out_of_time:
+                tests += _not_graded(corpus[kernel], session)
+                continue
+            tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
+                                  shrink_until=shrink_until)
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
     return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
 
 
+def _not_graded(kc, session: WorkerSession):
+    """Every property of a kernel fails: the submission's time ran out before it."""
+    if session.report.time_cap:
+        return _all_fail(kc, NOT_GRADED["cells"], k=kc.kernel, limit=session.budget.load_timeout)
+    return _all_fail(kc, NOT_GRADED["submission"], k=kc.kernel, limit=session.budget.submission_timeout)
+
+
 # ---------------------------------------------------------------- a class
 _POOL_CORPUS: dict | None = None
+
+
+def _error_result(path, kwargs: dict, error: str) -> SubmissionResult:
+    return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0, error=error)
 
 
 def _pool_grade(args):
@@ -127,29 +155,51 @@ def _pool_grade(args):
     try:
         return grade_submission(path, _POOL_CORPUS, **kwargs)
     except SubmissionError as exc:
-        return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0, error=str(exc))
+        return _error_result(path, kwargs, str(exc))
     except Exception as exc:  # one broken submission must not stop a class run
-        return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0,
-                                error=f"grading failed: {type(exc).__name__}: {exc}")
+        return _error_result(path, kwargs, f"grading failed: {type(exc).__name__}: {exc}")
 
 
-def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, **kwargs) -> list[SubmissionResult]:
-    """Grade several submissions (in input order); unreadable ones get ``error`` set."""
+def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, on_result=None,
+               **kwargs) -> list[SubmissionResult]:
+    """Grade several submissions; return the results in input order (unreadable ones
+    get ``error`` set).
+
+    ``on_result(index, path, result)`` is called in this process as each submission
+    finishes (in completion order), so a class run that is killed keeps what it
+    graded. A submission whose grading process dies gets an error result; the class
+    goes on in a fresh pool.
+    """
     global _POOL_CORPUS
     _POOL_CORPUS = corpus
     tasks = [(p, kwargs) for p in paths]
-    if jobs <= 1 or len(paths) <= 1:
-        results = []
-        for task in tasks:
-            results.append(_pool_grade(task))
-            if progress:
-                progress(1)
-        return results
     results: list = [None] * len(tasks)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
-        futures = {pool.submit(_pool_grade, task): i for i, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            if progress:
-                progress(1)
+
+    def deliver(index: int, result: SubmissionResult) -> None:
+        results[index] = result
+        if on_result is not None:
+            on_result(index, paths[index], result)
+        if progress:
+            progress(1)
+
+    if jobs <= 1 or len(paths) <= 1:
+        for index, task in enumerate(tasks):
+            deliver(index, _pool_grade(task))
+        return results
+    def run_pool(indices: list[int], workers: int) -> list[int]:
+        """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""
+        broken = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            futures = {pool.submit(_pool_grade, tasks[i]): i for i in indices}
+            for future in as_completed(futures):
+                try:
+                    deliver(futures[future], future.result())
+                except BrokenProcessPool:
+                    broken.append(futures[future])
+        return broken
+
+    # Which task killed a pool is unknown: each lost one is retried alone, once.
+    for index in sorted(run_pool(list(range(len(tasks))), jobs)):
+        if run_pool([index], 1):
+            deliver(index, _error_result(paths[index], kwargs, POOL_DIED))
     return results

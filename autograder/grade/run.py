@@ -1,22 +1,31 @@
 """Run a submission's code in a sandboxed worker and collect outcomes.
 
-:class:`WorkerSession` owns one worker at a time. It loads the submission's cells,
-then sends each kernel's whole batch of calls as one request and reads the reply
-under a wall-clock deadline. A worker that dies, hangs or answers garbage costs
-only the kernel it was working on: the session restarts a fresh worker (loading
-the cells again, minus any cell that killed the worker while loading) before the
-next kernel.
+:class:`WorkerSession` owns one worker at a time (see ``worker.py``: a trusted parent
+that forks the process running student code). It loads the submission's cells, then
+sends each kernel's whole batch of calls as one request and reads the reply under a
+wall-clock deadline, refusing any reply larger than the request can legitimately
+produce (:func:`worker.reply_limits`). Inside the worker, a lost batch (the student's
+process died, hung or broke the protocol) costs only that kernel: the worker forks a
+fresh process and loads the cells again. Only when the worker itself is gone does the
+session start a new one (loading the cells again, minus any cell that killed it).
+
+Kernels are pipelined: :meth:`WorkerSession.plan` lists the batches the grader will
+ask for, and each is sent as soon as the previous reply is read, so the worker runs
+kernel k+1 while the grader judges kernel k.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import selectors
 import shutil
 import sys
 import tempfile
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from autograder.grade import sandbox
 from autograder.grade import worker as wire
@@ -25,10 +34,13 @@ from autograder.grade.extract import Cell
 WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it in scratch (it loads them by path, not by import).
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
+GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
+_LIMITS_CACHE = 64           # reply limits of recent requests (the corpus' ten, shrinking's)
+LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
 class WorkerLost(Exception):
-    """The worker died, hung past its deadline, or broke the protocol."""
+    """The worker lost a batch: its process died, hung past a deadline, or broke the protocol."""
 
     def __init__(self, reason: str):
         super().__init__(reason)
@@ -40,27 +52,75 @@ class LoadReport:
     cells: list[dict] = field(default_factory=list)     # {"id", "ok", "error"}
     found: dict[str, bool] = field(default_factory=dict)
     fatal_cells: list[str] = field(default_factory=list)  # cells that killed the worker
+    time_cap: bool = False                                # loading hit load_timeout
 
 
 @dataclass(frozen=True)
 class Budget:
-    call_timeout: float = 2.0        # one call (enforced inside the worker)
-    kernel_timeout: float = 30.0     # one kernel's whole batch (enforced here)
-    load_timeout: float = 60.0       # loading all cells (imports of torch included)
+    """Time budgets of one submission (docs/grading.md explains the numbers).
+
+    CPU limits count the student process's own CPU time, so a busy neighbour cannot
+    make a correct submission fail; each has a wall-clock backstop for code that sleeps
+    or blocks. All are enforced from outside the student's process.
+    """
+
+    call_timeout: float = 2.0          # CPU seconds one call may use
+    call_wall: float = 20.0            # wall-clock backstop of one call
+    kernel_cpu_per_call: float = 0.1   # a batch's CPU budget: max(10 s, calls x this)
+    kernel_timeout: float = 30.0       # a batch's wall backstop: this + wall_factor x its CPU budget
+    wall_factor: float = 3.0
+    load_timeout: float = 60.0         # all cells, wall clock (one cell: cell_timeout)
     cell_timeout: float = 20.0
+    submission_timeout: float = 1200.0  # the whole submission, wall clock
+
+    def __post_init__(self) -> None:
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"Budget.{item.name} must be a positive number of seconds, got {value!r}")
+
+    def batch_cpu(self, n_calls: int) -> float:
+        return max(wire.MIN_BATCH_CPU, n_calls * self.kernel_cpu_per_call)
+
+    def batch_wall(self, n_calls: int) -> float:
+        """The worker's wall-clock backstop for a batch of ``n_calls``."""
+        return self.kernel_timeout + self.wall_factor * self.batch_cpu(n_calls)
+
+    def for_worker(self) -> dict:
+        """The budgets the worker enforces itself (sent with the load request)."""
+        return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
+
+
+def reply_limits(request: bytes, _cache: OrderedDict = OrderedDict()) -> tuple[int, int]:
+    """(header, blob) bytes a reply to this encoded call request may use. The corpus'
+    requests repeat for every submission: their limits are computed once."""
+    limits = _cache.get(request)
+    if limits is None:
+        limits = wire.reply_limits(wire.decode(request[8:])["calls"])
+        _cache[request] = limits
+        if len(_cache) > _LIMITS_CACHE:
+            _cache.popitem(last=False)
+    return limits
 
 
 class WorkerSession:
     def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
-                 limits: sandbox.Limits = sandbox.Limits()):
+                 limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = ()):
+        """``import_dirs``: read-only directories put at the front of the student
+        process's ``sys.path`` (support libraries such as ``m5_student``)."""
         self.cells = list(cells)
         self.kernels = list(kernels)
         self.budget = budget
         self.limits = limits
+        self.import_dirs = [Path(d) for d in import_dirs]
+        self.deadline = time.monotonic() + budget.submission_timeout
         self.proc = None
         self.scratch: Path | None = None
         self.report = LoadReport()
         self._buffer = bytearray()
+        self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
+        self._inflight: list[tuple[bytes, int, float]] = []  # sent, reply unread: (request, calls, deadline)
+        self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
 
     # ------------------------------------------------------------ lifecycle
     def __enter__(self):
@@ -69,28 +129,44 @@ class WorkerSession:
     def __exit__(self, *exc):
         self.close()
 
+    @property
+    def out_of_time(self) -> bool:
+        """The submission's wall-clock cap (or the cells' cap) has been reached."""
+        return self.report.time_cap or time.monotonic() >= self.deadline
+
+    def _load_request(self) -> dict:
+        return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
+                "budget": self.budget.for_worker(), "import_dirs": self._import_dirs_inside(),
+                "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells]}
+
+    def _import_dirs_inside(self) -> list[str]:
+        """``import_dirs`` as the worker sees them (the only place that maps them)."""
+        return [str(d) for d in self.import_dirs]
+
     def start(self) -> LoadReport:
         """Start a worker and load the cells; retry without cells that kill it."""
         for _ in range(len(self.cells) + 1):
+            if self.out_of_time:
+                break
+            self._inflight.clear()
             self._spawn()
             current = None
             try:
-                self._send({"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
-                            "cells": [{"id": c.id, "source": c.source} for c in self.cells
-                                      if c.id not in self.report.fatal_cells]})
-                deadline = time.monotonic() + self.budget.load_timeout
+                self._send(self._load_request())
+                deadline = time.monotonic() + self.budget.load_timeout + GRACE
                 while True:
-                    reply = self._receive(deadline)
+                    reply = self._receive(deadline, self._load_limits())
                     if reply.get("op") == "cell":
                         current = reply.get("id")
                         continue
                     if reply.get("op") != "loaded":
                         raise WorkerLost("protocol")
                     self.report.cells = [c for c in reply.get("cells", []) if isinstance(c, dict)]
-                    self.report.cells += [{"id": cid, "ok": False, "error": "this cell stopped the grading process"}
+                    self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL}
                                           for cid in self.report.fatal_cells]
                     found = reply.get("found", {})
                     self.report.found = {k: bool(found.get(k)) for k in self.kernels}
+                    self.report.time_cap = reply.get("time_cap") is True
                     return self.report
             except WorkerLost:
                 self._stop()
@@ -135,22 +211,39 @@ class WorkerSession:
             self.scratch = None
 
     def restart(self) -> None:
-        """A fresh worker with the same cells (after a lost kernel)."""
-        fatal = list(self.report.fatal_cells)
-        self.report = LoadReport(fatal_cells=fatal)
-        self.start()
+        """After a lost kernel: a worker that is still running has already replaced the
+        process it lost; a worker that is gone is started afresh (cells loaded again)."""
+        if self.proc is None and not self.out_of_time:
+            fatal = list(self.report.fatal_cells)
+            self.report = LoadReport(fatal_cells=fatal)
+            self.start()
 
     # ------------------------------------------------------------ requests
+    def plan(self, requests: Sequence[tuple[bytes, int]]) -> None:
+        """The call batches (encoded request, number of calls) the caller will ask for
+        next, in order: each is sent as soon as the previous one's reply is read."""
+        self._planned = list(requests)
+
     def call_batch(self, request: bytes, n_calls: int) -> list[dict]:
-        """Send a pre-encoded call request; return one outcome dict per call."""
-        if self.proc is None:
-            raise WorkerLost("crashed")
-        try:
-            self._write(request)
-            reply = self._receive(time.monotonic() + self.budget.kernel_timeout)
-        except WorkerLost:
-            self._stop()
-            raise
+        """Send a pre-encoded call request (unless sent ahead); return one outcome per call."""
+        if self.out_of_time:
+            raise WorkerLost("timeout")
+        if self.proc is None:  # lost earlier (e.g. while shrinking): that loss was charged already
+            self.restart()
+            if self.proc is None:
+                raise WorkerLost("timeout" if self.out_of_time else "crashed")
+        planned = any(r is request for r, _ in self._planned)
+        self._planned = [(r, n) for r, n in self._planned if r is not request]
+        if not any(r is request for r, _, _ in self._inflight) and not any(r is request for r, _ in self._replies):
+            self._submit(request, n_calls)
+        reply = self._collect(request)
+        if planned:
+            self._send_ahead()
+        if isinstance(reply, WorkerLost):
+            raise reply
+        if reply.get("op") == "lost":
+            reason = reply.get("reason")
+            raise WorkerLost(reason if reason in LOST_REASONS else "protocol")
         outcomes = reply.get("outcomes") if reply.get("op") == "outcomes" else None
         if not isinstance(outcomes, list) or len(outcomes) != n_calls or not all(isinstance(o, dict) for o in outcomes):
             self._stop()
@@ -158,14 +251,66 @@ class WorkerSession:
         return outcomes
 
     def values(self, names: list[str]) -> dict:
-        if self.proc is None:
-            raise WorkerLost("crashed")
+        if self.proc is None or self.out_of_time:
+            raise WorkerLost("timeout" if self.out_of_time else "crashed")
+        self._discard_inflight()
         self._send({"op": "values", "names": names})
-        reply = self._receive(time.monotonic() + self.budget.call_timeout * 2)
+        deadline = time.monotonic() + self.budget.load_timeout + len(names) * wire.ANSWER_WALL + GRACE
+        header = len(names) * wire.OUTCOME_HEADER_BYTES + wire.FRAME_OVERHEAD
+        reply = self._receive(deadline, (header, len(names) * wire.MAX_ANSWER_ELEMENTS * wire.MAX_ITEMSIZE))
         values = reply.get("values")
         if reply.get("op") != "values" or not isinstance(values, dict):
             raise WorkerLost("protocol")
         return values
+
+    def _submit(self, request: bytes, n_calls: int) -> None:
+        self._write(request)
+        self._inflight.append((request, n_calls, time.monotonic() + self._batch_deadline(n_calls)))
+
+    def _batch_deadline(self, n_calls: int) -> float:
+        """Seconds the grader waits for a batch: the worker's own backstop, plus a
+        reload of the cells (after a loss in an earlier batch), plus grace."""
+        return self.budget.batch_wall(n_calls) + self.budget.load_timeout + GRACE
+
+    def _send_ahead(self) -> None:
+        if self._planned and not self._inflight and self.proc is not None and not self.out_of_time:
+            request, n_calls = self._planned.pop(0)
+            try:
+                self._submit(request, n_calls)
+            except WorkerLost as lost:
+                self._stop()
+                self._replies.append((request, lost))
+
+    def _collect(self, request: bytes):
+        """The reply to ``request``: replies arrive in the order sent; those of other
+        requests read on the way are kept for their callers. A loss of the worker is
+        the reply of every request in flight."""
+        while True:
+            for i, (sent, reply) in enumerate(self._replies):
+                if sent is request:
+                    del self._replies[i]
+                    return reply
+            if not self._inflight:
+                return WorkerLost("crashed")
+            head, _, deadline = self._inflight[0]
+            try:
+                reply = self._receive(min(deadline, self.deadline), reply_limits(head))
+            except WorkerLost as lost:
+                self._stop()
+                self._replies += [(sent, lost) for sent, _, _ in self._inflight]
+                self._inflight.clear()
+                continue
+            self._inflight.pop(0)
+            self._replies.append((head, reply))
+
+    def _discard_inflight(self) -> None:
+        for sent, _, _ in list(self._inflight):
+            self._collect(sent)
+        self._replies.clear()
+
+    def _load_limits(self) -> tuple[int, int]:
+        header = wire.FRAME_OVERHEAD + len(self.cells) * (wire.OUTCOME_HEADER_BYTES + 1024) + len(self.kernels) * 256
+        return header, 0
 
     # ------------------------------------------------------------ transport
     def _send(self, obj) -> None:
@@ -193,15 +338,19 @@ class WorkerSession:
                     raise WorkerLost("crashed") from None
                 view = view[written:]
 
-    def _receive(self, deadline: float) -> dict:
+    def _receive(self, deadline: float, limits: tuple[int, int]) -> dict:
+        """One reply frame, refused unread if it claims more than ``limits`` (header
+        bytes, blob bytes) allow: the grader never holds more than that per reply."""
+        header_cap, blob_cap = limits
         fd = self.proc.stdout.fileno()
         need = None
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
             while True:
-                if need is None and len(self._buffer) >= 8:
+                if need is None and len(self._buffer) >= 12:
                     need = 8 + int.from_bytes(self._buffer[:8], "big")
-                    if need - 8 > wire.MAX_FRAME:
+                    header = int.from_bytes(self._buffer[8:12], "big")
+                    if header > header_cap or need - 12 - header > blob_cap or need < 12 + header:
                         raise WorkerLost("protocol")
                 if need is not None and len(self._buffer) >= need:
                     payload = bytes(self._buffer[8:need])
@@ -213,7 +362,7 @@ class WorkerSession:
                     if not isinstance(reply, dict):
                         raise WorkerLost("protocol")
                     return reply
-                remaining = deadline - time.monotonic()
+                remaining = min(deadline, self.deadline) - time.monotonic()
                 if remaining <= 0:
                     raise WorkerLost("timeout")
                 if not sel.select(timeout=remaining):

@@ -1,23 +1,41 @@
-"""The grading worker: runs a student's code, and nothing else, inside the sandbox.
+"""The grading worker: a trusted parent that runs a student's code in a forked child.
 
-This file is copied alone into the sandbox's scratch folder and run there as a
-script, so it imports only the standard library and numpy (the packages
-``autograder`` and ``reference_impl`` are not visible to it). The grader imports the
-same file for the wire codec, so both ends speak one format.
+This file is copied into the sandbox's scratch folder and run there as a script, so it
+imports only the standard library and numpy (the packages ``autograder`` and
+``reference_impl`` are not visible to it). The grader imports the same file for the
+wire codec and the reply limits, so both ends share one definition.
 
-Wire format, both directions: frames of ``u64 length`` + payload, where payload is
-``u32 header length`` + JSON header + one binary blob. Arrays inside the header are
-``{"__nd__": [offset, nbytes, dtype, shape]}`` references into the blob, so outcomes
-cross as plain numeric bytes (never pickle). The grader decodes with
-``trusted=False``: only numeric and bool dtypes, bounded sizes.
+Two processes inside the sandbox:
+
+* the **parent** (trusted) talks to the grader, forks the executor after its own
+  imports, and never runs student code. It times every call by the child's CPU clock
+  (``/proc/<pid>/stat``) with a wall-clock backstop and kills the child past a limit;
+  it places the inputs of watched calls in a shared buffer and, after the call,
+  compares them with its private copy (the no-mutation check); it validates what the
+  child hands back (kind, dtype, size within the call's cap) and encodes the replies.
+  It is not dumpable (the child cannot read its memory or descriptors) and is the
+  subreaper of everything the child starts, so no process outlives a batch.
+* the **child** (untrusted) runs the cells and the calls, and hands back raw numbers.
+  A child that dies, hangs or writes garbage costs only the batch (one kernel) it was
+  running: the parent forks a fresh child and loads the cells again.
+
+Grader <-> parent wire format, both directions: frames of ``u64 length`` + payload.
+Grader -> parent payloads are pickles (fast for thousands of small arrays; only the
+worker unpickles). Parent -> grader payloads are ``u32 header length`` + JSON header +
+one binary blob; arrays inside the header are ``{"__nd__": [offset, nbytes, dtype,
+shape]}`` references into the blob, so outcomes cross as plain numeric bytes (never
+pickle). The grader decodes with ``trusted=False`` and caps every frame with
+:func:`reply_limits`.
 
 Requests (grader -> worker)
-  {"op": "load", "cells": [{"id", "source"}], "kernels": [...], "cell_timeout": s}
+  {"op": "load", "cells": [cell dicts], "kernels": [...], "cell_timeout": s,
+   "budget": {...}, ...}      (the whole request reaches ``cellexec.load_cells(request=)``)
       -> {"op": "cell", "id"} before each cell, then
-         {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool}}
+         {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool},
+          "time_cap": bool}
   {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s,
    "watch": [indices of calls checked for writes into their inputs] (absent: all)}
-      -> {"op": "outcomes", "outcomes": [outcome, ...]}
+      -> {"op": "outcomes", "outcomes": [outcome, ...]} | {"op": "lost", "reason": r}
   {"op": "values", "names": [...]}
       -> {"op": "values", "values": {name: array | None}}   (numerical answers)
   {"op": "exit"}
@@ -28,27 +46,32 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import os
 import pickle
 import random
+import select
 import signal
 import struct
 import sys
+import time
 
 import numpy as np
 
-# Student code shares this process and may monkeypatch modules (json.dumps,
-# np.array_equal, ...). The worker's own checks use references taken here, before any
-# student code runs, and compare raw bytes (ndarray.tobytes cannot be patched).
+# References taken before any student code runs: student code in the child may
+# monkeypatch modules (json.dumps, os.write, ...); the child's own protocol code keeps
+# working with these. (Nothing trusted depends on them: the checks run in the parent.)
 _dumps = json.dumps
 _loads = json.loads
 _getpid = os.getpid
 _exit_now = os._exit
 _setitimer = signal.setitimer
 _signal = signal.signal
+_write = os.write
+_read = os.read
 
 MAX_FRAME = 256 << 20          # no message may exceed this (grader side check)
-ANSWER_TIMEOUT = 0.1           # seconds to read one numerical answer (the grader waits 2 x call_timeout for all)
+ANSWER_TIMEOUT = 0.1           # seconds to read one numerical answer (the child's own timer)
 MAX_ARRAY_ELEMENTS = 1 << 24
 SAFE_KINDS = "biuf"
 _LEN = struct.Struct(">Q")
@@ -173,9 +196,147 @@ def read_frame(stream):
     return stream.read(n)
 
 
-# ------------------------------------------------------------------ worker
+# ------------------------------------------------------------------ reply limits
+# What a call may legitimately hand back: every graded kernel returns at most as many
+# values as its inputs hold (a scalar at least). The cap is a small multiple of that, so
+# no correct kernel ever meets it, and both ends use it: the parent refuses a bigger
+# return (a bad_return for that call), the grader refuses a bigger frame (a lost kernel).
+OUTPUT_FACTOR = 4
+OUTPUT_SLACK = 64
+MAX_ITEMSIZE = 16                 # the widest numeric dtype that crosses (complex is refused)
+MAX_EXC_NAMES = 12                # exception type names kept per raised outcome
+MAX_NAME_CHARS = 80
+MAX_MESSAGE_CHARS = 300
+OUTCOME_HEADER_BYTES = 4096       # the JSON of one outcome, its message escaped at worst
+FRAME_OVERHEAD = 64 << 10
+MAX_ANSWER_ELEMENTS = 4096        # a numerical answer is a number or a short list
+_COUNT_DEPTH = 8
+
+
+def count_values(x, depth: int = 0) -> int:
+    """How many numbers an argument holds (arrays, nested lists/tuples, scalars as 1)."""
+    if isinstance(x, np.ndarray):
+        return int(x.size)
+    if isinstance(x, (list, tuple)) and depth < _COUNT_DEPTH:
+        return sum(count_values(v, depth + 1) for v in x)
+    return 1
+
+
+def output_cap(args, kwargs) -> int:
+    """Most values one call may return (see the comment above)."""
+    held = sum(count_values(a) for a in args) + sum(count_values(v) for v in kwargs.values())
+    return OUTPUT_FACTOR * max(held, 1) + OUTPUT_SLACK
+
+
+def reply_limits(calls) -> tuple[int, int]:
+    """(header bytes, blob bytes) a reply to these ``[[args, kwargs], ...]`` may use."""
+    blob = sum(output_cap(args, kwargs) for args, kwargs in calls) * MAX_ITEMSIZE
+    return len(calls) * OUTCOME_HEADER_BYTES + FRAME_OVERHEAD, blob
+
+
+# ------------------------------------------------------------------ child -> parent messages
+# u8 kind, u32 index (call or answer number), u64 payload length, payload. The parent
+# reads the 13-byte head, checks the length against the cap for that kind and index,
+# and only then reads the payload.
+K_OK, K_RAISED, K_BAD, K_CELL, K_LOADED = 1, 2, 3, 4, 5
+_MSG = struct.Struct(">BIQ")
+_ARR = struct.Struct(">BB")        # dtype string length, ndim
+_DIM = struct.Struct(">Q")
+MAX_NDIM = 32
+TEXT_CAP = 16 << 10                # a raised / bad_return / cell message
+# Numeric dtypes in this machine's byte order: the only ones a child may hand back.
+_NATIVE_DTYPES = {d.str: d for d in map(np.dtype, (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, np.float32, np.float64, np.longdouble)) if d.itemsize <= MAX_ITEMSIZE}
+
+
+class ProtocolError(Exception):
+    """The child broke the protocol (malformed, oversized or out-of-order message)."""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[_write(fd, view):]
+
+
+def _send_message(fd: int, kind: int, index: int, payload: bytes) -> None:
+    _write_all(fd, _MSG.pack(kind, index, len(payload)) + payload)
+
+
+def _send_text(fd: int, kind: int, index: int, obj) -> None:
+    _send_message(fd, kind, index, _dumps(obj, ensure_ascii=True).encode())
+
+
+def pack_array(arr: np.ndarray) -> bytes:
+    """Child side: dtype, shape and raw bytes of a plain numeric array (native order)."""
+    if arr.dtype.str not in _NATIVE_DTYPES:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    code = arr.dtype.str.encode()
+    dims = b"".join(_DIM.pack(int(n)) for n in arr.shape)
+    return _ARR.pack(len(code), arr.ndim) + code + dims + arr.tobytes(order="C")
+
+
+def unpack_array(payload: bytes, cap: int) -> np.ndarray:
+    """Parent side: the inverse of :func:`pack_array`, refusing anything but a plain
+    numeric array of at most ``cap`` values that fills the payload exactly."""
+    if len(payload) < _ARR.size:
+        raise ProtocolError("truncated array")
+    code_len, ndim = _ARR.unpack_from(payload)
+    if ndim > MAX_NDIM:
+        raise ProtocolError("too many dimensions")
+    start = _ARR.size + code_len
+    dtype = _NATIVE_DTYPES.get(payload[_ARR.size:start].decode("ascii", "replace"))
+    if dtype is None:
+        raise ProtocolError("refused dtype")
+    end = start + ndim * _DIM.size
+    if end > len(payload):
+        raise ProtocolError("truncated shape")
+    shape = tuple(_DIM.unpack_from(payload, start + i * _DIM.size)[0] for i in range(ndim))
+    count = math.prod(shape)
+    if count > cap or len(payload) - end != count * dtype.itemsize:
+        raise ProtocolError("array size does not match")
+    return np.frombuffer(payload, dtype=dtype, count=count, offset=end).reshape(shape)
+
+
+def _text(payload: bytes) -> dict:
+    try:
+        obj = _loads(payload)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad text message") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("bad text message")
+    return obj
+
+
+def _clean_str(value, limit: int) -> str:
+    return _short(value, limit) if isinstance(value, str) else ""
+
+
+def parse_outcome(kind: int, payload: bytes, cap: int) -> dict:
+    """Parent side: one call's outcome from a child message, validated and bounded."""
+    if kind == K_OK:
+        return {"s": "ok", "v": unpack_array(payload, cap), "mut": False}
+    body = _text(payload)
+    if kind == K_RAISED:
+        names = body.get("exc")
+        names = [_clean_str(n, MAX_NAME_CHARS) for n in names[:MAX_EXC_NAMES]] if isinstance(names, list) else []
+        return {"s": "raised", "exc": names, "msg": _clean_str(body.get("msg"), MAX_MESSAGE_CHARS)}
+    if kind == K_BAD:
+        return {"s": "bad_return", "msg": _clean_str(body.get("msg"), MAX_MESSAGE_CHARS)}
+    raise ProtocolError(f"unexpected message kind {kind}")
+
+
+def payload_cap(kind: int, value_cap: int) -> int:
+    """Largest payload the parent reads for a message of ``kind``."""
+    if kind == K_OK:
+        return _ARR.size + 16 + MAX_NDIM * _DIM.size + value_cap * MAX_ITEMSIZE
+    return TEXT_CAP
+
+
+# ------------------------------------------------------------------ the child (student code)
 class CallTimeout(BaseException):
-    """Raised inside student code when one call exceeds its time budget."""
+    """Raised inside student code when a cell or an answer exceeds its own timer."""
 
 
 def _on_alarm(signum, frame):
@@ -196,11 +357,19 @@ def _as_plain_array(value):
 
 
 def _exception_names(exc: BaseException) -> list[str]:
-    return [cls.__name__ for cls in type(exc).__mro__ if cls not in (object,)]
+    return [cls.__name__ for cls in type(exc).__mro__ if cls not in (object,)][:MAX_EXC_NAMES]
 
 
-def _short(text: str, limit: int = 300) -> str:
+def _short(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message``; a student exception whose ``str`` fails still gets its type."""
+    try:
+        return _short(f"{type(exc).__name__}: {exc}")
+    except BaseException:
+        return _short(type(exc).__name__)
 
 
 def _timed(seconds: float):
@@ -212,17 +381,11 @@ def _untimed():
     _setitimer(signal.ITIMER_REAL, 0)
 
 
-def _snapshot(arr: np.ndarray) -> tuple:
-    return arr.shape, arr.dtype.str, arr.tobytes()
-
-
 def _reap_children() -> None:
     """Collect children that student code forked and that have exited (no zombies)."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
         except OSError:
             return
         if pid == 0:
@@ -236,101 +399,629 @@ def _reseed() -> None:
     np.random.seed(0)
 
 
-def run_call(fn, args, kwargs, timeout: float, watch_inputs: bool = True) -> dict:
-    """One call of student code. ``watch_inputs`` snapshots the array arguments to
-    report whether the call wrote into them (only the no-mutation property asks)."""
-    inputs = [a for a in args if isinstance(a, np.ndarray)] if watch_inputs else []
-    before = [_snapshot(a) for a in inputs]
-    me = _getpid()
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks, got = [], 0
+    while got < n:
+        chunk = _read(fd, n - got)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_order(fd: int):
+    """Child side: the next order from the parent (a pickle; the parent is trusted)."""
+    head = _read_exact(fd, _LEN.size)
+    if head is None:
+        return None
+    body = _read_exact(fd, _LEN.unpack(head)[0])
+    return None if body is None else pickle.loads(body)
+
+
+def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
+    """One call of student code: (K_OK, array) | (K_RAISED, body) | (K_BAD, body)."""
     try:
-        _timed(timeout)
         try:
             result = fn(*args, **kwargs)
         finally:
             if _getpid() != me:  # a process the student forked: it must never reach the pipe
                 _exit_now(0)
-            _untimed()
-    except CallTimeout:
-        return {"s": "timeout"}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: student code
-        return {"s": "raised", "exc": _exception_names(exc), "msg": _short(f"{type(exc).__name__}: {exc}")}
+        return K_RAISED, {"exc": _exception_names(exc), "msg": _describe(exc)}
     finally:
         _reap_children()
     try:
-        _timed(timeout)
-        try:
-            value = _as_plain_array(result)
-        finally:
-            _untimed()
-    except CallTimeout:
-        return {"s": "timeout"}
+        return K_OK, _as_plain_array(result)
     except BaseException as exc:
-        return {"s": "bad_return", "msg": _short(f"could not read the returned value as numbers: {exc}")}
-    mutated = any(_snapshot(a) != b for a, b in zip(inputs, before))
-    return {"s": "ok", "v": value, "mut": mutated}
+        return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
+
+
+def _send_outcome(fd: int, index: int, kind: int, body, cap: int) -> None:
+    if kind == K_OK and body.size > cap:
+        kind, body = K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
+    if kind == K_OK:
+        _send_message(fd, K_OK, index, pack_array(body))
+    else:
+        _send_text(fd, kind, index, body)
+
+
+def shared_arguments(args, kwargs, layout, buffer) -> tuple[list, dict]:
+    """Replace the watched array arguments by views of the shared input buffer."""
+    args, kwargs = list(args), dict(kwargs)
+    for where, offset, dtype, shape in layout:
+        view = np.frombuffer(buffer, dtype=np.dtype(dtype), count=math.prod(shape), offset=offset).reshape(shape)
+        if isinstance(where, int):
+            args[where] = view
+        else:
+            kwargs[where] = view
+    return args, kwargs
+
+
+def _child_batch(namespace: dict, request: dict, orders: int, out: int, inputs) -> None:
+    _reseed()
+    name = request["kernel"]
+    fn = namespace.get(name)
+    calls = request["calls"]
+    watch = request.get("watch")
+    watched = set(range(len(calls))) if watch is None else set(watch)
+    me = _getpid()
+    for index, (args, kwargs) in enumerate(calls):
+        cap = output_cap(args, kwargs)
+        if index in watched:
+            order = _read_order(orders)  # ("go", index, layout): the parent placed the inputs
+            if order is None:
+                _exit_now(0)
+            args, kwargs = shared_arguments(args, kwargs, order[2], inputs)
+        if not callable(fn):
+            _send_text(out, K_RAISED, index, {"exc": ["NameError"], "msg": f"{name} is not defined"})
+            continue
+        kind, body = run_call(fn, tuple(args), dict(kwargs), me)
+        _send_outcome(out, index, kind, body, cap)
+
+
+def _child_values(namespace: dict, names: list, out: int) -> None:
+    for index, name in enumerate(names):
+        try:  # a number converts at once; a stalling __array__ costs only its own answer
+            _timed(ANSWER_TIMEOUT)
+            try:
+                value = _as_plain_array(namespace[name]) if name in namespace else None
+            finally:
+                _untimed()
+        except BaseException:
+            value = None
+        if value is None:
+            _send_text(out, K_BAD, index, {"msg": "missing"})
+        else:
+            _send_outcome(out, index, K_OK, value, MAX_ANSWER_ELEMENTS)
+
+
+def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, inputs) -> None:
+    """The executor: load the cells, then serve batches until told to exit. Never returns."""
+    try:
+        os.setpgid(0, 0)  # its own group: killpg(0) from student code reaches only the child
+        _reseed()
+
+        def announce(message):  # cellexec announces each cell before running it
+            _send_text(out, K_CELL, 0, {"id": message.get("id")})
+
+        loaded = cellexec.load_cells(load_request["cells"], load_request["kernels"], load_request["cell_timeout"],
+                                     announce, timed=_timed, untimed=_untimed, timeout_exc=CallTimeout,
+                                     request=load_request)
+        namespace = loaded.pop("namespace")
+        _send_text(out, K_LOADED, 0, {"cells": loaded["cells"], "found": loaded["found"]})
+        while True:
+            order = _read_order(orders)
+            if order is None or order[0] == "exit":
+                break
+            if order[0] == "batch":
+                _child_batch(namespace, pickle.loads(inbox[:order[1]]), orders, out, inputs)
+            elif order[0] == "values":
+                _child_values(namespace, order[1], out)
+    finally:
+        _exit_now(0)
+
+
+# ------------------------------------------------------------------ the parent (trusted)
+POLL = 0.05                  # how often the parent looks at the child's clocks (s)
+CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
+ANSWER_WALL = 2.0            # outside deadline of one numerical answer
+MIN_BATCH_CPU = 10.0         # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
+INBOX_BYTES = 64 << 20       # a batch request (the corpus' largest is under 1 MB)
+INPUT_BYTES = 16 << 20       # the inputs of one watched call
+_ALIGN = 64
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout": 30.0, "wall_factor": 3.0,
+                  "load_timeout": 60.0}
+FATAL_CELL = "this cell stopped the grading process"
+
+
+class ChildGone(Exception):
+    """The child exited or was killed."""
+
+
+def _harden_parent() -> None:
+    """Not dumpable: a child cannot read the parent's memory or descriptors through
+    /proc. Subreaper: orphans of the child are re-parented here, so they can be killed."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)    # PR_SET_DUMPABLE, 0
+        libc.prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER, 1
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+def _proc_children(pid: int) -> list[int] | None:
+    """Direct children of ``pid`` from /proc/<pid>/task/*/children (None: not available)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
+                found += [int(p) for p in handle.read().split()]
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _scan_children(pid: int) -> list[int]:
+    """Direct children of ``pid`` from a scan of every /proc/<n>/stat."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # the name may hold spaces and parentheses
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (zombies included)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        children = _proc_children(current)
+        if children is None:
+            children = _scan_children(current)
+        found += children
+        todo += children
+    return found
+
+
+def kill_descendants(keep: int | None = None, rounds: int = 200) -> None:
+    """SIGKILL every process below this one except ``keep``, until none is left (a fork
+    bomb refills the tree while it is being killed; the pids cgroup bounds it)."""
+    me = _getpid()
+    for _ in range(rounds):
+        alive = [p for p in descendants(me) if p != keep and _state(p) not in (b"Z", None)]
+        if not alive:
+            break
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _reap_children()
+    _reap_children()
+
+
+def _stat_fields(pid: int) -> list[bytes] | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2:].split()
+
+
+def _state(pid: int) -> bytes | None:
+    fields = _stat_fields(pid)
+    return fields[0] if fields else None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (all its threads), from /proc/<pid>/stat."""
+    fields = _stat_fields(pid)
+    if not fields or len(fields) < 13:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+class Child:
+    """The parent's handle on one executor process."""
+
+    def __init__(self, pid: int, orders: int, replies: int):
+        self.pid = pid
+        self.orders = orders          # parent -> child pipe (write end, non-blocking)
+        self.replies = replies        # child -> parent pipe (read end, non-blocking)
+        self.buffer = bytearray()
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def order(self, obj) -> None:
+        """Send an order; a child that stopped reading its orders has broken the protocol."""
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            _write_all(self.orders, _LEN.pack(len(data)) + data)
+        except BlockingIOError:
+            raise ProtocolError("the child stopped reading its orders") from None
+        except OSError:
+            raise ChildGone() from None
+
+    def exited(self) -> bool:
+        if self.pidfd is not None:
+            return bool(select.select([self.pidfd], [], [], 0)[0])
+        return _state(self.pid) in (b"Z", None)
+
+    def messages(self, timeout: float, cap_for) -> list[tuple[int, int, bytes]]:
+        """Complete messages within ``timeout`` seconds ([] if none). ``cap_for(kind,
+        index)`` bounds each payload before it is read. Raises ChildGone, ProtocolError."""
+        out = self._parse(cap_for)
+        if out:
+            return out
+        watched = [self.replies] + ([self.pidfd] if self.pidfd is not None else [])
+        ready = select.select(watched, [], [], max(timeout, 0))[0]
+        if self.replies in ready:
+            self._drain()
+            out = self._parse(cap_for)
+            if out:
+                return out
+        if (self.pidfd in ready) if self.pidfd is not None else self.exited():
+            self._drain()  # what it wrote before it died still counts
+            out = self._parse(cap_for)
+            if not out:
+                raise ChildGone()
+        return out
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.replies, 1 << 20)
+            except BlockingIOError:
+                return
+            except OSError:
+                raise ChildGone() from None
+            if not chunk:
+                return
+            self.buffer += chunk
+            if len(self.buffer) > (64 << 20):  # far beyond any capped message: stop reading
+                raise ProtocolError("flood")
+
+    def _parse(self, cap_for) -> list[tuple[int, int, bytes]]:
+        out = []
+        while len(self.buffer) >= _MSG.size:
+            kind, index, length = _MSG.unpack_from(self.buffer)
+            if length > cap_for(kind, index):
+                raise ProtocolError("oversized message")
+            if len(self.buffer) < _MSG.size + length:
+                break
+            out.append((kind, index, bytes(self.buffer[_MSG.size:_MSG.size + length])))
+            del self.buffer[:_MSG.size + length]
+        return out
+
+    def cpu(self) -> float:
+        value = cpu_seconds(self.pid)
+        return 0.0 if value is None else value
+
+    def kill(self) -> None:
+        """Kill the child, its group and everything below the parent; reap; close."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        kill_descendants()
+        for fd in (self.orders, self.replies, self.pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+class Parent:
+    """The trusted side: owns the child, the shared buffers and the grader's pipe."""
+
+    def __init__(self, cellexec, reply_fd: int, protocol_fds: tuple[int, ...]):
+        self.cellexec = cellexec
+        self.reply_fd = reply_fd
+        self.protocol_fds = protocol_fds
+        self.inbox = mmap.mmap(-1, INBOX_BYTES, flags=mmap.MAP_SHARED)
+        self.inputs = mmap.mmap(-1, INPUT_BYTES, flags=mmap.MAP_SHARED)
+        self.load_request: dict | None = None
+        self.budget = dict(DEFAULT_BUDGET)
+        self.fatal: dict[str, str] = {}     # cell id -> why it cannot run
+        self.child: Child | None = None
+        self.out_of_time = False            # loading hit its wall-clock cap: no more children
+
+    # ------------------------------------------------------------ grader side
+    def reply(self, obj) -> None:
+        _write_all(self.reply_fd, encode(obj))
+
+    def serve(self, frames) -> int:
+        for frame in frames:
+            request = decode(frame)
+            op = request.get("op")
+            if op == "load":
+                self.reply(self.load(request))
+            elif op == "call":
+                self.reply(self.batch(frame[1:], request))
+            elif op == "values":
+                self.reply({"op": "values", "values": self.values(list(request["names"]))})
+            elif op == "exit":
+                break
+        self.stop_child()
+        return 0
+
+    # ------------------------------------------------------------ the child
+    def fork_child(self, cells: list) -> Child:
+        orders_r, orders_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        request = {**self.load_request, "cells": cells}
+        pid = os.fork()
+        if pid == 0:
+            for fd in (*self.protocol_fds, orders_w, replies_r):
+                os.close(fd)
+            child_main(self.cellexec, request, orders_r, replies_w, self.inbox, self.inputs)
+        os.close(orders_r)
+        os.close(replies_w)
+        os.set_blocking(orders_w, False)
+        os.set_blocking(replies_r, False)
+        return Child(pid, orders_w, replies_r)
+
+    def stop_child(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            self.child = None
+
+    def ensure_child(self) -> bool:
+        """A loaded child, forking and loading a fresh one after a loss."""
+        if self.child is None and not self.out_of_time and self.load_request is not None:
+            self.load(None)
+        return self.child is not None
+
+    def load(self, request: dict | None) -> dict:
+        """Load the cells in a fresh child; a cell that kills the child or outlives its
+        deadline is left out and the rest loaded again, within ``load_timeout`` in all.
+        ``request`` None reloads after a lost batch (nothing is reported to the grader)."""
+        forward = request is not None
+        if forward:
+            self.load_request = request
+            self.budget = {**DEFAULT_BUDGET, **(request.get("budget") or {})}
+            self.fatal = {}
+            self.out_of_time = False
+        self.stop_child()
+        cells = list(self.load_request["cells"])
+        ids = {c.get("id") for c in cells if isinstance(c, dict)}
+        cell_timeout = float(self.load_request["cell_timeout"])
+        report_cap = FRAME_OVERHEAD + len(cells) * (MAX_MESSAGE_CHARS * 6 + 1024) + len(self.load_request["kernels"]) * 256
+        deadline = time.monotonic() + float(self.budget["load_timeout"])
+        while True:
+            child = self.fork_child([c for c in cells if c.get("id") not in self.fatal])
+            current, cell_deadline, loaded = None, math.inf, None
+            try:
+                while loaded is None:
+                    now = time.monotonic()
+                    if now >= min(deadline, cell_deadline):
+                        break
+                    for kind, _, payload in child.messages(min(deadline, cell_deadline) - now,
+                                                          lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
+                        if kind == K_CELL:
+                            current = _text(payload).get("id")
+                            if current not in ids:
+                                raise ProtocolError("unknown cell")
+                            cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
+                            if forward:
+                                self.reply({"op": "cell", "id": current})
+                        elif kind == K_LOADED:
+                            loaded = self._loaded(_text(payload), ids)
+                        else:
+                            raise ProtocolError("unexpected message while loading")
+            except ChildGone:
+                reason = FATAL_CELL
+            except ProtocolError:
+                reason = "this cell disturbed the grading process's communication"
+            else:
+                if loaded is not None:
+                    self.child = child
+                    return loaded
+                reason = f"the cell ran longer than {cell_timeout:g} s"
+            child.kill()
+            if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
+                self.out_of_time = True
+                return self._unloaded(current, f"the cells ran longer than {self.budget['load_timeout']:g} s in all")
+            if current is None:  # the child died before its first cell: nothing to leave out
+                return self._unloaded(None, reason)
+            self.fatal[current] = reason
+
+    def _loaded(self, body: dict, ids: set) -> dict:
+        """The child's load report, checked field by field, plus the cells left out."""
+        cells = []
+        for cell in body.get("cells") if isinstance(body.get("cells"), list) else []:
+            if isinstance(cell, dict) and cell.get("id") in ids:
+                cells.append({"id": cell["id"], "ok": cell.get("ok") is True,
+                              "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS)})
+        cells += [{"id": cid, "ok": False, "error": why} for cid, why in self.fatal.items()]
+        found = body.get("found") if isinstance(body.get("found"), dict) else {}
+        return {"op": "loaded", "cells": cells, "time_cap": False,
+                "found": {k: found.get(k) is True for k in self.load_request["kernels"]}}
+
+    def _unloaded(self, current, reason: str) -> dict:
+        cells = [{"id": cid, "ok": False, "error": why} for cid, why in self.fatal.items()]
+        if current is not None and current not in self.fatal:
+            cells.append({"id": current, "ok": False, "error": reason})
+        return {"op": "loaded", "cells": cells, "time_cap": self.out_of_time,
+                "found": {k: False for k in self.load_request["kernels"]}}
+
+    # ------------------------------------------------------------ one kernel's batch
+    def batch(self, payload: bytes, request: dict) -> dict:
+        calls = request["calls"]
+        if len(payload) > INBOX_BYTES:
+            return {"op": "lost", "reason": "protocol"}
+        if not self.ensure_child():
+            return {"op": "lost", "reason": "timeout" if self.out_of_time else "crashed"}
+        child = self.child
+        watch = request.get("watch")
+        watched = sorted(range(len(calls)) if watch is None else {i for i in watch if 0 <= i < len(calls)})
+        caps = [output_cap(args, kwargs) for args, kwargs in calls]
+        self.inbox[:len(payload)] = payload
+        try:
+            outcomes = self._run(child, request, len(payload), caps, watched)
+        except ChildGone:
+            self.stop_child()
+            return {"op": "lost", "reason": "crashed"}
+        except ProtocolError:
+            self.stop_child()
+            return {"op": "lost", "reason": "protocol"}
+        if self.child is not None:
+            kill_descendants(keep=self.child.pid)  # nothing the batch started outlives it
+        return {"op": "outcomes", "outcomes": outcomes}
+
+    def _place(self, args, kwargs) -> tuple[list, list]:
+        """Copy a watched call's array inputs into the shared buffer: (layout, placed)."""
+        layout, placed, offset = [], [], 0
+        for where, value in [*enumerate(args), *kwargs.items()]:
+            if not isinstance(value, np.ndarray):
+                continue
+            raw = value.tobytes(order="C")
+            if offset + len(raw) > INPUT_BYTES:
+                break  # larger than the buffer: the rest stay private copies (never in the corpus)
+            self.inputs[offset:offset + len(raw)] = raw
+            layout.append((where, offset, value.dtype.str, value.shape))
+            placed.append((offset, raw))
+            offset += -(-len(raw) // _ALIGN) * _ALIGN if raw else 0
+        return layout, placed
+
+    def _mutated(self, placed) -> bool:
+        return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
+
+    def _run(self, child: Child, request: dict, size: int, caps: list[int], watched: list[int]) -> list[dict]:
+        """Stream the batch through the child: one message per call, the watched calls
+        one at a time (inputs placed, go, compare), the clocks looked at every POLL."""
+        calls = request["calls"]
+        n = len(calls)
+        call_cpu = float(request.get("call_timeout", 2.0))
+        batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
+        batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
+        call_wall = float(self.budget["call_wall"])
+        watched_set = set(watched)
+        pending_watch = iter(watched)
+        placed = None
+
+        def arm_next_watched():
+            nonlocal placed
+            index = next(pending_watch, None)
+            if index is not None:
+                args, kwargs = calls[index]
+                layout, placed = self._place(args, kwargs)
+                child.order(("go", index, layout))
+
+        child.order(("batch", size))
+        arm_next_watched()
+        outcomes: list[dict] = []
+        start = time.monotonic()
+        call_start, batch_cpu0 = start, child.cpu()
+        timed_call, call_cpu0, last_check = -1, batch_cpu0, start
+
+        def cap_for(kind, index):
+            return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) and index < n else 0
+
+        while len(outcomes) < n:
+            for kind, index, payload in child.messages(POLL, cap_for):
+                if index != len(outcomes):
+                    raise ProtocolError("out of order")
+                outcome = parse_outcome(kind, payload, caps[index])
+                if index in watched_set:
+                    if outcome["s"] == "ok":
+                        outcome["mut"] = self._mutated(placed)
+                    arm_next_watched()
+                outcomes.append(outcome)
+                call_start = time.monotonic()
+            now = time.monotonic()
+            if len(outcomes) >= n or now - last_check < POLL:
+                continue
+            last_check = now
+            cpu = child.cpu()
+            if timed_call != len(outcomes):  # the call's clock starts at its first look
+                timed_call, call_cpu0 = len(outcomes), cpu
+            if (cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
+                    or now - call_start > call_wall or now - start > batch_wall):
+                self.stop_child()
+                outcomes += [{"s": "timeout"} for _ in range(n - len(outcomes))]
+        return outcomes
+
+    # ------------------------------------------------------------ numerical answers
+    def values(self, names: list) -> dict:
+        """Each answer converted by the child under its own timer and an outside deadline;
+        an answer that stalls or kills the child costs only itself."""
+        values = {name: None for name in names}
+        position = 0
+        while position < len(names) and self.ensure_child():
+            child, base = self.child, position
+            try:
+                child.order(("values", names[base:]))
+                last = time.monotonic()
+                while position < len(names):
+                    messages = child.messages(POLL, _answer_cap)
+                    for kind, index, payload in messages:
+                        if index != position - base or kind not in (K_OK, K_BAD):
+                            raise ProtocolError("out of order")
+                        if kind == K_OK:
+                            values[names[position]] = unpack_array(payload, MAX_ANSWER_ELEMENTS)
+                        position += 1
+                        last = time.monotonic()
+                    if not messages and time.monotonic() - last > ANSWER_WALL:
+                        raise ChildGone()
+            except (ChildGone, ProtocolError):
+                self.stop_child()
+                position += 1  # the answer being read is lost; a fresh child goes on
+        return values
+
+
+def _answer_cap(kind: int, index: int) -> int:
+    return payload_cap(K_OK, MAX_ANSWER_ELEMENTS) if kind == K_OK else TEXT_CAP
 
 
 def main() -> int:
     cellexec = _load_sibling("cellexec")
-    # The protocol gets private copies of stdin/stdout; the student's prints go nowhere.
+    _harden_parent()
+    # The protocol gets private copies of stdin/stdout; the standard streams go nowhere.
     proto_in = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
-    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    proto_out = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     sys.stdin = open(os.devnull)
     sys.stdout = open(os.devnull, "w")
     signal.signal(signal.SIGALRM, _on_alarm)
+    parent = Parent(cellexec, proto_out, (proto_in.fileno(), proto_out))
 
-    def send(obj):
-        proto_out.write(encode(obj))
+    def frames():
+        while True:
+            frame = read_frame(proto_in)
+            if frame is None:
+                return
+            yield frame
 
-    namespace: dict = {}
-    while True:
-        frame = read_frame(proto_in)
-        if frame is None:
-            return 0
-        request = decode(frame)
-        op = request.get("op")
-        if op == "load":
-            _reseed()
-            loaded = cellexec.load_cells(request["cells"], request["kernels"], request.get("cell_timeout", 10.0), send,
-                                         timed=_timed, untimed=_untimed, timeout_exc=CallTimeout)
-            namespace = loaded.pop("namespace")
-            send(loaded)
-        elif op == "call":
-            _reseed()
-            fn = namespace.get(request["kernel"])
-            timeout = float(request.get("call_timeout", 5.0))
-            watched = request.get("watch")  # indices of calls whose inputs are watched; None = all
-            watched = None if watched is None else set(watched)
-            outcomes = []
-            timed_out = False
-            for args, kwargs in request["calls"]:
-                if timed_out:  # one hung call already fails the kernel; spare the rest
-                    outcomes.append({"s": "timeout"})
-                    continue
-                if not callable(fn):
-                    outcomes.append({"s": "raised", "exc": ["NameError"], "msg": f"{request['kernel']} is not defined"})
-                    continue
-                watch = watched is None or len(outcomes) in watched
-                outcomes.append(run_call(fn, tuple(args), dict(kwargs), timeout, watch))
-                timed_out = outcomes[-1]["s"] == "timeout"
-            send({"op": "outcomes", "outcomes": outcomes})
-        elif op == "values":
-            values = {}
-            for name in request["names"]:
-                try:  # a number converts at once; a stalling __array__ costs only its own answer
-                    _timed(ANSWER_TIMEOUT)
-                    try:
-                        values[name] = _as_plain_array(namespace[name]) if name in namespace else None
-                    finally:
-                        _untimed()
-                except BaseException:
-                    values[name] = None
-            send({"op": "values", "values": values})
-        elif op == "exit":
-            return 0
+    return parent.serve(frames())
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ EXPECTED: dict[str, dict[str, float]] = {
 # Why the attacked kernel lost everything, as the student reads it (feedback text).
 REASONS = {
     "infinite_loop": "did not finish within its time limit",      # the worker's per-call timer
-    "infinite_loop_ignoring_alarm": "the worker was stopped",     # the grader's batch deadline
+    "infinite_loop_ignoring_alarm": "did not finish within its time limit",  # the parent's CPU clock, not SIGALRM
     "memory_bomb": "MemoryError",
     "os_exit_in_kernel": "stopped",
     "kill_parent": "stopped",
