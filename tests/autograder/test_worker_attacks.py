@@ -1,0 +1,254 @@
+"""Attacks on the worker itself: its checks, its clocks, its processes, its replies.
+
+Each attack (``adversarial/worker_*.py``, a fragment put on top of the correct
+submission) is graded with exact per-kernel scores, inside the same sealed test folder
+as ``test_adversarial.py`` (nothing left running, nothing written). Time limits are
+checked against generous bounds only: what matters is that they are finite and
+enforced from outside the student's process.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import reference_impl
+from autograder.grade.pipeline import NOT_GRADED, grade_submission  # `corpus`: the session fixture
+from autograder.grade.run import Budget
+
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
+from test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
+
+HERE = Path(__file__).resolve().parent
+ATTACKS = HERE / "adversarial"
+KERNELS = reference_impl.KERNEL_NAMES
+ROOT = HERE.parents[1]
+
+
+def scores(result) -> dict[str, float]:
+    return {k: got for k, (got, _) in result.by_group().items() if k in KERNELS}
+
+
+def expected(lost: dict[str, float]) -> dict[str, float]:
+    return {k: float(lost.get(k, 10)) for k in KERNELS}
+
+
+def write_attack(name: str, folder: Path) -> Path:
+    path = folder / f"{name}.py"
+    path.write_text(build.compose((ATTACKS / f"{name}.py").read_text(encoding="utf-8")), encoding="utf-8")
+    return path
+
+
+def failures(result, kernel: str, lang: str = "en") -> list[str]:
+    return [t.failure.message[lang] for t in result.tests if t.group == kernel and not t.passed]
+
+
+# ---------------------------------------------------------------- .py attacks
+ATTACK_SCORES = {
+    # the parent compares the shared input buffer itself: patching the child changes nothing
+    "worker_patch_checks": ({"behavior_support_mask": 9}, None),
+    # the daemons are killed when return_to_go's batch ends, before pessimistic_values runs
+    "worker_orphans": ({}, None),
+    # the parent refuses the 256 MB message head unread: only the flooding kernel is lost
+    "worker_forge_huge_reply": ({"iql_advantage_weights": 0}, "communication"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACK_SCORES))
+def test_worker_attack_is_graded_as_deserved(attack, corpus, sealed):
+    (sealed / "inputs").mkdir()
+    result = grade_submission(write_attack(attack, sealed / "inputs"), corpus, shrink=False, budget=BUDGET)
+    lost, reason = ATTACK_SCORES[attack]
+    assert scores(result) == expected(lost)
+    if reason:
+        kernel = next(iter(lost))
+        assert all(reason in text for text in failures(result, kernel))
+
+
+def test_patched_checks_lose_exactly_the_no_mutation_point(corpus, sealed):
+    (sealed / "inputs").mkdir()
+    result = grade_submission(write_attack("worker_patch_checks", sealed / "inputs"), corpus, shrink=False,
+                              budget=BUDGET)
+    lost = [t.key for t in result.tests if not t.passed]
+    assert lost == ["no_mutation"]
+
+
+# ---------------------------------------------------------------- time
+SLEEPER = (ATTACKS / "worker_sleeper_cell.py").read_text(encoding="utf-8")
+
+
+def _setup_cell(source: str, grade_id: str):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {
+        "solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}})
+
+
+def _sleeper_notebook(folder: Path, count: int, position: int) -> Path:
+    cells = [(position + i, _setup_cell(SLEEPER, f"sleep-{i}")) for i in range(count)]
+    nb = build.notebook_from_source(build.BASE_SUBMISSION.read_text(), extra_cells=cells)
+    return build.write_notebook(nb, folder / "sleepers.ipynb")
+
+
+def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sealed):
+    """Two sleepers among the setup cells: each is killed at its deadline and left out;
+    every kernel defined by the other cells keeps full marks."""
+    (sealed / "inputs").mkdir()
+    path = _sleeper_notebook(sealed / "inputs", count=2, position=2)
+    budget = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=1.0)
+    result = grade_submission(path, corpus, shrink=False, budget=budget)
+    assert scores(result) == expected({})
+    sleeping = [n["en"] for n in result.notes if "sleep-" in n["en"]]
+    assert len(sleeping) == 2 and all("ran longer than 1 s" in n for n in sleeping)
+
+
+def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
+    """200 sleepers before the kernels: the cells' wall-clock cap ends loading, and
+    every kernel fails with the cap's own message (EN and RU)."""
+    (sealed / "inputs").mkdir()
+    path = _sleeper_notebook(sealed / "inputs", count=200, position=1)
+    budget = Budget(kernel_timeout=4.0, load_timeout=6.0, cell_timeout=1.0)
+    start = time.monotonic()
+    result = grade_submission(path, corpus, shrink=False, budget=budget)
+    elapsed = time.monotonic() - start
+    assert scores(result) == expected({k: 0 for k in KERNELS})
+    for kernel in KERNELS:
+        assert set(failures(result, kernel)) == {NOT_GRADED["cells"]["en"].format(k=kernel, limit=6.0)}
+        assert set(failures(result, kernel, "ru")) == {NOT_GRADED["cells"]["ru"].format(k=kernel, limit=6.0)}
+    assert elapsed < 120  # a generous bound: uncapped, 200 cells x (1 s + grace) is 10 minutes
+
+
+SLEEPING_KERNEL = '''
+
+import signal as _signal
+import time as _time
+
+
+def masked_token_nll(token_log_probs, mask):
+    _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
+    _time.sleep(10**6)
+'''
+
+
+def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source):
+    """masked_token_nll sleeps with SIGALRM blocked (below its per-call wall backstop):
+    the submission's cap stops it; the kernels before it keep their marks, it is lost
+    as timed out, and every later kernel fails with the cap's message."""
+    (sealed / "inputs").mkdir()
+    path = sealed / "inputs" / "sleeping_kernel.py"
+    path.write_text(correct_source + SLEEPING_KERNEL)
+    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, submission_timeout=20.0)
+    start = time.monotonic()
+    result = grade_submission(path, corpus, shrink=False, budget=budget)
+    elapsed = time.monotonic() - start
+    later = KERNELS[KERNELS.index("masked_token_nll") + 1:]
+    assert scores(result) == expected({"masked_token_nll": 0, **{k: 0 for k in later}})
+    assert all("ran past the time limit" in text for text in failures(result, "masked_token_nll"))
+    for kernel in later:
+        assert set(failures(result, kernel)) == {NOT_GRADED["submission"]["en"].format(k=kernel, limit=20.0)}
+    assert elapsed < 20.0 + 60  # the cap, plus generous room for a loaded machine
+
+
+def test_budgets_let_a_40ms_per_call_loop_pass(corpus):
+    """The documented budgets are consistent: at 40 ms of CPU per call, every kernel's
+    batch fits its CPU budget twice over, and the whole corpus fits the submission's
+    wall-clock cap even when a neighbour leaves it a third of a core."""
+    budget = Budget()
+    for kc in corpus.values():
+        assert 2 * 0.040 * len(kc.calls) <= budget.batch_cpu(len(kc.calls)), kc.kernel
+        assert 0.040 * 50 <= budget.call_timeout
+    total = 0.040 * sum(len(kc.calls) for kc in corpus.values())
+    assert budget.wall_factor * total <= budget.submission_timeout
+
+
+SLOWDOWN = '''
+
+import time as _time
+
+
+def _forty_ms(fn):
+    def slow(*args, **kwargs):
+        end = _time.process_time() + 0.040
+        while _time.process_time() < end:
+            pass
+        return fn(*args, **kwargs)
+    return slow
+
+
+for _name in ("dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
+              "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets",
+              "iql_advantage_weights"):
+    globals()[_name] = _forty_ms(globals()[_name])
+'''
+
+
+@pytest.mark.slow
+def test_a_correct_loop_at_40ms_per_call_gets_full_marks(corpus, tmp_path):
+    """The plain-loop submission slowed to 40 ms of CPU per call (about 35 s per
+    kernel; under the old 30 s batch deadline it failed as "far too slow")."""
+    path = tmp_path / "slow_loops.py"
+    path.write_text((HERE / "submissions" / "correct_loops.py").read_text() + SLOWDOWN)
+    result = grade_submission(path, corpus, shrink=False, kernels=["expectile_loss"])
+    assert result.by_group() == {"expectile_loss": (10.0, 10.0)}
+
+
+# ---------------------------------------------------------------- grader memory
+FORGERS = {
+    # a JSON header claiming 256 MB
+    "huge_header": "head = struct.pack('>Q', HUGE) + struct.pack('>I', HUGE - 4)",
+    # a small header, then a 256 MB blob
+    "huge_blob": "head = struct.pack('>Q', HUGE) + struct.pack('>I', 2) + b'{}'",
+}
+FORGER = '''
+import os, struct
+HUGE = 256 << 20
+{head}
+os.write(1, head)
+chunk = b"[" * (1 << 20)
+try:
+    for _ in range(256):
+        os.write(1, chunk)
+except OSError:
+    pass
+'''
+GRADER = '''
+import json, os, subprocess, sys
+import numpy as np
+from autograder.grade import worker as wire
+from autograder.grade.run import WorkerLost, WorkerSession
+
+
+def peak_kb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
+request = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 2.0,
+                               "calls": [[[np.zeros(8)], {}]] * 100})
+session = WorkerSession([], ["return_to_go"])
+before = peak_kb()
+session.proc = subprocess.Popen([sys.executable, "-c", sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+os.set_blocking(session.proc.stdout.fileno(), False)
+try:
+    session.call_batch(request, 100)
+    reason = None
+except WorkerLost as lost:
+    reason = lost.reason
+session.close()
+print(json.dumps({"reason": reason, "grew_mb": (peak_kb() - before) / 1024}))
+'''
+
+
+@pytest.mark.parametrize("forger", sorted(FORGERS))
+def test_a_forged_256mb_reply_is_refused_without_growing_the_grader(forger, tmp_path):
+    """A worker that answers with a 256 MB frame costs the kernel (a protocol loss),
+    and the grading process's peak memory (measured in its own subprocess) barely moves."""
+    done = subprocess.run([sys.executable, "-c", GRADER, FORGER.format(head=FORGERS[forger])], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    assert measured["reason"] == "protocol"
+    assert measured["grew_mb"] < 100, measured  # the requirement is < 500 MB; a refused frame costs ~nothing
