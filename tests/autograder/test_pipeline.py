@@ -105,3 +105,33 @@ def test_numerical_answers_are_graded_for_notebooks(tmp_path, corpus):
     per = result.by_group()
     assert per["ex09"] == (len(values), len(values))
     assert per["ex10"][0] == 0  # 4.2 is the first-order value, not the exact regret
+
+
+def _fake_grade(path, corpus, **kwargs):
+    """Stands in for grade_submission in the pool: names decide what happens."""
+    import os
+
+    from autograder.grade.score import SubmissionResult
+
+    if "crash" in path.name:
+        raise RuntimeError("boom")
+    if "dies" in path.name:
+        os._exit(9)  # the grading process itself dies
+    return SubmissionResult(path.name, "en", [], 0.0)
+
+
+def test_grade_many_delivers_each_result_as_it_finishes_and_survives_crashes(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "grade_submission", _fake_grade)
+    # jobs 1 grades in this very process, so only a pool can survive a dying grader
+    for jobs, names in ((1, ["a.py", "crash.py", "b.py"]), (2, ["a.py", "crash.py", "b.py", "dies.py", "c.py"])):
+        paths = [write(tmp_path, n, "") for n in names]
+        delivered = []
+        results = pipeline.grade_many(paths, {}, jobs=jobs, on_result=lambda i, p, r: delivered.append((i, p, r)))
+        assert sorted(i for i, _, _ in delivered) == list(range(len(names)))
+        assert all(paths[i] == p and results[i] is r for i, p, r in delivered)
+        assert [r.submission for r in results] == names
+        errors = {r.submission: r.error for r in results}
+        assert "boom" in errors["crash.py"]
+        assert all(errors[n] is None for n in names if n not in ("crash.py", "dies.py"))
+        if "dies.py" in errors:
+            assert errors["dies.py"] == pipeline.POOL_DIED

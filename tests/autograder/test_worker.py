@@ -1,4 +1,7 @@
-"""The wire codec shared by the grader and the sandboxed worker."""
+"""The wire codec shared by the grader and the sandboxed worker, and the child's messages."""
+import json
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -57,19 +60,85 @@ def test_truncated_and_garbage_frames_are_wire_errors():
         wire.decode(b"\xff\xff\xff\xff{}")
 
 
-def test_run_call_reports_values_errors_and_mutation():
-    ok = wire.run_call(lambda x: x * 2, (np.arange(3.0),), {}, timeout=2)
-    assert ok["s"] == "ok" and not ok["mut"] and ok["v"].tolist() == [0, 2, 4]
+def test_run_call_reports_values_errors_and_bad_returns():
+    me = os.getpid()
+    kind, value = wire.run_call(lambda x: x * 2, (np.arange(3.0),), {}, me)
+    assert kind == wire.K_OK and value.tolist() == [0, 2, 4]
+    kind, body = wire.run_call(lambda x: (_ for _ in ()).throw(ValueError("bad `x`")), (1,), {}, me)
+    assert kind == wire.K_RAISED and "ValueError" in body["exc"] and "bad" in body["msg"]
+    assert wire.run_call(lambda: object(), (), {}, me)[0] == wire.K_BAD
+    assert wire.run_call(lambda: "text", (), {}, me)[0] == wire.K_BAD
 
-    def mutate(x):
-        x[0] = 99
-        return x
 
-    assert wire.run_call(mutate, (np.zeros(2),), {}, timeout=2)["mut"] is True
-    raised = wire.run_call(lambda x: (_ for _ in ()).throw(ValueError("bad `x`")), (1,), {}, timeout=2)
-    assert raised["s"] == "raised" and "ValueError" in raised["exc"] and "bad" in raised["msg"]
-    assert wire.run_call(lambda: object(), (), {}, timeout=2)["s"] == "bad_return"
-    assert wire.run_call(lambda: "text", (), {}, timeout=2)["s"] == "bad_return"
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no")
+
+
+def test_an_exception_that_cannot_be_printed_still_reports_its_type():
+    kind, body = wire.run_call(lambda: (_ for _ in ()).throw(Unprintable()), (), {}, os.getpid())
+    assert kind == wire.K_RAISED and body["msg"] == "Unprintable"
+
+
+@settings(max_examples=50, derandomize=True, database=None)
+@given(hnp.arrays(hnp.scalar_dtypes().filter(lambda d: d.kind in "biuf"), hnp.array_shapes(min_dims=0, max_dims=3)))
+def test_child_arrays_reach_the_parent_exactly(arr):
+    back = wire.unpack_array(wire.pack_array(arr), cap=arr.size)
+    assert back.shape == arr.shape and back.dtype == arr.dtype.newbyteorder("=")
+    np.testing.assert_array_equal(back, arr)
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda p: p.replace(b"<f8", b"|O8"),                  # object dtype
+    lambda p: p.replace(b"<f8", b"<c8"),                  # complex: not a plain number
+    lambda p: p[:-8],                                     # fewer bytes than the shape says
+    lambda p: p + b"\0" * 8,                             # more bytes than the shape says
+    lambda p: p[:2] + b"\xff" * 8,                       # a garbage head
+])
+def test_parent_refuses_tampered_child_arrays(tamper):
+    payload = wire.pack_array(np.zeros(3))
+    with pytest.raises(wire.ProtocolError):
+        wire.unpack_array(tamper(payload), cap=100)
+
+
+def test_parent_refuses_arrays_beyond_the_call_cap():
+    payload = wire.pack_array(np.zeros(5))
+    assert wire.unpack_array(payload, cap=5).shape == (5,)
+    with pytest.raises(wire.ProtocolError):
+        wire.unpack_array(payload, cap=4)
+
+
+def test_parsed_outcomes_are_bounded_whatever_the_child_sends():
+    body = json.dumps({"exc": ["X" * 10_000] * 1000, "msg": "m" * 10_000}).encode()
+    outcome = wire.parse_outcome(wire.K_RAISED, body, cap=1)
+    assert len(outcome["exc"]) == wire.MAX_EXC_NAMES and all(len(n) <= wire.MAX_NAME_CHARS for n in outcome["exc"])
+    assert len(outcome["msg"]) <= wire.MAX_MESSAGE_CHARS
+    assert wire.parse_outcome(wire.K_RAISED, b'{"exc": 5, "msg": [1]}', cap=1) == {"s": "raised", "exc": [], "msg": ""}
+    for garbage in (b"[1, 2]", b"not json", b"\xff"):
+        with pytest.raises(wire.ProtocolError):
+            wire.parse_outcome(wire.K_BAD, garbage, cap=1)
+    with pytest.raises(wire.ProtocolError):
+        wire.parse_outcome(wire.K_CELL, b"{}", cap=1)
+
+
+def test_output_caps_hold_every_reference_outcome_of_the_corpus(corpus):
+    """No correct kernel meets the cap: every reference output of every corpus call fits."""
+    for kc in corpus.values():
+        for call, outcome in zip(kc.calls, kc.expected):
+            if outcome["s"] == "ok":
+                assert np.size(outcome["v"]) <= wire.output_cap(call.args, call.kwargs) / wire.OUTPUT_FACTOR
+
+
+def test_reply_limits_grow_with_the_request_not_with_the_reply():
+    small = wire.reply_limits([[[np.zeros(3)], {}]])
+    large = wire.reply_limits([[[np.zeros(300)], {"gamma": 0.5}]] * 10)
+    assert small[0] < large[0] and small[1] < large[1]
+    assert large[1] == 10 * wire.output_cap([np.zeros(300)], {"gamma": 0.5}) * wire.MAX_ITEMSIZE
+
+
+def test_count_values_walks_nested_lists_and_counts_scalars():
+    assert wire.count_values([[1, 2], [3]]) == 3 and wire.count_values(np.zeros((2, 3))) == 6
+    assert wire.count_values(0.5) == 1 and wire.count_values("text") == 1
 
 
 def test_requests_travel_as_pickle_but_the_grader_refuses_pickle_frames():

@@ -1,0 +1,99 @@
+"""The grader's side of the worker: budgets, pipelined batches, losses that cost one kernel."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder.grade import worker as wire
+from autograder.grade.extract import Cell
+from autograder.grade.run import Budget, WorkerLost, WorkerSession, reply_limits
+
+KERNELS = ["return_to_go", "expectile_loss"]
+SOURCE = '''
+import numpy as np
+
+
+def return_to_go(rewards, gamma=1.0):
+    r = np.asarray(rewards, dtype=float)
+    out = np.zeros_like(r)
+    acc = 0.0
+    for i in range(len(r) - 1, -1, -1):
+        acc = r[i] + gamma * acc
+        out[i] = acc
+    return out
+
+
+def expectile_loss(diff, tau):
+    import os
+    if tau == 0.123:
+        os._exit(3)  # this one call kills the process running student code
+    u = np.asarray(diff, dtype=float)
+    return float(np.mean(np.abs(tau - (u < 0)) * u ** 2))
+'''
+
+
+def request(kernel: str, calls) -> bytes:
+    return wire.encode_request({"op": "call", "kernel": kernel, "call_timeout": 2.0,
+                                "calls": [[list(args), kwargs] for args, kwargs in calls]})
+
+
+RTG = [((np.array([1.0, 0.0, 2.0]),), {"gamma": 0.5}), ((np.array([3.0]),), {})] * 20
+LOSS = [((np.array([-1.0, 1.0, 2.0]), 0.8), {})] * 10
+
+
+@pytest.mark.parametrize("field", ["call_timeout", "kernel_cpu_per_call", "submission_timeout"])
+def test_budget_refuses_non_positive_values_naming_the_field(field):
+    with pytest.raises(ValueError, match=f"Budget.{field} must be a positive number"):
+        Budget(**{field: 0})
+
+
+def test_reply_limits_of_a_request_match_the_worker_rule_and_are_cached():
+    encoded = request("return_to_go", RTG)
+    assert reply_limits(encoded) == wire.reply_limits([[list(a), k] for a, k in RTG])
+    assert reply_limits(encoded) is reply_limits(encoded)
+
+
+def test_pipelined_batches_and_an_unplanned_batch_in_between_get_their_own_replies():
+    rtg, loss = request("return_to_go", RTG), request("expectile_loss", LOSS)
+    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
+        assert session.start().found == {k: True for k in KERNELS}
+        session.plan([(rtg, len(RTG)), (loss, len(LOSS))])
+        first = session.call_batch(rtg, len(RTG))          # sends the loss batch ahead
+        extra = session.call_batch(request("return_to_go", RTG[:1]), 1)  # read after it
+        second = session.call_batch(loss, len(LOSS))
+    assert [o["v"].tolist() for o in first[:2]] == [[1.5, 1.0, 2.0], [3.0]]
+    assert extra[0]["v"].tolist() == [1.5, 1.0, 2.0]
+    assert [o["v"] for o in second] == [pytest.approx(1.4)] * len(LOSS)
+    assert all(o["mut"] is False for o in first + second)
+
+
+def test_a_call_that_kills_the_student_process_costs_only_its_batch():
+    killer = request("expectile_loss", [((np.array([1.0]), 0.123), {})])
+    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
+        session.start()
+        worker_pid = session.proc.pid
+        with pytest.raises(WorkerLost) as lost:
+            session.call_batch(killer, 1)
+        assert lost.value.reason == "crashed"
+        session.restart()  # the worker already forked a fresh child: nothing to restart
+        assert session.proc.pid == worker_pid
+        again = session.call_batch(request("return_to_go", RTG), len(RTG))
+    assert again[1]["v"].tolist() == [3.0]
+
+
+def test_mutation_is_seen_by_the_parent_on_watched_calls_only():
+    source = SOURCE + "\n\ndef return_to_go(rewards, gamma=1.0):\n    rewards[...] = 0\n    return rewards\n"
+    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 2.0, "watch": [1],
+                                   "calls": [[[np.ones(2)], {}], [[np.ones(2)], {}], [[np.zeros(2)], {}]]})
+    with WorkerSession([Cell("a", source)], KERNELS) as session:
+        session.start()
+        outcomes = session.call_batch(encoded, 3)
+    assert [o["mut"] for o in outcomes] == [False, True, False]  # the last one wrote zeros over zeros
+
+
+def test_the_load_request_carries_every_cell_field_and_the_import_dirs(tmp_path):
+    session = WorkerSession([Cell("a", "x = 1")], KERNELS, import_dirs=[tmp_path])
+    load = session._load_request()
+    assert load["cells"] == [{"id": "a", "source": "x = 1"}]
+    assert load["import_dirs"] == [str(tmp_path)]
+    assert load["budget"] == Budget().for_worker()
