@@ -35,7 +35,7 @@ WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it in scratch (it loads them by path, not by import).
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
-_LIMITS_CACHE = 64           # reply limits of recent requests (the corpus' ten, shrinking's)
+_LIMITS_CACHE = 64           # prepared requests kept: the corpus' ten, shrinking's last ones
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
@@ -91,16 +91,23 @@ class Budget:
         return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
 
 
-def reply_limits(request: bytes, _cache: OrderedDict = OrderedDict()) -> tuple[int, int]:
-    """(header, blob) bytes a reply to this encoded call request may use. The corpus'
-    requests repeat for every submission: their limits are computed once."""
-    limits = _cache.get(request)
-    if limits is None:
-        limits = wire.reply_limits(wire.decode(request[8:])["calls"])
-        _cache[request] = limits
+def prepared(request: bytes, _cache: OrderedDict = OrderedDict()) -> tuple[bytes, tuple[int, int]]:
+    """(the worker's form of an encoded call request, the reply limits for it):
+    see :func:`worker.prepare_call_request` and :func:`worker.limits_for_caps`. The
+    corpus' requests repeat for every submission: each is prepared once per process."""
+    entry = _cache.get(request)
+    if entry is None:
+        worker_form = wire.prepare_call_request(wire.decode(request[8:]))
+        entry = wire.encode_request(worker_form), wire.limits_for_caps(worker_form["caps"])
+        _cache[request] = entry
         if len(_cache) > _LIMITS_CACHE:
             _cache.popitem(last=False)
-    return limits
+    return entry
+
+
+def reply_limits(request: bytes) -> tuple[int, int]:
+    """(header, blob) bytes a reply to this encoded call request may use."""
+    return prepared(request)[1]
 
 
 class WorkerSession:
@@ -264,7 +271,7 @@ class WorkerSession:
         return values
 
     def _submit(self, request: bytes, n_calls: int) -> None:
-        self._write(request)
+        self._write(prepared(request)[0])
         self._inflight.append((request, n_calls, time.monotonic() + self._batch_deadline(n_calls)))
 
     def _batch_deadline(self, n_calls: int) -> float:

@@ -103,6 +103,11 @@ def encode(obj) -> bytes:
 
     def walk(x):
         nonlocal offset
+        if isinstance(x, RawArray):  # validated bytes from the child, passed on as they are
+            ref = {"__nd__": [offset, len(x.data), x.dtype, list(x.shape)]}
+            chunks.append(x.data)
+            offset += len(x.data)
+            return ref
         if isinstance(x, np.generic):  # numpy scalars travel as plain Python numbers
             return x.item()
         if isinstance(x, np.ndarray):
@@ -230,8 +235,24 @@ def output_cap(args, kwargs) -> int:
 
 def reply_limits(calls) -> tuple[int, int]:
     """(header bytes, blob bytes) a reply to these ``[[args, kwargs], ...]`` may use."""
-    blob = sum(output_cap(args, kwargs) for args, kwargs in calls) * MAX_ITEMSIZE
-    return len(calls) * OUTCOME_HEADER_BYTES + FRAME_OVERHEAD, blob
+    return limits_for_caps([output_cap(args, kwargs) for args, kwargs in calls])
+
+
+def limits_for_caps(caps) -> tuple[int, int]:
+    return len(caps) * OUTCOME_HEADER_BYTES + FRAME_OVERHEAD, sum(caps) * MAX_ITEMSIZE
+
+
+def prepare_call_request(request: dict) -> dict:
+    """The grader's form of a call request for this worker: the calls pickled once as
+    one blob (the parent copies it to the child unread), each call's output cap, and
+    the watched calls apart (the parent's private copies for the no-mutation check)."""
+    calls = request["calls"]
+    watch = request.get("watch")
+    watched = range(len(calls)) if watch is None else sorted({i for i in watch if 0 <= i < len(calls)})
+    return {"op": "call", "kernel": request["kernel"], "call_timeout": request.get("call_timeout", 2.0),
+            "n": len(calls), "caps": [output_cap(args, kwargs) for args, kwargs in calls],
+            "watched": {i: calls[i] for i in watched},
+            "calls_blob": pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL)}
 
 
 # ------------------------------------------------------------------ child -> parent messages
@@ -277,7 +298,16 @@ def pack_array(arr: np.ndarray) -> bytes:
     return _ARR.pack(len(code), arr.ndim) + code + dims + arr.tobytes(order="C")
 
 
-def unpack_array(payload: bytes, cap: int) -> np.ndarray:
+class RawArray:
+    """A plain numeric array as the child handed it over: dtype string, shape, bytes."""
+
+    __slots__ = ("dtype", "shape", "data")
+
+    def __init__(self, dtype: str, shape: tuple, data):
+        self.dtype, self.shape, self.data = dtype, shape, data
+
+
+def check_array(payload: bytes, cap: int) -> RawArray:
     """Parent side: the inverse of :func:`pack_array`, refusing anything but a plain
     numeric array of at most ``cap`` values that fills the payload exactly."""
     if len(payload) < _ARR.size:
@@ -286,17 +316,24 @@ def unpack_array(payload: bytes, cap: int) -> np.ndarray:
     if ndim > MAX_NDIM:
         raise ProtocolError("too many dimensions")
     start = _ARR.size + code_len
-    dtype = _NATIVE_DTYPES.get(payload[_ARR.size:start].decode("ascii", "replace"))
+    code = payload[_ARR.size:start].decode("ascii", "replace")
+    dtype = _NATIVE_DTYPES.get(code)
     if dtype is None:
         raise ProtocolError("refused dtype")
     end = start + ndim * _DIM.size
     if end > len(payload):
         raise ProtocolError("truncated shape")
-    shape = tuple(_DIM.unpack_from(payload, start + i * _DIM.size)[0] for i in range(ndim))
+    shape = struct.unpack_from(f">{ndim}Q", payload, start)
     count = math.prod(shape)
     if count > cap or len(payload) - end != count * dtype.itemsize:
         raise ProtocolError("array size does not match")
-    return np.frombuffer(payload, dtype=dtype, count=count, offset=end).reshape(shape)
+    return RawArray(code, shape, memoryview(payload)[end:])
+
+
+def unpack_array(payload: bytes, cap: int) -> np.ndarray:
+    """:func:`check_array` as a (read-only) numpy array."""
+    raw = check_array(payload, cap)
+    return np.frombuffer(raw.data, dtype=_NATIVE_DTYPES[raw.dtype]).reshape(raw.shape)
 
 
 def _text(payload: bytes) -> dict:
@@ -316,7 +353,7 @@ def _clean_str(value, limit: int) -> str:
 def parse_outcome(kind: int, payload: bytes, cap: int) -> dict:
     """Parent side: one call's outcome from a child message, validated and bounded."""
     if kind == K_OK:
-        return {"s": "ok", "v": unpack_array(payload, cap), "mut": False}
+        return {"s": "ok", "v": check_array(payload, cap), "mut": False}
     body = _text(payload)
     if kind == K_RAISED:
         names = body.get("exc")
@@ -437,8 +474,10 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
         return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
-def _send_outcome(fd: int, index: int, kind: int, body, cap: int) -> None:
-    if kind == K_OK and body.size > cap:
+def _send_outcome(fd: int, index: int, kind: int, body, cap) -> None:
+    """``cap``: the most values allowed, or a function of nothing computing it (only a
+    return longer than OUTPUT_SLACK needs it)."""
+    if kind == K_OK and body.size > OUTPUT_SLACK and body.size > (cap() if callable(cap) else cap):
         kind, body = K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
     if kind == K_OK:
         _send_message(fd, K_OK, index, pack_array(body))
@@ -458,16 +497,11 @@ def shared_arguments(args, kwargs, layout, buffer) -> tuple[list, dict]:
     return args, kwargs
 
 
-def _child_batch(namespace: dict, request: dict, orders: int, out: int, inputs) -> None:
+def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: int, out: int, inputs) -> None:
     _reseed()
-    name = request["kernel"]
     fn = namespace.get(name)
-    calls = request["calls"]
-    watch = request.get("watch")
-    watched = set(range(len(calls))) if watch is None else set(watch)
     me = _getpid()
     for index, (args, kwargs) in enumerate(calls):
-        cap = output_cap(args, kwargs)
         if index in watched:
             order = _read_order(orders)  # ("go", index, layout): the parent placed the inputs
             if order is None:
@@ -477,7 +511,7 @@ def _child_batch(namespace: dict, request: dict, orders: int, out: int, inputs) 
             _send_text(out, K_RAISED, index, {"exc": ["NameError"], "msg": f"{name} is not defined"})
             continue
         kind, body = run_call(fn, tuple(args), dict(kwargs), me)
-        _send_outcome(out, index, kind, body, cap)
+        _send_outcome(out, index, kind, body, lambda: output_cap(args, kwargs))
 
 
 def _child_values(namespace: dict, names: list, out: int) -> None:
@@ -514,8 +548,8 @@ def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, input
             order = _read_order(orders)
             if order is None or order[0] == "exit":
                 break
-            if order[0] == "batch":
-                _child_batch(namespace, pickle.loads(inbox[:order[1]]), orders, out, inputs)
+            if order[0] == "batch":  # ("batch", blob size, kernel, watched call indices)
+                _child_batch(namespace, order[2], pickle.loads(inbox[:order[1]]), set(order[3]), orders, out, inputs)
             elif order[0] == "values":
                 _child_values(namespace, order[1], out)
     finally:
@@ -524,6 +558,8 @@ def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, input
 
 # ------------------------------------------------------------------ the parent (trusted)
 POLL = 0.05                  # how often the parent looks at the child's clocks (s)
+GATHER = 0.001               # while the child streams results, the parent reads them in bunches (s)
+GATHER_AHEAD = 64            # ... unless a watched call (which waits for the parent) is this close
 CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
 ANSWER_WALL = 2.0            # outside deadline of one numerical answer
 MIN_BATCH_CPU = 10.0         # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
@@ -703,15 +739,18 @@ class Child:
                 raise ProtocolError("flood")
 
     def _parse(self, cap_for) -> list[tuple[int, int, bytes]]:
-        out = []
-        while len(self.buffer) >= _MSG.size:
-            kind, index, length = _MSG.unpack_from(self.buffer)
+        out, offset, buffer = [], 0, self.buffer
+        while len(buffer) - offset >= _MSG.size:
+            kind, index, length = _MSG.unpack_from(buffer, offset)
             if length > cap_for(kind, index):
                 raise ProtocolError("oversized message")
-            if len(self.buffer) < _MSG.size + length:
+            end = offset + _MSG.size + length
+            if len(buffer) < end:
                 break
-            out.append((kind, index, bytes(self.buffer[_MSG.size:_MSG.size + length])))
-            del self.buffer[:_MSG.size + length]
+            out.append((kind, index, bytes(buffer[offset + _MSG.size:end])))
+            offset = end
+        if offset:
+            del buffer[:offset]
         return out
 
     def cpu(self) -> float:
@@ -763,7 +802,7 @@ class Parent:
             if op == "load":
                 self.reply(self.load(request))
             elif op == "call":
-                self.reply(self.batch(frame[1:], request))
+                self.reply(self.batch(request))
             elif op == "values":
                 self.reply({"op": "values", "values": self.values(list(request["names"]))})
             elif op == "exit":
@@ -872,19 +911,16 @@ class Parent:
                 "found": {k: False for k in self.load_request["kernels"]}}
 
     # ------------------------------------------------------------ one kernel's batch
-    def batch(self, payload: bytes, request: dict) -> dict:
-        calls = request["calls"]
-        if len(payload) > INBOX_BYTES:
+    def batch(self, request: dict) -> dict:
+        """One kernel's batch (a :func:`prepare_call_request` dict) through the child."""
+        blob = request["calls_blob"]
+        if len(blob) > INBOX_BYTES:
             return {"op": "lost", "reason": "protocol"}
         if not self.ensure_child():
             return {"op": "lost", "reason": "timeout" if self.out_of_time else "crashed"}
-        child = self.child
-        watch = request.get("watch")
-        watched = sorted(range(len(calls)) if watch is None else {i for i in watch if 0 <= i < len(calls)})
-        caps = [output_cap(args, kwargs) for args, kwargs in calls]
-        self.inbox[:len(payload)] = payload
+        self.inbox[:len(blob)] = blob
         try:
-            outcomes = self._run(child, request, len(payload), caps, watched)
+            outcomes = self._run(self.child, request, len(blob))
         except ChildGone:
             self.stop_child()
             return {"op": "lost", "reason": "crashed"}
@@ -913,28 +949,29 @@ class Parent:
     def _mutated(self, placed) -> bool:
         return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
 
-    def _run(self, child: Child, request: dict, size: int, caps: list[int], watched: list[int]) -> list[dict]:
+    def _run(self, child: Child, request: dict, size: int) -> list[dict]:
         """Stream the batch through the child: one message per call, the watched calls
         one at a time (inputs placed, go, compare), the clocks looked at every POLL."""
-        calls = request["calls"]
-        n = len(calls)
-        call_cpu = float(request.get("call_timeout", 2.0))
+        n, caps, watched_calls = request["n"], request["caps"], request["watched"]
+        call_cpu = float(request["call_timeout"])
         batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
         batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
         call_wall = float(self.budget["call_wall"])
+        watched = sorted(watched_calls)
         watched_set = set(watched)
         pending_watch = iter(watched)
         placed = None
+        armed = None  # the watched call whose inputs are in the shared buffer
 
         def arm_next_watched():
-            nonlocal placed
-            index = next(pending_watch, None)
-            if index is not None:
-                args, kwargs = calls[index]
+            nonlocal placed, armed
+            armed = next(pending_watch, None)
+            if armed is not None:
+                args, kwargs = watched_calls[armed]
                 layout, placed = self._place(args, kwargs)
-                child.order(("go", index, layout))
+                child.order(("go", armed, layout))
 
-        child.order(("batch", size))
+        child.order(("batch", size, request["kernel"], watched))
         arm_next_watched()
         outcomes: list[dict] = []
         start = time.monotonic()
@@ -957,6 +994,8 @@ class Parent:
                 call_start = time.monotonic()
             now = time.monotonic()
             if len(outcomes) >= n or now - last_check < POLL:
+                if len(outcomes) < n and (armed is None or armed - len(outcomes) > GATHER_AHEAD):
+                    time.sleep(GATHER)  # fewer wake-ups: the child keeps writing meanwhile
                 continue
             last_check = now
             cpu = child.cpu()
@@ -985,7 +1024,7 @@ class Parent:
                         if index != position - base or kind not in (K_OK, K_BAD):
                             raise ProtocolError("out of order")
                         if kind == K_OK:
-                            values[names[position]] = unpack_array(payload, MAX_ANSWER_ELEMENTS)
+                            values[names[position]] = check_array(payload, MAX_ANSWER_ELEMENTS)
                         position += 1
                         last = time.monotonic()
                     if not messages and time.monotonic() - last > ANSWER_WALL:
