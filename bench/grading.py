@@ -8,10 +8,14 @@ mistakes), then times, in one run:
 * ``nbgrader autograde`` over all of them (executes every notebook in a kernel);
 * ``m5 grade`` over the same notebooks (sandboxed worker, hidden property suite);
 
-and prints per-submission wall time, the ratio, and how many inputs each checked.
-Then it times a class of ``--class-size`` submissions with ``m5 grade --jobs 2``.
+and prints per-submission wall time, the ratio, and how many inputs each checked, with
+the number of generated inputs of every property. Then it times a class of
+``--class-size`` submissions with ``m5 grade --jobs 2``, and grades the hostile corpus
+(every attack of ``tests/autograder/adversarial``) one submission per grading process
+and then as one class run, printing the grading process's own time and peak RSS
+(VmHWM of the grader, never of its sandboxed workers).
 
-    .venv/bin/python bench/grading.py [--submissions 20] [--class-size 200]
+    .venv/bin/python bench/grading.py [--submissions 20] [--class-size 200] [--no-hostile]
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -148,11 +153,116 @@ def run(cmd, cwd, env=None) -> float:
     return elapsed
 
 
+def print_inputs_per_property(corpus) -> None:
+    """Generated inputs (corpus cases) of every property; bad-input ones use fixed lists."""
+    print("\n| kernel | property | generated inputs |")
+    print("|---|---|---:|")
+    for kc in corpus.values():
+        for prop in kc.properties:
+            count = sum(1 for case in kc.cases if case.prop is prop)
+            print(f"| {kc.kernel} | {prop.key} | {count} |")
+
+
+# ---------------------------------------------------------------- the hostile corpus
+# One grading process per submission: it loads the corpus, notes its own peak RSS
+# (VmHWM), grades, and notes it again. The sandboxed worker is a separate process and
+# is not counted: what is measured is what the submission can make the grader hold.
+MEASURE_ONE = """
+import json, sys, time
+from pathlib import Path
+from autograder.grade.pipeline import grade_submission, load_corpus
+
+
+def peak_mb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+
+
+corpus = load_corpus()
+baseline = peak_mb()
+start = time.perf_counter()
+result = grade_submission(Path(sys.argv[1]), corpus, shrink=False)
+print(json.dumps({"seconds": time.perf_counter() - start, "baseline_mb": baseline, "peak_mb": peak_mb(),
+                  "score": result.score}))
+"""
+
+
+def hostile_files(folder: Path) -> list[Path]:
+    """Every attack of the adversarial corpus, composed on the correct submission."""
+    sys.path.insert(0, str(ROOT / "tests" / "autograder"))
+    from adversarial import build
+
+    folder.mkdir(parents=True)
+    paths = [build.write_attack(name, folder) for name in build.attack_names()]
+    for fragment in sorted((ROOT / "tests" / "autograder" / "adversarial").glob("worker_*.py")):
+        if "sleeper_cell" in fragment.name:  # a notebook cell, not a .py attack
+            continue
+        path = folder / fragment.name
+        path.write_text(build.compose(fragment.read_text(encoding="utf-8")), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def grader_peak_mb(root: psutil.Process, seen: dict[int, float]) -> None:
+    """Record the VmHWM of ``root`` and of its children that are grading processes
+    (forks of the CLI, same command line), not of the sandboxes they start."""
+    try:
+        processes = [root] + [c for c in root.children() if c.cmdline() == root.cmdline()]
+    except psutil.Error:
+        return
+    for proc in processes:
+        try:
+            with open(f"/proc/{proc.pid}/status") as status:
+                hwm = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+            seen[proc.pid] = max(seen.get(proc.pid, 0.0), hwm / 1024)
+        except (OSError, StopIteration):
+            pass
+
+
+def class_run_peak(cmd: list, cwd: Path, env: dict) -> tuple[float, float]:
+    """(seconds, peak RSS in MB of any grading process) of one `m5 grade` class run."""
+    seen: dict[int, float] = {}
+    start = time.perf_counter()
+    proc = psutil.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None:
+        grader_peak_mb(proc, seen)
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed with exit code {proc.returncode}")
+    return elapsed, max(seen.values(), default=0.0)
+
+
+def hostile_corpus(folder: Path) -> None:
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "M5_PROGRESS": "0"}
+    paths = hostile_files(folder / "in")
+    print(f"\nhostile corpus: {len(paths)} attacks, one grading process each (peak RSS = VmHWM of the grader)\n")
+    print("| attack | score | seconds | grader baseline (MB) | grader peak (MB) | growth (MB) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    growth = []
+    for path in paths:
+        done = subprocess.run([sys.executable, "-c", MEASURE_ONE, str(path)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            raise SystemExit(f"grading {path.name} failed:\n{done.stderr[-2000:]}")
+        m = json.loads(done.stdout.strip().splitlines()[-1])
+        growth.append(m["peak_mb"] - m["baseline_mb"])
+        print(f"| {path.stem} | {m['score']:g} | {m['seconds']:.1f} | {m['baseline_mb']:.0f} | {m['peak_mb']:.0f} "
+              f"| {growth[-1]:.0f} |")
+    print(f"\nlargest growth of the grader over its baseline for one submission: {max(growth):.0f} MB (limit 500 MB)")
+    seconds, peak = class_run_peak([BIN / "m5", "grade", str(folder / "in"), "--jobs", "2", "--out",
+                                    str(folder / "out")], ROOT, env)
+    print(f"hostile class run, m5 grade --jobs 2: {seconds:.1f} s for {len(paths)} submissions; "
+          f"peak RSS of a grading process {peak:.0f} MB")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=20)
     parser.add_argument("--class-size", type=int, default=200)
     parser.add_argument("--keep", action="store_true", help="keep the temporary course folder")
+    parser.add_argument("--hostile", action=argparse.BooleanOptionalAction, default=True,
+                        help="grade the hostile corpus and print the grader's time and peak RSS")
     args = parser.parse_args(argv)
 
     course = Path(tempfile.mkdtemp(prefix="m5-bench-"))
@@ -210,6 +320,7 @@ def main(argv=None) -> int:
           f"jobs 1 with shrinking {t_nbgrader / t_m5_shrink:.1f}x")
     print(f"generated inputs per property: min {min(per_property)}, "
           f"{len(main_props)} of {len(per_property)} properties have >= 150 (bad-input properties use fixed lists)")
+    print_inputs_per_property(corpus)
 
     if args.class_size:
         klass = course / "class"
@@ -219,6 +330,8 @@ def main(argv=None) -> int:
         t_class = run([BIN / "m5", "grade", str(klass), "--jobs", "2", "--out", str(course / "class-out")], course, env)
         print(f"\nclass of {args.class_size} notebooks, m5 grade --jobs 2: {t_class:.1f} s "
               f"({t_class / args.class_size:.2f} s per submission; goal <= 90 s)")
+    if args.hostile:
+        hostile_corpus(course / "hostile")
     if not args.keep:
         shutil.rmtree(course, ignore_errors=True)
     else:

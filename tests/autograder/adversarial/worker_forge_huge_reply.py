@@ -1,8 +1,8 @@
 """Attack: flood the grading pipes with a forged 256 MB reply.
 
 iql_advantage_weights writes, into every pipe it can reach, a message head claiming a
-256 MB payload and then as much of it as the pipe takes (the JSON codec's frame head
-and the parent's message head both start with a length). The worker's parent refuses
+256 MB payload, a grader frame head claiming as much, and then a megabyte of it
+(blocking writes: the parent must read the head to get past it). The worker's parent refuses
 the oversized head unread, so the kernel is lost for breaking the protocol and nothing
 else changes; the grader never sees more than a capped reply.
 """
@@ -14,7 +14,6 @@ _HUGE = 256 << 20
 
 
 def _flood(fd):
-    os.set_blocking(fd, False)
     head = struct.pack(">Q", _HUGE) + struct.pack(">I", _HUGE - 4)  # a grader frame head
     message = struct.pack(">BIQ", 1, 0, _HUGE)                          # a child message head
     for chunk in (message, head, b"\xff" * (1 << 20)):
