@@ -24,7 +24,7 @@ import numpy as np
 import reference_impl
 from autograder.grade import corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, extract
-from autograder.grade.run import Budget, WorkerSession
+from autograder.grade.run import Budget, WorkerSession, prepared
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.judge import CELL_FAILED, _all_fail, grade_answers, grade_kernel
 
@@ -172,6 +172,8 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
     """
     global _POOL_CORPUS
     _POOL_CORPUS = corpus
+    for kc in corpus.values():  # prepared once here, inherited by every forked grading process
+        prepared(kc.request, keep=True)
     tasks = [(p, kwargs) for p in paths]
     results: list = [None] * len(tasks)
 

@@ -22,7 +22,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -35,7 +34,6 @@ WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it in scratch (it loads them by path, not by import).
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
-_LIMITS_CACHE = 64           # prepared requests kept: the corpus' ten, shrinking's last ones
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
@@ -91,17 +89,20 @@ class Budget:
         return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
 
 
-def prepared(request: bytes, _cache: OrderedDict = OrderedDict()) -> tuple[bytes, tuple[int, int]]:
-    """(the worker's form of an encoded call request, the reply limits for it):
-    see :func:`worker.prepare_call_request` and :func:`worker.limits_for_caps`. The
-    corpus' requests repeat for every submission: each is prepared once per process."""
-    entry = _cache.get(request)
+_PREPARED: dict[bytes, tuple[bytes, tuple[int, int]]] = {}
+
+
+def prepared(request: bytes, *, keep: bool = False) -> tuple[bytes, tuple[int, int]]:
+    """(the worker's form of an encoded call request, the reply limits for it): see
+    :func:`worker.prepare_call_request` and :func:`worker.limits_for_caps`. With
+    ``keep`` (the corpus' requests, which repeat for every submission) the result is
+    kept for the life of the process; one-off requests (shrinking's) are not."""
+    entry = _PREPARED.get(request)
     if entry is None:
         worker_form = wire.prepare_call_request(wire.decode(request[8:]))
         entry = wire.encode_request(worker_form), wire.limits_for_caps(worker_form["caps"])
-        _cache[request] = entry
-        if len(_cache) > _LIMITS_CACHE:
-            _cache.popitem(last=False)
+        if keep:
+            _PREPARED[request] = entry
     return entry
 
 
@@ -126,7 +127,7 @@ class WorkerSession:
         self.report = LoadReport()
         self._buffer = bytearray()
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
-        self._inflight: list[tuple[bytes, int, float]] = []  # sent, reply unread: (request, calls, deadline)
+        self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits)
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
 
     # ------------------------------------------------------------ lifecycle
@@ -242,7 +243,7 @@ class WorkerSession:
         planned = any(r is request for r, _ in self._planned)
         self._planned = [(r, n) for r, n in self._planned if r is not request]
         if not any(r is request for r, _, _ in self._inflight) and not any(r is request for r, _ in self._replies):
-            self._submit(request, n_calls)
+            self._submit(request, n_calls, keep=planned)
         reply = self._collect(request)
         if planned:
             self._send_ahead()
@@ -270,9 +271,10 @@ class WorkerSession:
             raise WorkerLost("protocol")
         return values
 
-    def _submit(self, request: bytes, n_calls: int) -> None:
-        self._write(prepared(request)[0])
-        self._inflight.append((request, n_calls, time.monotonic() + self._batch_deadline(n_calls)))
+    def _submit(self, request: bytes, n_calls: int, keep: bool) -> None:
+        worker_form, limits = prepared(request, keep=keep)
+        self._write(worker_form)
+        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), limits))
 
     def _batch_deadline(self, n_calls: int) -> float:
         """Seconds the grader waits for a batch: the worker's own backstop, plus a
@@ -283,7 +285,7 @@ class WorkerSession:
         if self._planned and not self._inflight and self.proc is not None and not self.out_of_time:
             request, n_calls = self._planned.pop(0)
             try:
-                self._submit(request, n_calls)
+                self._submit(request, n_calls, keep=True)
             except WorkerLost as lost:
                 self._stop()
                 self._replies.append((request, lost))
@@ -299,9 +301,9 @@ class WorkerSession:
                     return reply
             if not self._inflight:
                 return WorkerLost("crashed")
-            head, _, deadline = self._inflight[0]
+            head, deadline, limits = self._inflight[0]
             try:
-                reply = self._receive(min(deadline, self.deadline), reply_limits(head))
+                reply = self._receive(min(deadline, self.deadline), limits)
             except WorkerLost as lost:
                 self._stop()
                 self._replies += [(sent, lost) for sent, _, _ in self._inflight]

@@ -6,7 +6,7 @@ import pytest
 
 from autograder.grade import worker as wire
 from autograder.grade.extract import Cell
-from autograder.grade.run import Budget, WorkerLost, WorkerSession, reply_limits
+from autograder.grade.run import Budget, WorkerLost, WorkerSession, prepared, reply_limits
 
 KERNELS = ["return_to_go", "expectile_loss"]
 SOURCE = '''
@@ -47,10 +47,10 @@ def test_budget_refuses_non_positive_values_naming_the_field(field):
         Budget(**{field: 0})
 
 
-def test_reply_limits_of_a_request_match_the_worker_rule_and_are_cached():
+def test_reply_limits_of_a_request_match_the_worker_rule_and_corpus_requests_are_kept():
     encoded = request("return_to_go", RTG)
     assert reply_limits(encoded) == wire.reply_limits([[list(a), k] for a, k in RTG])
-    assert reply_limits(encoded) is reply_limits(encoded)
+    assert prepared(encoded, keep=True) is prepared(encoded)  # kept: the corpus requests repeat
 
 
 def test_pipelined_batches_and_an_unplanned_batch_in_between_get_their_own_replies():
