@@ -4,31 +4,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from autograder.demo import CORRECT
 from autograder.grade import worker as wire
 from autograder.grade.extract import Cell
 from autograder.grade.run import Budget, WorkerLost, WorkerSession, prepared, reply_limits
 
 KERNELS = ["return_to_go", "expectile_loss"]
-SOURCE = '''
-import numpy as np
+SOURCE = CORRECT.read_text() + '''
 
-
-def return_to_go(rewards, gamma=1.0):
-    r = np.asarray(rewards, dtype=float)
-    out = np.zeros_like(r)
-    acc = 0.0
-    for i in range(len(r) - 1, -1, -1):
-        acc = r[i] + gamma * acc
-        out[i] = acc
-    return out
+_honest_expectile_loss = expectile_loss
 
 
 def expectile_loss(diff, tau):
     import os
     if tau == 0.123:
         os._exit(3)  # this one call kills the process running student code
-    u = np.asarray(diff, dtype=float)
-    return float(np.mean(np.abs(tau - (u < 0)) * u ** 2))
+    return _honest_expectile_loss(diff, tau)
 '''
 
 

@@ -38,9 +38,16 @@ def expected(lost: dict[str, float]) -> dict[str, float]:
     return {k: float(lost.get(k, 10)) for k in KERNELS}
 
 
+# Attacks put on top of another attack rather than on the plain correct submission.
+ON_TOP_OF = {"worker_patch_checks": "mutate_inputs"}
+
+
 def write_attack(name: str, folder: Path) -> Path:
+    base = None
+    if name in ON_TOP_OF:
+        base = build.compose((build.ATTACKS / f"{ON_TOP_OF[name]}.py").read_text(encoding="utf-8"))
     path = folder / f"{name}.py"
-    path.write_text(build.compose((ATTACKS / f"{name}.py").read_text(encoding="utf-8")), encoding="utf-8")
+    path.write_text(build.compose((ATTACKS / f"{name}.py").read_text(encoding="utf-8"), base), encoding="utf-8")
     return path
 
 
@@ -50,8 +57,9 @@ def failures(result, kernel: str, lang: str = "en") -> list[str]:
 
 # ---------------------------------------------------------------- .py attacks
 ATTACK_SCORES = {
-    # the parent compares the shared input buffer itself: patching the child changes nothing
-    "worker_patch_checks": ({"behavior_support_mask": 9}, None),
+    # the parent compares the shared input buffer itself: patching the child changes
+    # nothing, the two mutating kernels of mutate_inputs still lose their point
+    "worker_patch_checks": ({"behavior_support_mask": 9, "fqe_targets": 9}, None),
     # the daemons are killed when return_to_go's batch ends, before pessimistic_values runs
     "worker_orphans": ({}, None),
     # the parent refuses the 256 MB message head unread: only the flooding kernel is lost
@@ -70,12 +78,12 @@ def test_worker_attack_is_graded_as_deserved(attack, corpus, sealed):
         assert all(reason in text for text in failures(result, kernel))
 
 
-def test_patched_checks_lose_exactly_the_no_mutation_point(corpus, sealed):
+def test_patched_checks_lose_exactly_the_no_mutation_points(corpus, sealed):
     (sealed / "inputs").mkdir()
     result = grade_submission(write_attack("worker_patch_checks", sealed / "inputs"), corpus, shrink=False,
                               budget=BUDGET)
-    lost = [t.key for t in result.tests if not t.passed]
-    assert lost == ["no_mutation"]
+    lost = [(t.group, t.key) for t in result.tests if not t.passed]
+    assert sorted(lost) == [("behavior_support_mask", "no_mutation"), ("fqe_targets", "no_mutation")]
 
 
 # ---------------------------------------------------------------- time

@@ -3,16 +3,15 @@
 At import the submission finds the worker's code in its own process (the ``__main__``
 module, any module holding the old ``_snapshot``) and replaces every function that
 could take part in the check with one that says "unchanged"; it also makes numpy's
-comparisons lie. Then behavior_support_mask normalises the caller's table in place
-(the mask itself stays right). The check runs in the trusted parent, which compares
-the shared input buffer with its private copy: the kernel still loses exactly its
-no-mutation point.
+comparisons lie. It is put on top of ``attacks/mutate_inputs.py`` (see
+tests/autograder/test_worker_attacks.py), whose fqe_targets and behavior_support_mask
+write into their inputs. The check runs in the trusted parent, which compares the
+shared input buffer with its private copy: each still loses exactly its no-mutation
+point.
 """
 import sys
 
 import numpy as np
-
-_honest_support = behavior_support_mask  # noqa: F821 - defined by the correct code above
 
 
 def _unchanged(*args, **kwargs):
@@ -20,8 +19,8 @@ def _unchanged(*args, **kwargs):
 
 
 for _module in list(sys.modules.values()):
-    for _name in ("_snapshot", "_mutated", "_compare", "snapshot", "run_call", "_reap_children"):
-        if _name == "run_call" or not hasattr(_module, _name):
+    for _name in ("_snapshot", "_mutated", "_compare", "snapshot", "_reap_children"):
+        if not hasattr(_module, _name):
             continue
         try:
             setattr(_module, _name, _unchanged if _name != "_snapshot" else (lambda arr: ()))
@@ -35,10 +34,3 @@ for _module in list(sys.modules.values()):
 np.array_equal = lambda *args, **kwargs: True
 np.shares_memory = lambda *args, **kwargs: False
 
-
-def behavior_support_mask(probabilities, threshold_ratio=0.35):
-    if isinstance(probabilities, np.ndarray) and probabilities.dtype.kind == "f" and probabilities.ndim in (1, 2):
-        top = probabilities.max(axis=-1, keepdims=True)
-        if (top > 0).all():
-            probabilities /= top
-    return _honest_support(probabilities, threshold_ratio)
