@@ -24,7 +24,7 @@ import numpy as np
 import reference_impl
 from autograder.grade import corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, extract
-from autograder.grade.run import Budget, WorkerSession, prepared
+from autograder.grade.run import Budget, SpareWorker, WorkerSession, prepared
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.judge import CELL_FAILED, _all_fail, grade_answers, grade_kernel
 
@@ -98,11 +98,12 @@ def _attach(raw: dict, examples: int | None) -> dict:
 # ---------------------------------------------------------------- one submission
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
                      shrink: bool = True, shrink_budget: float = 0.3, shrink_total: float = 2.0,
-                     answers: bool | None = None, kernels=None) -> SubmissionResult:
+                     answers: bool | None = None, kernels=None, spare: SpareWorker | None = None) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all.
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
     the others are left out of the result (not failed). Unknown names raise ValueError.
+    ``spare``: a worker started ahead of time (see :class:`run.SpareWorker`).
     """
     wanted = set(KERNELS) if kernels is None else set(kernels)
     if wanted - set(KERNELS):
@@ -114,7 +115,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
     language = lang or sub.language
     tests: list[TestResult] = []
     notes = []
-    with WorkerSession(sub.cells, KERNELS, budget=budget) as session:
+    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare) as session:
         report = session.start()
         for cell in report.cells:
             if not cell.get("ok"):
@@ -185,8 +186,11 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
             progress(1)
 
     if jobs <= 1 or len(paths) <= 1:
-        for index, task in enumerate(tasks):
-            deliver(index, _pool_grade(task))
+        # One at a time: the next submission's worker starts while this one is graded.
+        with SpareWorker() as spare:
+            spare.remaining = len(tasks) - 1
+            for index, (path, task_kwargs) in enumerate(tasks):
+                deliver(index, _pool_grade((path, {**task_kwargs, "spare": spare})))
         return results
     def run_pool(indices: list[int], workers: int) -> list[int]:
         """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""

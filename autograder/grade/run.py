@@ -113,14 +113,17 @@ def reply_limits(request: bytes) -> tuple[int, int]:
 
 class WorkerSession:
     def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
-                 limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = ()):
+                 limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
+                 spare: "SpareWorker | None" = None):
         """``import_dirs``: read-only directories put at the front of the student
-        process's ``sys.path`` (support libraries such as ``m5_student``)."""
+        process's ``sys.path`` (support libraries such as ``m5_student``). ``spare``:
+        take a worker started ahead of time, and start the next one once loaded."""
         self.cells = list(cells)
         self.kernels = list(kernels)
         self.budget = budget
         self.limits = limits
         self.import_dirs = [Path(d) for d in import_dirs]
+        self.spare = spare
         self.deadline = time.monotonic() + budget.submission_timeout
         self.proc = None
         self.scratch: Path | None = None
@@ -157,7 +160,8 @@ class WorkerSession:
             if self.out_of_time:
                 break
             self._inflight.clear()
-            self._spawn()
+            if not (self.spare and self.spare.hand_over(self)):
+                self._spawn()
             current = None
             try:
                 self._send(self._load_request())
@@ -175,6 +179,8 @@ class WorkerSession:
                     found = reply.get("found", {})
                     self.report.found = {k: bool(found.get(k)) for k in self.kernels}
                     self.report.time_cap = reply.get("time_cap") is True
+                    if self.spare:  # the next submission's worker starts while this one is graded
+                        self.spare.refill()
                     return self.report
             except WorkerLost:
                 self._stop()
@@ -385,3 +391,53 @@ class WorkerSession:
                 if not chunk:
                     raise WorkerLost("crashed")
                 self._buffer += chunk
+
+
+class SpareWorker:
+    """A sandboxed worker started ahead of time, for the next submission of a class run.
+
+    Starting a worker (the sandbox, the interpreter, numpy) takes a good part of a
+    fast submission's time; a spare does it while the current submission is graded.
+    ``remaining`` says how many more submissions will want one (none: no refill).
+    Always :meth:`close` it: an unused spare is stopped there.
+    """
+
+    def __init__(self, limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = ()):
+        self.limits = limits
+        self.import_dirs = [Path(d) for d in import_dirs]
+        self.remaining = 0
+        self._holder: WorkerSession | None = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def refill(self) -> None:
+        if self._holder is None and self.remaining > 0:
+            self.remaining -= 1
+            holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs)
+            holder._spawn()
+            self._holder = holder
+
+    def hand_over(self, session: WorkerSession) -> bool:
+        """Give the spare's running worker to ``session`` if it fits; True if given."""
+        holder, self._holder = self._holder, None
+        if holder is None:
+            return False
+        fits = (holder.limits == session.limits and holder.import_dirs == session.import_dirs
+                and holder.proc is not None and holder.proc.poll() is None)
+        if not fits:
+            holder.close()
+            return False
+        session._stop()
+        session.proc, session.scratch = holder.proc, holder.scratch
+        session._buffer.clear()
+        holder.proc = holder.scratch = None
+        return True
+
+    def close(self) -> None:
+        holder, self._holder = self._holder, None
+        if holder is not None:
+            holder.close()

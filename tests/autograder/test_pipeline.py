@@ -135,3 +135,18 @@ def test_grade_many_delivers_each_result_as_it_finishes_and_survives_crashes(tmp
         assert all(errors[n] is None for n in names if n not in ("crash.py", "dies.py"))
         if "dies.py" in errors:
             assert errors["dies.py"] == pipeline.POOL_DIED
+
+
+def test_a_class_run_one_at_a_time_uses_spare_workers_and_leaves_none(tmp_path, corpus, correct_source, monkeypatch):
+    import tempfile
+
+    import psutil
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the workers' scratch folders go
+    paths = [write(tmp_path, f"s{i}.py", correct_source) for i in range(3)]
+    paths.insert(1, write(tmp_path, "broken.py", correct_source.replace("def dqn_targets(", "def _gone(")))
+    results = pipeline.grade_many(paths, corpus, jobs=1, shrink=False)
+    assert [r.score for r in results] == [100, 90, 100, 100]
+    assert psutil.Process().children(recursive=True) == [] and list(scratch.iterdir()) == []
