@@ -265,9 +265,9 @@ class WorkerSession:
         return outcomes
 
     def values(self, names: list[str]) -> dict:
+        self._discard_inflight()  # batches sent ahead and never asked for (the time cap)
         if self.proc is None or self.out_of_time:
             raise WorkerLost("timeout" if self.out_of_time else "crashed")
-        self._discard_inflight()
         self._send({"op": "values", "names": names})
         deadline = time.monotonic() + self.budget.load_timeout + len(names) * wire.ANSWER_WALL + GRACE
         header = len(names) * wire.OUTCOME_HEADER_BYTES + wire.FRAME_OVERHEAD

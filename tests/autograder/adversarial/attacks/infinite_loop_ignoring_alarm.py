@@ -1,6 +1,6 @@
 """Attack: the kernel switches off SIGALRM (the worker's per-call timer) and then spins.
 
-Only the grader's wall-clock deadline for the kernel's batch can stop it.
+The call's CPU clock, watched from outside by the worker's parent, stops it.
 """
 import signal
 
