@@ -589,6 +589,17 @@ def _harden_parent() -> None:
         pass
 
 
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command name (which may hold spaces and
+    parentheses): state, ppid, ..., utime at [11], stime at [12]. None: no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2:].split()
+
+
 def _proc_children(pid: int) -> list[int] | None:
     """Direct children of ``pid`` from /proc/<pid>/task/*/children (None: not available)."""
     found = []
@@ -611,15 +622,8 @@ def _scan_children(pid: int) -> list[int]:
     """Direct children of ``pid`` from a scan of every /proc/<n>/stat."""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # the name may hold spaces and parentheses
-        if len(fields) > 1 and int(fields[1]) == pid:
+        fields = _stat_fields(int(entry)) if entry.isdigit() else None
+        if fields and len(fields) > 1 and int(fields[1]) == pid:
             found.append(int(entry))
     return found
 
@@ -652,15 +656,6 @@ def kill_descendants(keep: int | None = None, rounds: int = 200) -> None:
                 pass
         _reap_children()
     _reap_children()
-
-
-def _stat_fields(pid: int) -> list[bytes] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-    except OSError:
-        return None
-    return stat[stat.rfind(b")") + 2:].split()
 
 
 def _state(pid: int) -> bytes | None:
