@@ -630,12 +630,12 @@ def test_stderr_and_file_floods_are_capped_by_fsize(bubblewrap):
     assert sandbox.stderr_tail(proc, 10) == "z" * 10
 
 
-def test_ram_backed_tmp_and_shm_are_size_capped(bubblewrap):
-    limits = dataclasses.replace(SMALL, max_tmp_bytes=4 << 20, max_file_bytes=64 << 20)
+def test_ram_backed_tmp_shm_and_scratch_are_size_capped(bubblewrap):
+    limits = dataclasses.replace(SMALL, max_tmp_bytes=4 << 20, max_scratch_bytes=4 << 20, max_file_bytes=64 << 20)
     code = """
     import json
     found = {}
-    for directory in ("/tmp", "/dev/shm"):
+    for directory in ("/tmp", "/dev/shm", "/scratch"):
         written = 0
         try:
             for index in range(8):  # many files: each below the per-file limit
@@ -650,7 +650,7 @@ def test_ram_backed_tmp_and_shm_are_size_capped(bubblewrap):
     print(json.dumps(found))
     """
     found = report(run_script(code, limits=limits))
-    assert found["/tmp"] <= 4 and found["/dev/shm"] <= 4
+    assert found == {"/tmp": 4, "/dev/shm": 4, "/scratch": 4}
 
 
 def test_every_writable_mount_is_scratch_or_size_capped(bubblewrap):
