@@ -214,6 +214,27 @@ def test_spinning_setsid_children_do_not_starve_a_neighbour(bubblewrap):
     assert share >= 0.1
 
 
+@pytest.mark.slow
+def test_correct_submission_keeps_its_full_score_next_to_spinning_children(bubblewrap, corpus, sealed):  # noqa: F811
+    """A class run's view from the victim: while a neighbouring sandbox runs 60 spinning
+    setsid() children (the attack file, raw, as a --jobs 2 neighbour would), a correct
+    submission graded with the default time budgets still gets every point."""
+    path = sealed / "victim.py"
+    path.write_text(build.BASE_SUBMISSION.read_text(encoding="utf-8"), encoding="utf-8")
+    attacker = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"],
+                             files={"attack.py": lingering("spinning_children")}, limits=SMALL)
+    try:
+        deadline = time.monotonic() + 30
+        while len(attacker.sandbox_cgroup.pids()) < 60 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        result = grade_submission(path, corpus, shrink=False)
+        spinners = len(attacker.sandbox_cgroup.pids())
+    finally:
+        sandbox.terminate(attacker)
+    assert spinners >= 60
+    assert {k: got for k, (got, _) in result.by_group().items()} == {k: 10.0 for k in reference_impl.KERNEL_NAMES}
+
+
 def test_no_process_of_the_spinning_sandbox_outlives_terminate(bubblewrap):
     proc = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"],
                          files={"attack.py": lingering("spinning_children")},
