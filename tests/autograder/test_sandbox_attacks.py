@@ -31,6 +31,7 @@ from autograder.grade.sandbox import files as sfiles, launch
 
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
+from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
 
 ADVERSARIAL = Path(build.__file__).resolve().parent
 PROJECT_ROOT = Path(reference_impl.__file__).resolve().parent.parent
@@ -69,14 +70,6 @@ def setuid_files(root: Path) -> set[str]:
 def sandbox_trees() -> set[str]:
     """Fallback trees and stray sandbox files of this process in the temp dir."""
     return {p.name for p in Path(tempfile.gettempdir()).glob(f"m5-sandbox-{os.getpid()}-*")}
-
-
-@pytest.fixture
-def bubblewrap():
-    info = sandbox.isolation()
-    if info.level != "bubblewrap":
-        pytest.skip(f"bubblewrap unavailable here: {info.warning}")
-    return info
 
 
 @pytest.fixture
@@ -188,6 +181,17 @@ VICTIM = textwrap.dedent(
 )
 
 
+def start_spinners(count: int = 60):
+    """A sandbox running the spinning-children attack, returned once ``count`` of its
+    processes are up (finish with terminate)."""
+    attacker = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"], files={"attack.py": lingering("spinning_children")},
+                             env={"M5_ATTACK_CHILDREN": str(count)}, limits=SMALL)
+    deadline = time.monotonic() + 30
+    while len(attacker.sandbox_cgroup.pids()) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return attacker
+
+
 def test_spinning_setsid_children_do_not_starve_a_neighbour(bubblewrap):
     """60 spinning children in one sandbox; another sandbox does 1 s of CPU work. Without
     a per-worker CPU share the victim would get about 2/61 of the machine (~0.03 CPU
@@ -195,12 +199,8 @@ def test_spinning_setsid_children_do_not_starve_a_neighbour(bubblewrap):
     other work on the machine shrinks the victim's share too)."""
     if "cpu" not in bubblewrap.details.get("cgroups", {}):
         pytest.skip("no cpu cgroup here (see isolation().warning)")
-    attacker = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"],
-                             files={"attack.py": lingering("spinning_children")}, limits=SMALL)
+    attacker = start_spinners()
     try:
-        deadline = time.monotonic() + 30
-        while len(attacker.sandbox_cgroup.pids()) < 60 and time.monotonic() < deadline:
-            time.sleep(0.05)
         assert len(attacker.sandbox_cgroup.pids()) >= 60, "the spinning children never started"
         result = sandbox.run([sys.executable, "-I", "/m5/victim.py"], files={"victim.py": VICTIM.encode()},
                              limits=SMALL, timeout=120)
@@ -221,12 +221,8 @@ def test_correct_submission_keeps_its_full_score_next_to_spinning_children(bubbl
     submission graded with the default time budgets still gets every point."""
     path = sealed / "victim.py"
     path.write_text(build.BASE_SUBMISSION.read_text(encoding="utf-8"), encoding="utf-8")
-    attacker = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"],
-                             files={"attack.py": lingering("spinning_children")}, limits=SMALL)
+    attacker = start_spinners()
     try:
-        deadline = time.monotonic() + 30
-        while len(attacker.sandbox_cgroup.pids()) < 60 and time.monotonic() < deadline:
-            time.sleep(0.05)
         result = grade_submission(path, corpus, shrink=False)
         spinners = len(attacker.sandbox_cgroup.pids())
     finally:
@@ -236,12 +232,7 @@ def test_correct_submission_keeps_its_full_score_next_to_spinning_children(bubbl
 
 
 def test_no_process_of_the_spinning_sandbox_outlives_terminate(bubblewrap):
-    proc = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"],
-                         files={"attack.py": lingering("spinning_children")},
-                         env={"M5_ATTACK_CHILDREN": "20"}, limits=SMALL)
-    deadline = time.monotonic() + 30
-    while len(proc.sandbox_cgroup.pids()) < 20 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    proc = start_spinners(20)
     members = [psutil.Process(pid) for pid in proc.sandbox_cgroup.pids()]
     cgroup = proc.sandbox_cgroup
     sandbox.terminate(proc)

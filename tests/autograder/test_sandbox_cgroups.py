@@ -12,17 +12,15 @@ import pytest
 
 from autograder.grade import sandbox
 from autograder.grade.sandbox import cgroups
+from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
 
 SMALL = sandbox.Limits(cpu_seconds=30, memory_bytes=1 << 30, total_memory_bytes=256 << 20, cpu_cores=0.5,
                        max_processes=16)
 
 
 @pytest.fixture
-def controllers():
-    info = sandbox.isolation()
-    if info.level != "bubblewrap":
-        pytest.skip(f"bubblewrap unavailable here: {info.warning}")
-    return info.details.get("cgroups", {})
+def controllers(bubblewrap):  # noqa: F811
+    return bubblewrap.details.get("cgroups", {})
 
 
 def read(path: Path) -> str:

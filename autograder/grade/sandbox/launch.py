@@ -423,16 +423,22 @@ def spawn(
     :func:`terminate`. Raises ValueError for bad arguments, :class:`SandboxUnavailable`
     when ``isolation().fatal`` is set.
     """
-    argv = _check_argv(argv)
+    plan, request = _checked_request(argv, limits, env, hide, files, ro_dirs)
+    return _launch(plan, **request)
+
+
+def _checked_request(argv, limits, env, hide, files, ro_dirs) -> tuple[_Plan, dict]:
+    """The probe's plan and the checked arguments of spawn/run (as :func:`_launch`
+    keywords). Raises ValueError for bad arguments, SandboxUnavailable when fatal."""
+    checked_files = _check_files(files)
+    request = dict(argv=_check_argv(argv), limits=limits, extra_env=_check_env(env), hide=tuple(hide),
+                   files=checked_files, ro_dirs=_check_ro_dirs(ro_dirs, checked_files))
     if not isinstance(limits, Limits):
         raise ValueError(f"spawn: limits must be a Limits, got {type(limits).__name__}")
-    extra_env = _check_env(env)
-    checked_files = _check_files(files)
-    checked_dirs = _check_ro_dirs(ro_dirs, checked_files)
     plan, info = _probe()
     if plan is None:
         raise SandboxUnavailable(info.fatal)
-    return _launch(plan, argv, limits, extra_env, tuple(hide), checked_files, checked_dirs)
+    return plan, request
 
 
 def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, str], hide: tuple,
@@ -604,25 +610,16 @@ def run(
         raise ValueError(f"run: timeout must be a positive number, got {timeout!r}")
     if not (isinstance(max_output_bytes, int) and max_output_bytes >= 0):
         raise ValueError(f"run: max_output_bytes must be a non-negative int, got {max_output_bytes!r}")
-    argv = _check_argv(argv)
-    extra_env = _check_env(env)
-    checked_files = _check_files(files)
-    checked_dirs = _check_ro_dirs(ro_dirs, checked_files)
-    plan, info = _probe()
-    if plan is None:
-        raise SandboxUnavailable(info.fatal)
-    if not isinstance(limits, Limits):
-        raise ValueError(f"run: limits must be a Limits, got {type(limits).__name__}")
-    return _run_with_plan(plan, argv, input=input, timeout=timeout, limits=limits, env=extra_env, hide=tuple(hide),
-                          files=checked_files, ro_dirs=checked_dirs, max_output_bytes=max_output_bytes)
+    plan, request = _checked_request(argv, limits, env, hide, files, ro_dirs)
+    return _run_with_plan(plan, input=input, timeout=timeout, max_output_bytes=max_output_bytes, **request)
 
 
 def _run_with_plan(plan: _Plan, argv: list[str], *, input: bytes = b"", timeout: float, limits: Limits = Limits(),
-                   env: dict | None = None, hide: tuple = (), files: dict | None = None,
+                   extra_env: dict | None = None, hide: tuple = (), files: dict | None = None,
                    ro_dirs: dict | None = None, max_output_bytes: int = 1 << 20) -> SandboxResult:
     """:func:`run` with checked arguments and a given plan."""
     start = time.monotonic()
-    proc = _launch(plan, argv, limits, env or {}, hide, files or {}, ro_dirs or {})
+    proc = _launch(plan, argv, limits, extra_env or {}, hide, files or {}, ro_dirs or {})
     chunks: list[bytes] = []
     received = 0
     truncated = timed_out = False
