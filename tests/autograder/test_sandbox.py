@@ -8,9 +8,11 @@ attack ends in well under a second or two.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import signal
+import struct
 import socket
 import subprocess
 import sys
@@ -495,6 +497,8 @@ def test_seccomp_program_is_built_by_libseccomp_for_each_architecture():
     for program in programs.values():
         assert len(program) % 8 == 0 and len(program) > 8 * 100  # one compare or more per allowed call
     assert len(set(programs.values())) == 3
+    returns = {k for code, _, _, k in struct.iter_unpack("=HBBI", native) if code == 0x06}  # BPF_RET
+    assert returns == {0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000}  # allow, EPERM, kill the process
     assert native in programs.values()
     with pytest.raises(sandbox.SeccompUnavailable, match="vax"):
         sandbox.seccomp_program("vax")
@@ -775,8 +779,9 @@ def test_fallback_when_bwrap_is_missing_runs_code_and_warns(reprobe, monkeypatch
     assert info.warning and "SANDBOX WARNING" in info.warning and "bubblewrap" in info.warning
     result = run_script("import json, numpy; print(json.dumps(int(numpy.arange(4).sum())))")
     assert result.returncode == 0 and report(result) == 6
-    if sandbox._probe()[0].unshare is not None:  # the unshare layer works here
-        # The unshare layer still hides this process (signal 0 only probes) and the
+    plan = sandbox._probe()[0]
+    if plan.unshare is not None or plan.isolate:  # the namespace layer works here
+        # The namespace layer still hides this process (signal 0 only probes) and the
         # host's loopback.
         server = socket.socket()
         server.bind(("127.0.0.1", 0))
@@ -823,6 +828,9 @@ def test_fallback_when_bwrap_cannot_start(reprobe, monkeypatch):
 
 def test_bare_fallback_without_namespaces_still_runs_and_says_so(reprobe, monkeypatch):
     without(monkeypatch, "bwrap", "unshare")
+    real = launch._candidate_plans
+    monkeypatch.setattr(launch, "_candidate_plans",
+                        lambda common, details: [p for p in real(common, details) if not p.isolate])
     info = sandbox.isolation()
     assert info.level == "fallback" and "no pid or network namespace" in info.warning
     result = run_script("import os, json; print(json.dumps([os.getcwd(), os.environ['HOME'], os.getuid()]))")

@@ -77,6 +77,7 @@ class _Plan:
     level: str
     bwrap: str | None = None
     unshare: str | None = None
+    isolate: bool = False  # fallback as root: the keeper makes the namespaces itself
     disable_userns: bool = False
     cgroups: cgroups.CgroupLayout = cgroups.CgroupLayout()
     drop_to_uid: int | None = None
@@ -183,10 +184,14 @@ def _candidate_plans(common: dict, details: dict) -> list[_Plan]:
     if bwrap is not None:
         plans.append(_Plan(level="bubblewrap", bwrap=bwrap, disable_userns=_bwrap_supports(bwrap, "--disable-userns"),
                            drop_to_uid=drop, **common))
-    unshare = _find("unshare", UNSHARE_CANDIDATES)
-    details["unshare"] = unshare
-    if unshare is not None:
-        plans.append(_Plan(level="fallback", unshare=unshare, drop_to_uid=drop, **common))
+    if drop is not None:
+        # unshare(1) would run after the uid drop, without the rights it needs.
+        plans.append(_Plan(level="fallback", isolate=True, drop_to_uid=drop, **common))
+    else:
+        unshare = _find("unshare", UNSHARE_CANDIDATES)
+        details["unshare"] = unshare
+        if unshare is not None:
+            plans.append(_Plan(level="fallback", unshare=unshare, **common))
     plans.append(_Plan(level="fallback", drop_to_uid=drop, **common))
     return plans
 
@@ -226,7 +231,8 @@ def _build_plan() -> tuple[_Plan | None, dict, str | None]:
             return plan, details, None
         if status == LIMITS_FAILED:
             return None, details, _limits_fatal([why])
-        failures.append(f"{plan.level}{'+unshare' if plan.unshare else ''}: {why or f'exit status {status}'}")
+        variant = "+unshare" if plan.unshare else "+namespaces" if plan.isolate else ""
+        failures.append(f"{plan.level}{variant}: {why or f'exit status {status}'}")
     details["probe_errors"] = failures
     who = "as an unprivileged uid (never as root)" if os.geteuid() == 0 else "here"
     return None, details, ("SANDBOX ERROR: no sandbox can run student code " + who + ": "
@@ -248,7 +254,7 @@ def _warning_for(plan: _Plan, details: dict) -> str | None:
             "isolation: it can read the hidden tests and reference_impl; its scratch folder "
             "is a host directory (not size-capped)"
         )
-        if plan.unshare is None:
+        if plan.unshare is None and not plan.isolate:
             problems.append("there is no pid or network namespace (network is open, "
                             "kill(-1) reaches other processes of the same user)")
     bases = plan.cgroups.bases
@@ -473,7 +479,8 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
         cgroup_fds = cgroup.procs_fds() if cgroup is not None else []
         fds += cgroup_fds
         keeper = keeper_argv(limits, cgroup_fds=cgroup_fds, pass_fds=fds, drop_to_uid=plan.drop_to_uid,
-                             nproc=plan.nproc_rlimit and plan.level != "bubblewrap", reveal=reveal)
+                             nproc=plan.nproc_rlimit and plan.level != "bubblewrap", reveal=reveal,
+                             isolate=plan.isolate)
         stderr_fd = sfiles.stderr_sink()
         proc = subprocess.Popen(
             [*keeper, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_fd,

@@ -8,8 +8,9 @@ Every spawn starts with the keeper, run by the grader's own interpreter::
 
 The keeper joins the worker's cgroups, sets the rlimits, makes unreadable host
 directories the interpreter lives in reachable for the unprivileged uid (a private
-mount namespace, root only), drops to that uid, becomes a child subreaper and arms a
-parent-death SIGKILL. It then forks the command and waits: once the command exits it
+mount namespace, root only), in the fallback as root puts the command into new pid,
+network, ipc and uts namespaces, drops to that uid, becomes a child subreaper and
+arms a parent-death SIGKILL. It then forks the command and waits: once the command exits it
 kills whatever of the sandbox is still a child of it, reaps it all and exits with the
 command's status. bwrap's outer process exits without waiting for its inner pid-1
 process, which was therefore left as a zombie of the machine's init on every run; as a
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 SANDBOX_UID = 65534  # "nobody"
 # Exit codes of the keeper when it cannot set the sandbox up (it writes one line to stderr).
 LIMITS_FAILED = 121   # an rlimit cannot be raised: the grader runs under a lower hard limit
-REVEAL_FAILED = 122   # the private mount namespace for the unprivileged uid failed
+SETUP_FAILED = 122    # a namespace or mount of the keeper's own setup failed
 CGROUP_FAILED = 123   # joining the worker's cgroup failed
 
 
@@ -128,7 +129,7 @@ for name, soft, hard in config["rlimits"]:
 
 def check(result, what):
     if result != 0:
-        fail(%(reveal)d, "M5-SANDBOX: %%s failed: %%s" %% (what, os.strerror(ctypes.get_errno())))
+        fail(%(setup)d, "M5-SANDBOX: %%s failed: %%s" %% (what, os.strerror(ctypes.get_errno())))
 
 if config["reveal"]:
     # Host directories the unprivileged uid cannot walk into (e.g. /root/.pyenv under a
@@ -154,22 +155,35 @@ if config["reveal"]:
     for fd in held.values():
         os.close(fd)
 
-uid = config["uid"]
-if uid is not None:
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the sandbox come here
-libc.prctl(1, 9, 0, 0, 0)   # PR_SET_PDEATHSIG SIGKILL; last, as a uid change clears it
-if os.getppid() != config["parent"]:  # the grader died before the line above
-    os._exit(1)
+def drop_root(uid):
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
 
+if config["isolate"]:
+    # Root without bubblewrap: new pid, network, ipc and uts namespaces (and a mount
+    # namespace for the new /proc), made while still root; the command, pid 1 there,
+    # mounts /proc and then drops root itself.
+    check(libc.unshare(0x20000000 | 0x40000000 | 0x08000000 | 0x04000000), "unshare(namespaces)")
+libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the sandbox come here
 child = os.fork()
 if child == 0:
     try:
+        if config["isolate"]:  # its own mount namespace: the keeper keeps the host's /proc
+            check(libc.unshare(0x00020000), "unshare(CLONE_NEWNS)")
+            check(libc.mount(None, b"/", None, (1 << 14) | (1 << 18), None), "making mounts private")
+            check(libc.mount(b"proc", b"/proc", b"proc", 2 | 4 | 8, None), "mounting /proc")
+        drop_root(config["uid"])
+        libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG SIGKILL: dies with the keeper
         os.execv(command[0], command)
     finally:
         os._exit(127)
+drop_root(config["uid"])
+libc.prctl(1, 9, 0, 0, 0)   # PR_SET_PDEATHSIG SIGKILL; after the uid change, which clears it
+if os.getppid() != config["parent"]:  # the grader died before the line above
+    os.kill(child, signal.SIGKILL)
+    os._exit(1)
 
 # Hold nothing of the sandbox's plumbing: the grader sees EOF as soon as the command
 # and its descendants are gone, and a failed bwrap setup closes its readiness pipe.
@@ -210,15 +224,17 @@ while True:
         status, main_done = wait_status, True
 code = os.waitstatus_to_exitcode(status)
 os._exit(128 - code if code < 0 else code)
-""" % {"limits": LIMITS_FAILED, "reveal": REVEAL_FAILED, "cgroup": CGROUP_FAILED}
+""" % {"limits": LIMITS_FAILED, "setup": SETUP_FAILED, "cgroup": CGROUP_FAILED}
 
 
 def keeper_argv(limits: Limits, *, cgroup_fds: list[int], pass_fds: list[int], nproc: bool,
-                drop_to_uid: int | None, reveal: list[tuple[str, list[str]]]) -> list[str]:
-    """Command prefix that runs the keeper; the sandboxed command follows it."""
+                drop_to_uid: int | None, reveal: list[tuple[str, list[str]]], isolate: bool = False) -> list[str]:
+    """Command prefix that runs the keeper; the sandboxed command follows it.
+    ``isolate`` (root only): the keeper itself puts the command into new pid, network,
+    ipc and uts namespaces before it drops root."""
     config = {
         "parent": os.getpid(), "cgroup_fds": list(cgroup_fds), "pass_fds": list(pass_fds),
-        "rlimits": rlimits(limits, nproc=nproc), "uid": drop_to_uid, "reveal": reveal,
+        "rlimits": rlimits(limits, nproc=nproc), "uid": drop_to_uid, "reveal": reveal, "isolate": isolate,
     }
     return [sys.executable, "-I", "-S", "-c", KEEPER, json.dumps(config)]
 

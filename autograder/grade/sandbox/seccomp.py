@@ -98,6 +98,9 @@ def seccomp_program(arch: str | None = None) -> bytes:
     token = _arch_token(seccomp, arch)
     try:
         rules = seccomp.SyscallFilter(seccomp.ERRNO(errno.EPERM))
+        # The whole process, not only the calling thread: a half-dead process with
+        # torch's threads still running would hang instead of exiting.
+        rules.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
         if token != seccomp.system_arch():
             rules.add_arch(token)
             rules.remove_arch(seccomp.system_arch())
