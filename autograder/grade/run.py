@@ -18,9 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import selectors
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,7 +125,6 @@ class WorkerSession:
         self.spare = spare
         self.deadline = time.monotonic() + budget.submission_timeout
         self.proc = None
-        self.scratch: Path | None = None
         self.report = LoadReport()
         self._buffer = bytearray()
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
@@ -148,12 +145,13 @@ class WorkerSession:
 
     def _load_request(self) -> dict:
         return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
-                "budget": self.budget.for_worker(), "import_dirs": self._import_dirs_inside(),
+                "budget": self.budget.for_worker(), "import_dirs": list(self._import_dirs_inside()),
                 "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells]}
 
-    def _import_dirs_inside(self) -> list[str]:
-        """``import_dirs`` as the worker sees them (the only place that maps them)."""
-        return [str(d) for d in self.import_dirs]
+    def _import_dirs_inside(self) -> dict[str, Path]:
+        """``import_dirs`` by the path the worker sees them at, read-only (the only
+        place that maps them): ``/m5/lib0``, ``/m5/lib1``, ..."""
+        return {f"{sandbox.INSIDE_FILES}/lib{i}": d for i, d in enumerate(self.import_dirs)}
 
     def start(self) -> LoadReport:
         """Start a worker and load the cells; retry without cells that kill it."""
@@ -206,7 +204,7 @@ class WorkerSession:
         # worker, so a submission that depends on it is graded the same every time.
         self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_SOURCE.name}"],
                                   files={source.name: source.read_bytes() for source in WORKER_FILES},
-                                  limits=self.limits, env={"PYTHONHASHSEED": "0"})
+                                  ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"})
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer.clear()
 
@@ -429,9 +427,8 @@ class SpareWorker:
             holder.close()
             return False
         session._stop()
-        session.proc, session.scratch = holder.proc, holder.scratch
+        session.proc, holder.proc = holder.proc, None
         session._buffer.clear()
-        holder.proc = holder.scratch = None
         return True
 
     def close(self) -> None:

@@ -144,7 +144,7 @@ def test_a_class_run_one_at_a_time_uses_spare_workers_and_leaves_none(tmp_path, 
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the workers' scratch folders go
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # nothing of a worker may land here
     paths = [write(tmp_path, f"s{i}.py", correct_source) for i in range(3)]
     paths.insert(1, write(tmp_path, "broken.py", correct_source.replace("def dqn_targets(", "def _gone(")))
     results = pipeline.grade_many(paths, corpus, jobs=1, shrink=False)

@@ -86,5 +86,16 @@ def test_the_load_request_carries_every_cell_field_and_the_import_dirs(tmp_path)
     session = WorkerSession([Cell("a", "x = 1")], KERNELS, import_dirs=[tmp_path])
     load = session._load_request()
     assert load["cells"] == [{"id": "a", "source": "x = 1"}]
-    assert load["import_dirs"] == [str(tmp_path)]
+    assert load["import_dirs"] == ["/m5/lib0"]
     assert load["budget"] == Budget().for_worker()
+
+
+def test_import_dirs_are_readable_inside_at_their_mapped_paths(tmp_path):
+    (tmp_path / "helper_mod.py").write_text("def return_to_go(rewards, gamma=1.0):\n    return [42.0]\n")
+    for path in (tmp_path, tmp_path / "helper_mod.py"):  # the sandbox reads as uid 65534
+        path.chmod(0o755)
+    cell = Cell("a", "import sys\nsys.path.insert(0, '/m5/lib0')\nfrom helper_mod import return_to_go\n")
+    with WorkerSession([cell], KERNELS, import_dirs=[tmp_path]) as session:
+        assert session.start().found["return_to_go"]
+        outcomes = session.call_batch(request("return_to_go", RTG[:1]), 1)
+    assert outcomes[0]["v"].tolist() == [42.0]
