@@ -188,13 +188,15 @@ print(json.dumps({"seconds": time.perf_counter() - start, "baseline_mb": baselin
 
 
 def hostile_files(folder: Path) -> list[Path]:
-    """Every attack of the adversarial corpus, composed on the correct submission."""
+    """Every attack of the adversarial corpus (``attacks/``, ``sandbox_*``, ``worker_*``),
+    composed on the correct submission."""
     sys.path.insert(0, str(ROOT / "tests" / "autograder"))
     from adversarial import build
 
     folder.mkdir(parents=True)
     paths = [build.write_attack(name, folder) for name in build.attack_names()]
-    for fragment in sorted((ROOT / "tests" / "autograder" / "adversarial").glob("worker_*.py")):
+    adversarial = ROOT / "tests" / "autograder" / "adversarial"
+    for fragment in sorted([*adversarial.glob("sandbox_*.py"), *adversarial.glob("worker_*.py")]):
         if "sleeper_cell" in fragment.name:  # a notebook cell, not a .py attack
             continue
         path = folder / fragment.name
