@@ -45,7 +45,8 @@ def _decorated_notebook(source: str) -> nbformat.NotebookNode:
         "assert dqn_targets([0.0], [1], [[5.0]]) == 'never equal'  # instructor test cell",
         metadata={"nbgrader": {"grade": True, "solution": False, "points": 2, "grade_id": "test-dqn",
                                "locked": True, "schema_version": 3}})
-    heavy_cell = nbformat.v4.new_code_cell("import time\ntime.sleep(600)  # the lab: never run by the grader")
+    heavy_cell = nbformat.v4.new_code_cell("import time\ntime.sleep(600)  # the lab: never run by the grader",
+                                           metadata={"m5": {"role": "heavy"}})  # as the notebook builder marks it
     magic_cell = nbformat.v4.new_code_cell("%matplotlib inline\nimport numpy as np")
     return build.notebook_from_source(source, extra_cells=[(1, magic_cell), (4, test_cell), (6, heavy_cell)])
 
