@@ -18,8 +18,9 @@ inside the sandbox, never in the grader's process.
   with a syntax error is split into the largest pieces that parse. Line numbers are
   the file's.
 """
-from __future__ import annotations
-
+# No `from __future__` imports here: exec() and compile() would pass them on to the
+# student's code (every compile below also says dont_inherit=True).
+import ast
 import os
 import sys
 
@@ -144,10 +145,10 @@ class GradingShell:
         run_code(str(raw_cell), self.user_ns, "<run_cell>", shell=self)
 
     def ev(self, expr):
-        return eval(expr, self.user_ns)
+        return eval(compile(str(expr), "<ev>", "eval", dont_inherit=True), self.user_ns)
 
     def ex(self, cmd):
-        exec(cmd, self.user_ns)
+        exec(compile(str(cmd), "<ex>", "exec", dont_inherit=True), self.user_ns)
 
     current_filename = "<cell>"
 
@@ -180,18 +181,24 @@ def ipython_to_python(source: str) -> str:
     return TransformerManager().transform_cell(source)
 
 
-def compile_cell(source: str, filename: str):
-    """Code object of one notebook cell: as written when it is Python, else IPython's
-    transform of it. Raises the SyntaxError of the transformed text when neither compiles."""
+def parse_cell(source: str, filename: str = "<cell>") -> ast.Module:
+    """The cell's syntax tree: of the text as written when it is Python (then it is never
+    rewritten), else of IPython's transform of it. Raises the transformed text's
+    SyntaxError when neither parses."""
     try:
-        return compile(source, filename, "exec", dont_inherit=True)
+        return ast.parse(source, filename)
     except SyntaxError as plain:
         error = plain
     try:
         transformed = ipython_to_python(source)
     except Exception:  # IPython missing or its transform failed: report the plain error
         raise error from None
-    return compile(transformed, filename, "exec", dont_inherit=True)
+    return ast.parse(transformed, filename)
+
+
+def compile_cell(source: str, filename: str):
+    """Code object of one notebook cell (see :func:`parse_cell`)."""
+    return compile(parse_cell(source, filename), filename, "exec", dont_inherit=True)
 
 
 def run_code(source: str, namespace: dict, filename: str, *, shell: GradingShell, mode: str = "exec"):
@@ -250,8 +257,6 @@ def _unfinished(error: SyntaxError, n_lines: int) -> bool:
 
 
 def _parses(text: str) -> SyntaxError | None:
-    import ast
-
     try:
         ast.parse(text)
     except SyntaxError as exc:
@@ -271,8 +276,6 @@ def _lines(text: str) -> list[str]:
 def _parse_file(source: str):
     """(tree, text): the file as written, else IPython's transform of it (a cell pasted
     with ``!pip install`` into a .py); (None, source) when neither parses."""
-    import ast
-
     try:
         return ast.parse(source), source
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -343,6 +346,8 @@ def _run_cell(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_e
         code = compile_cell(cell["source"], filename)
     except SyntaxError as exc:
         return [_entry(cell["id"], False, _describe(exc), exc.lineno)]
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        return [_entry(cell["id"], False, _describe(exc))]
     try:
         _run_timed(code, namespace, cell_timeout, timed, untimed)
     except timeout_exc:
