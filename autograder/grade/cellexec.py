@@ -14,7 +14,8 @@ inside the sandbox, never in the grader's process.
   shell escapes do nothing and are reported (``ignored``), and ``files = !ls`` gets an
   empty list.
 * A ``.py`` file runs top-level statement by statement, so a failing statement (a
-  module-level ``input()``, an ``open()`` of a missing file) costs only itself; a file
+  module-level ``input()``, an ``open()`` of a missing file) costs only itself
+  (``sys.exit()`` still ends the script, as it would under ``python``); a file
   with a syntax error is split into the largest pieces that parse. Line numbers are
   the file's.
 """
@@ -358,7 +359,8 @@ def _run_cell(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_e
 
 
 def _run_file(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_exc) -> list[dict]:
-    """Statement by statement; one entry per failing statement, or one ok entry."""
+    """Statement by statement; one entry per failing statement, or one ok entry. A failing
+    statement costs only itself, except sys.exit(), which ends the script as it would."""
     filename = f"<file {cell['id']}>"
     shell.ignored = []
     failures = []
@@ -377,6 +379,8 @@ def _run_file(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_e
                                    timed_out=True))
         except BaseException as exc:
             failures.append(_entry(cell["id"], False, _describe(exc), _error_line(exc, filename) or first))
+            if isinstance(exc, SystemExit):  # the script ends here, as it would under python
+                break
     entries = failures or [_entry(cell["id"], True)]
     entries[0]["ignored"] = list(shell.ignored)  # reported once per file
     return entries

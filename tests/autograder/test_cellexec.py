@@ -230,6 +230,13 @@ def test_splitting_an_unparsable_file_is_bounded():
     assert isinstance(pieces[0][1], SyntaxError)
 
 
+def test_sys_exit_ends_a_python_file_as_it_would_but_only_its_cell_in_a_notebook():
+    entries, ns = load([python_file("A = 1\nimport sys\nsys.exit(0)\nB = 2\n")])
+    assert [(e["error"], e["line"]) for e in entries] == [("SystemExit: 0", 3)] and "B" not in ns
+    entries, ns = load(["A = 1\nraise SystemExit('stop Run All here')", "B = 2"])
+    assert [e["ok"] for e in entries] == [False, True] and ns["B"] == 2
+
+
 def test_main_guard_is_not_run():
     entries, ns = load([python_file("X = 1\nif __name__ == '__main__':\n    X = train_for_hours()\n")])
     assert entries[0]["ok"] and ns["X"] == 1
