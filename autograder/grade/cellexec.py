@@ -40,6 +40,12 @@ HELP_MAGICS = frozenset({"pinfo", "pinfo2", "psearch", "pdef", "pdoc", "psource"
 # When a file does not parse, splitting it may try many prefixes: cap the characters
 # parsed per character of source (an unterminated string would otherwise be quadratic).
 SPLIT_PARSE_FACTOR = 8
+# The load report stays small whatever the submission does: at most this many failing
+# statements of a .py are listed (then one entry counts the rest), and this many
+# ignored magics per cell, each name cut short.
+MAX_LISTED_FAILURES = 10
+MAX_IGNORED = 20
+MAX_MAGIC_NAME = 40
 CONTINUATION_KEYWORDS = ("else", "elif", "except", "finally")
 UNFINISHED_MESSAGES = ("was never closed", "unterminated triple-quoted", "unexpected EOF", "incomplete input",
                        "expected an indented block")
@@ -103,7 +109,8 @@ class GradingShell:
         self.ignored: list[str] = []   # "%matplotlib", "!pip", ... in order of first use
 
     def _ignore(self, what: str) -> None:
-        if what not in self.ignored:
+        what = what[:MAX_MAGIC_NAME]
+        if what not in self.ignored and len(self.ignored) < MAX_IGNORED:
             self.ignored.append(what)
 
     def run_line_magic(self, magic_name, line="", _stack_depth=1):
@@ -381,6 +388,9 @@ def _run_file(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_e
             failures.append(_entry(cell["id"], False, _describe(exc), _error_line(exc, filename) or first))
             if isinstance(exc, SystemExit):  # the script ends here, as it would under python
                 break
+    if len(failures) > MAX_LISTED_FAILURES:
+        more = len(failures) - MAX_LISTED_FAILURES
+        failures = failures[:MAX_LISTED_FAILURES] + [_entry(cell["id"], False, f"{more} more statements failed")]
     entries = failures or [_entry(cell["id"], True)]
     entries[0]["ignored"] = list(shell.ignored)  # reported once per file
     return entries

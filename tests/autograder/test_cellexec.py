@@ -237,6 +237,16 @@ def test_sys_exit_ends_a_python_file_as_it_would_but_only_its_cell_in_a_notebook
     assert [e["ok"] for e in entries] == [False, True] and ns["B"] == 2
 
 
+def test_the_load_report_stays_small_whatever_the_file_does():
+    source = "%" + "m" * 1000 + "\n" + "".join(f"print(undefined_{i})\n" for i in range(500))
+    source += "".join(f"!cmd{i}\n" for i in range(100)) + "X = 1\n"
+    entries, ns = load([python_file(source)])
+    assert len(entries) == cellexec.MAX_LISTED_FAILURES + 1 and entries[-1]["error"] == "490 more statements failed"
+    assert len(entries[0]["ignored"]) == cellexec.MAX_IGNORED
+    assert len(entries[0]["ignored"][0]) == cellexec.MAX_MAGIC_NAME
+    assert ns["X"] == 1
+
+
 def test_main_guard_is_not_run():
     entries, ns = load([python_file("X = 1\nif __name__ == '__main__':\n    X = train_for_hours()\n")])
     assert entries[0]["ok"] and ns["X"] == 1
