@@ -27,7 +27,7 @@ from pathlib import Path
 from autograder.grade import cellexec
 from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
 
-__all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "STUDENT_LIBRARY_PARENT"]
+__all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
 
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 # Cells the grader never runs, by the role the notebook builder writes into their metadata.
@@ -35,6 +35,12 @@ SKIPPED_ROLES = frozenset({"selfcheck", "heavy"})
 # The folder that holds the public student library m5_student (no secrets): read-only
 # on the student process's sys.path, so `from m5_student.checks import check` works.
 STUDENT_LIBRARY_PARENT = Path(__file__).resolve().parents[2] / "release" / "module05"
+def library_dirs() -> list[Path]:
+    """The folders to put on the student process's sys.path (``WorkerSession(import_dirs=)``):
+    :data:`STUDENT_LIBRARY_PARENT` when this checkout has the built library, else none."""
+    return [STUDENT_LIBRARY_PARENT] if (STUDENT_LIBRARY_PARENT / "m5_student" / "__init__.py").is_file() else []
+
+
 CELL_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 MAX_CELL_ID = 64
 

@@ -1,12 +1,13 @@
 """Extracting the code to grade from notebooks and .py files (the grader's side: read,
 select cells by metadata, decode; never parse student code)."""
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.grade import cellexec
-from autograder.grade.extract import Cell, Submission, SubmissionError, cell_notes, extract
+from autograder.grade.extract import Cell, Submission, SubmissionError, cell_notes, extract, library_dirs
 
 KERNELS = {"dqn_targets", "return_to_go"}
 
@@ -162,3 +163,8 @@ def test_cell_notes_of_a_python_file_give_the_file_line(tmp_path):
     assert notes[0]["en"].startswith("the statement at line 12 could not run: EOFError")
     assert notes[0]["ru"].startswith("инструкция в строке 12 не выполнилась")
     assert notes[1]["en"].endswith("!ls (hw.py).")
+
+
+def test_the_student_library_folder_is_the_release_one():
+    assert [d / "m5_student" / "checks.py" for d in library_dirs()] == [
+        Path(__file__).resolve().parents[2] / "release" / "module05" / "m5_student" / "checks.py"]
