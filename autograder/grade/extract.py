@@ -145,53 +145,14 @@ def from_python(path: Path) -> Submission:
     return Submission(path, [cell], _detect_language([source], None), "python")
 
 
-VALIDATION_SOURCE = Path(__file__).resolve().parents[2] / "reference_impl" / "validation.py"
-_SUPPORT_TEMPLATE = """
-def _m5_install_support(source):
-    # Transitional: until the worker puts m5_student on sys.path (import_dirs), build
-    # m5_student.validation, which the notebooks import as `v`, from its source.
-    import sys, types
-    try:
-        import m5_student.validation
-        return
-    except ImportError:
-        pass
-    package = sys.modules.get("m5_student") or types.ModuleType("m5_student")
-    if not hasattr(package, "__path__"):
-        package.__path__ = []
-    module = types.ModuleType("m5_student.validation")
-    exec(compile(source, "m5_student/validation.py", "exec"), module.__dict__)
-    package.validation = module
-    sys.modules["m5_student"] = package
-    sys.modules["m5_student.validation"] = module
-
-
-_m5_install_support({source!r})
-del _m5_install_support
-"""
-
-
-def support_cell() -> Cell:
-    """Transitional first cell that makes ``m5_student.validation`` importable when the
-    worker does not put :data:`STUDENT_LIBRARY_PARENT` on sys.path (a no-op when it does).
-    Remove it once ``WorkerSession(import_dirs=[STUDENT_LIBRARY_PARENT])`` is wired."""
-    return Cell("m5-support", _SUPPORT_TEMPLATE.format(source=VALIDATION_SOURCE.read_text(encoding="utf-8")))
-
-
-def _with_support(sub: Submission) -> Submission:
-    if not any("m5_student" in cell.source for cell in sub.cells):
-        return sub
-    return Submission(sub.path, [support_cell(), *sub.cells], sub.language, sub.kind)
-
-
 def extract(path: Path, kernels=None) -> Submission:
     """The cells to run of the notebook or .py file at ``path``. ``kernels`` is accepted
     for the callers' convenience and not needed: every helper cell is kept."""
     path = Path(path)
     if path.suffix == ".ipynb":
-        return _with_support(from_notebook(path))
+        return from_notebook(path)
     if path.suffix == ".py":
-        return _with_support(from_python(path))
+        return from_python(path)
     raise SubmissionError(f"{path}: expected a .ipynb notebook or a .py file")
 
 

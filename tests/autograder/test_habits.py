@@ -20,8 +20,8 @@ from habits import corpus as habits  # tests/autograder is on sys.path (pytest r
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 FULL = (10.0, 10.0)
-# A self-check import beyond m5_student.validation needs the student library on the
-# worker's sys.path: grade_submission passes WorkerSession(import_dirs=[...]) once wired.
+# Imports of m5_student need the student library on the worker's sys.path:
+# grade_submission passes WorkerSession(import_dirs=extract.library_dirs()) once wired.
 LIBRARY_ON_WORKER_PATH = "import_dirs" in inspect.getsource(pipeline.grade_submission)
 
 

@@ -37,7 +37,7 @@ class Habit:
     suffix: str                      # ".ipynb" or ".py"
     make: Callable[[], str | bytes]  # the file's content
     lang: str = "en"
-    # Imports m5_student beyond the validation helpers (needs the library on the worker's path).
+    # Imports m5_student (needs the library on the worker's path: WorkerSession(import_dirs=)).
     needs_library: bool = False
     lost: frozenset = field(default_factory=frozenset)   # kernels a broken notebook must lose
 
@@ -467,7 +467,7 @@ HABITS = [
     Habit("demo_calls_in_answer_cells", ".ipynb", demos_in_answer_cells),
     Habit("redefined_after_first_attempt", ".ipynb", redefined_after_a_first_attempt),
     Habit("everything_in_one_cell", ".ipynb", everything_in_one_cell),
-    Habit("instructor_style_validation", ".ipynb", instructor_style_validation),
+    Habit("instructor_style_validation", ".ipynb", instructor_style_validation, needs_library=True),
     Habit("russian_notebook", ".ipynb", russian_notebook, lang="ru"),
     Habit("outputs_and_errors_kept", ".ipynb", outputs_kept),
     Habit("check_call_in_answer_cell", ".ipynb", check_call_in_answer_cell, needs_library=True),
