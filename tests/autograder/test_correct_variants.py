@@ -60,7 +60,8 @@ def test_notebook_submission_gets_full_marks(corpus, tmp_path):
     assert {k: scores[k] for k in reference_impl.KERNEL_NAMES} == FULL
     answers = {k: v for k, v in scores.items() if k not in FULL}
     assert answers and all(got == total for got, total in answers.values())  # the answers cell counts
-    assert result.notes == []
+    # At most the note that %matplotlib was not run (extract.cell_notes): no cell failed.
+    assert all(note["en"].startswith("Not run by the grader") for note in result.notes)
 
 
 def test_loops_notebook_in_russian_gets_full_marks(corpus, tmp_path):
