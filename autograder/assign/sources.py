@@ -119,8 +119,20 @@ def _nbgrader(grade_id: str, *, grade=False, solution=False, locked=False, point
     return {"nbgrader": meta}
 
 
+# Roles the grader reads from code cells (autograder.grade.extract.SKIPPED_ROLES): it never
+# runs the self-check cells or the lab's heavy runs, with or without nbgrader metadata.
+ROLE_PREFIXES = {"selfcheck": ("check_",), "heavy": ("run_", "lab_setup")}
+
+
+def cell_role(cell_id: str) -> str | None:
+    """The grading role of the builder's code cell ``cell_id``, if it has one."""
+    return next((role for role, prefixes in ROLE_PREFIXES.items() if cell_id.startswith(prefixes)), None)
+
+
 def code(cell_id: str, source: str, **nbgrader) -> nbformat.NotebookNode:
     meta = _nbgrader(cell_id, **nbgrader) if nbgrader else {}
+    if cell_role(cell_id):
+        meta["m5"] = {"role": cell_role(cell_id)}
     return nbformat.v4.new_code_cell(source.strip("\n"), id=cell_id, metadata=meta)
 
 
@@ -147,10 +159,13 @@ def _find_support_library(start: Path) -> Path:
     raise FileNotFoundError("m5_student not found: open this notebook from the module05 folder")
 
 
-_support_root = str(_find_support_library(Path.cwd().resolve()))
-if _support_root not in sys.path:
-    sys.path.insert(0, _support_root)
-import m5_student
+try:
+    import m5_student  # already importable: installed, or provided by the grader
+except ImportError:
+    _support_root = str(_find_support_library(Path.cwd().resolve()))
+    if _support_root not in sys.path:
+        sys.path.insert(0, _support_root)
+    import m5_student
 
 LANG = m5_student.notebook_language()
 '''

@@ -7,25 +7,30 @@ namespace, and each kernel found is checked with :mod:`autograder.check.public`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 from pathlib import Path
 
 from autograder.check import public
-from autograder.grade.extract import SubmissionError, extract
+from autograder.grade import cellexec
+from autograder.grade.extract import SubmissionError, cell_notes, extract
 
 
-def load_namespace(path: Path) -> tuple[dict, list[str], str]:
-    """Execute the extracted cells; return the namespace, cell errors and language."""
-    sub = extract(path, set(public.KERNEL_NAMES))
-    namespace: dict = {"__name__": "__m5_check__"}
-    errors = []
-    for cell in sub.cells:
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(cell.source, f"<{cell.id}>", "exec"), namespace)
-        except Exception as exc:  # report and go on: one broken cell costs only its kernels
-            errors.append(f"{cell.id}: {type(exc).__name__}: {exc}")
-    return namespace, errors, sub.language
+class _NeverTimesOut(BaseException):
+    """The student's own machine: no per-cell time limit."""
+
+
+def load_namespace(path: Path) -> tuple[dict, list[dict], str]:
+    """Run the extracted cells as the grader runs them (:func:`cellexec.load_cells`: IPython
+    syntax, .py statement by statement); return the namespace, the cells' error notes
+    ({"en", "ru"}) and the language."""
+    sub = extract(path)
+    with contextlib.redirect_stdout(io.StringIO()):
+        loaded = cellexec.load_cells([dataclasses.asdict(c) for c in sub.cells], public.KERNEL_NAMES, 0.0,
+                                     lambda message: None, timed=lambda seconds: None, untimed=lambda: None,
+                                     timeout_exc=_NeverTimesOut)
+    errors = cell_notes(sub, loaded["cells"], ignored=False)
+    return loaded["namespace"], errors, sub.language
 
 
 def main(path: Path, lang: str | None = None) -> int:
@@ -37,7 +42,7 @@ def main(path: Path, lang: str | None = None) -> int:
     lang = lang or detected
     text = public.TEXT[lang]
     for error in errors:
-        print(error)
+        print(error[lang])
     all_passed = True
     for name in public.KERNEL_NAMES:
         fn = namespace.get(name)

@@ -1,31 +1,56 @@
 """Extract the code to grade from a submission (a notebook or a .py file).
 
-Notebooks: the student's answer cells (nbgrader ``solution`` cells) plus cells that
-only import, define or assign constants (a setup cell with ``import numpy as np``).
-Without nbgrader metadata, the cells that define a kernel function are taken. Test
-cells, heavy lab cells and stored outputs are ignored. IPython magics and shell
-escapes are commented out. Each cell stays separate, so a syntax error in one cell
-costs only the kernels defined there.
+Runs in the grader's process on hostile input, so it only reads: the file (size capped
+before reading, see :mod:`autograder.grade.files`), the notebook's JSON, and cell
+metadata. It never parses or rewrites student code; that happens inside the sandbox
+(:mod:`autograder.grade.cellexec`).
+
+Notebooks: every code cell runs, in notebook order, except nbgrader test cells
+(``grade`` without ``solution``) and the cells the notebook builder marks as
+self-check or heavy lab cells (``metadata["m5"]["role"]``). Helper cells are kept
+whatever they contain, so a notebook without nbgrader metadata (a Colab or VS Code
+export, cells copied into a fresh notebook) is graded by the kernels and ``exNN_``
+answers its cells define. Stored outputs are ignored.
+
+``.py`` files: one cell holding the whole file, decoded as Python decodes it (PEP 263
+coding line, BOM); the sandbox runs it statement by statement.
 """
 from __future__ import annotations
 
-import ast
+import io
 import json
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grade import cellexec
 from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
 
-__all__ = ["Cell", "Submission", "SubmissionError", "extract"]
+__all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
 
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
+# Cells the grader never runs, by the role the notebook builder writes into their metadata.
+SKIPPED_ROLES = frozenset({"selfcheck", "heavy"})
+# The folder that holds the public student library m5_student (no secrets): read-only
+# on the student process's sys.path, so `from m5_student.checks import check` works.
+STUDENT_LIBRARY_PARENT = Path(__file__).resolve().parents[2] / "release" / "module05"
+def library_dirs() -> list[Path]:
+    """The folders to put on the student process's sys.path (``WorkerSession(import_dirs=)``):
+    :data:`STUDENT_LIBRARY_PARENT` when this checkout has the built library, else none."""
+    return [STUDENT_LIBRARY_PARENT] if (STUDENT_LIBRARY_PARENT / "m5_student" / "__init__.py").is_file() else []
+
+
+CELL_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+MAX_CELL_ID = 64
 
 
 @dataclass(frozen=True)
 class Cell:
     id: str
     source: str
+    kind: str = "cell"     # "cell" (a notebook cell) or "python" (a whole .py file)
+    number: int = 0        # position in the notebook, counting every cell from 1 (0: a .py file)
 
 
 @dataclass(frozen=True)
@@ -34,47 +59,6 @@ class Submission:
     cells: list[Cell]
     language: str          # "en" or "ru" (detected; --lang overrides)
     kind: str              # "notebook" or "python"
-
-
-def _strip_magics(source: str) -> str:
-    return "\n".join(f"# (removed) {line}" if line.lstrip().startswith(("%", "!")) else line
-                     for line in source.splitlines())
-
-
-def _is_setup_only(source: str) -> bool:
-    """Imports, definitions and literal constants only: safe and cheap to run."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return False
-    allowed = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)
-    for node in tree.body:
-        if isinstance(node, allowed):
-            continue
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_literal(node.value):
-            continue
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # a docstring or a bare string
-        return False
-    return True
-
-
-def _is_literal(node) -> bool:
-    if node is None:
-        return True
-    try:
-        ast.literal_eval(node)
-        return True
-    except (ValueError, TypeError, SyntaxError, RecursionError):
-        return isinstance(node, ast.UnaryOp) and _is_literal(node.operand)
-
-
-def _defines(source: str, names: set[str]) -> bool:
-    pattern = re.compile(r"^\s*def\s+(" + "|".join(map(re.escape, names)) + r")\s*\(", re.M)
-    return bool(pattern.search(source))
-
-
-ANSWER_ASSIGNMENT = re.compile(r"^ex\d{2}_\w+\s*=", re.M)
 
 
 def _detect_language(texts: list[str], declared: str | None) -> str:
@@ -97,97 +81,124 @@ def _text(source) -> str:
     return source if isinstance(source, str) else str(source)
 
 
-def from_notebook(path: Path, kernels: set[str]) -> Submission:
+def _cell_id(raw, number: int, taken: set[str]) -> str:
+    """A short, unique, printable id: the nbgrader grade id or the notebook's cell id
+    (student-controlled: other characters dropped), else ``cell-<number>``."""
+    cell_id = CELL_ID_CHARS.sub("", raw if isinstance(raw, str) else "")[:MAX_CELL_ID] or f"cell-{number}"
+    if cell_id in taken:
+        cell_id = f"{cell_id}-{number}"
+    taken.add(cell_id)
+    return cell_id
+
+
+def is_graded_cell(cell: dict) -> bool:
+    """Whether the grader runs this notebook cell: a code cell that is neither an nbgrader
+    test cell nor marked by the builder as a self-check or heavy lab cell."""
+    if cell.get("cell_type") != "code":
+        return False
+    metadata = _mapping(cell.get("metadata"))
+    nbgrader = _mapping(metadata.get("nbgrader"))
+    if nbgrader.get("grade") and not nbgrader.get("solution"):
+        return False  # an autograder test cell: never the student's code
+    return _mapping(metadata.get("m5")).get("role") not in SKIPPED_ROLES
+
+
+def from_notebook(path: Path) -> Submission:
     try:
-        nb = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8"))
+        nb = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise SubmissionError(f"{path}: cannot read the notebook ({exc})") from None
     except json.JSONDecodeError as exc:
         raise SubmissionError(f"{path}: not a valid notebook: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise SubmissionError(f"{path}: not a valid notebook: nested too deeply") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise SubmissionError(f"{path}: not a valid notebook: no list of cells")
-    nbgrader_seen = False
-    cells, texts = [], []
-    for index, cell in enumerate(nb["cells"]):
+    cells, texts, taken = [], [], set()
+    for number, cell in enumerate(nb["cells"], start=1):
         if not isinstance(cell, dict):
             continue
         source = _text(cell.get("source", ""))
         if cell.get("cell_type") == "markdown":
             texts.append(source)
+        if not is_graded_cell(cell) or not source.strip():
             continue
-        if cell.get("cell_type") != "code":
-            continue
-        meta = _mapping(_mapping(cell.get("metadata")).get("nbgrader"))
-        nbgrader_seen = nbgrader_seen or bool(meta)
-        cell_id = str(meta.get("grade_id") or cell.get("id") or f"cell-{index}")
-        if meta.get("grade") and not meta.get("solution"):
-            continue  # an autograder test cell: never the student's code
-        source = _strip_magics(source)
-        wanted = meta.get("solution") or _defines(source, kernels) or ANSWER_ASSIGNMENT.search(source)
-        if wanted or _is_setup_only(source):
-            cells.append(Cell(cell_id, source))
+        raw_id = _mapping(_mapping(cell.get("metadata")).get("nbgrader")).get("grade_id") or cell.get("id")
+        cells.append(Cell(_cell_id(raw_id, number, taken), source, "cell", number))
     declared = _mapping(_mapping(nb.get("metadata")).get("m5")).get("lang")
     return Submission(path, cells, _detect_language(texts, declared), "notebook")
 
 
-def from_python(path: Path) -> Submission:
+def decode_python(data: bytes, path: Path) -> str:
+    """Text of a .py file as Python reads it: a BOM or a PEP 263 coding line picks the
+    encoding (UTF-8 otherwise); the BOM itself is dropped."""
     try:
-        source = read_bytes(path, MAX_PYTHON_BYTES).decode("utf-8")
-    except UnicodeDecodeError as exc:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
         raise SubmissionError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        ast.parse(source)
-        chunks = [source]
-    except SyntaxError:
-        # Grade what parses: split at top-level statements so one broken function
-        # costs only itself.
-        chunks = re.split(r"\n(?=(?:def |class |import |from |@)\S)", source)
-    cells = [Cell(f"chunk-{i}", chunk) for i, chunk in enumerate(chunks)]
-    return Submission(path, cells, _detect_language([source], None), "python")
 
 
-VALIDATION_SOURCE = Path(__file__).resolve().parents[2] / "reference_impl" / "validation.py"
-_SUPPORT_TEMPLATE = """
-def _m5_install_support(source):
-    # The student notebooks import the input-check helpers as `from m5_student import
-    # validation as v`; the grading sandbox cannot see the support library, so the
-    # same module is built here from its source when it is not importable.
-    import sys, types
-    try:
-        import m5_student.validation
-        return
-    except ImportError:
-        pass
-    package = sys.modules.get("m5_student") or types.ModuleType("m5_student")
-    if not hasattr(package, "__path__"):
-        package.__path__ = []
-    module = types.ModuleType("m5_student.validation")
-    exec(compile(source, "m5_student/validation.py", "exec"), module.__dict__)
-    package.validation = module
-    sys.modules["m5_student"] = package
-    sys.modules["m5_student.validation"] = module
+def from_python(path: Path) -> Submission:
+    source = decode_python(read_bytes(path, MAX_PYTHON_BYTES), path)
+    cell = Cell(cellexec.PYTHON_FILE_ID, source, "python", 0)
+    return Submission(path, [cell], _detect_language([source], None), "python")
 
 
-_m5_install_support({source!r})
-del _m5_install_support
-"""
-
-
-def support_cell() -> Cell:
-    """A first cell that makes ``m5_student.validation`` importable (sandbox included)."""
-    return Cell("m5-support", _SUPPORT_TEMPLATE.format(source=VALIDATION_SOURCE.read_text(encoding="utf-8")))
-
-
-def _with_support(sub: Submission) -> Submission:
-    if not any("m5_student" in cell.source for cell in sub.cells):
-        return sub
-    return Submission(sub.path, [support_cell(), *sub.cells], sub.language, sub.kind)
-
-
-def extract(path: Path, kernels: set[str]) -> Submission:
+def extract(path: Path, kernels=None) -> Submission:
+    """The cells to run of the notebook or .py file at ``path``. ``kernels`` is accepted
+    for the callers' convenience and not needed: every helper cell is kept."""
     path = Path(path)
     if path.suffix == ".ipynb":
-        return _with_support(from_notebook(path, kernels))
+        return from_notebook(path)
     if path.suffix == ".py":
-        return _with_support(from_python(path))
+        return from_python(path)
     raise SubmissionError(f"{path}: expected a .ipynb notebook or a .py file")
+
+
+# ------------------------------------------------------------------ feedback on cells
+LANGS = ("en", "ru")
+WHERE = {
+    "notebook": {"en": "cell {number} ({id})", "ru": "ячейка {number} ({id})"},
+    "python": {"en": "the statement at line {line}", "ru": "инструкция в строке {line}"},
+    "line": {"en": ", line {line}", "ru": ", строка {line}"},
+}
+CELL_FAILED = {"en": "{where} could not run: {error}. Only what it defines is missing; the rest is graded.",
+               "ru": "{where} не выполнилась: {error}. Не хватает только того, что в ней определено; "
+                     "остальное проверяется."}
+CELL_TIMED_OUT = {"en": "it ran past the time limit of one cell", "ru": "превышен лимит времени на одну ячейку"}
+IGNORED_PLACE = {"en": "cell {number}", "ru": "ячейка {number}"}
+IGNORED = {"en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",
+           "ru": "Не выполняются при проверке (команды окружения, отображения и оболочки ноутбука): {items}."}
+
+
+def _where(cell: Cell | None, entry: dict, lang: str) -> str:
+    line = entry.get("line") if isinstance(entry.get("line"), int) else None
+    if cell is not None and cell.kind == "python":
+        return WHERE["python"][lang].format(line=line if line is not None else "?")
+    number = cell.number if cell is not None else "?"
+    where = WHERE["notebook"][lang].format(number=number, id=entry.get("id"))
+    return where + (WHERE["line"][lang].format(line=line) if line is not None else "")
+
+
+def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = True) -> list[dict]:
+    """Feedback notes ({"en", "ru"}) on the worker's load report: one per cell (or .py
+    statement) that failed, naming the notebook's cell number and the line, and (with
+    ``ignored``) one listing the magics and shell escapes the grader did not run."""
+    by_id = {cell.id: cell for cell in sub.cells}
+    notes, skipped = [], []
+    for entry in report_cells:
+        cell = by_id.get(entry.get("id"))
+        items = ", ".join(str(x) for x in entry.get("ignored") or [] if isinstance(x, str))
+        if items and ignored:
+            skipped.append((items, cell))
+        if not entry.get("ok"):
+            notes.append({lang: CELL_FAILED[lang].format(
+                where=_where(cell, entry, lang),
+                error=CELL_TIMED_OUT[lang] if entry.get("timed_out") else entry.get("error") or "?")
+                for lang in LANGS})
+    if skipped:
+        notes.append({lang: IGNORED[lang].format(items="; ".join(
+            f"{items} ({IGNORED_PLACE[lang].format(number=cell.number) if cell and cell.kind == 'cell' else sub.path.name})"
+            for items, cell in skipped)) for lang in LANGS})
+    return notes
