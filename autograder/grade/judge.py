@@ -55,6 +55,15 @@ def _judge_kernel(kc, outcomes: list[dict]) -> dict[str, tuple]:
     return failed
 
 
+def values_checked(properties, failed) -> bool:
+    """True when some value-checking property held: gated points may then be earned.
+
+    Gated properties (invariances, no-mutation, bad input) say nothing on their own:
+    a constant function is invariant, and one that always raises rejects bad input.
+    """
+    return any(p.key not in failed for p in properties if not p.needs_correct_values)
+
+
 def _not_implemented(outcomes: list[dict]) -> bool:
     return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
 
@@ -75,8 +84,7 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     if hung is not None:  # the worker skipped the rest of the batch after this call
         return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
     failed = _judge_kernel(kc, outcomes)
-    values_ok = any(p.key not in failed for p in kc.properties
-                    if not p.needs_correct_values and p.key != "bad_input")
+    values_ok = values_checked(kc.properties, failed)
     results = []
     for prop in kc.properties:
         name = {l: prop.name(l) for l in ("en", "ru")}
@@ -90,7 +98,12 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         budget = min(shrink_budget, shrink_until - time.monotonic())
         if shrink and budget > 0 and session.proc is not None:
             found = search_counterexample(prop, session, budget_seconds=budget)
-            if found is not None and case_size(found[1].call and [found[1].call] or []) < size:
+            if session.proc is None:
+                # The search lost the worker (a crash on a probe): the corpus failure
+                # stands, nothing more is charged, and the next kernel gets a fresh worker.
+                session.restart()
+                shrink = False
+            elif found is not None and case_size(found[1].call and [found[1].call] or []) < size:
                 failure = found[1]
         results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
     return results

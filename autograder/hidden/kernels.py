@@ -56,7 +56,7 @@ def no_mutation(kernel, strategy) -> Property:
 def rejects(kernel, bad_calls: list[Call], hint_en, hint_ru) -> Property:
     return prop(kernel, "bad_input", "rejects invalid input with ValueError",
                 "отвергает некорректный вход через ValueError", 1, st.sampled_from(bad_calls), hint_en, hint_ru,
-                examples=len(bad_calls) * 3)
+                examples=len(bad_calls) * 3, needs_correct_values=True)
 
 
 def _with_call(failure, call):
