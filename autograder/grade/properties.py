@@ -40,6 +40,9 @@ class Failure:
     expected: Any = None
     got: Any = None
     call: Call | None = None
+    # The catalog's name for what went wrong ({"en": ..., "ru": ...}), when one
+    # known misconception reproduces the kernel's outcomes; ``message`` leads with it.
+    likely_mistake: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,9 @@ class Property:
     # Earned only when a value-checking property of the same kernel holds too: a
     # constant or input-ignoring function must not collect invariance points.
     needs_correct_values: bool = False
+    # Ids of the contract clauses this property tests ("<kernel>.<clause>", see
+    # autograder/hidden/suite.toml and docs/contracts.md).
+    clauses: tuple[str, ...] = ()
 
     def name(self, lang: str) -> str:
         """Test name as students see it: begins with the kernel's function name."""
@@ -163,3 +169,22 @@ def compare(got: dict, want: dict) -> Failure | None:
     if not values_close(g, w, want.get("scale")):
         return Failure(MESSAGES["values"], expected=w, got=g)
     return None
+
+
+def _error_kind(outcome: dict) -> str:
+    """ValueError for any ValueError subclass (the contract's error), else the class name."""
+    exc = outcome.get("exc") or ["?"]
+    return "ValueError" if "ValueError" in exc else exc[0]
+
+
+def same_outcome(got: dict, want: dict, scale: float | None = None) -> bool:
+    """Whether two outcomes of one call agree: the same kind of error, or close values.
+
+    Symmetric where :func:`compare` is not: it tells whether a catalog mistake
+    reproduces what a student's kernel did, errors included (e.g. a TypeError).
+    """
+    if got.get("s") == "raised" or want.get("s") == "raised":
+        return got.get("s") == want.get("s") == "raised" and _error_kind(want) in got.get("exc", [])
+    if got.get("s") != "ok" or want.get("s") != "ok":
+        return False
+    return compare(got, {"s": "ok", "v": want["v"], "scale": scale if scale is not None else want.get("scale")}) is None

@@ -6,6 +6,9 @@ float 0/1 flags, int rewards, ties, |Q| up to 1e3, B != A, 1-D and 2-D, gamma 0 
 """
 from __future__ import annotations
 
+import tomllib
+from importlib import resources
+
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -39,24 +42,50 @@ def batch_dims(draw, max_b=9, max_a=6):
     return draw(st.integers(1, max_b)), draw(st.integers(1, max_a))
 
 
-def prop(kernel, key, en, ru, points, strategy, hint_en, hint_ru, **kw) -> Property:
+def _load_suite() -> dict:
+    """The data half of the suite: clauses, points, titles and hints (suite.toml)."""
+    return tomllib.loads(resources.files("autograder.hidden").joinpath("suite.toml").read_text(encoding="utf-8"))
+
+
+SUITE = _load_suite()
+
+
+def _spec(kernel: str, key: str) -> dict:
+    """A property's data: the shared entry (if any) overlaid with the kernel's own."""
+    spec = dict(SUITE["shared"].get(key, {}))
+    own = SUITE[kernel]["properties"].get(key, {})
+    spec.update({k: v for k, v in own.items() if k != "clauses"})
+    spec["clauses"] = [*spec.get("clauses", ()), *own.get("clauses", ())]
+    return spec
+
+
+def prop(kernel: str, key: str, strategy, **kw) -> Property:
     """A property whose case is a :class:`Call` (or a tuple of calls for relations)."""
+    spec = _spec(kernel, key)
     calls = kw.pop("calls", lambda case: [case])
-    return Property(kernel=kernel, key=key, title={"en": en, "ru": ru}, points=points, strategy=strategy,
-                    calls=calls, hint={"en": hint_en, "ru": hint_ru}, **kw)
+    return Property(kernel=kernel, key=key, title=spec["title"], points=spec["points"], strategy=strategy,
+                    calls=calls, hint=spec.get("hint", {}), clauses=tuple(f"{kernel}.{c}" for c in spec["clauses"]),
+                    **kw)
 
 
 def no_mutation(kernel, strategy) -> Property:
-    return prop(kernel, "no_mutation", "does not modify its inputs", "не изменяет входные массивы", 1, strategy,
-                "Work on copies (np.asarray(x, dtype=float) then new arrays); never write into the arguments.",
-                "Работайте с копиями (np.asarray(x, dtype=float) и новые массивы); не записывайте в аргументы.",
-                check_mutation=True, examples=60, needs_correct_values=True)
+    return prop(kernel, "no_mutation", strategy, check_mutation=True, examples=60, needs_correct_values=True)
 
 
-def rejects(kernel, bad_calls: list[Call], hint_en, hint_ru) -> Property:
-    return prop(kernel, "bad_input", "rejects invalid input with ValueError",
-                "отвергает некорректный вход через ValueError", 1, st.sampled_from(bad_calls), hint_en, hint_ru,
-                examples=len(bad_calls) * 3, needs_correct_values=True)
+def rejects(kernel, bad_calls: list[Call]) -> Property:
+    return prop(kernel, "bad_input", st.sampled_from(bad_calls), examples=len(bad_calls) * 3, needs_correct_values=True)
+
+
+def as_plain_call(call: Call) -> Call:
+    """The call as a beginner writes it: Python lists, defaulted arguments left out.
+
+    Every keyword the strategies pass is a defaulted parameter of its kernel.
+    """
+    return Call(tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in call.args))
+
+
+def plain_call(kernel, strategy) -> Property:
+    return prop(kernel, "plain_call", strategy.map(as_plain_call), examples=60)
 
 
 def _with_call(failure, call):
@@ -98,7 +127,7 @@ def unseen_are_neg_inf(case, outcomes, expected):
 
 # ---------------------------------------------------------------- dqn_targets
 @st.composite
-def dqn_calls(draw, terminal=None, double=False, ties=False, flag_kind=None):
+def dqn_calls(draw, terminal=None, double=False, ties=False, flag_kind=None, garbage=False):
     b, a = draw(batch_dims())
     r = draw(rewards(b))
     if terminal is None:
@@ -108,6 +137,10 @@ def dqn_calls(draw, terminal=None, double=False, ties=False, flag_kind=None):
     if flag_kind is not None:
         done = np.asarray(done).astype(flag_kind)
     target = draw(arrays((b, a)))
+    if garbage:  # terminal rows never read next-Q: NaN or inf there must not reach the target
+        fill = draw(st.sampled_from([None, np.nan, np.inf, -np.inf]))
+        if fill is not None:
+            target = np.where(np.asarray(done, dtype=bool)[:, None], fill, target)
     gamma = draw(GAMMAS)
     if not double:
         return Call((r, done, target), {"gamma": gamma})
@@ -130,50 +163,24 @@ DQN_BAD = [
 ]
 
 DQN = [
-    prop("dqn_targets", "reference", "matches the reference on random batches",
-         "совпадает с эталоном на случайных пакетах", 4, dqn_calls(),
-         "y = r + gamma * (1 - terminated) * max_a Q_target(s', a): the max is over the action axis (axis=1).",
-         "y = r + gamma * (1 - terminated) * max_a Q_target(s', a): максимум берётся по оси действий (axis=1)."),
-    prop("dqn_targets", "terminal_rows", "terminal rows do not bootstrap",
-         "терминальные переходы не бутстрэппятся", 2, dqn_calls(terminal=True),
-         "When terminated = 1 the episode really ended: the target is the reward alone.",
-         "Если terminated = 1, эпизод действительно закончился: цель равна одной награде."),
-    prop("dqn_targets", "truncation_bootstraps", "non-terminal (e.g. truncated) rows bootstrap with the max",
-         "нетерминальные (например, усечённые) переходы бутстрэппятся максимумом", 1, dqn_calls(terminal=False),
-         "A transition cut by the time limit arrives with terminated = 0 and must keep gamma * max Q.",
-         "Переход, обрезанный лимитом времени, приходит с terminated = 0 и сохраняет gamma * max Q."),
-    prop("dqn_targets", "float_flags", "accepts terminated as 0/1 floats",
-         "принимает terminated как числа 0/1", 1, dqn_calls(flag_kind=np.float64),
-         "Do not use ~terminated on floats; convert with np.asarray(terminated, dtype=bool) or use 1 - terminated.",
-         "Не применяйте ~ к числам; приведите флаги через np.asarray(terminated, dtype=bool) или используйте 1 - terminated."),
+    prop("dqn_targets", "reference", dqn_calls()),
+    prop("dqn_targets", "terminal_rows", dqn_calls(terminal=True, garbage=True)),
+    prop("dqn_targets", "truncation_bootstraps", dqn_calls(terminal=False)),
+    prop("dqn_targets", "float_flags", dqn_calls(flag_kind=np.float64)),
+    plain_call("dqn_targets", dqn_calls()),
     no_mutation("dqn_targets", dqn_calls()),
-    rejects("dqn_targets", DQN_BAD,
-            "Check shapes ((B,), (B,), (B, A)), gamma in [0, 1] and that flags are 0/1.",
-            "Проверьте формы ((B,), (B,), (B, A)), gamma в [0, 1] и что флаги равны 0/1."),
+    rejects("dqn_targets", DQN_BAD),
 ]
 
 DOUBLE = [
-    prop("double_dqn_targets", "reference", "matches the reference on random batches",
-         "совпадает с эталоном на случайных пакетах", 4, dqn_calls(double=True),
-         "Select a* = argmax of the ONLINE row, then read the TARGET table at a*.",
-         "Выберите a* = argmax по строке ОСНОВНОЙ сети, затем возьмите значение ЦЕЛЕВОЙ таблицы в a*."),
-    prop("double_dqn_targets", "select_then_evaluate", "selects with the online table and evaluates with the target table",
-         "выбирает действие по основной таблице, оценивает по целевой", 2, dqn_calls(double=True, terminal=False),
-         "Using the online table for the value (or the target table for the choice) gives plain DQN or worse.",
-         "Если значение берётся из основной таблицы (или выбор делается по целевой), получается обычный DQN или хуже."),
-    prop("double_dqn_targets", "ties", "breaks ties in the argmax by the first index",
-         "при равенстве выбирает первое действие", 1, dqn_calls(double=True, ties=True, terminal=False),
-         "np.argmax returns the first maximal index; keep that convention.",
-         "np.argmax возвращает первый максимальный индекс; сохраните это соглашение."),
-    prop("double_dqn_targets", "terminal_rows", "terminal rows do not bootstrap",
-         "терминальные переходы не бутстрэппятся", 1, dqn_calls(double=True, terminal=True),
-         "When terminated = 1 the target is the reward alone.",
-         "Если terminated = 1, цель равна одной награде."),
+    prop("double_dqn_targets", "reference", dqn_calls(double=True)),
+    prop("double_dqn_targets", "select_then_evaluate", dqn_calls(double=True, terminal=False)),
+    prop("double_dqn_targets", "ties", dqn_calls(double=True, ties=True, terminal=False)),
+    prop("double_dqn_targets", "terminal_rows", dqn_calls(double=True, terminal=True)),
+    plain_call("double_dqn_targets", dqn_calls(double=True)),
     no_mutation("double_dqn_targets", dqn_calls(double=True)),
     rejects("double_dqn_targets", [Call((c.args[0], c.args[1], c.args[2], c.args[2]), c.kwargs) for c in DQN_BAD]
-            + [Call(([1.0, 2.0], [0, 1], QB, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))],
-            "Check shapes (both tables (B, A)), gamma in [0, 1] and 0/1 flags.",
-            "Проверьте формы (обе таблицы (B, A)), gamma в [0, 1] и флаги 0/1."),
+            + [Call(([1.0, 2.0], [0, 1], QB, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))]),
 ]
 
 
@@ -203,32 +210,17 @@ def nll_padding_pairs(draw):
 
 
 NLL = [
-    prop("masked_token_nll", "reference", "matches the reference on random shapes and masks",
-         "совпадает с эталоном на случайных формах и масках", 4, nll_calls(),
-         "L = -sum(mask * logp) / sum(mask): one mean over all active tokens of the batch.",
-         "L = -sum(mask * logp) / sum(mask): одно среднее по всем активным токенам пакета."),
-    prop("masked_token_nll", "active_mean", "divides by the number of active tokens, not by all positions",
-         "делит на число активных токенов, а не на все позиции", 2, nll_calls(padded_rows=True),
-         "Dividing by mask.size (or by rows) makes the loss scale depend on padding.",
-         "Деление на mask.size (или на число строк) делает масштаб потерь зависимым от паддинга."),
-    prop("masked_token_nll", "ignores_padding", "ignores the values at masked-out positions",
-         "не зависит от значений в замаскированных позициях", 1, nll_padding_pairs(),
-         "Positions with mask 0 must not influence the loss at all.",
-         "Позиции с маской 0 вообще не должны влиять на потери.",
-         calls=lambda case: list(case),
-         relation=same_outcome_relation("changing masked-out log-probs changed the loss",
-                                        "изменение лог-вероятностей под маской изменило потери"),
-         needs_correct_values=True),
-    prop("masked_token_nll", "float_mask", "accepts a 0/1 float mask",
-         "принимает маску из чисел 0/1", 1, nll_calls(flag_kind=np.float64),
-         "A mask of 0.0/1.0 floats is valid; do not index with it directly, convert to bool.",
-         "Маска из чисел 0.0/1.0 допустима; не индексируйте ею напрямую, приведите к bool."),
+    prop("masked_token_nll", "reference", nll_calls()),
+    prop("masked_token_nll", "active_mean", nll_calls(padded_rows=True)),
+    prop("masked_token_nll", "ignores_padding", nll_padding_pairs(), calls=lambda case: list(case), relation=same_outcome_relation("changing masked-out log-probs changed the loss",
+                                        "изменение лог-вероятностей под маской изменило потери"), needs_correct_values=True),
+    prop("masked_token_nll", "float_mask", nll_calls(flag_kind=np.float64)),
+    plain_call("masked_token_nll", nll_calls()),
     no_mutation("masked_token_nll", nll_calls()),
     rejects("masked_token_nll", [
         Call(([-1.0, -2.0], [0, 0])), Call(([-1.0, -2.0], [1, 0, 1])), Call(([-1.0, -2.0], [2, 0])),
         Call(([[-1.0, -2.0]], [0, 0])),
-    ], "Raise ValueError for shape mismatches, non-0/1 masks and masks with no active token.",
-        "Выбрасывайте ValueError при несовпадении форм, маске не из 0/1 и маске без активных токенов."),
+    ]),
 ]
 
 
@@ -254,32 +246,17 @@ def cql_shift_pairs(draw):
 
 
 CQL = [
-    prop("cql_discrete_penalty", "reference", "matches the reference on random (B, A) batches",
-         "совпадает с эталоном на случайных пакетах (B, A)", 4, cql_calls(),
-         "Per row: logsumexp_a Q(s, a) - Q(s, a_data); then the mean over the batch.",
-         "По строке: logsumexp_a Q(s, a) - Q(s, a_data); затем среднее по пакету."),
-    prop("cql_discrete_penalty", "single_state", "handles a single state (1-D Q, integer action)",
-         "обрабатывает одно состояние (одномерный Q, целое действие)", 1, cql_calls(single=True),
-         "A 1-D Q with an int action is one row: return that row's penalty.",
-         "Одномерный Q с целым действием — одна строка: верните её штраф."),
-    prop("cql_discrete_penalty", "stable", "stays exact for large |Q| (no overflow in exp)",
-         "остаётся точным при больших |Q| (без переполнения exp)", 2, cql_calls(spread=1e3),
-         "exp(1000) overflows: subtract the row maximum before exponentiating (stable logsumexp).",
-         "exp(1000) переполняется: вычтите максимум строки перед экспонентой (устойчивый logsumexp)."),
-    prop("cql_discrete_penalty", "shift_invariant", "is unchanged when a constant is added to every Q",
-         "не меняется при добавлении константы ко всем Q", 1, cql_shift_pairs(),
-         "Both terms move by the same constant; if yours does not cancel, a term is missing or unstable.",
-         "Оба слагаемых сдвигаются на одну константу; если у вас не сокращается, слагаемое потеряно или неустойчиво.",
-         calls=lambda case: list(case),
-         relation=same_outcome_relation("adding a constant to Q changed the penalty",
-                                        "добавление константы к Q изменило штраф"),
-         needs_correct_values=True),
+    prop("cql_discrete_penalty", "reference", cql_calls()),
+    prop("cql_discrete_penalty", "single_state", cql_calls(single=True)),
+    prop("cql_discrete_penalty", "stable", cql_calls(spread=1e3)),
+    prop("cql_discrete_penalty", "shift_invariant", cql_shift_pairs(), calls=lambda case: list(case), relation=same_outcome_relation("adding a constant to Q changed the penalty",
+                                        "добавление константы к Q изменило штраф"), needs_correct_values=True),
+    plain_call("cql_discrete_penalty", cql_calls()),
     no_mutation("cql_discrete_penalty", cql_calls()),
     rejects("cql_discrete_penalty", [
         Call(([1.0, 2.0], 2)), Call(([1.0, 2.0], -1)), Call(([1.0, 2.0], 0.5)), Call((QB, [0])),
         Call((QB, [0, 5])), Call(([[[1.0]]], [0])),
-    ], "Check that actions are integers in [0, A) and that shapes match.",
-        "Проверьте, что действия — целые числа из [0, A), а формы согласованы."),
+    ]),
 ]
 
 
@@ -293,27 +270,13 @@ def expectile_calls(draw, tau=None, two_d=False):
 
 
 EXPECTILE = [
-    prop("expectile_loss", "reference", "matches the reference on random residuals",
-         "совпадает с эталоном на случайных остатках", 4, expectile_calls(),
-         "mean(|tau - 1[u < 0]| * u**2) with u = diff = Q - V.",
-         "mean(|tau - 1[u < 0]| * u**2), где u = diff = Q - V."),
-    prop("expectile_loss", "asymmetric", "weights positive residuals by tau and negative ones by 1 - tau",
-         "взвешивает положительные остатки через tau, отрицательные через 1 - tau", 2,
-         expectile_calls(tau=0.9),
-         "With u = target - prediction, u > 0 gets weight tau. Swapping tau and 1 - tau flips the expectile.",
-         "При u = цель - прогноз вес tau получают u > 0. Перестановка tau и 1 - tau переворачивает экспектиль."),
-    prop("expectile_loss", "half_mse", "with tau = 0.5 equals half the mean squared error",
-         "при tau = 0.5 равна половине среднеквадратичной ошибки", 1, expectile_calls(tau=0.5),
-         "At tau = 0.5 both weights are 0.5: the loss is 0.5 * mean(u**2).",
-         "При tau = 0.5 оба веса равны 0.5: потери равны 0.5 * mean(u**2)."),
-    prop("expectile_loss", "two_d", "works for 2-D residual arrays (mean over all entries)",
-         "работает с двумерными остатками (среднее по всем элементам)", 1, expectile_calls(two_d=True),
-         "Average over every entry, not per row.",
-         "Усредняйте по всем элементам, а не по строкам."),
+    prop("expectile_loss", "reference", expectile_calls()),
+    prop("expectile_loss", "asymmetric", expectile_calls(tau=0.9)),
+    prop("expectile_loss", "half_mse", expectile_calls(tau=0.5)),
+    prop("expectile_loss", "two_d", expectile_calls(two_d=True)),
+    plain_call("expectile_loss", expectile_calls()),
     no_mutation("expectile_loss", expectile_calls()),
-    rejects("expectile_loss", [Call(([1.0], 0.0)), Call(([1.0], 1.0)), Call(([1.0], -0.2)), Call(([], 0.5))],
-            "tau must lie strictly between 0 and 1, and diff must not be empty.",
-            "tau должно лежать строго между 0 и 1, а diff не может быть пустым."),
+    rejects("expectile_loss", [Call(([1.0], 0.0)), Call(([1.0], 1.0)), Call(([1.0], -0.2)), Call(([], 0.5))]),
 ]
 
 
@@ -327,30 +290,14 @@ def rtg_calls(draw, gamma=None, ints=False, length=None):
 
 
 RTG = [
-    prop("return_to_go", "reference", "matches the reference on random episodes and gammas",
-         "совпадает с эталоном на случайных эпизодах и gamma", 4, rtg_calls(),
-         "G_t = r_t + gamma * G_{t+1}, accumulated from the end of the episode backwards.",
-         "G_t = r_t + gamma * G_{t+1}, накапливается с конца эпизода к началу."),
-    prop("return_to_go", "undiscounted", "with gamma = 1 sums the rewards from t to the end",
-         "при gamma = 1 суммирует награды от t до конца", 1, rtg_calls(gamma=1.0),
-         "A forward cumsum gives sums from the start; return-to-go needs sums to the end.",
-         "Прямой cumsum даёт суммы от начала; return-to-go — это суммы до конца."),
-    prop("return_to_go", "gamma_zero", "with gamma = 0 returns the rewards",
-         "при gamma = 0 возвращает сами награды", 1, rtg_calls(gamma=0.0),
-         "With gamma = 0 nothing of the future counts.",
-         "При gamma = 0 будущее не учитывается."),
-    prop("return_to_go", "int_rewards", "turns integer rewards into float returns",
-         "даёт вещественные результаты для целых наград", 1, rtg_calls(ints=True, gamma=0.5),
-         "np.empty_like(int_array) is an int array: discounted sums get truncated. Use float64.",
-         "np.empty_like(int_array) — целочисленный массив: дисконтированные суммы обрежутся. Используйте float64."),
-    prop("return_to_go", "long", "stays accurate on long episodes (1000 steps)",
-         "остаётся точным на длинных эпизодах (1000 шагов)", 1, rtg_calls(length=1000),
-         "Accumulate backwards; powers like gamma**(-t) overflow or lose precision.",
-         "Накапливайте с конца; степени вида gamma**(-t) переполняются или теряют точность.", examples=20),
+    prop("return_to_go", "reference", rtg_calls()),
+    prop("return_to_go", "undiscounted", rtg_calls(gamma=1.0)),
+    prop("return_to_go", "gamma_zero", rtg_calls(gamma=0.0)),
+    prop("return_to_go", "int_rewards", rtg_calls(ints=True, gamma=0.5)),
+    prop("return_to_go", "long", rtg_calls(length=1000), examples=20),
+    plain_call("return_to_go", rtg_calls()),
     no_mutation("return_to_go", rtg_calls()),
-    rejects("return_to_go", [Call(([[1.0, 2.0]],)), Call(([1.0],), {"gamma": 2.0}), Call(([1.0],), {"gamma": -1.0})],
-            "rewards must be 1-D and gamma in [0, 1].",
-            "rewards должны быть одномерными, а gamma — из [0, 1]."),
+    rejects("return_to_go", [Call(([[1.0, 2.0]],)), Call(([1.0],), {"gamma": 2.0}), Call(([1.0],), {"gamma": -1.0})]),
 ]
 
 
@@ -374,28 +321,16 @@ def pessimistic_calls(draw, unseen=False, scale=None, big_counts=False):
 
 
 PESSIMISTIC = [
-    prop("pessimistic_values", "reference", "matches the reference on random means and counts",
-         "совпадает с эталоном на случайных средних и счётчиках", 4, pessimistic_calls(),
-         "mean - radius_scale / sqrt(n) where n > 0, -inf where n = 0.",
-         "mean - radius_scale / sqrt(n) при n > 0, -inf при n = 0."),
-    prop("pessimistic_values", "unseen", "gives -inf for unseen entries (n = 0), whatever the mean",
-         "даёт -inf для ненаблюдавшихся элементов (n = 0) при любом среднем", 2, pessimistic_calls(unseen=True),
-         "An action never observed has no evidence at all: its value is -inf, not mean - something.",
-         "У ни разу не наблюдавшегося действия нет данных: его значение -inf, а не mean - что-то.",
-         relation=unseen_are_neg_inf, needs_correct_values=True),
-    prop("pessimistic_values", "sqrt_radius", "shrinks the radius as 1/sqrt(n)",
-         "уменьшает радиус как 1/sqrt(n)", 1, pessimistic_calls(big_counts=True),
-         "The radius is radius_scale / sqrt(n), not radius_scale / n.",
-         "Радиус равен radius_scale / sqrt(n), а не radius_scale / n."),
-    prop("pessimistic_values", "radius_scale", "scales the radius by the keyword radius_scale",
-         "масштабирует радиус ключевым аргументом radius_scale", 1, pessimistic_calls(scale=2.5),
-         "radius_scale multiplies 1/sqrt(n).", "radius_scale умножает 1/sqrt(n)."),
+    prop("pessimistic_values", "reference", pessimistic_calls()),
+    prop("pessimistic_values", "unseen", pessimistic_calls(unseen=True), relation=unseen_are_neg_inf, needs_correct_values=True),
+    prop("pessimistic_values", "sqrt_radius", pessimistic_calls(big_counts=True)),
+    prop("pessimistic_values", "radius_scale", pessimistic_calls(scale=2.5)),
+    plain_call("pessimistic_values", pessimistic_calls()),
     no_mutation("pessimistic_values", pessimistic_calls()),
     rejects("pessimistic_values", [
         Call(([1.0, 2.0], [1.0])), Call(([1.0], [-1.0])), Call(([1.0], [1.0]), {"radius_scale": -1.0}),
         Call(([1.0], [1.0]), {"radius_scale": float("inf")}),
-    ], "Raise ValueError on shape mismatch, negative counts, or a negative / non-finite radius_scale.",
-        "Выбрасывайте ValueError при несовпадении форм, отрицательных счётчиках или отрицательном / бесконечном radius_scale."),
+    ]),
 ]
 
 
@@ -421,28 +356,16 @@ def support_calls(draw, one_d=False, relative=False, ratio=None):
 
 
 SUPPORT = [
-    prop("behavior_support_mask", "reference", "matches the reference on random (B, A) tables",
-         "совпадает с эталоном на случайных таблицах (B, A)", 4, support_calls(),
-         "eligible = p >= threshold_ratio * max p, the max taken along the last axis (per row).",
-         "eligible = p >= threshold_ratio * max p, максимум по последней оси (по строке)."),
-    prop("behavior_support_mask", "one_d", "handles a single distribution (1-D)",
-         "обрабатывает одно распределение (одномерный вход)", 1, support_calls(one_d=True),
-         "For 1-D input compare with the maximum of the whole vector.",
-         "Для одномерного входа сравнивайте с максимумом всего вектора."),
-    prop("behavior_support_mask", "relative", "uses a threshold relative to the most likely action",
-         "использует порог относительно самого вероятного действия", 2, support_calls(relative=True, ratio=0.35),
-         "p >= 0.35 is an absolute threshold; the contract is p >= 0.35 * max p.",
-         "p >= 0.35 — абсолютный порог; по контракту нужно p >= 0.35 * max p."),
-    prop("behavior_support_mask", "argmax_eligible", "always keeps the most likely action (ratio = 1)",
-         "всегда оставляет самое вероятное действие (ratio = 1)", 1, support_calls(ratio=1.0),
-         "Use >=, not >: the action at the maximum must stay eligible.",
-         "Используйте >=, а не >: действие с максимальной вероятностью должно оставаться допустимым."),
+    prop("behavior_support_mask", "reference", support_calls()),
+    prop("behavior_support_mask", "one_d", support_calls(one_d=True)),
+    prop("behavior_support_mask", "relative", support_calls(relative=True, ratio=0.35)),
+    prop("behavior_support_mask", "argmax_eligible", support_calls(ratio=1.0)),
+    plain_call("behavior_support_mask", support_calls(ratio=0.35)),
     no_mutation("behavior_support_mask", support_calls()),
     rejects("behavior_support_mask", [
         Call(([0.5, -0.1],)), Call(([0.0, 0.0],)), Call(([0.5, 0.5],), {"threshold_ratio": 1.5}),
         Call(([0.5, 0.5],), {"threshold_ratio": -0.1}), Call((np.ones((2, 2, 2)),)),
-    ], "Reject negative probabilities, all-zero rows, ratios outside [0, 1] and other ranks.",
-        "Отвергайте отрицательные вероятности, нулевые строки, ratio вне [0, 1] и другие размерности."),
+    ]),
 ]
 
 
@@ -463,27 +386,17 @@ def fqe_calls(draw, terminal=None, one_hot=False):
 
 
 FQE = [
-    prop("fqe_targets", "reference", "matches the reference on random batches",
-         "совпадает с эталоном на случайных пакетах", 4, fqe_calls(),
-         "y = r + gamma * (1 - terminated) * sum_a pi(a|s') Q(s', a).",
-         "y = r + gamma * (1 - terminated) * sum_a pi(a|s') Q(s', a)."),
-    prop("fqe_targets", "expectation", "averages next values under the policy (does not maximise)",
-         "усредняет значения по политике (не берёт максимум)", 2, fqe_calls(terminal=False),
-         "FQE evaluates a fixed policy: an expectation over pi, not a max over actions.",
-         "FQE оценивает фиксированную политику: матожидание по pi, а не максимум по действиям."),
-    prop("fqe_targets", "terminal_rows", "terminal rows do not bootstrap",
-         "терминальные переходы не бутстрэппятся", 1, fqe_calls(terminal=True),
-         "When terminated = 1 the target is the reward alone.", "Если terminated = 1, цель равна одной награде."),
-    prop("fqe_targets", "sarsa", "with a one-hot policy gives the SARSA target",
-         "с детерминированной политикой даёт цель SARSA", 1, fqe_calls(one_hot=True),
-         "A one-hot pi picks exactly one Q(s', a').", "Детерминированная pi выбирает ровно одно Q(s', a')."),
+    prop("fqe_targets", "reference", fqe_calls()),
+    prop("fqe_targets", "expectation", fqe_calls(terminal=False)),
+    prop("fqe_targets", "terminal_rows", fqe_calls(terminal=True)),
+    prop("fqe_targets", "sarsa", fqe_calls(one_hot=True)),
+    plain_call("fqe_targets", fqe_calls()),
     no_mutation("fqe_targets", fqe_calls()),
     rejects("fqe_targets", [
         Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.6]])), Call(([0.0], [0], [[1.0, 2.0]], [[0.0, 0.0]])),
         Call(([0.0], [0], [[1.0, 2.0]], [[1.5, -0.5]])), Call(([0.0], [0], [[1.0, 2.0]], [[1.0]])),
         Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.5]]), {"gamma": 1.5}),
-    ], "Policy rows must be non-negative, sum to 1 and match next_q's shape; gamma in [0, 1].",
-        "Строки политики неотрицательны, суммируются в 1 и совпадают по форме с next_q; gamma в [0, 1]."),
+    ]),
 ]
 
 
@@ -498,25 +411,16 @@ def iql_calls(draw, huge=False, beta=None):
 
 
 IQL = [
-    prop("iql_advantage_weights", "reference", "matches the reference on random advantages",
-         "совпадает с эталоном на случайных преимуществах", 4, iql_calls(),
-         "w = min(exp(beta * A), max_weight), elementwise.", "w = min(exp(beta * A), max_weight) поэлементно."),
-    prop("iql_advantage_weights", "capped", "caps the weights at max_weight",
-         "ограничивает веса сверху значением max_weight", 2, iql_calls(beta=5.0),
-         "Clip the weight (after exp), not the advantage before it.",
-         "Ограничивайте вес (после exp), а не преимущество до него."),
-    prop("iql_advantage_weights", "no_overflow", "does not overflow for beta * A up to 1e6",
-         "не переполняется при beta * A до 1e6", 1, iql_calls(huge=True, beta=1.0),
-         "exp(1e6) is inf: take exp(min(beta * A, log(max_weight))) instead.",
-         "exp(1e6) = inf: вычисляйте exp(min(beta * A, log(max_weight)))."),
-    prop("iql_advantage_weights", "beta_zero", "with beta = 0 gives weight min(1, max_weight)",
-         "при beta = 0 даёт вес min(1, max_weight)", 1, iql_calls(beta=0.0),
-         "beta = 0 ignores advantages: plain behavior cloning.", "beta = 0 игнорирует преимущества: это обычный BC."),
+    prop("iql_advantage_weights", "reference", iql_calls()),
+    prop("iql_advantage_weights", "capped", iql_calls(beta=5.0)),
+    prop("iql_advantage_weights", "no_overflow", iql_calls(huge=True, beta=1.0)),
+    prop("iql_advantage_weights", "beta_zero", iql_calls(beta=0.0)),
+    plain_call("iql_advantage_weights", iql_calls()),
     no_mutation("iql_advantage_weights", iql_calls()),
     rejects("iql_advantage_weights", [
         Call(([1.0], -0.5)), Call(([1.0], 1.0), {"max_weight": 0.0}), Call(([1.0], 1.0), {"max_weight": -3.0}),
         Call(([1.0], float("inf"))),
-    ], "beta must be >= 0 and finite; max_weight must be > 0.", "beta должно быть >= 0 и конечным; max_weight > 0."),
+    ]),
 ]
 
 PROPERTIES: list[Property] = [*DQN, *DOUBLE, *NLL, *CQL, *EXPECTILE, *RTG, *PESSIMISTIC, *SUPPORT, *FQE, *IQL]
