@@ -40,7 +40,7 @@ class Failure:
     expected: Any = None
     got: Any = None
     call: Call | None = None
-    # The catalog's name for what went wrong ({"en": ..., "ru": ...}), when one
+    # The catalog's name for what went wrong ({"id": ..., "en": ..., "ru": ...}), when one
     # known misconception reproduces the kernel's outcomes; ``message`` leads with it.
     likely_mistake: dict[str, str] | None = None
 
@@ -57,6 +57,10 @@ class Property:
     relation: Callable[[Any, list[dict], list[dict]], Failure | None] | None = None
     check_mutation: bool = False
     examples: int = 200
+    # Small, round cases of the same kind, drawn first (``small_examples`` of them) so
+    # that the failing input a student is shown is one they could have written by hand.
+    small: st.SearchStrategy | None = None
+    small_examples: int = 25
     # Earned only when a value-checking property of the same kernel holds too: a
     # constant or input-ignoring function must not collect invariance points.
     needs_correct_values: bool = False
@@ -187,4 +191,11 @@ def same_outcome(got: dict, want: dict, scale: float | None = None) -> bool:
         return got.get("s") == want.get("s") == "raised" and _error_kind(want) in got.get("exc", [])
     if got.get("s") != "ok" or want.get("s") != "ok":
         return False
+    g, w = np.asarray(got["v"]), np.asarray(want["v"])
+    if g.dtype.kind in "fc" and w.dtype.kind in "fc" and g.shape == w.shape:
+        nan = np.isnan(w)
+        if not np.array_equal(nan, np.isnan(g)):
+            return False
+        if nan.any():  # NaN where the mistake gives NaN is a match here (never in grading)
+            got, want = {**got, "v": g[~nan]}, {**want, "v": w[~nan]}
     return compare(got, {"s": "ok", "v": want["v"], "scale": scale if scale is not None else want.get("scale")}) is None
