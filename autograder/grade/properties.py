@@ -199,3 +199,74 @@ def same_outcome(got: dict, want: dict, scale: float | None = None) -> bool:
         if nan.any():  # NaN where the mistake gives NaN is a match here (never in grading)
             got, want = {**got, "v": g[~nan]}, {**want, "v": w[~nan]}
     return compare(got, {"s": "ok", "v": want["v"], "scale": scale if scale is not None else want.get("scale")}) is None
+
+
+@dataclass(frozen=True)
+class FlatExpected:
+    """The reference values of many calls, flattened once, for one vectorised check.
+
+    ``calls`` are the indices (into the kernel's outcome list) of calls whose reference
+    outcome is a value; ``raising`` those whose reference raised.
+    """
+
+    calls: np.ndarray
+    shapes: tuple
+    starts: np.ndarray
+    want: np.ndarray
+    tolerance: np.ndarray      # per element; 0 where the value must match exactly
+    raising: np.ndarray
+
+
+def flatten_expected(expected: list[dict], indices) -> FlatExpected:
+    """Precompute what :func:`passing_calls` needs (trusted side, once per corpus)."""
+    calls = [i for i in indices if expected[i]["s"] == "ok"]
+    raising = [i for i in indices if expected[i]["s"] != "ok"]
+    wants, tolerances, sizes = [], [], []
+    for i in calls:
+        w = np.asarray(expected[i]["v"])
+        flat = w.astype(np.float64).ravel()
+        exact = w.dtype == np.bool_ or ~np.isfinite(flat)
+        scale = expected[i].get("scale") or scale_of(w)
+        with np.errstate(invalid="ignore"):
+            tol = np.where(exact, 0.0, ATOL_PER_SCALE * scale + RTOL * np.abs(flat))
+        wants.append(flat)
+        tolerances.append(tol)
+        sizes.append(flat.size)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp) if sizes else np.zeros(0, np.intp)
+    return FlatExpected(np.asarray(calls, dtype=np.intp), tuple(np.shape(expected[i]["v"]) for i in calls), starts,
+                        np.concatenate(wants) if wants else np.zeros(0), np.concatenate(tolerances) if tolerances
+                        else np.zeros(0), np.asarray(raising, dtype=np.intp))
+
+
+def passing_calls(flat: FlatExpected, outcomes: list[dict]) -> set[int]:
+    """Indices of the calls whose outcome :func:`compare` accepts, checked in one pass.
+
+    Exactly as strict as :func:`compare` (same tolerance, shapes, exact infinities, NaN
+    never matching); a call it does not list is judged one by one for its message.
+    """
+    passed = {int(i) for i in flat.raising
+              if outcomes[i].get("s") == "raised" and "ValueError" in outcomes[i].get("exc", [])}
+    shaped, got = [], []
+    for j, (i, shape) in enumerate(zip(flat.calls.tolist(), flat.shapes)):
+        o = outcomes[i]
+        if o.get("s") != "ok":
+            continue
+        v = o["v"]
+        if v.shape != shape and not (shape == () and v.size == 1):
+            continue
+        shaped.append(j)
+        got.append(v)
+    if not shaped:
+        return passed
+    sizes = np.fromiter((g.size for g in got), dtype=np.intp, count=len(got))
+    if len(shaped) == len(flat.calls):  # the usual case: every call came back well-formed
+        w, tol = flat.want, flat.tolerance
+    else:
+        take = np.concatenate([np.arange(flat.starts[j], flat.starts[j] + n) for j, n in zip(shaped, sizes)])
+        w, tol = flat.want[take], flat.tolerance[take]
+    g = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in got])
+    with np.errstate(invalid="ignore"):
+        elem_ok = (g == w) | (np.abs(g - w) <= tol)
+    bad = np.bincount(np.repeat(np.arange(len(shaped)), sizes)[~elem_ok], minlength=len(shaped))
+    passed.update(int(flat.calls[j]) for j, b in zip(shaped, bad.tolist()) if b == 0)
+    return passed
