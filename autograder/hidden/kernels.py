@@ -2,7 +2,12 @@
 
 Each kernel is worth 10 points, split over properties that each catch a family of
 real mistakes; a property's strategy draws the inputs those mistakes need (bool and
-float 0/1 flags, int rewards, ties, |Q| up to 1e3, B != A, 1-D and 2-D, gamma 0 and 1).
+float 0/1 flags, int rewards, ties, |Q| up to 1e3, B != A, 1-D and 2-D, gamma 0 and 1),
+and its small strategy draws round, hand-sized cases of the same kind that come first.
+
+The suite is data-driven: ``suite.toml`` holds each property's points, titles, hints
+and the contract clauses it tests; this module holds only what draws and judges the
+cases, one line per property.
 """
 from __future__ import annotations
 
