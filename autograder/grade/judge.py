@@ -99,9 +99,13 @@ def with_mistake(failure: Failure, mistake) -> Failure:
     return dataclasses.replace(failure, message=message, likely_mistake={"id": mistake.name, **mistake.explanation})
 
 
+# Properties about input checks and writes: a mistake in the values does not explain them.
+CHECKS_BEYOND_VALUES = ("bad_input", "no_mutation")
+
+
 def _value_failed(failed: dict) -> bool:
     """Some property about the kernel's values failed (not only input checks or writes)."""
-    return any(key not in ("bad_input", "no_mutation") for key in failed)
+    return any(key not in CHECKS_BEYOND_VALUES for key in failed)
 
 
 def _not_implemented(outcomes: list[dict]) -> bool:
@@ -147,7 +151,7 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
                 shrink = False
             elif found is not None and found[1].call is not None and shown_order([found[1].call]) < order:
                 failure = found[1]
-        if mistake is not None and prop.key != "no_mutation":
+        if mistake is not None and prop.key not in CHECKS_BEYOND_VALUES:
             # The named mistake explains the failure; a fixed hint could contradict it.
             results.append(TestResult(kernel, prop.key, name, prop.points, False,
                                       with_mistake(failure, mistake)))
