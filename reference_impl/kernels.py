@@ -211,14 +211,15 @@ def return_to_go(rewards, gamma=1.0):
     r = v.float_array(rewards, "rewards", kernel)
     v.require_ndim(r, "rewards", kernel, (1,), "(T,)")
     v.require_finite(r, "rewards", kernel)
-    if g == 1.0 or r.size == 0:
+    if g == 1.0:
         # np.cumsum accumulates sequentially, i.e. exactly the recursion above.
         return np.cumsum(r[::-1])[::-1].copy()
-    # The recursion is a first-order IIR filter run over the reversed episode:
-    # y_n = x_n + gamma * y_{n-1}; lfilter runs it in compiled code, in that order.
-    # (Imported here so that the solution cell is self-contained.)
-    from scipy.signal import lfilter
-    return lfilter([1.0], [1.0, -g], r[::-1])[::-1].copy()
+    out = np.empty_like(r)
+    running = 0.0
+    for t, reward in zip(range(r.shape[0] - 1, -1, -1), r[::-1].tolist()):
+        running = reward + g * running
+        out[t] = running
+    return out
     ### END SOLUTION
 
 
