@@ -66,19 +66,39 @@ def context_free_generation():
         providers._get_local_constants, providers.CONSTANTS_CACHE = saved
 
 
-def draw_cases(prop: Property, examples: int | None = None) -> list:
-    """Deterministic cases of one property (derandomized Hypothesis, generate phase only)."""
+def _draw(strategy, examples: int) -> list:
+    """Deterministic draws of one strategy (derandomized Hypothesis, generate phase only)."""
     drawn: list = []
 
-    @settings(max_examples=examples or prop.examples, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(prop.strategy)
+    @given(strategy)
     def collect(case):
         drawn.append(case)
 
     with context_free_generation():
         collect()
     return drawn
+
+
+def draw_cases(prop: Property, examples: int | None = None) -> list:
+    """The cases of one property: its small, round cases first, then the generated ones.
+
+    ``examples`` (a smaller corpus, e.g. for quick runs) caps both parts.
+    """
+    n = examples or prop.examples
+    small = _draw(prop.small, min(prop.small_examples, n)) if prop.small is not None else []
+    return small + _draw(prop.strategy, n)
+
+
+def counts_per_property(corpus: dict[str, KernelCorpus]) -> dict[str, int]:
+    """{"kernel.property": number of cases}: what the bench and the docs report."""
+    counts: dict[str, int] = {}
+    for kc in corpus.values():
+        for case in kc.cases:
+            name = f"{kc.kernel}.{case.prop.key}"
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def reference_outcome(kernel: str, call: Call) -> dict:

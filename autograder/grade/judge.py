@@ -5,13 +5,16 @@ reference outcomes of the corpus, gates points, and picks the failure to show.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from reference_impl import exercises
-from autograder.grade.properties import MESSAGES, Failure
+
+from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten_expected, passing_calls
 from autograder.grade.run import WorkerLost, WorkerSession
 from autograder.grade.score import TestResult
-from autograder.grade.shrink import case_size, search_counterexample
+from autograder.grade.shrink import case_size, search_counterexample, shown_order
+from autograder.hidden.mistakes import LEAD, likely_mistake
 
 LOST = {
     "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
@@ -30,6 +33,7 @@ LOST = {
 CELL_FAILED = {"en": "cell {id} could not run: {error}", "ru": "ячейку {id} не удалось выполнить: {error}"}
 ANSWER_WRONG = {"en": "the value of {name} is missing or wrong", "ru": "значение {name} отсутствует или неверно"}
 ANSWER_TITLE = {"en": "numerical answer {name}", "ru": "численный ответ {name}"}
+MISTAKE_THEN = {"en": "{lead}: {mistake}. Here: {message}", "ru": "{lead}: {mistake}. Здесь: {message}"}
 ANSWER_HINT = {"en": "Assign the number (or list) to this exact variable name; compute it with the exercise's inputs.",
                "ru": "Присвойте число (или список) переменной с точно таким именем; считайте по входам упражнения."}
 
@@ -41,18 +45,67 @@ def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
             for p in kc.properties]
 
 
-def _judge_kernel(kc, outcomes: list[dict]) -> dict[str, tuple]:
-    """Smallest failing corpus case of each property: {key: (case, failure)}."""
+_FLAT: dict[int, tuple] = {}
+
+
+def _flat_expected(kc) -> FlatExpected:
+    """The kernel's differential reference values, flattened once per process."""
+    if id(kc) not in _FLAT or _FLAT[id(kc)][0] is not kc:  # holding kc keeps its id unique
+        calls = [i for case in kc.cases if case.prop.relation is None and not case.prop.check_mutation
+                 for i in range(case.first_call, case.first_call + case.n_calls)]
+        _FLAT[id(kc)] = (kc, flatten_expected(kc.expected, calls))
+    return _FLAT[id(kc)][1]
+
+
+def failing_cases(kc, outcomes: list[dict]) -> dict[str, tuple]:
+    """The failing corpus case to show for each property: {key: (case, failure, order)}.
+
+    A readable case (small, round numbers) is preferred, then the one with fewest values.
+    """
     failed: dict[str, tuple] = {}
+    passed = passing_calls(_flat_expected(kc), outcomes)
     for case in kc.cases:
+        if case.prop.relation is None and not case.prop.check_mutation and all(
+                i in passed for i in range(case.first_call, case.first_call + case.n_calls)):
+            continue  # every call agrees with the reference: nothing to judge one by one
         span = slice(case.first_call, case.first_call + case.n_calls)
         failure = case.prop.judge(case.value, outcomes[span], kc.expected[span])
         if failure is None:
             continue
-        size = case_size(case.prop.calls(case.value))
-        if case.prop.key not in failed or size < failed[case.prop.key][2]:
-            failed[case.prop.key] = (case, failure, size)
+        best = failed.get(case.prop.key)
+        calls = case.prop.calls(case.value)
+        # Once a readable case is held, only a smaller one can win: skip the digit check.
+        if best is not None and not best[2][0] and case_size(calls) >= best[2][1]:
+            continue
+        order = shown_order(calls)
+        if best is None or order < best[2]:
+            failed[case.prop.key] = (case, failure, order)
     return failed
+
+
+def values_checked(properties, failed) -> bool:
+    """True when some value-checking property held: gated points may then be earned.
+
+    Gated properties (invariances, no-mutation, bad input) say nothing on their own:
+    a constant function is invariant, and one that always raises rejects bad input.
+    """
+    return any(p.key not in failed for p in properties if not p.needs_correct_values)
+
+
+def with_mistake(failure: Failure, mistake) -> Failure:
+    """The failure, its message led by the likely mistake's explanation."""
+    message = {lang: MISTAKE_THEN[lang].format(lead=LEAD[lang], mistake=mistake.explanation[lang], message=text)
+               for lang, text in failure.message.items()}
+    return dataclasses.replace(failure, message=message, likely_mistake={"id": mistake.name, **mistake.explanation})
+
+
+# Properties about input checks and writes: a mistake in the values does not explain them.
+CHECKS_BEYOND_VALUES = ("bad_input", "no_mutation")
+
+
+def _value_failed(failed: dict) -> bool:
+    """Some property about the kernel's values failed (not only input checks or writes)."""
+    return any(key not in CHECKS_BEYOND_VALUES for key in failed)
 
 
 def _not_implemented(outcomes: list[dict]) -> bool:
@@ -74,9 +127,9 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
         return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
-    failed = _judge_kernel(kc, outcomes)
-    values_ok = any(p.key not in failed for p in kc.properties
-                    if not p.needs_correct_values and p.key != "bad_input")
+    failed = failing_cases(kc, outcomes)
+    values_ok = values_checked(kc.properties, failed)
+    mistake = likely_mistake(kc, outcomes) if _value_failed(failed) else None
     results = []
     for prop in kc.properties:
         name = {l: prop.name(l) for l in ("en", "ru")}
@@ -86,12 +139,23 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         if prop.key not in failed:  # held, but the kernel computes nothing right
             results.append(TestResult(kernel, prop.key, name, prop.points, False, Failure(MESSAGES["gated"])))
             continue
-        case, failure, size = failed[prop.key]
+        case, failure, order = failed[prop.key]
         budget = min(shrink_budget, shrink_until - time.monotonic())
-        if shrink and budget > 0 and session.proc is not None:
+        readable = not order[0]  # already small and round: nothing to gain from a search
+        if shrink and not readable and budget > 0 and session.proc is not None:
             found = search_counterexample(prop, session, budget_seconds=budget)
-            if found is not None and case_size(found[1].call and [found[1].call] or []) < size:
+            if session.proc is None:
+                # The search lost the worker (a crash on a probe): the corpus failure
+                # stands, nothing more is charged, and the next kernel gets a fresh worker.
+                session.restart()
+                shrink = False
+            elif found is not None and found[1].call is not None and shown_order([found[1].call]) < order:
                 failure = found[1]
+        if mistake is not None and prop.key not in CHECKS_BEYOND_VALUES:
+            # The named mistake explains the failure; a fixed hint could contradict it.
+            results.append(TestResult(kernel, prop.key, name, prop.points, False,
+                                      with_mistake(failure, mistake)))
+            continue
         results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
     return results
 

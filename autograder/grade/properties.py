@@ -40,6 +40,9 @@ class Failure:
     expected: Any = None
     got: Any = None
     call: Call | None = None
+    # The catalog's name for what went wrong ({"id": ..., "en": ..., "ru": ...}), when one
+    # known misconception reproduces the kernel's outcomes; ``message`` leads with it.
+    likely_mistake: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,9 +57,16 @@ class Property:
     relation: Callable[[Any, list[dict], list[dict]], Failure | None] | None = None
     check_mutation: bool = False
     examples: int = 200
+    # Small, round cases of the same kind, drawn first (``small_examples`` of them) so
+    # that the failing input a student is shown is one they could have written by hand.
+    small: st.SearchStrategy | None = None
+    small_examples: int = 25
     # Earned only when a value-checking property of the same kernel holds too: a
     # constant or input-ignoring function must not collect invariance points.
     needs_correct_values: bool = False
+    # Ids of the contract clauses this property tests ("<kernel>.<clause>", see
+    # autograder/hidden/suite.toml and docs/contracts.md).
+    clauses: tuple[str, ...] = ()
 
     def name(self, lang: str) -> str:
         """Test name as students see it: begins with the kernel's function name."""
@@ -66,12 +76,12 @@ class Property:
         for call, got in zip(self.calls(case), outcomes):
             if got.get("s") == "timeout":
                 return Failure(MESSAGES["timeout"], call=call)
-        if self.check_mutation:  # judged on its own: wrong values are other properties' business
-            for call, got, want in zip(self.calls(case), outcomes, expected):
+        if self.check_mutation:
+            # Judged on writes alone: wrong values, errors and crashes are other
+            # properties' business, and a call that raised did not mutate anything.
+            for call, got in zip(self.calls(case), outcomes):
                 if got.get("mut"):
                     return Failure(MESSAGES["mutated"], call=call)
-                if got.get("s") != "ok" and want["s"] == "ok":
-                    return compare(got, want)
             return None
         if self.relation is not None:
             return self.relation(case, outcomes, expected)
@@ -163,3 +173,100 @@ def compare(got: dict, want: dict) -> Failure | None:
     if not values_close(g, w, want.get("scale")):
         return Failure(MESSAGES["values"], expected=w, got=g)
     return None
+
+
+def _error_kind(outcome: dict) -> str:
+    """ValueError for any ValueError subclass (the contract's error), else the class name."""
+    exc = outcome.get("exc") or ["?"]
+    return "ValueError" if "ValueError" in exc else exc[0]
+
+
+def same_outcome(got: dict, want: dict, scale: float | None = None) -> bool:
+    """Whether two outcomes of one call agree: the same kind of error, or close values.
+
+    Symmetric where :func:`compare` is not: it tells whether a catalog mistake
+    reproduces what a student's kernel did, errors included (e.g. a TypeError).
+    """
+    if got.get("s") == "raised" or want.get("s") == "raised":
+        return got.get("s") == want.get("s") == "raised" and _error_kind(want) in got.get("exc", [])
+    if got.get("s") != "ok" or want.get("s") != "ok":
+        return False
+    g, w = np.asarray(got["v"]), np.asarray(want["v"])
+    if g.dtype.kind in "fc" and w.dtype.kind in "fc" and g.shape == w.shape:
+        nan = np.isnan(w)
+        if not np.array_equal(nan, np.isnan(g)):
+            return False
+        if nan.any():  # NaN where the mistake gives NaN is a match here (never in grading)
+            got, want = {**got, "v": g[~nan]}, {**want, "v": w[~nan]}
+    return compare(got, {"s": "ok", "v": want["v"], "scale": scale if scale is not None else want.get("scale")}) is None
+
+
+@dataclass(frozen=True)
+class FlatExpected:
+    """The reference values of many calls, flattened once, for one vectorised check.
+
+    ``calls`` are the indices (into the kernel's outcome list) of calls whose reference
+    outcome is a value; ``raising`` those whose reference raised.
+    """
+
+    calls: np.ndarray
+    shapes: tuple
+    starts: np.ndarray
+    want: np.ndarray
+    tolerance: np.ndarray      # per element; 0 where the value must match exactly
+    raising: np.ndarray
+
+
+def flatten_expected(expected: list[dict], indices) -> FlatExpected:
+    """Precompute what :func:`passing_calls` needs (trusted side, once per corpus)."""
+    calls = [i for i in indices if expected[i]["s"] == "ok"]
+    raising = [i for i in indices if expected[i]["s"] != "ok"]
+    wants, tolerances, sizes = [], [], []
+    for i in calls:
+        w = np.asarray(expected[i]["v"])
+        flat = w.astype(np.float64).ravel()
+        exact = w.dtype == np.bool_ or ~np.isfinite(flat)
+        scale = expected[i].get("scale") or scale_of(w)
+        with np.errstate(invalid="ignore"):
+            tol = np.where(exact, 0.0, ATOL_PER_SCALE * scale + RTOL * np.abs(flat))
+        wants.append(flat)
+        tolerances.append(tol)
+        sizes.append(flat.size)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp) if sizes else np.zeros(0, np.intp)
+    return FlatExpected(np.asarray(calls, dtype=np.intp), tuple(np.shape(expected[i]["v"]) for i in calls), starts,
+                        np.concatenate(wants) if wants else np.zeros(0), np.concatenate(tolerances) if tolerances
+                        else np.zeros(0), np.asarray(raising, dtype=np.intp))
+
+
+def passing_calls(flat: FlatExpected, outcomes: list[dict]) -> set[int]:
+    """Indices of the calls whose outcome :func:`compare` accepts, checked in one pass.
+
+    Exactly as strict as :func:`compare` (same tolerance, shapes, exact infinities, NaN
+    never matching); a call it does not list is judged one by one for its message.
+    """
+    passed = {int(i) for i in flat.raising
+              if outcomes[i].get("s") == "raised" and "ValueError" in outcomes[i].get("exc", [])}
+    shaped, got = [], []
+    for j, (i, shape) in enumerate(zip(flat.calls.tolist(), flat.shapes)):
+        o = outcomes[i]
+        if o.get("s") != "ok":
+            continue
+        v = o["v"]
+        if v.shape != shape and not (shape == () and v.size == 1):
+            continue
+        shaped.append(j)
+        got.append(v)
+    if not shaped:
+        return passed
+    sizes = np.fromiter((g.size for g in got), dtype=np.intp, count=len(got))
+    if len(shaped) == len(flat.calls):  # the usual case: every call came back well-formed
+        w, tol = flat.want, flat.tolerance
+    else:
+        take = np.concatenate([np.arange(flat.starts[j], flat.starts[j] + n) for j, n in zip(shaped, sizes)])
+        w, tol = flat.want[take], flat.tolerance[take]
+    g = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in got])
+    with np.errstate(invalid="ignore"):
+        elem_ok = (g == w) | (np.abs(g - w) <= tol)
+    bad = np.bincount(np.repeat(np.arange(len(shaped)), sizes)[~elem_ok], minlength=len(shaped))
+    passed.update(int(flat.calls[j]) for j, b in zip(shaped, bad.tolist()) if b == 0)
+    return passed

@@ -38,6 +38,36 @@ def case_size(calls) -> int:
     return total
 
 
+def _numbers(calls):
+    for call in calls:
+        for arg in (*call.args, *call.kwargs.values()):
+            yield from np.asarray(arg, dtype=object).ravel().tolist() if np.ndim(arg) else [arg]
+
+
+def readable(calls, *, max_numbers: int = 12, digits: int = 3) -> bool:
+    """Whether a student could have typed this input: few numbers, each short.
+
+    At most ``max_numbers`` numbers in all, each with at most ``digits`` significant
+    digits (infinities and NaN count as short).
+    """
+    numbers = list(_numbers(calls))
+    if len(numbers) > max_numbers:
+        return False
+    for x in numbers:
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            return False
+        if np.isfinite(x) and float(f"{x:.{digits}g}") != x:
+            return False
+    return True
+
+
+def shown_order(calls) -> tuple[bool, int]:
+    """Sort key of candidate counterexamples: readable ones first, then fewer values."""
+    return (not readable(calls), case_size(calls))
+
+
 def search_counterexample(prop: Property, session: WorkerSession, *, budget_seconds: float = 1.0,
                           max_examples: int = 60):
     """Return ``(case, failure)`` for the smallest failure found, or None."""

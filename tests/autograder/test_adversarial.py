@@ -61,10 +61,12 @@ EXPECTED: dict[str, dict[str, float]] = {
     # constants pass no value check, so their invariance / no-mutation points are withheld
     "hardcoded_examples": {"dqn_targets": 0, "cql_discrete_penalty": 0, "return_to_go": 0,
                            "pessimistic_values": 0, "fqe_targets": 0},
-    # noise keeps only the bad-input point (its validation is real)
-    "nondeterministic": {"expectile_loss": 1, "behavior_support_mask": 1, "iql_advantage_weights": 1},
-    # under the worker's fixed hash seed the answer comes out reversed: only bad input holds
-    "hash_dependent": {"return_to_go": 1},
+    # noise gets nothing: its validation is real, but the bad-input point is gated on a
+    # passing value check like every other point; the 1-in-50 coin of the support mask
+    # spares the calls of one value property (1 point), which opens the gated 2
+    "nondeterministic": {"expectile_loss": 0, "behavior_support_mask": 3, "iql_advantage_weights": 0},
+    # under the worker's fixed hash seed the answer comes out reversed: no value check holds
+    "hash_dependent": {"return_to_go": 0},
 }
 # Why the attacked kernel lost everything, as the student reads it (feedback text).
 REASONS = {

@@ -43,6 +43,7 @@ def test_corpus_is_large_and_covers_every_kernel():
     assert min(per_kernel.values()) >= 5, per_kernel
     assert len(BY_NAME) == len(MUTANTS), "mutant ids must be unique per kernel"
     assert set(FULLY_GRADED) <= set(BY_NAME)
+    assert set(mutants_mod.MISCONCEPTION) == set(BY_NAME), "every mutant names its misconception (or None)"
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
@@ -62,6 +63,9 @@ def test_mutant_loses_points_on_its_kernel(mutant, corpus, tmp_path):
     got, total = result.by_group()[mutant.kernel]
     assert total == 10
     assert got < 10, f"mutant survived ({mutant.description}): the hidden suite has a gap"
+    named = {t.failure.likely_mistake["id"] for t in result.tests if t.failure and t.failure.likely_mistake}
+    expected = mutants_mod.MISCONCEPTION[mutant.name]
+    assert named == ({expected} if expected else set()), f"feedback names {named}, the mutant embodies {expected}"
 
 
 @pytest.mark.parametrize("name", FULLY_GRADED)

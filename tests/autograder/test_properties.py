@@ -40,3 +40,44 @@ def test_errors_where_the_reference_raises_must_be_value_errors():
     assert compare({"s": "raised", "exc": ["TypeError"], "msg": "TypeError: x"}, want) is not None
     assert compare(OK([1.0]), want).message["en"].startswith("expected a ValueError")
     assert compare({"s": "raised", "exc": ["IndexError"], "msg": "boom"}, OK([1.0])).message["ru"].startswith("ошибка")
+
+
+# ---------------------------------------------------------------- the vectorised check
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from autograder.grade.properties import flatten_expected, passing_calls  # noqa: E402
+
+_ELEMS = st.one_of(st.sampled_from([0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e3]), st.floats(-10, 10))
+
+
+@st.composite
+def _outcome_pairs(draw):
+    """(student, reference) outcomes of one call: near misses, shapes, errors, bools."""
+    if draw(st.integers(0, 9)) == 0:
+        want = {"s": "raised", "exc": ["KernelInputError", "ValueError"]}
+        got = draw(st.sampled_from([{"s": "raised", "exc": ["ValueError"]}, {"s": "raised", "exc": ["TypeError"]},
+                                    {"s": "ok", "v": np.zeros(1)}]))
+        return got, want
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
+    if draw(st.booleans()) and shape:
+        w = draw(hnp.arrays(np.bool_, shape))
+        g = w ^ draw(hnp.arrays(np.bool_, shape)) if draw(st.booleans()) else w.copy()
+        return {"s": "ok", "v": g}, {"s": "ok", "v": w, "scale": 1.0}
+    w = draw(hnp.arrays(np.float64, shape, elements=_ELEMS))
+    noise = draw(st.sampled_from([0.0, 1e-7, 1e-4, 1.0]))
+    g = (w + noise).astype(draw(st.sampled_from([np.float64, np.float32])))
+    if draw(st.integers(0, 5)) == 0:
+        g = g.reshape(-1) if g.ndim != 1 else g[None]
+    status = draw(st.sampled_from(["ok"] * 8 + ["raised", "timeout"]))
+    got = {"s": status, "v": g} if status == "ok" else {"s": status, "exc": ["IndexError"]}
+    return got, {"s": "ok", "v": w, "scale": draw(st.sampled_from([None, 1.0, 50.0]))}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_outcome_pairs(), min_size=1, max_size=12))
+def test_the_vectorised_check_agrees_with_compare_call_by_call(pairs):
+    outcomes = [g for g, _ in pairs]
+    expected = [{k: v for k, v in w.items() if v is not None} for _, w in pairs]
+    passed = passing_calls(flatten_expected(expected, range(len(pairs))), outcomes)
+    assert passed == {i for i, (g, w) in enumerate(zip(outcomes, expected)) if compare(g, w) is None}

@@ -1,0 +1,76 @@
+"""The corpus: enough generated inputs per property, small round cases first, readable
+counterexamples for the mutants' failures."""
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.demo import CORRECT
+from autograder.grade.corpus import counts_per_property
+from autograder.grade.judge import failing_cases
+from autograder.grade.shrink import readable
+from autograder.grade.properties import Call
+
+from mutants.mutants import MUTANTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
+
+# Properties with fewer generated inputs, and why.
+FEWER = {
+    "bad_input": "a fixed list of invalid calls",
+    "no_mutation": "60 draws of the reference strategy, watched for writes",
+    "plain_call": "60 + 25 draws of the reference strategy, as lists without defaults",
+    "long": "20 episodes of 1000 steps",
+}
+GOAL_READABLE = 0.80
+
+
+def test_every_value_property_has_at_least_200_generated_inputs(corpus):
+    counts = counts_per_property(corpus)
+    print("\ncases per property:", ", ".join(f"{k} {v}" for k, v in counts.items()))
+    short = {k: v for k, v in counts.items() if v < 200 and k.split(".")[1] not in FEWER}
+    assert short == {}
+
+
+def test_each_corpus_starts_with_small_round_cases(corpus):
+    for kc in corpus.values():
+        for prop in kc.properties:
+            cases = [c for c in kc.cases if c.prop is prop]
+            if prop.small is None:
+                continue
+            head = cases[: prop.small_examples]
+            share = np.mean([all(readable([call]) for call in prop.calls(c.value)) for c in head])
+            assert share >= 0.8, f"{kc.kernel}.{prop.key}: only {share:.0%} of the first cases are readable"
+
+
+def test_readable_means_few_short_numbers():
+    assert readable([Call(([1.0, -2.5], [0, 1], [[3.0, 0.25]]), {"gamma": 0.9})])
+    assert not readable([Call(([-404.241947],))])
+    assert not readable([Call(([1.932875e-184],))])
+    assert not readable([Call((list(range(13)),))])
+    assert readable([Call(([-np.inf, 1.0], [True, False]))])
+
+
+def _outcomes(fn, calls) -> list[dict]:
+    """What the worker would report, computed here: mutants are our own trusted code."""
+    out = []
+    for call in calls:
+        try:
+            with np.errstate(all="ignore"):
+                value = fn(*call.args, **call.kwargs)
+            out.append({"s": "ok", "v": np.asarray(value)})
+        except Exception as exc:
+            out.append({"s": "raised", "exc": [c.__name__ for c in type(exc).__mro__], "msg": str(exc)})
+    return out
+
+
+def test_shown_counterexamples_of_the_mutants_are_readable(corpus):
+    base = CORRECT.read_text(encoding="utf-8")
+    shown = []
+    for mutant in MUTANTS:
+        namespace: dict = {}
+        exec(compile(base + "\n" + mutant.source, mutant.name, "exec"), namespace)
+        kc = corpus[mutant.kernel]
+        for key, (case, failure, _) in failing_cases(kc, _outcomes(namespace[mutant.kernel], kc.calls)).items():
+            shown.append(readable([failure.call] if failure.call is not None else case.prop.calls(case.value)))
+    share = float(np.mean(shown))
+    print(f"\nshown counterexamples over {len(MUTANTS)} mutants: {len(shown)}, readable "
+          f"(<= 3 significant digits, <= 12 numbers) {share:.0%} (goal >= {GOAL_READABLE:.0%})")
+    assert share >= GOAL_READABLE
