@@ -322,13 +322,8 @@ def _quiet_stdout() -> None:
     os.close(devnull)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["lab"]:
-        # argparse.REMAINDER loses a sub-command's arguments when the first of them is
-        # an option (`m5 lab --profile full`), so the lab parses its own command line.
-        return cmd_lab(argparse.Namespace(lab_args=argv[1:]))
-    parser = build_parser()
+def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """Parse ``argv`` and run the sub-command; a UsageError is one line and exit status 2."""
     args = parser.parse_args(argv)
     if getattr(args, "jobs", 1) is not None and getattr(args, "jobs", 1) < 1:
         parser.error("--jobs must be at least 1")
@@ -337,6 +332,16 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"m5 {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lab"]:
+        # argparse.REMAINDER loses a sub-command's arguments when the first of them is
+        # an option (`m5 lab --profile full`), so the lab parses its own command line.
+        return cmd_lab(argparse.Namespace(lab_args=argv[1:]))
+    try:
+        return run(build_parser(), argv)
     except BrokenPipeError:
         # The reader has what it wanted; the work (grades, results files) is on disk.
         _quiet_stdout()
