@@ -210,3 +210,13 @@ def test_check_stops_a_kernel_that_never_returns():
 
     results = run_checks(return_to_go, timeout=0.5)
     assert results and all(not r.passed and "did not finish" in r.detail for r in results)
+
+
+def test_readme_commands_use_the_venv_and_the_computed_total():
+    from pathlib import Path
+
+    readme = (Path(cli.__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    commands = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in commands.splitlines() if line.startswith("| `")]
+    assert rows and all(line.startswith("| `.venv/bin/m5 ") for line in rows)
+    assert f"out of **{TOTAL}" in " ".join(commands.split()) and f"Enter **{TOTAL}**" in commands
