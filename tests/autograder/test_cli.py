@@ -2,18 +2,16 @@
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
 from types import SimpleNamespace
 
-import nbformat
 import pytest
 
 from autograder import cli
 from autograder.demo import CORRECT
 from autograder.grade.score import assignment_total
-from test_release import ASSIGNMENT, RELEASE, SOURCE, filled_notebook  # tests/autograder is on sys.path
+from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
 
 TOTAL = f"{assignment_total():g}"
 
@@ -58,37 +56,22 @@ def test_json_with_several_paths_prints_a_list(tmp_path, corpus, correct_source)
     assert all(os.path.exists(d["results_file"]) for d in data)
 
 
-def make_course(tmp_path):
-    """nbgrader's submitted/ for three students: alice filled the English notebook, bob the
-    Russian one, carol handed in the release untouched; everyone has the lab notebooks too."""
-    submitted = tmp_path / "course" / "submitted"
-    for student, filled in (("alice", 0), ("bob", 1), ("carol", None)):
-        folder = submitted / student / "module05"
-        folder.mkdir(parents=True)
-        for name in (*ASSIGNMENT, "m05_lab_en.ipynb"):
-            shutil.copy(RELEASE / name, folder / name)
-        if filled is not None:
-            nbformat.write(filled_notebook(RELEASE / ASSIGNMENT[filled], SOURCE / ASSIGNMENT[filled]),
-                           folder / ASSIGNMENT[filled])
-        shutil.copytree(RELEASE / "m5_student", folder / "m5_student")
-        (folder / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
-    return submitted
-
-
 def test_course_folder_with_three_students(tmp_path, corpus):
-    submitted = make_course(tmp_path)
+    # alice filled the English notebook, bob the Russian one, carol handed in the release
+    # untouched; everyone has the lab notebook too
+    submitted = nbgrader_course(tmp_path / "course", {"alice": 0, "bob": 1, "carol": None}, extra=(LAB[0],))
     out = tmp_path / "grades"
     proc = run_m5("grade", str(submitted), "--jobs", "2", "--out", str(out), "--csv-format", "moodle")
     assert proc.returncode == 0, proc.stderr
     skipped = [line for line in proc.stderr.splitlines() if "'lab' notebook" in line]
-    assert sorted(line.split(":")[0] for line in skipped) == [f"{s}/module05/m05_lab_en.ipynb"
+    assert sorted(line.split(":")[0] for line in skipped) == [f"{s}/module05/{LAB[0]}"
                                                              for s in ("alice", "bob", "carol")]
     rows = {r["submission"]: r for r in read_csv(out / "grades.csv")}
     assert set(rows) == {f"{s}/module05/{n}" for s in ("alice", "bob", "carol") for n in ASSIGNMENT}
     alice = rows[f"alice/module05/{ASSIGNMENT[0]}"]
     assert (alice["student"], alice["assignment"], alice["language"], alice["score"], alice["max_score"]) == \
         ("alice", "module05", "en", TOTAL, TOTAL)
-    assert alice["timestamp"] == "2026-12-01 10:00:00.000000 UTC"
+    assert alice["timestamp"] == "2026-12-01 10:00:00.000000 UTC"  # from alice's timestamp.txt
     assert rows[f"bob/module05/{ASSIGNMENT[1]}"]["language"] == "ru"
     assert rows[f"bob/module05/{ASSIGNMENT[1]}"]["score"] == TOTAL
     assert {"dqn_targets", "iql_advantage_weights", "ex09", "ex15"} <= set(alice)
@@ -124,7 +107,7 @@ def test_refused_files_get_their_own_row_and_the_class_is_graded(tmp_path, corpu
 
 
 def test_a_lab_notebook_alone_is_refused_with_one_line(tmp_path):
-    proc = run_m5("grade", str(RELEASE / "m05_lab_en.ipynb"), "--out", str(tmp_path / "out"))
+    proc = run_m5("grade", str(release_notebook(LAB[0])), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert "'lab' notebook" in proc.stderr and "no submissions" in proc.stderr
 

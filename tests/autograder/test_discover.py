@@ -1,14 +1,13 @@
 """Finding submissions: nbgrader layouts, plain folders, links, FIFOs, non-assignment notebooks."""
 import os
 import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.grade import discover
 from autograder.grade.pipeline import KERNELS
-from test_release import ASSIGNMENT, RELEASE  # tests/autograder is on sys.path
+from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
 
 KERNEL_SET = set(KERNELS)
 
@@ -17,21 +16,8 @@ def find(*paths):
     return discover.discover([str(p) for p in paths], KERNEL_SET)
 
 
-def course(tmp_path, students=("alice", "bob", "carol")) -> Path:
-    """nbgrader's submitted/<student>/module05/ with both release notebooks and the support library."""
-    submitted = tmp_path / "course" / "submitted"
-    for number, student in enumerate(students):
-        folder = submitted / student / "module05"
-        folder.mkdir(parents=True)
-        for name in ASSIGNMENT:
-            shutil.copy(RELEASE / name, folder / name)
-        shutil.copytree(RELEASE / "m5_student", folder / "m5_student")
-        (folder / "timestamp.txt").write_text(f"2026-12-0{number + 1} 10:00:00.000000 UTC\n")
-    return submitted
-
-
 def test_nbgrader_layout_gives_student_assignment_timestamp_and_relative_path(tmp_path):
-    found = find(course(tmp_path))
+    found = find(nbgrader_course(tmp_path / "course", dict.fromkeys(("alice", "bob", "carol"))))
     assert [f.relative for f in found.submissions] == [
         f"{s}/module05/{name}" for s in ("alice", "bob", "carol") for name in ASSIGNMENT]
     alice = found.submissions[0]
@@ -40,7 +26,7 @@ def test_nbgrader_layout_gives_student_assignment_timestamp_and_relative_path(tm
 
 
 def test_a_glob_of_notebooks_keeps_the_student_folders(tmp_path):
-    submitted = course(tmp_path)
+    submitted = nbgrader_course(tmp_path / "course", dict.fromkeys(("alice", "bob", "carol")))
     files = sorted(submitted.glob("*/module05/m05_assignment_en.ipynb"))
     relatives = [f.relative for f in find(*files).submissions]
     assert relatives == [f"{s}/module05/m05_assignment_en.ipynb" for s in ("alice", "bob", "carol")]
@@ -65,8 +51,8 @@ def test_autograded_layout_and_plain_folders(tmp_path):
 def test_lab_and_unrelated_notebooks_are_skipped_with_a_reason(tmp_path):
     folder = tmp_path / "mixed"
     folder.mkdir()
-    for name in ("m05_lab_en.ipynb", "m05_lab_ru.ipynb", ASSIGNMENT[0]):
-        shutil.copy(RELEASE / name, folder / name)
+    for name in (*LAB, ASSIGNMENT[0]):
+        shutil.copy(release_notebook(name), folder / name)
     unrelated = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('hello')")])
     nbformat.write(unrelated, folder / "holiday.ipynb")
     no_metadata = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def return_to_go(r, gamma=1.0):\n    pass")])
@@ -74,8 +60,8 @@ def test_lab_and_unrelated_notebooks_are_skipped_with_a_reason(tmp_path):
     found = find(folder)
     assert sorted(f.relative for f in found.submissions) == sorted([ASSIGNMENT[0], "kernels_only.ipynb"])
     reasons = {f.relative: (f.skip, f.skip_ru) for f in found.skipped}
-    assert set(reasons) == {"m05_lab_en.ipynb", "m05_lab_ru.ipynb", "holiday.ipynb"}
-    assert "'lab' notebook" in reasons["m05_lab_en.ipynb"][0] and "ноутбук" in reasons["m05_lab_en.ipynb"][1]
+    assert set(reasons) == {*LAB, "holiday.ipynb"}
+    assert "'lab' notebook" in reasons[LAB[0]][0] and "ноутбук" in reasons[LAB[0]][1]
     assert "not a Module 5 assignment" in reasons["holiday.ipynb"][0] and "не задание" in reasons["holiday.ipynb"][1]
 
 

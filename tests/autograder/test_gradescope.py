@@ -15,7 +15,7 @@ from autograder.demo import CORRECT
 from autograder.export import gradescope
 from autograder.export.gradescope import UnsafeZip, build_bundle, unpack_zip
 from autograder.grade.score import assignment_total
-from test_release import ASSIGNMENT, RELEASE, SOURCE, filled_notebook  # tests/autograder is on sys.path
+from uploads import ASSIGNMENT, LAB, filled, release_notebook  # tests/autograder is on sys.path
 
 TOTAL = assignment_total()
 
@@ -63,8 +63,8 @@ def test_a_py_upload_is_graded_out_of_the_documented_total(root, corpus):
 
 
 def test_untouched_english_and_filled_russian_grades_the_russian(root, corpus):
-    upload(root, ASSIGNMENT[0], RELEASE / ASSIGNMENT[0])
-    upload(root, ASSIGNMENT[1], filled_notebook(RELEASE / ASSIGNMENT[1], SOURCE / ASSIGNMENT[1]))
+    upload(root, ASSIGNMENT[0], release_notebook(ASSIGNMENT[0]))
+    upload(root, ASSIGNMENT[1], filled(ASSIGNMENT[1]))
     results = run_autograder(root)
     assert results["score"] == TOTAL
     assert f"Проверен файл: {ASSIGNMENT[1]}" in results["output"]  # the Russian notebook speaks Russian
@@ -72,9 +72,9 @@ def test_untouched_english_and_filled_russian_grades_the_russian(root, corpus):
 
 
 def test_all_four_release_notebooks_in_a_folder_grade_the_filled_assignment(root, corpus):
-    for name in ("m05_lab_en.ipynb", "m05_lab_ru.ipynb", ASSIGNMENT[1]):
-        upload(root, f"module05/{name}", RELEASE / name)
-    upload(root, f"module05/{ASSIGNMENT[0]}", filled_notebook(RELEASE / ASSIGNMENT[0], SOURCE / ASSIGNMENT[0]))
+    for name in (*LAB, ASSIGNMENT[1]):
+        upload(root, f"module05/{name}", release_notebook(name))
+    upload(root, f"module05/{ASSIGNMENT[0]}", filled(ASSIGNMENT[0]))
     results = run_autograder(root)
     assert results["score"] == TOTAL
     assert f"Graded: module05/{ASSIGNMENT[0]}" in results["output"]
