@@ -293,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = _subcommand(
         sub, "release", "build the student release from the instructor sources",
-        "Reads source/module05/ and writes <out>/module05/ (notebooks with stubs, support library).",
+        "Reads the instructor sources in source/ and writes the student folders under <out>/ "
+        "(notebooks with stubs, support library).",
         "m5 release --out release")
     r.add_argument("--out", default="release", help="output folder")
     r.set_defaults(func=cmd_release)

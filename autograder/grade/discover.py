@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.grade.extract import ANSWER_ASSIGNMENT, _defines, _mapping, _text
+from autograder.grade.extract import _mapping, _text
 from autograder.grade.files import MAX_NOTEBOOK_BYTES, SubmissionError, read_bytes
 
 SUFFIXES = (".ipynb", ".py")
@@ -123,6 +123,12 @@ NOT_ASSIGNMENT = {
 }
 
 
+def _assignment_code(kernels: set[str]) -> re.Pattern:
+    """A line that defines one of ``kernels`` or assigns an ``exNN_`` answer."""
+    names = "|".join(map(re.escape, sorted(kernels)))
+    return re.compile(rf"^\s*(?:def\s+(?:{names})\s*\(|ex\d{{2}}_\w+\s*=)", re.M)
+
+
 def notebook_kind(path: Path, kernels: set[str]) -> str | None:
     """Why the notebook at ``path`` is not an assignment (a key of NOT_ASSIGNMENT with
     the kind), or None when it is one, or when it cannot be read (grading says why).
@@ -140,10 +146,10 @@ def notebook_kind(path: Path, kernels: set[str]) -> str | None:
     kind = _mapping(_mapping(nb.get("metadata")).get("m5")).get("kind")
     if kind is not None:
         return None if kind == "assignment" else f"kind:{kind}"
+    code = _assignment_code(kernels)
     for cell in nb.get("cells") if isinstance(nb.get("cells"), list) else []:
         cell = _mapping(cell)
-        source = _text(cell.get("source", ""))
-        if (cell.get("cell_type") == "code" and (_defines(source, kernels) or ANSWER_ASSIGNMENT.search(source))
+        if (cell.get("cell_type") == "code" and code.search(_text(cell.get("source", "")))
                 or _mapping(_mapping(cell.get("metadata")).get("nbgrader")).get("solution")):
             return None
     return "unrelated"
