@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
 
@@ -134,13 +133,18 @@ def test_bad_jobs_is_a_usage_error():
     assert info.value.code == 2
 
 
-def test_limits_the_grader_cannot_work_with_stop_it(tmp_path, monkeypatch, capsys):
-    from autograder.grade import sandbox
-
+def test_limits_the_grader_cannot_work_with_stop_it(tmp_path):
+    # In a child process: the sandbox reports a fatal condition (as under a too-low ulimit -v).
     fatal = "the address-space limit (ulimit -v) is too low for the sandboxed worker"
-    monkeypatch.setattr(sandbox, "isolation", lambda: SimpleNamespace(warning=None, fatal=fatal))
-    assert cli.main(["grade", str(CORRECT), "--out", str(tmp_path / "out")]) == cli.EXIT_ISOLATION
-    assert fatal in capsys.readouterr().err
+    script = ("import sys, types\n"
+              "from autograder.grade import sandbox\n"
+              "sandbox.isolation = lambda: types.SimpleNamespace(warning=None, fatal=sys.argv[1])\n"
+              "from autograder import cli\n"
+              "raise SystemExit(cli.main(sys.argv[2:]))\n")
+    proc = subprocess.run([sys.executable, "-c", script, fatal, "grade", str(CORRECT), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == cli.EXIT_ISOLATION == 3
+    assert proc.stderr.strip() == f"m5 grade: {fatal}" and not (tmp_path / "out").exists()
 
 
 def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys):
