@@ -1,6 +1,7 @@
 """`m5`: the course package's command line (a thin layer over the stage packages).
 
-    m5 grade PATH... [--out DIR] [--jobs N] [--json] [--lang en|ru]
+    m5 --version
+    m5 grade PATH... [--out DIR] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas]
     m5 check NOTEBOOK_OR_PY [--lang en|ru]
     m5 gradescope-bundle --out autograder.zip
     m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin]
@@ -11,71 +12,167 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_ISOLATION = 0, 2, 3
+CSV_FORMATS = ("m5", "moodle", "canvas")
+CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in CSV_FORMATS[1:])}
 
 
 class UsageError(Exception):
     """Bad input to a command: printed as one line, exit status 2."""
 
 
-def _submissions(paths: list[str]) -> list[Path]:
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found += sorted(p for p in path.iterdir() if p.suffix in (".ipynb", ".py") and not p.name.startswith("."))
-        elif path.exists():
-            found.append(path)
+def version() -> str:
+    """The installed package's version (the source tree's when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+
+    try:
+        return installed("rl-llm-m5")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def find_submissions(paths: list[str]):
+    """The discovery of ``paths`` (see autograder.grade.discover), skipped notebooks
+    reported on stderr one line each; a usage error when nothing is left to grade."""
+    from autograder.grade import discover, pipeline
+    from autograder.grade.report import for_terminal
+
+    try:
+        found = discover.discover(paths, set(pipeline.KERNELS))
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    for item in found.skipped:
+        print(f"{for_terminal(item.relative)}: {item.skip}", file=sys.stderr)
+    if not found.submissions:
+        raise UsageError("no submissions (assignment notebooks or .py files) found in " + ", ".join(paths))
+    return found.submissions
+
+
+def _refused_or_unreadable(item, lang: str | None):
+    """A SubmissionResult with ``error`` for a file refused before grading, else None."""
+    from autograder.grade.score import SubmissionResult
+
+    if item.error is None:
+        return None
+    return SubmissionResult(item.path.name, lang or "en", [], 0.0, error=item.error)
+
+
+def _with_identity(result, item):
+    """``result`` with where its submission was found (for grades.csv and output names)."""
+    from dataclasses import replace
+
+    return replace(result, relative=item.relative, student=item.student, assignment=item.assignment,
+                   timestamp=item.timestamp)
+
+
+def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None) -> list:
+    """Grade every found submission (refused ones become error rows without grading);
+    ``on_result(index, result)`` is called as each one finishes. Results in input order."""
+    import inspect
+
+    from autograder.grade import pipeline
+
+    results: list = [None] * len(found)
+
+    def deliver(index: int, result) -> None:
+        results[index] = _with_identity(result, found[index])
+        on_result(index, results[index])
+
+    todo = []
+    for index, item in enumerate(found):
+        refused = _refused_or_unreadable(item, lang)
+        if refused is not None:
+            deliver(index, refused)
         else:
-            raise UsageError(f"{raw}: no such file or directory")
-    if not found:
-        raise UsageError("no submissions (.ipynb or .py) found in " + ", ".join(paths))
-    return found
+            todo.append(index)
+    if not todo:
+        return results
+    corpus = pipeline.load_corpus()
+    # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
+    options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True)
+    paths = [found[i].path for i in todo]
+    if "on_result" in inspect.signature(pipeline.grade_many).parameters:
+        pipeline.grade_many(paths, corpus, on_result=lambda i, _path, result: deliver(todo[i], result), **options)
+    else:  # a pipeline without streaming: write everything once the class is graded
+        for i, result in enumerate(pipeline.grade_many(paths, corpus, **options)):
+            deliver(todo[i], result)
+    return results
+
+
+def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
+               isolation_warning: str | None = None, csv_format: str = "m5", progress=None):
+    """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
+    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``).
+    Returns (results in input order, {index: results.json path})."""
+    from autograder.grade import report
+
+    out.mkdir(parents=True, exist_ok=True)
+    folders = report.output_dirs([item.relative for item in found], reserved=CLASS_FILES)
+    written: dict[int, Path] = {}
+
+    def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
+        written[index] = report.write_results(result, out / folders[index], isolation_warning)
+
+    results = grade_found(found, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress)
+    report.write_grades_csv(results, out / "grades.csv")
+    if csv_format != "m5":
+        report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
+    return results, written
 
 
 def cmd_grade(args) -> int:
-    from autograder.grade import pipeline, report, sandbox
+    from autograder.grade import report, sandbox
     from autograder.grade.extract import SubmissionError, extract
+    from autograder.grade import pipeline
 
-    paths = _submissions(args.paths)
-    if len(paths) == 1:  # a single unreadable submission is a usage error (exit 2)
+    found = find_submissions(args.paths)
+    if len(found) == 1:  # a single unreadable submission is a usage error (exit 2)
+        if found[0].error:
+            raise UsageError(report.for_terminal(found[0].error))
         try:
-            extract(paths[0], set(pipeline.KERNELS))
+            extract(found[0].path, set(pipeline.KERNELS))
         except SubmissionError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(report.for_terminal(str(exc))) from None
     iso = sandbox.isolation()
+    fatal = getattr(iso, "fatal", None)
+    if fatal:  # limits the grader cannot work with: grading would silently score 0
+        print(f"m5 grade: {fatal}", file=sys.stderr)
+        return EXIT_ISOLATION
     if iso.warning and not args.json:
         print(iso.warning, file=sys.stderr)
-    corpus = pipeline.load_corpus()
     bar = None
-    if len(paths) > 1 and not args.json:
+    if len(found) > 1 and not args.json and sys.stderr.isatty():
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(paths), desc="grading", unit="submission", file=sys.stderr)
+        bar = tqdm(total=len(found), desc="grading", unit="submission", file=sys.stderr)
     # Shrinking gives the nicest counterexample but costs up to 2 s per failing submission:
     # on by default for one submission (a student's feedback), off for a class run.
-    shrink = args.shrink if args.shrink is not None else len(paths) == 1
-    results = pipeline.grade_many(paths, corpus, jobs=args.jobs, progress=bar.update if bar else None,
-                                  lang=args.lang, shrink=shrink)
+    shrink = args.shrink if args.shrink is not None else len(found) == 1
+    out = Path(args.out)
+    results, written = grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
+                                  isolation_warning=iso.warning, csv_format=args.csv_format,
+                                  progress=bar.update if bar else None)
     if bar:
         bar.close()
-    out = Path(args.out)
-    for path, result in zip(paths, results):
-        if result.error is None:
-            report.write_results(result, out / path.stem, iso.warning)
-    report.write_grades_csv(results, out / "grades.csv")
-    if args.json and len(results) == 1:
-        print(json.dumps(report.results_json(results[0], iso.warning), ensure_ascii=False, indent=2))
+    if args.json:
+        documents = [report.results_json(r, iso.warning) for r in results]
+        if len(documents) > 1:
+            documents = [{"submission": r.label, "student": r.student, "assignment": r.assignment,
+                          "language": r.language, "timestamp": r.timestamp,
+                          "results_file": str(written[i]), **doc}
+                         for i, (r, doc) in enumerate(zip(results, documents))]
+        print(report.dump_json(documents if len(documents) > 1 else documents[0]))
         return EXIT_OK
     lang = args.lang or "en"
     print(report.grade_table(results, lang))
-    if len(results) > 1:
+    graded = [r for r in results if r.error is None]
+    if len(graded) > 1:
         print()
-        print(report.summary_table([r for r in results if r.error is None], lang))
-    print(f"\nresults: {out}/<submission>/results.json, {out}/grades.csv")
+        print(report.summary_table(graded, lang))
+    print(f"\nresults: {report.for_terminal(out)}/<submission>/results.json, {report.for_terminal(out / 'grades.csv')}")
     return EXIT_OK
 
 
@@ -120,55 +217,114 @@ def cmd_demo(args) -> int:
     return demo.main()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="m5", description="Module 5 course package: grade, check, release, lab.")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _subcommand(sub, name: str, summary: str, details: str, example: str, **kwargs) -> argparse.ArgumentParser:
+    """A sub-command whose --help gives its purpose, arguments with defaults, and an example."""
+    return sub.add_parser(name, help=summary, description=f"{summary}. {details}",
+                          epilog=f"example:\n  {example}", formatter_class=HelpFormatter, **kwargs)
 
-    g = sub.add_parser("grade", help="grade submissions with the hidden property tests (sandboxed)")
-    g.add_argument("paths", nargs="+", help="notebooks (.ipynb), .py files, or folders of them")
-    g.add_argument("--out", default="grades", help="output folder (default: grades)")
-    g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
-    g.add_argument("--json", action="store_true", help="print results.json only (one submission)")
-    g.add_argument("--lang", choices=["en", "ru"], help="feedback language (default: detected)")
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Each option's default after its help (unless the help already says it); the
+    example keeps its line breaks."""
+
+    def _get_help_string(self, action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="m5", formatter_class=HelpFormatter,
+        description="Module 5 course package: grade, check, release, lab. "
+                    "Run from the project's .venv (`.venv/bin/m5 ...`, or `source .venv/bin/activate` first).",
+        epilog="example:\n  m5 grade course/submitted --jobs 2 --out grades\n  m5 grade --help")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    g = _subcommand(
+        sub, "grade", "grade submissions with the hidden property tests (student code runs sandboxed)",
+        "Folders are searched recursively and understand nbgrader's submitted/<student>/<assignment>/ layout; "
+        "lab and unrelated notebooks are skipped with one line. Writes <out>/<relative path>/results.json "
+        "per submission (as each finishes) and <out>/grades.csv. Every assignment is out of "
+        "120 points (10 kernels x 10, 20 numerical answers), notebook or .py. Exit status: 0 when grading "
+        "completed, 2 on bad arguments or one unreadable submission, 3 when the sandbox cannot work under "
+        "this machine's limits.",
+        "m5 grade course/submitted --jobs 2 --csv-format moodle")
+    g.add_argument("paths", nargs="+", metavar="PATH", help="notebooks (.ipynb), .py files, or folders of them")
+    g.add_argument("--out", default="grades", help="output folder")
+    g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (at most one per core)")
+    g.add_argument("--json", action="store_true",
+                   help="print results.json instead of the table (a JSON list for several submissions)")
+    g.add_argument("--lang", choices=["en", "ru"], help="feedback language (default: each submission's own)")
+    g.add_argument("--csv-format", choices=CSV_FORMATS, default="m5",
+                   help="also write grades_moodle.csv or grades_canvas.csv, ready to import (one row per student)")
     g.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
                    help="search for the smallest counterexample of each failed test (default: on for one "
                         "submission, off for several; off uses the smallest failing generated input)")
     g.set_defaults(func=cmd_grade)
 
-    c = sub.add_parser("check", help="run the public self-check tests on your notebook or .py")
-    c.add_argument("path")
-    c.add_argument("--lang", choices=["en", "ru"])
+    c = _subcommand(
+        sub, "check", "run the public self-check tests on a notebook or .py",
+        "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "
+        "full marks. Exit status: 0 all passed, 1 some failed, 2 unreadable file.",
+        "m5 check release/module05/m05_assignment_en.ipynb --lang en")
+    c.add_argument("path", metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")
+    c.add_argument("--lang", choices=["en", "ru"], help="language of the messages (default: the file's own)")
     c.set_defaults(func=cmd_check)
 
-    b = sub.add_parser("gradescope-bundle", help="write the Gradescope autograder zip")
-    b.add_argument("--out", default="autograder.zip")
+    b = _subcommand(
+        sub, "gradescope-bundle", "write the Gradescope autograder zip",
+        "Upload the zip as a Gradescope programming assignment's autograder; enter 120 as the assignment "
+        "total. run_autograder picks the assignment notebook with content among everything uploaded "
+        "(nested folders, .py, .zip).",
+        "m5 gradescope-bundle --out autograder.zip")
+    b.add_argument("--out", default="autograder.zip", help="where to write the zip")
     b.set_defaults(func=cmd_gradescope_bundle)
 
-    lab = sub.add_parser("lab", help="run the capstone lab (figures, report, pinned artifacts)", add_help=False)
-    lab.add_argument("lab_args", nargs=argparse.REMAINDER)
+    lab = _subcommand(
+        sub, "lab", "run the capstone lab (figures, Markdown report, pinned artifacts)",
+        "Takes its own options: --profile smoke|full, --section NAME..., --seeds N, --out DIR, --pin "
+        "(see `m5 lab --help`).",
+        "m5 lab --profile smoke --out lab-out", add_help=False)
+    lab.add_argument("lab_args", nargs=argparse.REMAINDER, help="the lab's own options")
     lab.set_defaults(func=cmd_lab)
 
-    r = sub.add_parser("release", help="build the student release from the instructor sources")
-    r.add_argument("--out", default="release")
+    r = _subcommand(
+        sub, "release", "build the student release from the instructor sources",
+        "Reads the instructor sources in source/ and writes the student folders under <out>/ "
+        "(notebooks with stubs, support library).",
+        "m5 release --out release")
+    r.add_argument("--out", default="release", help="output folder")
     r.set_defaults(func=cmd_release)
 
-    s = sub.add_parser("solutions", help="build the solution bundle (HTML) for students")
-    s.add_argument("--lang", choices=["en", "ru", "both"], default="both")
-    s.add_argument("--out", required=True)
+    s = _subcommand(
+        sub, "solutions", "build the worked-solution bundle (HTML) for students",
+        "Worked answers to all exercises, in one or both languages.",
+        "m5 solutions --lang both --out solutions-html")
+    s.add_argument("--lang", choices=["en", "ru", "both"], default="both", help="language(s) of the bundle")
+    s.add_argument("--out", required=True, help="output folder (required)")
     s.set_defaults(func=cmd_solutions)
 
-    d = sub.add_parser("demo", help="grade the bundled example submissions and show the results")
+    d = _subcommand(
+        sub, "demo", "grade the bundled example submissions and show the results",
+        "What `make demo` runs: worked examples, the sandbox level, a class table and one feedback report.",
+        "m5 demo")
     d.set_defaults(func=cmd_demo)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["lab"]:
-        # argparse.REMAINDER loses a sub-command's arguments when the first of them is
-        # an option (`m5 lab --profile full`), so the lab parses its own command line.
-        return cmd_lab(argparse.Namespace(lab_args=argv[1:]))
-    parser = build_parser()
+def _quiet_stdout() -> None:
+    """After the reader of our stdout went away (`m5 grade ... | head -1`): point stdout
+    at /dev/null so the interpreter's final flush cannot raise a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """Parse ``argv`` and run the sub-command; a UsageError is one line and exit status 2."""
     args = parser.parse_args(argv)
     if getattr(args, "jobs", 1) is not None and getattr(args, "jobs", 1) < 1:
         parser.error("--jobs must be at least 1")
@@ -177,6 +333,20 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"m5 {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lab"]:
+        # argparse.REMAINDER loses a sub-command's arguments when the first of them is
+        # an option (`m5 lab --profile full`), so the lab parses its own command line.
+        return cmd_lab(argparse.Namespace(lab_args=argv[1:]))
+    try:
+        return run(build_parser(), argv)
+    except BrokenPipeError:
+        # The reader has what it wanted; the work (grades, results files) is on disk.
+        _quiet_stdout()
+        return EXIT_OK
 
 
 if __name__ == "__main__":

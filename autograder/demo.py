@@ -57,7 +57,9 @@ def worked_examples() -> None:
 
 
 def main() -> int:
+    from autograder.cli import grade_into
     from autograder.grade import pipeline, report, sandbox
+    from autograder.grade.discover import discover
 
     worked_examples()
     iso = sandbox.isolation()
@@ -65,14 +67,11 @@ def main() -> int:
     if iso.warning:
         print(iso.warning)
     print("== Building or loading the grading corpus (first run: ~30-60 s) ==")
-    corpus = pipeline.load_corpus()
     out = Path(tempfile.mkdtemp(prefix="m5-demo-"))
     subs = write_demo_submissions(out / "submissions")
     print(f"== Grading {len(subs)} example submissions: {', '.join(p.name for p in subs)} ==")
-    results = pipeline.grade_many(subs, corpus, jobs=2)
-    for path, result in zip(subs, results):
-        report.write_results(result, out / path.stem, iso.warning)
-    report.write_grades_csv(results, out / "grades.csv")
+    found = discover(subs, set(pipeline.KERNELS)).submissions
+    results, _ = grade_into(found, out / "grades", jobs=2, isolation_warning=iso.warning)
     print(report.grade_table(results))
     print()
     print(report.summary_table(results))
@@ -85,7 +84,7 @@ def main() -> int:
     adversarial = next(r for r in results if r.submission == "adversarial.py")
     lost = {g: f"{got:g}/{total:g}" for g, (got, total) in adversarial.by_group().items() if got < total}
     print(f"\n== adversarial.py: {adversarial.score:g}/{adversarial.max_score:g}; it lost only {lost} ==")
-    print(f"\nresults.json files and grades.csv: {out}")
+    print(f"\nresults.json files and grades.csv: {out / 'grades'}")
     return 0
 
 

@@ -5,17 +5,34 @@ The zip holds the project's installable source (``reference_impl``, ``autograder
 
 * ``setup.sh`` (once, when the image is built): installs bubblewrap and the pinned
   Python environment, then builds the grading corpus so submissions do not pay for it;
-* ``run_autograder`` (per submission): grades the notebook or .py file found in
-  ``$ROOT/submission`` with ``m5 grade --json`` and writes ``$ROOT/results/results.json``.
+* ``run_autograder`` (per submission): ``python -m autograder.export.gradescope ROOT``,
+  which grades what the student uploaded to ``$ROOT/submission`` and writes
+  ``$ROOT/results/results.json``.
 
-``ROOT`` is ``/autograder`` on Gradescope; ``M5_GS_ROOT`` overrides it (tests use a
-temporary folder laid out the same way).
+What a student may upload: the assignment notebook(s), in English or Russian or both,
+anywhere in nested folders, possibly next to the lab notebooks; a ``.py`` file; or a
+``.zip`` of any of these (unpacked safely: no absolute or ``..`` paths, no links, size
+and count caps). Lab and unrelated notebooks are skipped by their metadata. Every
+remaining candidate is graded in the sandbox; one that earns no point has no
+implemented content (an untouched release notebook). When several have content the
+higher score is kept and the feedback says so.
+
+**Assignment total to enter in Gradescope: 120 points** (10 kernels x 10 points and
+20 numerical answers x 1 point; ``autograder.grade.score.assignment_total()``), the same
+for a notebook and a ``.py`` file.
+
+``ROOT`` is ``/autograder`` on Gradescope; ``M5_GS_ROOT`` overrides it and
+``M5_PYTHON`` the interpreter (tests use a temporary folder laid out the same way).
 """
 from __future__ import annotations
 
+import io
+import os
 import stat
+import sys
+import tempfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 PROJECT = Path(__file__).resolve().parents[2]
 INCLUDE = ("pyproject.toml", "requirements.lock", "README.md", "reference_impl", "autograder")
@@ -36,29 +53,185 @@ M5_CACHE_DIR="$ROOT/cache" "$ROOT/venv/bin/python" -c "from autograder.grade.pip
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Grade the one submission in $ROOT/submission; write $ROOT/results/results.json.
+# Grade what the student uploaded to $ROOT/submission; write $ROOT/results/results.json.
 set -uo pipefail
 ROOT="${M5_GS_ROOT:-/autograder}"
 export M5_CACHE_DIR="${M5_CACHE_DIR:-$ROOT/cache}"
-M5="${M5_BIN:-$ROOT/venv/bin/m5}"
+PYTHON="${M5_PYTHON:-$ROOT/venv/bin/python}"
 mkdir -p "$ROOT/results"
-shopt -s nullglob
-files=("$ROOT"/submission/*.ipynb "$ROOT"/submission/*.py)
-if [ "${#files[@]}" -eq 0 ]; then
+cd "$ROOT/source" && "$PYTHON" -m autograder.export.gradescope "$ROOT"
+if [ ! -s "$ROOT/results/results.json" ]; then  # the grader itself failed: still valid JSON
   cat > "$ROOT/results/results.json" <<'JSON'
-{"score": 0, "output": "No .ipynb or .py file was submitted. / Не найден файл .ipynb или .py.", "tests": [], "visibility": "visible"}
+{"score": 0, "output": "The autograder failed; please tell your instructor. / Сбой автопроверки; сообщите преподавателю.", "tests": [], "visibility": "visible"}
 JSON
-  exit 0
 fi
-tmp="$(mktemp -d)"
-if "$M5" grade "${files[0]}" --json --out "$tmp" > "$tmp/results.json" 2> "$tmp/stderr.log"; then
-  cp "$tmp/results.json" "$ROOT/results/results.json"
-else
-  reason="$(tail -n 1 "$tmp/stderr.log" | tr -d '"\\\\')"
-  printf '{"score": 0, "output": "The submission could not be read: %s", "tests": [], "visibility": "visible"}\\n' "$reason" > "$ROOT/results/results.json"
-fi
-rm -rf "$tmp"
 """
+
+# Caps on what an uploaded zip may unpack to (checked before and while reading).
+MAX_ZIP_BYTES = 64 << 20
+MAX_ZIP_MEMBERS = 200
+MAX_UNPACKED_BYTES = 64 << 20
+MAX_CANDIDATES = 6   # notebooks/.py graded per upload; more are listed, not graded
+
+TEXT = {
+    "none": {"en": "No assignment notebook (.ipynb) or .py file was found in the upload.",
+             "ru": "В загруженных файлах не найден ноутбук задания (.ipynb) или файл .py."},
+    "graded": {"en": "Graded: {name}.", "ru": "Проверен файл: {name}."},
+    "kept": {"en": "{count} uploaded files have implemented content; each was graded and the higher score kept: {scores}.",
+             "ru": "В {count} загруженных файлах есть решение; проверен каждый, засчитан лучший балл: {scores}."},
+    "empty": {"en": "Also uploaded, without implemented content (0 points): {names}.",
+              "ru": "Также загружены, без решения (0 баллов): {names}."},
+    "skipped": {"en": "Not graded: {name}: {reason}", "ru": "Не проверен: {name}: {reason}"},
+    "too_many": {"en": "Only the first {n} notebooks/.py files were graded.",
+                 "ru": "Проверены только первые {n} ноутбуков/файлов .py."},
+    "zip": {"en": "The zip {name} could not be unpacked: {reason}", "ru": "Архив {name} не удалось распаковать: {reason}"},
+}
+
+
+# ---------------------------------------------------------------- zip uploads
+class UnsafeZip(Exception):
+    """An uploaded zip that is refused: one line that says why."""
+
+
+def _safe_member_path(name: str) -> PurePosixPath:
+    """The member's path inside the unpack folder; refuses absolute and ``..`` paths."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise UnsafeZip(f"unsafe member path {name!r}")
+    return path
+
+
+def unpack_zip(path: Path, into: Path) -> list[Path]:
+    """Unpack the .ipynb and .py members of the zip at ``path`` into ``into``.
+
+    The zip is read through files.read_bytes (no links, size cap); members that are
+    links, absolute or ``..`` paths are refused; member count and unpacked bytes are
+    capped, counting what is actually decompressed, not what the headers claim.
+    """
+    from autograder.grade.discover import SUFFIXES
+    from autograder.grade.files import MAX_NOTEBOOK_BYTES, read_bytes
+
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(read_bytes(path, MAX_ZIP_BYTES)))
+    except zipfile.BadZipFile as exc:
+        raise UnsafeZip(f"not a zip file ({exc})") from None
+    members = archive.infolist()
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise UnsafeZip(f"{len(members)} members, more than the {MAX_ZIP_MEMBERS} allowed")
+    written, total = [], 0
+    for member in members:
+        target = _safe_member_path(member.filename)
+        if stat.S_ISLNK(member.external_attr >> 16):
+            raise UnsafeZip(f"member {member.filename!r} is a symbolic link")
+        if member.is_dir() or not target.name.endswith(SUFFIXES) or target.name.startswith("."):
+            continue
+        with archive.open(member) as fh:
+            data = fh.read(MAX_NOTEBOOK_BYTES + 1)
+        if len(data) > MAX_NOTEBOOK_BYTES:
+            raise UnsafeZip(f"member {member.filename!r} is larger than {MAX_NOTEBOOK_BYTES} bytes")
+        total += len(data)
+        if total > MAX_UNPACKED_BYTES:
+            raise UnsafeZip(f"unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+        out = into.joinpath(*target.parts)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        written.append(out)
+    return written
+
+
+def _zips(folder: Path) -> list[Path]:
+    """Uploaded .zip files under ``folder``: regular files only, links never followed."""
+    found = []
+    for parent, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        found += [Path(parent) / f for f in sorted(files)
+                  if f.lower().endswith(".zip") and stat.S_ISREG(os.lstat(Path(parent) / f).st_mode)]
+    return found
+
+
+# ---------------------------------------------------------------- grading an upload
+def _candidates(submission: Path, unpacked: Path, notes: list[dict]) -> list:
+    """Assignment notebooks and .py files of the upload (zips unpacked), in order;
+    skipped notebooks and refused zips become notes (results_json escapes them)."""
+    from autograder.grade import discover, pipeline
+
+    for number, archive in enumerate(_zips(submission)):
+        try:
+            unpack_zip(archive, unpacked / f"{number}-{archive.stem}")
+        except (UnsafeZip, OSError) as exc:
+            name = str(archive.relative_to(submission))
+            notes.append({l: t.format(name=name, reason=exc) for l, t in TEXT["zip"].items()})
+        except Exception as exc:  # zipfile raises many kinds on a malformed archive
+            name = str(archive.relative_to(submission))
+            notes.append({l: t.format(name=name, reason=f"{type(exc).__name__}: {exc}")
+                          for l, t in TEXT["zip"].items()})
+    found, kernels = [], set(pipeline.KERNELS)
+    for folder in (submission, unpacked):
+        discovery = discover.discover([folder], kernels)
+        found += discovery.submissions
+        for item in discovery.skipped:
+            name = item.relative
+            notes.append({"en": TEXT["skipped"]["en"].format(name=name, reason=item.skip),
+                          "ru": TEXT["skipped"]["ru"].format(name=name, reason=item.skip_ru)})
+    return found
+
+
+def choose(results: list) -> tuple[object, list[dict]]:
+    """The result to report among the graded candidates, and the lines explaining it.
+
+    A candidate has implemented content when it earns a point; of those the highest
+    score wins (the first on ties). With no content anywhere, the first readable one.
+    """
+    with_content = [r for r in results if r.error is None and r.score > 0]
+    readable = [r for r in results if r.error is None]
+    best = max(with_content, key=lambda r: r.score) if with_content else (readable or results)[0]
+    notes = [{l: t.format(name=best.label) for l, t in TEXT["graded"].items()}]
+    if len(with_content) > 1:
+        scores = ", ".join(f"{r.label} {r.score:g}/{r.max_score:g}" for r in with_content)
+        notes.append({l: t.format(count=len(with_content), scores=scores) for l, t in TEXT["kept"].items()})
+    empty = [r for r in readable if r.score == 0 and r is not best]
+    if empty:
+        names = ", ".join(r.label for r in empty)
+        notes.append({l: t.format(names=names) for l, t in TEXT["empty"].items()})
+    return best, notes
+
+
+def grade_upload(root: Path) -> dict:
+    """results.json (a dict) for the upload in ``root/submission``."""
+    from dataclasses import replace
+
+    from autograder.cli import grade_found
+    from autograder.grade import report, sandbox
+    from autograder.grade.score import SubmissionResult
+
+    warning = sandbox.isolation().warning
+    notes: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="m5-gs-") as tmp:
+        found = _candidates(root / "submission", Path(tmp), notes)
+        if len(found) > MAX_CANDIDATES:
+            notes.append({l: t.format(n=MAX_CANDIDATES) for l, t in TEXT["too_many"].items()})
+            found = found[:MAX_CANDIDATES]
+        if not found:
+            empty = SubmissionResult("", "en", [], notes=[TEXT["none"], *notes])
+            return report.results_json(empty, warning)
+        results = grade_found(found, jobs=1, lang=None, shrink=True, on_result=lambda index, result: None)
+    best, why = choose(results)
+    return report.results_json(replace(best, notes=[*why, *notes, *best.notes]), warning)
+
+
+def write_results(root: Path) -> Path:
+    """Grade the upload and write ``root/results/results.json`` (atomically, valid JSON)."""
+    from autograder.grade.report import dump_json
+
+    out = root / "results" / "results.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = dump_json(grade_upload(root)) + "\n"
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out.parent, delete=False) as tmp:
+        tmp.write(text)
+    os.replace(tmp.name, out)
+    return out
 
 
 def _files():
@@ -88,3 +261,7 @@ def build_bundle(out: Path) -> Path:
             info.external_attr = (stat.S_IFREG | 0o644) << 16
             zf.writestr(info, path.read_bytes())
     return out
+
+
+if __name__ == "__main__":
+    write_results(Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("M5_GS_ROOT", "/autograder")))

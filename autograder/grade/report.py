@@ -6,28 +6,74 @@ in the submission's language; never hidden test source or grader tracebacks.
 from __future__ import annotations
 
 import csv
+import html
 import inspect
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
 import reference_impl
-from autograder.grade.score import SubmissionResult, TestResult, class_summary
+from autograder.grade.score import SubmissionResult, TestResult, assignment_total, class_summary
 
 WORDS = {
     "en": {"passed": "passed", "failed": "FAILED", "input": "Failing input", "expected": "expected",
            "got": "got", "problem": "problem", "hint": "Hint", "total": "Total", "kernel": "item",
            "score": "score", "mean": "mean", "most_failed": "most failed test",
+           "submission": "submission", "time": "time", "unreadable": "the submission could not be graded",
            "disclaimer": "Hidden tests check each kernel on hundreds of generated inputs; "
                          "the score is the sum of the properties that held on all of them."},
     "ru": {"passed": "пройдено", "failed": "НЕ ПРОЙДЕНО", "input": "Вход, на котором тест падает",
            "expected": "ожидалось", "got": "получено", "problem": "проблема", "hint": "Подсказка",
            "total": "Итого", "kernel": "задание", "score": "баллы", "mean": "среднее",
+           "submission": "решение", "time": "время", "unreadable": "решение не удалось проверить",
            "most_failed": "чаще всего не пройден",
            "disclaimer": "Скрытые тесты проверяют каждое ядро на сотнях сгенерированных входов; "
                          "балл — сумма свойств, выполненных на всех входах."},
 }
+
+
+# ---------------------------------------------------------------- sinks
+# Student-controlled text (file and folder names, cell ids, messages of the student's
+# exceptions, notebook metadata) is escaped for the sink it goes to.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def for_terminal(text) -> str:
+    """One printable line: control, format (bidi) and separator characters, and lone
+    surrogates of undecodable file names, become visible escapes such as ``\\x1b``,
+    ``\\n`` or ``\\udcff``; ANSI escapes and newlines cannot act on the terminal."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for ch in text)
+
+
+def for_csv(text) -> str:
+    """A CSV cell a spreadsheet shows as text: one printable line, and a leading
+    ``= + - @`` (a formula in Excel, LibreOffice, Google Sheets) prefixed with ``'``."""
+    text = for_terminal(text)
+    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
+
+
+def for_json(value):
+    """``value`` with every string encodable as UTF-8 (a lone surrogate from an
+    undecodable file name becomes the text ``\\udcff``), so the JSON is always valid."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {for_json(k): for_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [for_json(v) for v in value]
+    return value
+
+
+def for_feedback(text) -> str:
+    """Student-influenced text inside results.json: one printable line (a forged cell id
+    cannot start a fake "Total: 120 / 120" line) with ``& < >`` HTML-escaped (no
+    ``<script>`` reaches a page that renders the feedback)."""
+    return html.escape(for_terminal(text), quote=False)
 
 
 def show(value, limit: int = 400) -> str:
@@ -55,30 +101,47 @@ def feedback(test: TestResult, lang: str) -> str:
     lines = [w["failed"]]
     f = test.failure
     if f is not None:
-        lines.append(f"{w['problem']}: {f.message[lang]}")
+        lines.append(f"{w['problem']}: {for_feedback(f.message[lang])}")  # may quote the student's exception
         call = test.counterexample or f.call
         if call is not None:
             lines.append(f"{w['input']}: {show_call(test.group, call)}")
         if f.expected is not None:
             lines.append(f"{w['expected']}: {show(f.expected)}")
         if f.got is not None:
-            lines.append(f"{w['got']}: {show(f.got)}")
+            lines.append(f"{w['got']}: {for_feedback(show(f.got))}")
     if test.hint.get(lang):
         lines.append(f"{w['hint']}: {test.hint[lang]}")
     return "\n".join(lines)
 
 
+def maximum(result: SubmissionResult) -> float:
+    """The submission's maximum: its tests' points, or the documented assignment total
+    when nothing could be graded (an unreadable file is 0 out of the real maximum)."""
+    return result.max_score if result.tests else assignment_total()
+
+
 def results_json(result: SubmissionResult, isolation_warning: str | None = None) -> dict:
-    lang = result.language
+    """Gradescope's results.json for one submission (also written by ``m5 grade``).
+
+    Plain text throughout (``output_format`` and ``test_output_format``): student text
+    inside it is one line each and HTML-escaped, so it can neither add lines nor markup.
+    """
+    lang = result.language if result.language in WORDS else "en"
     w = WORDS[lang]
-    summary = [f"{w['total']}: {result.score:g} / {result.max_score:g}", w["disclaimer"]]
-    summary += [note[lang] for note in result.notes]
+    summary = [f"{w['total']}: {result.score:g} / {maximum(result):g}"]
+    if result.error:
+        summary.append(f"{w['unreadable']}: {for_feedback(result.error)}")
+    else:
+        summary.append(w["disclaimer"])
+    summary += [for_feedback(note.get(lang, "")) for note in result.notes]
     if isolation_warning:
         summary.insert(0, isolation_warning)
-    return {
+    return for_json({
         "score": round(result.score, 6),
         "execution_time": round(result.seconds, 3),
         "output": "\n".join(summary),
+        "output_format": "text",
+        "test_output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": [{
@@ -89,39 +152,137 @@ def results_json(result: SubmissionResult, isolation_warning: str | None = None)
             "output": feedback(t, lang),
             "visibility": "visible",
         } for t in result.tests],
-    }
+    })
+
+
+def dump_json(data) -> str:
+    """JSON text that is always valid UTF-8 (see :func:`for_json`)."""
+    return json.dumps(for_json(data), indent=2, ensure_ascii=False)
 
 
 def write_results(result: SubmissionResult, out_dir: Path, isolation_warning: str | None = None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "results.json"
-    path.write_text(json.dumps(results_json(result, isolation_warning), indent=2, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(dump_json(results_json(result, isolation_warning)) + "\n", encoding="utf-8")
     return path
 
 
-def write_grades_csv(results: list[SubmissionResult], path: Path) -> Path:
-    groups: list[str] = []
+# ---------------------------------------------------------------- output names
+RESULTS_NAME = "results.json"
+
+
+def output_dirs(relatives: list[str], reserved: set[str] = frozenset()) -> list[PurePosixPath]:
+    """One results folder per submission, named by its relative path (student folders
+    kept: ``alice/module05/m05_assignment_en.ipynb``), never shared with another.
+
+    ``reserved`` are top-level file names of the class outputs (``grades.csv``). A
+    folder that would clash with another submission's folder or results file, or with
+    a reserved name, gets ``~2``, ``~3``... appended, in input order (deterministic).
+    """
+    files = {PurePosixPath(name) for name in reserved}   # paths that are (or will be) files
+    dirs: set[PurePosixPath] = set()                     # every folder on the way to a claimed one
+    claimed: set[PurePosixPath] = set()
+    out: list[PurePosixPath] = []
+    for rel in relatives:
+        parts = [p for p in PurePosixPath(rel).parts if p not in ("", ".", "..", "/")] or ["submission"]
+        path = PurePosixPath()
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            candidate, n = path / part, 1
+            while candidate in files or (last and (candidate in claimed or candidate / RESULTS_NAME in dirs)):
+                n += 1
+                candidate = path / f"{part}~{n}"
+            path = candidate
+        claimed.add(path)
+        files.add(path / RESULTS_NAME)
+        dirs.update((path, *path.parents))
+        out.append(path)
+    return out
+
+
+# ---------------------------------------------------------------- the class tables
+IDENTITY_COLUMNS = ["submission", "student", "assignment", "language", "timestamp"]
+
+
+def _groups(results: list[SubmissionResult]) -> tuple[list[str], list[str]]:
+    """Kernel columns then exercise columns, in the order the tests come."""
+    seen: list[str] = []
     for r in results:
-        for g in r.by_group():
-            if g not in groups:
-                groups.append(g)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+        seen += [g for g in r.by_group() if g not in seen]
+    exercises = [g for g in seen if g.startswith("ex") and g[2:].isdigit()]
+    return [g for g in seen if g not in exercises], exercises
+
+
+def write_grades_csv(results: list[SubmissionResult], path: Path) -> Path:
+    """The class table: one row per submission, identified by its relative path, with
+    the student id, assignment, language, timestamp, total, one column per kernel and
+    one per exercise, and the reason when it could not be graded."""
+    kernels, exercises = _groups(results)
+    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["submission", "score", "max_score", *groups])
+        writer.writerow([*IDENTITY_COLUMNS, "score", "max_score", *kernels, *exercises, "error"])
         for r in results:
             per = r.by_group()
-            writer.writerow([r.submission, f"{r.score:g}", f"{r.max_score:g}", *(f"{per.get(g, (0, 0))[0]:g}" for g in groups)])
+            identity = [r.label, r.student, r.assignment, r.language, r.timestamp]
+            writer.writerow([*map(for_csv, identity), f"{r.score:g}", f"{maximum(r):g}",
+                             *(f"{per[g][0]:g}" if g in per else "" for g in (*kernels, *exercises)),
+                             for_csv(r.error or "")])
+    return path
+
+
+LMS_FORMATS = ("moodle", "canvas")
+
+
+def best_per_student(results: list[SubmissionResult]) -> dict[str, dict[str, float]]:
+    """{student: {assignment: best score}}: a student who handed in the EN and the RU
+    notebook (one of them untouched) keeps the higher score, as on Gradescope."""
+    best: dict[str, dict[str, float]] = {}
+    for r in results:
+        row = best.setdefault(r.student or r.label, {})
+        column = r.assignment or "module05"
+        row[column] = max(row.get(column, 0.0), r.score)
+    return best
+
+
+def write_lms_csv(results: list[SubmissionResult], path: Path, fmt: str) -> Path:
+    """An import-ready grade sheet, one row per student and one column per assignment.
+
+    ``moodle``: columns ``Username`` and ``<assignment>``; in Moodle's *Import → CSV
+    file*, map "Username" to *username* and each assignment column to its grade item.
+    ``canvas``: Canvas's gradebook columns ``Student, ID, SIS User ID, SIS Login ID,
+    Section`` (the student id goes to *SIS Login ID*, which Canvas matches on), then
+    ``<assignment> (<maximum>)`` with a ``Points Possible`` row first.
+    """
+    if fmt not in LMS_FORMATS:
+        raise ValueError(f"fmt: expected one of {', '.join(LMS_FORMATS)}, got {fmt!r}")
+    best = best_per_student(results)
+    assignments = sorted({a for row in best.values() for a in row})
+    total = f"{assignment_total():g}"
+    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
+        writer = csv.writer(fh)
+        if fmt == "moodle":
+            writer.writerow(["Username", *map(for_csv, assignments)])
+            for student, row in best.items():
+                writer.writerow([for_csv(student), *(f"{row[a]:g}" if a in row else "" for a in assignments)])
+        else:
+            writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                             *(for_csv(f"{a} ({total})") for a in assignments)])
+            writer.writerow(["Points Possible", "", "", "", "", *(total for _ in assignments)])
+            for student, row in best.items():
+                writer.writerow([for_csv(student), "", "", for_csv(student), "",
+                                 *(f"{row[a]:g}" if a in row else "" for a in assignments)])
     return path
 
 
 def grade_table(results: list[SubmissionResult], lang: str = "en") -> str:
+    """The terminal table of a run: one line per submission (names made printable)."""
     w = WORDS[lang]
-    width = max([len(r.submission) for r in results] + [10])
-    lines = [f"{'submission':<{width}}  {w['score']:>9}  time"]
-    for r in results:
-        lines.append(f"{r.submission:<{width}}  {r.score:>4g}/{r.max_score:<4g}  {r.seconds:.2f}s"
-                     + (f"  ({r.error})" if r.error else ""))
+    labels = [for_terminal(r.label) for r in results]
+    width = max([len(label) for label in labels] + [10])
+    lines = [f"{w['submission']:<{width}}  {w['score']:>9}  {w['time']}"]
+    for label, r in zip(labels, results):
+        lines.append(f"{label:<{width}}  {r.score:>4g}/{maximum(r):<4g}  {r.seconds:.2f}s"
+                     + (f"  ({for_terminal(r.error)})" if r.error else ""))
     return "\n".join(lines)
 
 

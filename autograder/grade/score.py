@@ -27,12 +27,28 @@ class TestResult:
 
 @dataclass
 class SubmissionResult:
+    """What grading one submission found, and where the submission came from.
+
+    ``relative`` (the path relative to the common root of a class run), ``student``,
+    ``assignment`` and ``timestamp`` are filled by the front door (``m5 grade``,
+    Gradescope) from where the file was found; the pipeline knows only the file.
+    """
+
     submission: str
     language: str
     tests: list[TestResult]
     seconds: float = 0.0
     notes: list[dict[str, str]] = field(default_factory=list)   # e.g. cells that failed to load
     error: str | None = None
+    relative: str = ""        # e.g. "alice/module05/m05_assignment_en.ipynb"; "" = the file name
+    student: str = ""         # nbgrader student id, or the file's stem for a plain folder
+    assignment: str = ""      # nbgrader assignment folder name, "" when there is none
+    timestamp: str = ""       # from nbgrader's timestamp.txt, "" when there is none
+
+    @property
+    def label(self) -> str:
+        """The row's identity in a class run: the relative path, else the file name."""
+        return self.relative or self.submission
 
     @property
     def score(self) -> float:
@@ -48,6 +64,16 @@ class SubmissionResult:
             got, total = groups.setdefault(t.group, [0.0, 0.0])
             groups[t.group] = [got + t.score, total + t.max_score]
         return {g: (v[0], v[1]) for g, v in groups.items()}
+
+
+def assignment_total() -> float:
+    """The documented maximum of one assignment, whatever the submission format:
+    the hidden properties' points plus one point per graded numerical answer (exNN_)."""
+    from autograder.hidden.kernels import PROPERTIES
+    from reference_impl import exercises
+
+    answers = sum(len(exercises.graded_answers(number)) for number in exercises.ANSWER_NAMES)
+    return float(sum(p.points for p in PROPERTIES) + answers)
 
 
 def class_summary(results: list[SubmissionResult], lang: str = "en") -> list[dict]:

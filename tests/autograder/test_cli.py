@@ -1,29 +1,38 @@
-"""`m5` command line: exit codes, --json, outputs."""
+"""`m5` command line: exit codes, --json, outputs, course folders, hostile names, help."""
+import csv
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from autograder import cli
-
 from autograder.demo import CORRECT
+from autograder.grade.score import assignment_total
+from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
+
+TOTAL = f"{assignment_total():g}"
 
 
 def run_m5(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "autograder.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600)
+                          timeout=900, errors="backslashreplace")
+
+
+def read_csv(path):
+    return list(csv.DictReader(path.open(encoding="utf-8")))
 
 
 def test_grade_json_prints_only_the_results(tmp_path, corpus):
     proc = run_m5("grade", str(CORRECT), "--json", "--no-shrink", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["score"] == 100
-    assert (tmp_path / "correct" / "results.json").exists() and (tmp_path / "grades.csv").exists()
+    assert data["score"] == assignment_total() == 120  # kernels and exNN_ answers: same total as a notebook
+    assert (tmp_path / "correct.py" / "results.json").exists() and (tmp_path / "grades.csv").exists()
 
 
-def test_grade_folder_prints_table_and_summary(tmp_path, corpus, correct_source):
+def test_grade_folder_prints_table_and_summary_without_a_progress_bar_off_a_tty(tmp_path, corpus, correct_source):
     folder = tmp_path / "class"
     folder.mkdir()
     (folder / "alice.py").write_text(correct_source)
@@ -32,7 +41,74 @@ def test_grade_folder_prints_table_and_summary(tmp_path, corpus, correct_source)
     proc = run_m5("grade", str(folder), "--jobs", "2", "--no-shrink", "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     assert "alice.py" in proc.stdout and "bob.py" in proc.stdout and "most failed test" in proc.stdout
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["alice", "bob", "grades.csv"]
+    assert "\r" not in proc.stderr  # tqdm only on a terminal
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["alice.py", "bob.py", "grades.csv"]
+
+
+def test_json_with_several_paths_prints_a_list(tmp_path, corpus, correct_source):
+    (tmp_path / "a.py").write_text(correct_source)
+    (tmp_path / "b.py").write_text("import numpy as np\n")
+    proc = run_m5("grade", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "--json", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [(d["submission"], d["score"]) for d in data] == [("a.py", 120), ("b.py", 0)]
+    assert all(os.path.exists(d["results_file"]) for d in data)
+
+
+def test_course_folder_with_three_students(tmp_path, corpus):
+    # alice filled the English notebook, bob the Russian one, carol handed in the release
+    # untouched; everyone has the lab notebook too
+    submitted = nbgrader_course(tmp_path / "course", {"alice": 0, "bob": 1, "carol": None}, extra=(LAB[0],))
+    out = tmp_path / "grades"
+    proc = run_m5("grade", str(submitted), "--jobs", "2", "--out", str(out), "--csv-format", "moodle")
+    assert proc.returncode == 0, proc.stderr
+    skipped = [line for line in proc.stderr.splitlines() if "'lab' notebook" in line]
+    assert sorted(line.split(":")[0] for line in skipped) == [f"{s}/module05/{LAB[0]}"
+                                                             for s in ("alice", "bob", "carol")]
+    rows = {r["submission"]: r for r in read_csv(out / "grades.csv")}
+    assert set(rows) == {f"{s}/module05/{n}" for s in ("alice", "bob", "carol") for n in ASSIGNMENT}
+    alice = rows[f"alice/module05/{ASSIGNMENT[0]}"]
+    assert (alice["student"], alice["assignment"], alice["language"], alice["score"], alice["max_score"]) == \
+        ("alice", "module05", "en", TOTAL, TOTAL)
+    assert alice["timestamp"] == "2026-12-01 10:00:00.000000 UTC"  # from alice's timestamp.txt
+    assert rows[f"bob/module05/{ASSIGNMENT[1]}"]["language"] == "ru"
+    assert rows[f"bob/module05/{ASSIGNMENT[1]}"]["score"] == TOTAL
+    assert {"dqn_targets", "iql_advantage_weights", "ex09", "ex15"} <= set(alice)
+    for student in ("alice", "bob", "carol"):  # every student's results, none overwritten
+        for name in ASSIGNMENT:
+            assert json.loads((out / student / "module05" / name / "results.json").read_text())["score"] >= 0
+    moodle = list(csv.reader((out / "grades_moodle.csv").open(encoding="utf-8")))
+    assert moodle == [["Username", "module05"], ["alice", TOTAL], ["bob", TOTAL], ["carol", "0"]]
+    # the class mean counts the six assignment notebooks only (two of them full marks)
+    assert "3.33/10" in proc.stdout
+
+
+def test_refused_files_get_their_own_row_and_the_class_is_graded(tmp_path, corpus, correct_source):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "alice.py").write_text(correct_source)
+    (tmp_path / "secret.txt").write_text("root-only secret")
+    (folder / "link.py").symlink_to(tmp_path / "secret.txt")
+    os.mkfifo(folder / "fifo.py")
+    (folder / "grades.csv.py").write_text("import numpy as np\n")
+    (folder / "=1+1\x1b[2J\nevil.py").write_text("import numpy as np\n")
+    proc = run_m5("grade", str(folder), "--no-shrink", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "root-only secret" not in proc.stdout
+    rows = {r["submission"]: r for r in read_csv(tmp_path / "out" / "grades.csv")}
+    assert rows["alice.py"]["score"] == TOTAL
+    assert "symbolic link" in rows["link.py"]["error"] and "not a regular file" in rows["fifo.py"]["error"]
+    assert rows["grades.csv.py"]["score"] == "0"
+    assert "'=1+1\\x1b[2J\\nevil.py" in rows  # no formula, no control characters
+    assert (tmp_path / "out" / "link.py" / "results.json").exists()  # the refusal is in its own result
+    table = proc.stdout.splitlines()
+    assert sum("link.py" in line for line in table) == 1 and sum("evil" in line for line in table) == 1
+
+
+def test_a_lab_notebook_alone_is_refused_with_one_line(tmp_path):
+    proc = run_m5("grade", str(release_notebook(LAB[0])), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert "'lab' notebook" in proc.stderr and "no submissions" in proc.stderr
 
 
 @pytest.mark.parametrize("content", [None, "{oops"])
@@ -45,10 +121,62 @@ def test_unreadable_input_exits_2_with_one_line(tmp_path, content):
     assert len(proc.stderr.strip().splitlines()) == 1 and str(path) in proc.stderr
 
 
+def test_a_single_symlink_is_refused_with_one_line(tmp_path):
+    (tmp_path / "a.py").symlink_to(CORRECT)
+    proc = run_m5("grade", str(tmp_path / "a.py"), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_bad_jobs_is_a_usage_error():
     with pytest.raises(SystemExit) as info:
         cli.main(["grade", "x.py", "--jobs", "0"])
     assert info.value.code == 2
+
+
+def test_limits_the_grader_cannot_work_with_stop_it(tmp_path):
+    # In a child process: the sandbox reports a fatal condition (as under a too-low ulimit -v).
+    fatal = "the address-space limit (ulimit -v) is too low for the sandboxed worker"
+    script = ("import sys, types\n"
+              "from autograder.grade import sandbox\n"
+              "sandbox.isolation = lambda: types.SimpleNamespace(warning=None, fatal=sys.argv[1])\n"
+              "from autograder import cli\n"
+              "raise SystemExit(cli.main(sys.argv[2:]))\n")
+    proc = subprocess.run([sys.executable, "-c", script, fatal, "grade", str(CORRECT), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == cli.EXIT_ISOLATION == 3
+    assert proc.stderr.strip() == f"m5 grade: {fatal}" and not (tmp_path / "out").exists()
+
+
+def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert capsys.readouterr().out.startswith("m5 ")
+    parser = cli.build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == {"grade", "check", "gradescope-bundle", "lab", "release", "solutions", "demo"}
+    for name, sub in commands.items():
+        text = sub.format_help()
+        assert sub.description and "example:" in text and f"m5 {name}" in text, name
+    grade = commands["grade"].format_help()
+    assert "(default: grades)" in grade and "(default: 1)" in grade
+    assert f"out of {TOTAL} points" in " ".join(grade.split())  # the documented total is the computed one
+    assert f"enter {TOTAL} as the assignment total" in " ".join(commands["gradescope-bundle"].format_help().split())
+
+
+@pytest.mark.parametrize("args", [["check", str(CORRECT)], ["--help"]])
+def test_a_closed_pipe_exits_cleanly(args):
+    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anything is written (`| head -0`)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_a_closed_pipe_after_grading_exits_cleanly(tmp_path, corpus):
+    shell = f"{sys.executable} -m autograder.cli grade {CORRECT} --no-shrink --out {tmp_path} | head -1"
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr and proc.stdout.startswith("submission")
 
 
 def test_check_reports_and_exit_status(tmp_path, correct_source):
@@ -69,3 +197,13 @@ def test_check_stops_a_kernel_that_never_returns():
 
     results = run_checks(return_to_go, timeout=0.5)
     assert results and all(not r.passed and "did not finish" in r.detail for r in results)
+
+
+def test_readme_commands_use_the_venv_and_the_computed_total():
+    from pathlib import Path
+
+    readme = (Path(cli.__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    commands = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in commands.splitlines() if line.startswith("| `")]
+    assert rows and all(line.startswith("| `.venv/bin/m5 ") for line in rows)
+    assert f"out of **{TOTAL}" in " ".join(commands.split()) and f"Enter **{TOTAL}**" in commands
