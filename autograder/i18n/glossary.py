@@ -5,7 +5,8 @@ parses its tables (:func:`parse_glossary`) and finds forbidden variants in the t
 the project ships (:func:`shipped_texts`, :func:`message_texts`, :func:`lint_text`).
 
 A variant is written in the glossary as a small pattern: ``*`` is any word ending,
-``(a|b|)`` lists alternatives (empty = no ending), a space is any whitespace. It is
+``(a|b|)`` lists alternatives (empty = no ending), a space is any whitespace, ``\\(``
+is a literal parenthesis. It is
 matched case-insensitively as a whole word with «ё» folded to «е», so
 ``возврат*`` finds «Возвратом» and ``зерен`` finds «зёрен».
 """
@@ -97,9 +98,14 @@ def compile_variant(pattern: str) -> re.Pattern:
     """
     if not pattern.strip():
         raise ValueError("compile_variant: `pattern` is empty")
-    parts = []
+    parts, escaped = [], False
     for ch in _fold(pattern.strip()):
-        if ch == "*":
+        if escaped:
+            parts.append(re.escape(ch))
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "*":
             parts.append(r"\w*")
         elif ch == " ":
             parts.append(r"\s+")
