@@ -20,7 +20,7 @@ LANGUAGES: tuple[str, ...] = ("en", "ru")
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
-        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap; an episode ends at a terminal cell or is truncated by the step limit",
+        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap\nan episode ends at a terminal cell or is truncated by the step limit",
         "grid_x": "column",
         "grid_y": "row",
         "dagger_x": "DAgger round (0 = behavior cloning only)",
@@ -53,7 +53,7 @@ LABELS: dict[str, dict[str, str]] = {
         "summary_llm": "Token-level Q and V can be learned from logged responses, but this small ILQL-like model is an illustration, not an LLM-scale result.",
     },
     "ru": {
-        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка; эпизод завершается в терминальной клетке или усекается лимитом шагов",
+        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка\nэпизод завершается в терминальной клетке или усекается лимитом шагов",
         "grid_x": "столбец",
         "grid_y": "строка",
         "dagger_x": "раунд DAgger (0 — только клонирование поведения)",
