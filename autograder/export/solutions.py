@@ -173,11 +173,11 @@ def render_markdown(number: int, lang: str) -> str:
 # Why each choice in exercises.CHOSEN_INPUTS was needed (the closing note).
 CHOSEN_NOTES: dict[int, dict[str, str]] = {
     9: {"en": "the key pins six positions and the three active log-probs; the prompt log-probs, the padding value and the layout are chosen",
-        "ru": "ключ фиксирует шесть позиций и три активных логарифма вероятностей; логарифмы для запроса, значение выравнивания и порядок позиций выбраны"},
+        "ru": "ключ фиксирует шесть позиций и три активных логарифма вероятностей; логарифмы для запроса, значение дополнения (padding) и порядок позиций выбраны"},
     10: {"en": "the cost model is chosen: every step from the first error on costs 1 and errors are never undone (q and T are pinned)",
          "ru": "выбрана модель стоимости: каждый шаг начиная с первой ошибки стоит 1, ошибки не исправляются (q и T зафиксированы)"},
     11: {"en": "the key pins the next-state maxima and the terminal second transition; rewards, gamma, the full table and the truncated third transition are chosen",
-         "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; награды, gamma, таблица целиком и оборванный третий переход выбраны"},
+         "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; награды, gamma, таблица целиком и усечённый третий переход выбраны"},
     12: {"en": "the key pins the maxima, the online argmax and the evaluated values; zero rewards, gamma and both tables are chosen to produce them",
          "ru": "ключ фиксирует максимумы, argmax основной сети и оценённые значения; нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
     14: {"en": "the key pins tau and the sign pattern of the residuals (one negative, two positive); Q and V are chosen",
@@ -303,6 +303,47 @@ _UI = {
 }
 
 
+# ---- typography of the converted formulas (latex2mathml output, MathML Core renderers)
+_MINUS = "<mo>&#x02212;</mo>"
+# A minus is unary when nothing precedes it in its row, or an opening bracket, a comma,
+# a relation or another operator does: "(−1, 1, 2)", "= −∑", "[−1, 1]".
+_UNARY_AFTER = re.compile(
+    r"(<mrow>|<math[^>]*>|<mo[^>]*>(?:&#x00028;|&#x0005B;|&#x0007B;|&#x0002C;|&#x0003D;|&#x0003C;|&#x0003E;|&#x02264;"
+    r"|&#x02265;|&#x02248;|&#x0002B;|&#x02212;|&#x000B7;|&#x000D7;|&#x02208;)</mo>)" + re.escape(_MINUS))
+_NEGATIVE_NUMBER = re.compile(r"<mo lspace=\"0\" rspace=\"0\">&#x02212;</mo><mn>([^<]*)</mn>")
+# Function names latex2mathml leaves as plain identifiers, glued to what follows.
+_FUNCTION = re.compile(r"<mi>(exp|log|ln|sin|cos|tanh|det)</mi>")
+_OPENING = re.compile(r"<mo[^>]*>&#x00028;</mo>")
+_BIG_OPERATOR = re.compile(r"<mo>(&#x02211;|&#x0220F;|&#x0222B;)</mo>")
+
+
+def polish_mathml(mathml: str, display: bool) -> str:
+    """Typeset a latex2mathml formula the way LaTeX would.
+
+    * ``\\exp``, ``\\log`` ... become upright function names followed by the invisible
+      function-application operator and, unless a parenthesis follows, a thin space
+      (``exp Q`` instead of ``expQ``);
+    * a unary minus gets no space around it, and joins a following number: ``(−1, 1, 2)``
+      instead of ``( − 1, 1, 2)``;
+    * in a display formula, sums, products and integrals are display-size operators
+      (``largeop``, ``displaystyle``).
+    """
+    mathml = _UNARY_AFTER.sub(lambda m: m.group(1) + '<mo lspace="0" rspace="0">&#x02212;</mo>', mathml)
+    mathml = _UNARY_AFTER.sub(lambda m: m.group(1) + '<mo lspace="0" rspace="0">&#x02212;</mo>', mathml)  # "−−1"
+    mathml = _NEGATIVE_NUMBER.sub(lambda m: f"<mn>&#x02212;{m.group(1)}</mn>", mathml)
+
+    def function(match: re.Match) -> str:
+        spaced = not _OPENING.match(match.string, match.end())  # TeX: "log(x)" unspaced, "exp Q" thin space
+        return (f'<mi mathvariant="normal">{match.group(1)}</mi><mo>&#x02061;</mo>'
+                + ('<mspace width="0.1667em"></mspace>' if spaced else ""))
+
+    mathml = _FUNCTION.sub(function, mathml)
+    if display:
+        mathml = _BIG_OPERATOR.sub(r'<mo largeop="true" movablelimits="false">\1</mo>', mathml)
+        mathml = mathml.replace('display="block">', 'display="block" displaystyle="true">', 1)
+    return mathml
+
+
 def _protect_math(markdown_text: str, protected: dict[str, str]) -> str:
     """Replace each $...$ / $$...$$ formula by a token; store its MathML in ``protected``.
 
@@ -322,7 +363,7 @@ def _protect_math(markdown_text: str, protected: dict[str, str]) -> str:
         display = match.group(1) is not None
         latex = (match.group(1) if display else match.group(2)).strip()
         token = f"M5TOKEN{len(protected)}X"
-        protected[token] = convert(latex, display="block" if display else "inline")
+        protected[token] = polish_mathml(convert(latex, display="block" if display else "inline"), display)
         return token
 
     text = _MATH.sub(to_mathml, _INLINE_CODE.sub(hide_code, FENCE.sub(hide_code, markdown_text)))

@@ -49,10 +49,58 @@ def test_formulas_are_mathml_and_nothing_is_left_raw(bundle):
         assert not re.search(r"<m[io]>\\[A-Za-z]+</m[io]>", text), f"unknown LaTeX command in {page.name}"
         assert "http://" not in text.replace("http://www.w3.org/1998/Math/MathML", "")  # no network assets
     regret = (out / "ru" / "10-compounding-regret.html").read_text(encoding="utf-8")
-    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in regret
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block" displaystyle="true">' in regret
     assert "<mn>3.712791</mn>" in regret
     code = (out / "en" / "16-code-dqn-targets.html").read_text(encoding="utf-8")
     assert "def double_dqn_targets" in code  # code blocks survive, with their $-free text untouched
+
+
+# ------------------------------------------------------------------ typography of the rendered formulas
+_MATH_ELEMENT = re.compile(r"<math\b.*?</math>", re.S)
+
+
+def _formulas(page_text: str) -> list[str]:
+    return _MATH_ELEMENT.findall(page_text)
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_rendered_formulas_use_proper_operators_sums_and_minus(bundle, lang):
+    out, _ = bundle
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (out / lang).glob("[0-9][0-9]-*.html")}
+    everything = "".join(pages.values())
+    # \exp and \log are upright operators with function application, never italic letters glued to Q.
+    assert "<mi>exp</mi>" not in everything and "<mi>log</mi>" not in everything
+    cql = pages["13-cql-penalty.html"]
+    assert re.search(r'<mi mathvariant="normal">exp</mi><mo>&#x02061;</mo><mspace width="0.1667em"></mspace><mi>Q</mi>', cql)
+    assert re.search(r'<mi mathvariant="normal">log</mi><mo>&#x02061;</mo><mo stretchy="false">&#x00028;</mo>', cql)  # log(...)
+    # Every sum of a display formula is display-size; inline ones stay text-size.
+    for page in pages.values():
+        for formula in _formulas(page):
+            if 'display="block"' in formula:
+                assert 'displaystyle="true"' in formula
+                assert "<mo>&#x02211;</mo>" not in formula
+    assert '<mo largeop="true" movablelimits="false">&#x02211;</mo>' in pages["10-compounding-regret.html"]
+    # A unary minus is unspaced: "(−1, 1, 2)", never "( − 1, 1, 2)".
+    expectile = pages["14-expectile-loss.html"]
+    assert '<mo stretchy="false">&#x00028;</mo><mn>&#x02212;1</mn><mo>&#x0002C;</mo><mn>1</mn>' in expectile
+    for page in pages.values():
+        assert not re.search(r"<mo[^>]*>(?:&#x00028;|&#x0002C;|&#x0003D;)</mo><mo>&#x02212;</mo>", page)
+    # A binary minus keeps its spacing.
+    assert "<mn>1</mn><mo>&#x02212;</mo><mi>&#x003C4;</mi>" in expectile
+
+
+@pytest.mark.parametrize("latex, display, wanted, unwanted", [
+    (r"-\infty", False, '<mo lspace="0" rspace="0">&#x02212;</mo><mo>&#x0221E;</mo>', "<mo>&#x02212;</mo>"),
+    (r"x = -2.5", False, "<mn>&#x02212;2.5</mn>", "<mo>&#x02212;</mo>"),
+    (r"a - b", False, "<mi>a</mi><mo>&#x02212;</mo><mi>b</mi>", 'lspace="0"'),
+    (r"\sum_t x_t", False, "<mo>&#x02211;</mo>", "largeop"),
+    (r"\log x", True, '<mi mathvariant="normal">log</mi><mo>&#x02061;</mo><mspace', "<mi>log</mi>"),
+])
+def test_polish_mathml_cases(latex, display, wanted, unwanted):
+    from latex2mathml.converter import convert
+
+    out = sol.polish_mathml(convert(latex, display="block" if display else "inline"), display)
+    assert wanted in out and unwanted not in out
 
 
 def test_markdown_to_html_keeps_code_and_math_apart():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import matplotlib
 
@@ -16,7 +17,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from reference_impl import figures, lab  # noqa: E402
 from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
-from reference_impl.labels import LABEL_KEYS, LABELS, labels_for  # noqa: E402
+from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  # noqa: E402
 
 # The keys the lab notebook reads from its LABELS dict.
 NOTEBOOK_KEYS = (
@@ -61,9 +62,11 @@ def test_both_languages_have_the_notebook_keys_and_the_same_keys():
     assert set(LABELS["en"]) == set(LABELS["ru"]) == set(LABEL_KEYS)
     for lang in ("en", "ru"):
         assert all(isinstance(v, str) and v.strip() for v in LABELS[lang].values())
-    # Russian text really is Russian (at least one Cyrillic letter per entry that is not a name).
-    cyrillic = [k for k, v in LABELS["ru"].items() if any("а" <= ch.lower() <= "я" for ch in v)]
-    assert len(cyrillic) >= len(LABEL_KEYS) - 1
+    # Russian text really is Russian: no English word outside method names, formulas and identifiers.
+    unfilled = {k: re.sub(r"\{\w+\}", " ", v) for k, v in LABELS["ru"].items()}  # {fields} are filled with numbers
+    assert {k: v for k, v in unfilled.items() if _english_left(v)} == {}
+    latin_only = sorted(k for k, v in LABELS["ru"].items() if not CYRILLIC.search(v))
+    assert all(k.startswith("name.") or k == "report.seed" for k in latin_only), latin_only
 
 
 def test_labels_for_rejects_unknown_language_and_returns_a_copy():
@@ -283,8 +286,9 @@ def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys
         assert (tmp_path / f"{section}.png").stat().st_size > 1000
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     headings = [line[3:] for line in report.splitlines() if line.startswith("## ")]
-    assert headings[: len(lab.SECTIONS)] == list(lab.SECTIONS)  # lab order whatever the order typed
-    assert "## Claims" in report and LABELS["en"]["summary_llm"] in report
+    # lab order whatever the order typed
+    assert headings[: len(lab.SECTIONS)] == [LABELS["en"][f"report.section.{s}"] for s in lab.SECTIONS]
+    assert f"## {LABELS['en']['report.claims']}" in report and LABELS["en"]["summary_llm"] in report
     assert "profile smoke" in capsys.readouterr().out
 
 
@@ -297,10 +301,91 @@ def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
     assert run["verdicts"]["language"]["seeds"] == 2
 
 
-def test_russian_report_uses_russian_labels(tiny, tmp_path):
-    assert lab.main(["--section", "fqe", "--lang", "ru", "--out", str(tmp_path)]) == 0
+# Latin text a Russian line may keep: code spans, figure links, method and model names,
+# the glossary's Latin terms (seed, return-to-go), formula symbols, identifiers.
+RU_LATIN_ALLOWED = re.compile(
+    r"`[^`]*`|!\[\w+\]\(\w+\.png\)|\b(?:Double DQN|DQN|CQL|IQL|BC|FQE|ILQL|DAgger|Decision Transformer|KeyDoorGrid|LLM"
+    r"|Q-обучение|[Ss]eed|return-to-go|gamma|pi|observation_dim|action_dim|m5 lab|smoke)\b", re.UNICODE)
+LATIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+def _english_left(line: str) -> list[str]:
+    """Latin words of ``line`` that no Russian text should contain (see RU_LATIN_ALLOWED)."""
+    return LATIN_WORD.findall(RU_LATIN_ALLOWED.sub(" ", line))
+
+
+def test_russian_report_is_russian_line_by_line(tiny, tmp_path, capsys):
+    assert lab.main(["--lang", "ru", "--out", str(tmp_path)]) == 0
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert LABELS["ru"]["fqe_warning"] in report and LABELS["ru"]["summary_heading"] in report
+    checked = 0
+    for number, line in enumerate(report.splitlines(), start=1):
+        if not re.search(r"[^\W\d_]", line):
+            continue  # numbers, rules and blank lines
+        checked += 1
+        # Russian words, allowed names and figures only: no English word left over.
+        assert not _english_left(line), f"report.md:{number} is not Russian: {line!r}"
+    assert checked > 40
+    headings = [line for line in report.splitlines() if line.startswith("#")]
+    assert all(CYRILLIC.search(h) for h in headings), headings
+    printed = capsys.readouterr().out
+    assert printed.strip() and not _english_left(printed.replace(str(tmp_path / "report.md"), "")), printed
+
+
+def test_lab_language_comes_from_the_argument_not_the_environment(monkeypatch):
+    for name, value in (("JPY_SESSION_NAME", "m05_lab_ru.ipynb"), ("LANG", "ru_RU.UTF-8"), ("LC_ALL", "ru_RU.UTF-8")):
+        monkeypatch.setenv(name, value)
+    import os
+
+    assert lab.parse_options([], os.environ).lang == "en"
+    assert lab.parse_options(["--lang", "ru"], os.environ).lang == "ru"
+
+
+def _axes_texts(ax) -> list[str]:
+    """Every piece of text drawn on ``ax``: title, axis labels, tick labels, legend, annotations."""
+    ax.figure.canvas.draw()
+    texts = [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+    texts += [t.get_text() for t in (*ax.get_xticklabels(), *ax.get_yticklabels(), *ax.texts)]
+    legend = ax.get_legend()
+    if legend is not None:
+        texts += [t.get_text() for t in legend.get_texts()]
+    return [t for t in texts if t.strip()]
+
+
+def test_russian_figures_have_russian_titles_legends_and_tick_labels():
+    labels = labels_for("ru")
+    from reference_impl.lab import load_pinned
+
+    offline = load_pinned("M5_offline_method_results")
+    language = load_pinned("M5_language_ilql_results")
+    fig, axes = plt.subplots(2, 4)
+    axes = axes.ravel()
+    figures.plot_environment(KeyDoorGrid(), axes[0], labels)
+    figures.plot_dagger_curve([0, 1, 2], [0.2, 0.5, 0.9], axes[1], labels)
+    figures.plot_dqn_curves(np.ones(30), np.zeros(20), axes[2], labels)
+    figures.plot_log_actions([4, 3, 2, 1], ACTION_NAMES, axes[3], labels)
+    figures.plot_offline_methods(offline["method_names"], offline["mean_return"], offline["success_rate"], axes[4], labels)
+    figures.plot_fqe_vs_simulator(offline["fqe_names"], offline["fqe_values"], offline["fqe_simulated_values"], axes[5], labels)
+    figures.plot_dt_sweep([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], axes[6], labels, data_range=(-1.3, 0.8))
+    figures.plot_language_exact_match(language["method_names"], language["exact_match"], axes[7], labels)
+    for ax in axes:
+        for text in _axes_texts(ax):
+            assert "_" not in text or text.startswith("$"), f"identifier on a Russian figure: {text!r}"
+            assert not _english_left(text), f"English on a Russian figure: {text!r}"
+    ticks = [t.get_text() for t in axes[7].get_xticklabels()]
+    assert ticks == [display_name(labels, n) for n in language["method_names"]] and "клонирование поведения" in ticks
+    assert [t.get_text() for t in axes[3].get_xticklabels()] == ["вверх", "вправо", "вниз", "влево"]
+
+
+def test_display_names_cover_the_pinned_names_and_pass_unknown_names_through():
+    names = set()
+    for artifact, key in (("M5_offline_method_results", "method_names"), ("M5_offline_method_results", "fqe_names"),
+                          ("M5_language_ilql_results", "method_names")):
+        names |= set(lab.load_pinned(artifact)[key].tolist())
+    for lang in ("en", "ru"):
+        assert all(f"name.{n}" in LABELS[lang] for n in names | set(ACTION_NAMES)), lang
+    assert display_name(labels_for("ru"), "my_method") == "my_method"
 
 
 def test_pin_writes_loadable_artifacts_and_is_deterministic(tiny, tmp_path, monkeypatch):

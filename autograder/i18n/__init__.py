@@ -1,0 +1,1 @@
+"""Language tooling: the glossary lint (:mod:`autograder.i18n.glossary`)."""
