@@ -217,10 +217,16 @@ def cmd_demo(args) -> int:
     return demo.main()
 
 
-def _subcommand(sub, name: str, summary: str, details: str, example: str, **kwargs) -> argparse.ArgumentParser:
-    """A sub-command whose --help gives its purpose, arguments with defaults, and an example."""
-    return sub.add_parser(name, help=summary, description=f"{summary}. {details}",
-                          epilog=f"example:\n  {example}", formatter_class=HelpFormatter, **kwargs)
+def _subcommand(sub, name: str, summary: str, details: str, example: str, func, arguments=(),
+                **kwargs) -> argparse.ArgumentParser:
+    """A sub-command whose --help gives its purpose, arguments with defaults, and an
+    example; ``arguments`` are (flags, add_argument options) pairs."""
+    parser = sub.add_parser(name, help=summary, description=f"{summary}. {details}",
+                            epilog=f"example:\n  {example}", formatter_class=HelpFormatter, **kwargs)
+    for flags, options in arguments:
+        parser.add_argument(*flags, **options)
+    parser.set_defaults(func=func)
+    return parser
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -251,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         "120 points (10 kernels x 10, 20 numerical answers), notebook or .py. Exit status: 0 when grading "
         "completed, 2 on bad arguments or one unreadable submission, 3 when the sandbox cannot work under "
         "this machine's limits.",
-        "m5 grade course/submitted --jobs 2 --csv-format moodle")
+        "m5 grade course/submitted --jobs 2 --csv-format moodle", cmd_grade)
     g.add_argument("paths", nargs="+", metavar="PATH", help="notebooks (.ipynb), .py files, or folders of them")
     g.add_argument("--out", default="grades", help="output folder")
     g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (at most one per core)")
@@ -263,55 +269,43 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
                    help="search for the smallest counterexample of each failed test (default: on for one "
                         "submission, off for several; off uses the smallest failing generated input)")
-    g.set_defaults(func=cmd_grade)
 
-    c = _subcommand(
+    _subcommand(
         sub, "check", "run the public self-check tests on a notebook or .py",
         "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "
         "full marks. Exit status: 0 all passed, 1 some failed, 2 unreadable file.",
-        "m5 check release/module05/m05_assignment_en.ipynb --lang en")
-    c.add_argument("path", metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")
-    c.add_argument("--lang", choices=["en", "ru"], help="language of the messages (default: the file's own)")
-    c.set_defaults(func=cmd_check)
-
-    b = _subcommand(
+        "m5 check release/module05/m05_assignment_en.ipynb --lang en", cmd_check,
+        [(("path",), dict(metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")),
+         (("--lang",), dict(choices=["en", "ru"], help="language of the messages (default: the file's own)"))])
+    _subcommand(
         sub, "gradescope-bundle", "write the Gradescope autograder zip",
         "Upload the zip as a Gradescope programming assignment's autograder; enter 120 as the assignment "
         "total. run_autograder picks the assignment notebook with content among everything uploaded "
         "(nested folders, .py, .zip).",
-        "m5 gradescope-bundle --out autograder.zip")
-    b.add_argument("--out", default="autograder.zip", help="where to write the zip")
-    b.set_defaults(func=cmd_gradescope_bundle)
-
-    lab = _subcommand(
+        "m5 gradescope-bundle --out autograder.zip", cmd_gradescope_bundle,
+        [(("--out",), dict(default="autograder.zip", help="where to write the zip"))])
+    _subcommand(
         sub, "lab", "run the capstone lab (figures, Markdown report, pinned artifacts)",
         "Takes its own options: --profile smoke|full, --section NAME..., --seeds N, --out DIR, --pin "
         "(see `m5 lab --help`).",
-        "m5 lab --profile smoke --out lab-out", add_help=False)
-    lab.add_argument("lab_args", nargs=argparse.REMAINDER, help="the lab's own options")
-    lab.set_defaults(func=cmd_lab)
-
-    r = _subcommand(
+        "m5 lab --profile smoke --out lab-out", cmd_lab,
+        [(("lab_args",), dict(nargs=argparse.REMAINDER, help="the lab's own options"))], add_help=False)
+    _subcommand(
         sub, "release", "build the student release from the instructor sources",
         "Reads the instructor sources in source/ and writes the student folders under <out>/ "
         "(notebooks with stubs, support library).",
-        "m5 release --out release")
-    r.add_argument("--out", default="release", help="output folder")
-    r.set_defaults(func=cmd_release)
-
-    s = _subcommand(
+        "m5 release --out release", cmd_release,
+        [(("--out",), dict(default="release", help="output folder"))])
+    _subcommand(
         sub, "solutions", "build the worked-solution bundle (HTML) for students",
         "Worked answers to all exercises, in one or both languages.",
-        "m5 solutions --lang both --out solutions-html")
-    s.add_argument("--lang", choices=["en", "ru", "both"], default="both", help="language(s) of the bundle")
-    s.add_argument("--out", required=True, help="output folder (required)")
-    s.set_defaults(func=cmd_solutions)
-
-    d = _subcommand(
+        "m5 solutions --lang both --out solutions-html", cmd_solutions,
+        [(("--lang",), dict(choices=["en", "ru", "both"], default="both", help="language(s) of the bundle")),
+         (("--out",), dict(required=True, help="output folder (required)"))])
+    _subcommand(
         sub, "demo", "grade the bundled example submissions and show the results",
         "What `make demo` runs: worked examples, the sandbox level, a class table and one feedback report.",
-        "m5 demo")
-    d.set_defaults(func=cmd_demo)
+        "m5 demo", cmd_demo)
     return parser
 
 

@@ -120,8 +120,9 @@ def _nbgrader(grade_id: str, *, grade=False, solution=False, locked=False, point
 
 
 # Roles the grader reads from code cells (autograder.grade.extract.SKIPPED_ROLES): it never
-# runs the self-check cells or the lab's heavy runs, with or without nbgrader metadata.
-ROLE_PREFIXES = {"selfcheck": ("check_",), "heavy": ("run_", "lab_setup")}
+# runs the self-check cells, the lab's heavy runs, or the setup cell that finds m5_student
+# on the student's machine (the grader puts the library on the path itself).
+ROLE_PREFIXES = {"selfcheck": ("check_",), "heavy": ("run_", "lab_setup"), "setup": ("setup",)}
 
 
 def cell_role(cell_id: str) -> str | None:
@@ -159,13 +160,10 @@ def _find_support_library(start: Path) -> Path:
     raise FileNotFoundError("m5_student not found: open this notebook from the module05 folder")
 
 
-try:
-    import m5_student  # already importable: installed, or provided by the grader
-except ImportError:
-    _support_root = str(_find_support_library(Path.cwd().resolve()))
-    if _support_root not in sys.path:
-        sys.path.insert(0, _support_root)
-    import m5_student
+_support_root = str(_find_support_library(Path.cwd().resolve()))
+if _support_root not in sys.path:
+    sys.path.insert(0, _support_root)
+import m5_student
 
 LANG = m5_student.notebook_language()
 '''

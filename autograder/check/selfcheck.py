@@ -13,11 +13,19 @@ from pathlib import Path
 
 from autograder.check import public
 from autograder.grade import cellexec
-from autograder.grade.extract import SubmissionError, cell_notes, extract
+from autograder.grade.extract import SubmissionError, cell_notes, extract, library_dirs
 
 
 class _NeverTimesOut(BaseException):
     """The student's own machine: no per-cell time limit."""
+
+
+def student_library_dirs(path: Path) -> list[Path]:
+    """Where m5_student is for this submission: next to it (the module05 folder the
+    student works in), else this checkout's release. The notebook's own setup cell,
+    which finds it, is skipped like under grading."""
+    folder = Path(path).resolve().parent
+    return [folder] if (folder / "m5_student" / "__init__.py").is_file() else library_dirs()
 
 
 def load_namespace(path: Path) -> tuple[dict, list[dict], str]:
@@ -28,7 +36,8 @@ def load_namespace(path: Path) -> tuple[dict, list[dict], str]:
     with contextlib.redirect_stdout(io.StringIO()):
         loaded = cellexec.load_cells([dataclasses.asdict(c) for c in sub.cells], public.KERNEL_NAMES, 0.0,
                                      lambda message: None, timed=lambda seconds: None, untimed=lambda: None,
-                                     timeout_exc=_NeverTimesOut)
+                                     timeout_exc=_NeverTimesOut,
+                                     request={"import_dirs": [str(d) for d in student_library_dirs(path)]})
     errors = cell_notes(sub, loaded["cells"], ignored=False)
     return loaded["namespace"], errors, sub.language
 

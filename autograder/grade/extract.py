@@ -7,7 +7,7 @@ metadata. It never parses or rewrites student code; that happens inside the sand
 
 Notebooks: every code cell runs, in notebook order, except nbgrader test cells
 (``grade`` without ``solution``) and the cells the notebook builder marks as
-self-check or heavy lab cells (``metadata["m5"]["role"]``). Helper cells are kept
+self-check, heavy lab or setup cells (``metadata["m5"]["role"]``). Helper cells are kept
 whatever they contain, so a notebook without nbgrader metadata (a Colab or VS Code
 export, cells copied into a fresh notebook) is graded by the kernels and ``exNN_``
 answers its cells define. Stored outputs are ignored.
@@ -30,8 +30,10 @@ from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, Submiss
 __all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
 
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
-# Cells the grader never runs, by the role the notebook builder writes into their metadata.
-SKIPPED_ROLES = frozenset({"selfcheck", "heavy"})
+# Cells the grader never runs, by the role the notebook builder writes into their metadata:
+# self-checks, the lab's heavy runs, and the setup cell that finds m5_student on the
+# student's machine (under grading the library is on the path already).
+SKIPPED_ROLES = frozenset({"selfcheck", "heavy", "setup"})
 # The folder that holds the public student library m5_student (no secrets): read-only
 # on the student process's sys.path, so `from m5_student.checks import check` works.
 STUDENT_LIBRARY_PARENT = Path(__file__).resolve().parents[2] / "release" / "module05"
