@@ -30,7 +30,6 @@ LOST = {
     "not_implemented": {"en": "{k} is not implemented yet (it raises NotImplementedError)",
                         "ru": "{k} ещё не реализована (выбрасывает NotImplementedError)"},
 }
-CELL_FAILED = {"en": "cell {id} could not run: {error}", "ru": "ячейку {id} не удалось выполнить: {error}"}
 ANSWER_WRONG = {"en": "the value of {name} is missing or wrong", "ru": "значение {name} отсутствует или неверно"}
 ANSWER_TITLE = {"en": "numerical answer {name}", "ru": "численный ответ {name}"}
 MISTAKE_THEN = {"en": "{lead}: {mistake}. Here: {message}", "ru": "{lead}: {mistake}. Здесь: {message}"}

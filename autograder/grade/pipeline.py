@@ -23,10 +23,10 @@ import numpy as np
 
 import reference_impl
 from autograder.grade import corpus as corpus_mod
-from autograder.grade.extract import Submission, SubmissionError, extract
+from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
 from autograder.grade.run import Budget, SpareWorker, WorkerSession, prepared
 from autograder.grade.score import SubmissionResult, TestResult
-from autograder.grade.judge import CELL_FAILED, _all_fail, grade_answers, grade_kernel
+from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 # A kernel never run because the submission's time ran out before it.
@@ -98,7 +98,7 @@ def _attach(raw: dict, examples: int | None) -> dict:
 # ---------------------------------------------------------------- one submission
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
                      shrink: bool = True, shrink_budget: float = 0.3, shrink_total: float = 2.0,
-                     answers: bool | None = None, kernels=None, spare: SpareWorker | None = None) -> SubmissionResult:
+                     answers: bool = True, kernels=None, spare: SpareWorker | None = None) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all.
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
@@ -115,11 +115,9 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
     language = lang or sub.language
     tests: list[TestResult] = []
     notes = []
-    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare) as session:
+    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs()) as session:
         report = session.start()
-        for cell in report.cells:
-            if not cell.get("ok"):
-                notes.append({l: t.format(id=cell.get("id"), error=cell.get("error")) for l, t in CELL_FAILED.items()})
+        notes += cell_notes(sub, report.cells)
         # The worker runs kernel k+1 while kernel k is judged here.
         session.plan([(corpus[k].request, len(corpus[k].calls)) for k in selected
                       if k in corpus and report.found.get(k)])
@@ -131,7 +129,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
                 continue
             tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
                                   shrink_until=shrink_until)
-        if answers if answers is not None else sub.kind == "notebook":
+        if answers:  # exNN_ variables count in a .py exactly as in a notebook: one total
             tests += grade_answers(session)
     return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
 
@@ -187,7 +185,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
 
     if jobs <= 1 or len(paths) <= 1:
         # One at a time: the next submission's worker starts while this one is graded.
-        with SpareWorker() as spare:
+        with SpareWorker(import_dirs=library_dirs()) as spare:
             spare.remaining = len(tasks) - 1
             for index, (path, task_kwargs) in enumerate(tasks):
                 deliver(index, _pool_grade((path, {**task_kwargs, "spare": spare})))

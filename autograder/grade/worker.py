@@ -846,7 +846,10 @@ class Parent:
         cells = list(self.load_request["cells"])
         ids = {c.get("id") for c in cells if isinstance(c, dict)}
         cell_timeout = float(self.load_request["cell_timeout"])
-        report_cap = FRAME_OVERHEAD + len(cells) * (MAX_MESSAGE_CHARS * 6 + 1024) + len(self.load_request["kernels"]) * 256
+        ce = self.cellexec  # per cell: its listed failures, each with a message and the ignored magics
+        per_entry = MAX_MESSAGE_CHARS * 6 + 1024 + ce.MAX_IGNORED * (ce.MAX_MAGIC_NAME * 6 + 4)
+        report_cap = (FRAME_OVERHEAD + len(cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry
+                      + len(self.load_request["kernels"]) * 256)
         deadline = time.monotonic() + float(self.budget["load_timeout"])
         while True:
             child = self.fork_child([c for c in cells if c.get("id") not in self.fatal])
@@ -891,8 +894,13 @@ class Parent:
         cells = []
         for cell in body.get("cells") if isinstance(body.get("cells"), list) else []:
             if isinstance(cell, dict) and cell.get("id") in ids:
+                ce = self.cellexec
                 cells.append({"id": cell["id"], "ok": cell.get("ok") is True,
-                              "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS)})
+                              "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS),
+                              "line": cell.get("line") if type(cell.get("line")) is int else None,
+                              "ignored": [_clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[:ce.MAX_IGNORED]
+                                          if isinstance(x, str)],
+                              "timed_out": cell.get("timed_out") is True})
         cells += [{"id": cid, "ok": False, "error": why} for cid, why in self.fatal.items()]
         found = body.get("found") if isinstance(body.get("found"), dict) else {}
         return {"op": "loaded", "cells": cells, "time_cap": False,
