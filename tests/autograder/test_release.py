@@ -23,11 +23,10 @@ from hypothesis import strategies as st
 
 import reference_impl
 from autograder.assign import lab_source, release, sources
+from classroom import RELEASE_ROOT, SOURCE_ROOT, filled_notebook  # tests/autograder is on sys.path
 from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE_ROOT = REPO / "source"
-RELEASE_ROOT = REPO / "release"
 RELEASE_EN = RELEASE_ROOT / sources.ASSIGNMENTS["en"]
 ASSIGNMENT = ("m05_assignment_en.ipynb", "m05_assignment_ru.ipynb")
 LAB = ("m05_lab_en.ipynb", "m05_lab_ru.ipynb")
@@ -319,16 +318,6 @@ def test_stub_solutions_rejects_unbalanced_markers():
         release.stub_solutions("def f():\n    ### BEGIN SOLUTION\n    return 1\n", "assignment")
     with pytest.raises(release.ReleaseError, match="without BEGIN"):
         release.stub_solutions("def f():\n    return 1\n    ### END SOLUTION\n", "assignment")
-
-
-def filled_notebook(release_path: Path, source_path: Path) -> nbformat.NotebookNode:
-    """The release notebook with every solution cell replaced by the instructor's version."""
-    nb = nbformat.read(release_path, as_version=4)
-    solutions = {c.id: c.source for c in nbformat.read(source_path, as_version=4).cells}
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.source = solutions[cell.id]
-    return nb
 
 
 def test_filled_release_notebook_runs_and_passes_m5_check(tmp_path):
