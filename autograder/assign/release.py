@@ -332,7 +332,9 @@ def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600) ->
     Hypothesis' files in a temporary folder, and tool caches are never copied.
     """
     return (
+        "import atexit\n"
         "import os\n"
+        "import shutil\n"
         "import tempfile\n\n"
         "from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor\n"
         "from nbgrader.preprocessors import ClearHiddenTests, GetGrades\n\n"
@@ -344,9 +346,12 @@ def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600) ->
         "c.ClearSolutions.text_stub = 'YOUR ANSWER HERE'\n"
         f"c.Execute.timeout = {int(execute_timeout)}\n"
         "c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]\n"
-        "# Kernels run in autograded/<student>/<assignment>/: keep caches and Hypothesis' files out of it.\n"
+        "# Kernels run in autograded/<student>/<assignment>/: keep caches and Hypothesis' files out of it,\n"
+        "# in a private folder (mode 0700: Hypothesis caches constants of the modules it sees) removed at exit.\n"
         "os.environ['PYTHONDONTWRITEBYTECODE'] = '1'\n"
-        "os.environ.setdefault('HYPOTHESIS_STORAGE_DIRECTORY', os.path.join(tempfile.gettempdir(), 'm5-nbgrader-hypothesis'))\n"
+        "_hypothesis_storage = tempfile.mkdtemp(prefix='m5-nbgrader-hypothesis-')\n"
+        "atexit.register(shutil.rmtree, _hypothesis_storage, True)\n"
+        "os.environ['HYPOTHESIS_STORAGE_DIRECTORY'] = _hypothesis_storage\n"
     )
 
 

@@ -50,8 +50,10 @@ def run_nbgrader(course: Path, *args: str, env: dict[str, str] | None = None,
                  timeout: float = 900) -> subprocess.CompletedProcess:
     """``nbgrader ARGS`` in ``course``; fails the test with its output when it fails."""
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH
+    # The notebook kernels import the bridge of this checkout, not whichever one is installed.
+    python_path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     full_env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "M5_PROGRESS": "0",
-                **(env or {})}
+                "PYTHONPATH": python_path, **(env or {})}
     full_env.pop("M5_NOTEBOOK", None)
     proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=course, env=full_env, capture_output=True,
                           text=True, timeout=timeout)
