@@ -294,12 +294,20 @@ def student_readme(lang: str) -> str:
     """The kit's README.md for the ``lang`` assignment: that language first, then the other."""
     if lang not in sources.LANGS:
         raise ValueError(f"student_readme: `lang` must be one of {sources.LANGS}, got {lang!r}")
-    names = {"assignment": sources.NOTEBOOK_NAMES["assignment", lang], "lab": sources.NOTEBOOK_NAMES["lab", lang]}
-    title = ("# Module 5: learning from fixed data / Модуль 5: обучение на фиксированных данных\n\n"
-             f"Assignment `{sources.ASSIGNMENTS[lang]}`, notebooks in {'English' if lang == 'en' else 'Russian'} / "
-             f"задание `{sources.ASSIGNMENTS[lang]}`, ноутбуки на {'английском' if lang == 'en' else 'русском'}.\n\n")
+    names = {"assignment": sources.NOTEBOOK_NAMES["assignment", lang], "lab": sources.NOTEBOOK_NAMES["lab", lang],
+             "folder": sources.ASSIGNMENTS[lang]}
     order = sorted(sources.LANGS, key=lambda other: other != lang)
-    return title + "\n".join(README_TEXT[other].format(**names) for other in order)
+    title = " / ".join(README_TITLE[other]["title"] for other in order)
+    subtitle = " / ".join(README_TITLE[other][lang].format(**names) for other in order)
+    return f"# {title}\n\n{subtitle}\n\n" + "\n".join(README_TEXT[other].format(**names) for other in order)
+
+
+README_TITLE = {
+    "en": {"title": "Module 5: learning from fixed data", "en": "Assignment `{folder}`, notebooks in English",
+           "ru": "Assignment `{folder}`, notebooks in Russian"},
+    "ru": {"title": "Модуль 5: обучение на фиксированных данных", "en": "Задание `{folder}`, ноутбуки на английском",
+           "ru": "Задание `{folder}`, ноутбуки на русском"},
+}
 
 
 def build_kit(folder: Path, lang: str) -> list[Path]:
@@ -321,8 +329,12 @@ def build_sources(source_root: Path = SOURCE_ROOT) -> list[Path]:
 
 
 # ------------------------------------------------------------------ the notebooks
-def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600) -> str:
+def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600, course_id: str | None = None,
+                  exchange: Path | None = None) -> str:
     """An ``nbgrader_config.py`` for a Module 5 course rooted at ``root``.
+
+    ``course_id`` and ``exchange`` (the exchange folder shared with the students) are
+    needed only with nbgrader's exchange (release_assignment, collect, release_feedback).
 
     Besides the paths: the stubs nbgrader writes, a per-cell execution timeout long
     enough for the hidden test cells (the first one grades the whole notebook), feedback
@@ -346,7 +358,9 @@ def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600) ->
         "c.ClearSolutions.text_stub = 'YOUR ANSWER HERE'\n"
         f"c.Execute.timeout = {int(execute_timeout)}\n"
         "c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]\n"
-        "# Kernels run in autograded/<student>/<assignment>/: keep caches and Hypothesis' files out of it,\n"
+        + (f"c.CourseDirectory.course_id = {course_id!r}\n" if course_id else "")
+        + (f"c.Exchange.root = {str(exchange)!r}\n" if exchange else "")
+        + "# Kernels run in autograded/<student>/<assignment>/: keep caches and Hypothesis' files out of it,\n"
         "# in a private folder (mode 0700: Hypothesis caches constants of the modules it sees) removed at exit.\n"
         "os.environ['PYTHONDONTWRITEBYTECODE'] = '1'\n"
         "_hypothesis_storage = tempfile.mkdtemp(prefix='m5-nbgrader-hypothesis-')\n"

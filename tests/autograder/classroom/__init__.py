@@ -6,13 +6,17 @@ import this as ``classroom``.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 
-from autograder.assign import sources
+import reference_impl
+from autograder.assign import release, sources
+from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[3]
 SOURCE_ROOT = REPO / "source"
@@ -59,3 +63,103 @@ def run_nbgrader(course: Path, *args: str, env: dict[str, str] | None = None,
                           text=True, timeout=timeout)
     assert proc.returncode == 0, f"nbgrader {' '.join(args)}:\n" + proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
+
+
+# The documented assignment total: 10 kernels x 10 points + one point per numerical answer (code cells).
+AUTOGRADED_MAXIMUM = 120.0
+
+
+def graded_points(lang: str) -> float:
+    """Points of every graded cell of one language's notebooks (adds the hand-graded markdown answers)."""
+    return sum(float(c.metadata["nbgrader"]["points"]) for kind in ("assignment", "lab")
+               for c in nbformat.read(notebook(kind, lang), as_version=4).cells
+               if c.metadata.get("nbgrader", {}).get("grade"))
+
+HIDDEN_SUITE_MARKERS = ("autograder/hidden", "hidden/kernels.py", "autograder.hidden", ".hypothesis", str(REPO))
+
+
+def course_with_assignments(root: Path, **config) -> Path:
+    """A course directory with both assignments generated from the committed source folders.
+
+    ``config``: keyword arguments of :func:`autograder.assign.release.course_config` (course id, exchange).
+    """
+    for assignment in sources.ASSIGNMENTS.values():
+        shutil.copytree(SOURCE_ROOT / assignment, root / "source" / assignment,
+                        ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    (root / "nbgrader_config.py").write_text(release.course_config(root, root / "gradebook.db", **config),
+                                             encoding="utf-8")
+    for assignment in sources.ASSIGNMENTS.values():
+        run_nbgrader(root, "generate_assignment", assignment, "--force")
+    return root
+
+
+def gradebook_points(course: Path, student: str, lang: str) -> dict[str, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gb:
+        nb = gb.find_submission_notebook(notebook("assignment", lang).stem, sources.ASSIGNMENTS[lang], student)
+        return {g.name: float(g.score) for g in nb.grades if g.cell_type == "code"}
+
+
+def pipeline_points(path: Path, corpus) -> dict[str, float]:
+    from autograder.grade.pipeline import grade_submission
+
+    result = grade_submission(path, corpus, answers=True, shrink=False)
+    points: dict[str, float] = {}
+    for test in result.tests:
+        # Numerical exercises are grouped "exNN" (cell exNN_tests); kernels by name (cell test_<kernel>).
+        key = f"{test.group}_tests" if re.fullmatch(r"ex\d{2}", test.group) else f"test_{test.group}"
+        points[key] = points.get(key, 0.0) + test.score
+    return points
+
+
+def check_student(course: Path, corpus, student: str, lang: str, wrong: bool) -> None:
+    """The gradebook's points of one submission equal the pipeline's; a correct one gets the whole total."""
+    gradebook = gradebook_points(course, student, lang)
+    expected_cells = {f"test_{k}" for k in reference_impl.KERNEL_NAMES} | {f"ex{n:02d}_tests" for n in exercises.ANSWER_NAMES}
+    assert set(gradebook) == expected_cells
+    submitted = course / "submitted" / student / sources.ASSIGNMENTS[lang] / notebook("assignment", lang).name
+    assert gradebook == pipeline_points(submitted, corpus), student
+    if not wrong:
+        assert gradebook["test_dqn_targets"] == 10.0 and sum(gradebook.values()) == AUTOGRADED_MAXIMUM
+    else:
+        assert gradebook["test_dqn_targets"] < 10.0
+        assert all(v == (10.0 if k.startswith("test_") else len(exercises.ANSWER_NAMES[int(k[2:4])]))
+                   for k, v in gradebook.items() if k != "test_dqn_targets")
+
+
+def assert_true_maximum(course: Path) -> None:
+    """Each language is its own assignment: nbgrader's maximum is one notebook pair's, not twice it."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gb:
+        for lang, assignment in sources.ASSIGNMENTS.items():
+            found = gb.find_assignment(assignment)
+            assert sorted(nb.name for nb in found.notebooks) == sorted(
+                notebook(kind, lang).stem for kind in ("assignment", "lab"))
+            assert float(found.max_code_score) == AUTOGRADED_MAXIMUM
+            assert float(found.max_score) == graded_points(lang) < 2 * AUTOGRADED_MAXIMUM
+
+
+def assert_no_grader_traces(course: Path) -> None:
+    """autograded/ and feedback/ hold what the student was given plus nbgrader's own files, nothing else."""
+    handed_out = {}
+    for assignment in sources.ASSIGNMENTS.values():
+        handed_out[assignment] = set(release.release_files(course / "release" / assignment))
+    for stage, extra in (("autograded", {"timestamp.txt"}), ("feedback", {"timestamp.txt"})):
+        folders = sorted(p for p in (course / stage).glob("*/*") if p.is_dir())
+        assert folders, stage
+        for folder in folders:
+            present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
+            files = {p for p in present if (folder / p).is_file()}
+            traces = sorted(p for p in present if any(part.startswith(".") or part == "__pycache__"
+                                                      for part in Path(p).parts))
+            assert not traces, f"{stage}/{folder.parent.name}: {traces[:5]}"
+            allowed = handed_out[folder.name] | extra
+            if stage == "feedback":
+                allowed |= {name.replace(".ipynb", ".html") for name in handed_out[folder.name]}
+            assert files <= allowed, f"{stage}/{folder.parent.name}: {sorted(files - allowed)}"
+    for page in (course / "feedback").rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for secret in ("BEGIN HIDDEN TESTS", "kernel_points", "answer_points", "nbgrader_bridge", *HIDDEN_SUITE_MARKERS):
+            assert secret not in html, f"{page.name} shows {secret!r}"
