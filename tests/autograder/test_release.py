@@ -477,3 +477,19 @@ def test_load_kernels_takes_the_notebook_that_implements_them(glue, tmp_path):
     assert kernels["return_to_go"]([1.0, 0.0, -0.5, 2.0]).tolist() == [2.5, 1.5, 1.5, 2.0]
     with pytest.raises(FileNotFoundError):
         glue.find_assignment(tmp_path / "empty")
+
+
+def test_setup_cell_finds_the_kit_next_to_the_notebook_or_says_where_it_must_be(tmp_path):
+    """The first cell of every notebook: m5_student next to it (as nbgrader's release leaves it), else one bilingual error."""
+    nb = nbformat.read(release_nb(ASSIGNMENT[1]), as_version=4)
+    setup = next(c.source for c in nb.cells if c.id == "setup")
+    env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1"}
+    script = f"exec(compile({setup!r}, 'setup', 'exec')); print(m5_student.__file__)"
+    found = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_ROOT / "module05_ru", env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0, found.stderr
+    assert Path(found.stdout.strip()) == RELEASE_ROOT / "module05_ru" / "m5_student" / "__init__.py"
+    missing = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert missing.returncode != 0
+    assert "m5_student not found" in missing.stderr and "m5_student не найдена" in missing.stderr
