@@ -22,17 +22,18 @@ def answer_formats() -> dict[str, int | None]:
             for name, answer in exercises.all_graded_answers().items()}
 
 
-def load_namespace(path: Path) -> tuple[dict, list[str], str]:
-    """Execute the extracted cells; return the namespace, cell errors and language."""
+def load_namespace(path: Path) -> tuple[dict, list[str], str, str]:
+    """Execute the extracted cells; return the namespace, cell errors, language and kind ("notebook" or "python")."""
     sub = extract(path, set(public.KERNEL_NAMES))
     namespace, errors = kit.run_cells((cell.id, cell.source) for cell in sub.cells)
-    return namespace, errors, sub.language
+    return namespace, errors, sub.language, sub.kind
 
 
 def main(path: Path, lang: str | None = None) -> int:
     try:
-        namespace, errors, detected = load_namespace(path)
+        namespace, errors, detected, kind = load_namespace(path)
     except SubmissionError as exc:
         print(f"m5 check: {exc}")
         return 2
-    return kit.report(namespace, errors, lang or detected, answer_formats())
+    # A notebook has a cell for every answer; a .py file may hold the kernels only.
+    return kit.report(namespace, errors, lang or detected, answer_formats(), require_answers=kind == "notebook")

@@ -146,3 +146,15 @@ def test_m5_check_reports_the_same_answer_formats(tmp_path, capsys):
     nbformat.write(filled_notebook(notebook("assignment", "en", RELEASE_ROOT), notebook("assignment", "en")), path)
     assert selfcheck.main(path) == 0
     assert f"numerical answers: {len(FORMATS)}/{len(FORMATS)}" in capsys.readouterr().out
+
+
+def test_m5_check_on_a_py_file_fails_badly_formatted_answers_not_missing_ones(tmp_path, capsys, correct_source):
+    kernels_only = tmp_path / "kernels.py"
+    kernels_only.write_text(correct_source, encoding="utf-8")
+    assert selfcheck.main(kernels_only) == 0  # a .py of kernels only: its answers are not required here
+    assert f"numerical answers: 0/{len(FORMATS)}" in capsys.readouterr().out
+    scalar = next(name for name, length in FORMATS.items() if length is None)
+    with_answer = tmp_path / "with_answer.py"
+    with_answer.write_text(correct_source + f"\n{scalar} = 'about 0.5'\n", encoding="utf-8")
+    assert selfcheck.main(with_answer) == 1
+    assert f"[FAIL] {scalar}: expected a number, got 'about 0.5'" in capsys.readouterr().out
