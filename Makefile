@@ -17,15 +17,17 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-# bubblewrap is the grading sandbox; install it where we may (root with apt).
-# Without it the grader still runs, with weaker isolation, and says so loudly.
+# The grading sandbox: bubblewrap (namespaces, file-system allow-list) and libseccomp
+# (the system-call allow-list, used through pyseccomp). Installed where we may (root
+# with apt). Without them the grader still runs, with weaker isolation, and says so.
+SANDBOX_APT := bubblewrap libseccomp2
 sandbox-deps:
-	@if ! command -v bwrap >/dev/null 2>&1; then \
+	@if ! command -v bwrap >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q libseccomp.so.2; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing bubblewrap (grading sandbox)"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null \
-	      || echo "WARNING: could not install bubblewrap; grading will use weaker isolation"; \
-	  else echo "WARNING: bubblewrap missing and cannot be installed (need root + apt)"; fi; \
+	    echo "installing $(SANDBOX_APT) (grading sandbox)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SANDBOX_APT)) >/dev/null \
+	      || echo "WARNING: could not install $(SANDBOX_APT); grading will use weaker isolation"; \
+	  else echo "WARNING: $(SANDBOX_APT) missing and cannot be installed (need root + apt)"; fi; \
 	fi
 
 demo: $(STAMP)

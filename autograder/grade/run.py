@@ -23,7 +23,8 @@ from autograder.grade import worker as wire
 from autograder.grade.extract import Cell
 
 WORKER_SOURCE = Path(wire.__file__)
-# Files the worker needs beside it in scratch (it loads them by path, not by import).
+# Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
+# (it loads them by path, not by import).
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 
 
@@ -110,18 +111,17 @@ class WorkerSession:
 
     def _spawn(self) -> None:
         self._stop()
-        self.scratch = Path(tempfile.mkdtemp(prefix="m5-worker-"))
-        for source in WORKER_FILES:
-            shutil.copyfile(source, self.scratch / source.name)
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
         # worker, so a submission that depends on it is graded the same every time.
-        self.proc = sandbox.spawn([sys.executable, "-s", "-P", str(self.scratch / "worker.py")],
-                                  scratch=self.scratch, limits=self.limits, env={"PYTHONHASHSEED": "0"})
+        self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_SOURCE.name}"],
+                                  files={source.name: source.read_bytes() for source in WORKER_FILES},
+                                  limits=self.limits, env={"PYTHONHASHSEED": "0"})
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer.clear()
 
     def _stop(self) -> None:
+        # The worker's scratch is a tmpfs private to its sandbox: terminate ends both.
         if self.proc is not None:
             for stream in (self.proc.stdin, self.proc.stdout):
                 try:
@@ -130,9 +130,6 @@ class WorkerSession:
                     pass
             sandbox.terminate(self.proc)
             self.proc = None
-        if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-            self.scratch = None
 
     def restart(self) -> None:
         """A fresh worker with the same cells (after a lost kernel)."""

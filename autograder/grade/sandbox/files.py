@@ -1,0 +1,165 @@
+"""Bytes in and out of the sandbox without a host path the sandbox could reach.
+
+* Files the grader provides go in as memory file descriptors (``bwrap --ro-bind-data``),
+  never as host files the worker could swap for a symlink.
+* The worker's stderr goes to an unlinked temporary file: the grader reads its tail
+  through its own descriptor; nothing is left on disk, even after a SIGKILL.
+* The fallback (no bubblewrap) needs a host directory: :func:`private_tree` builds one,
+  :func:`remove_tree` removes whatever the worker did to it without recursion and
+  without following links, and :func:`sweep_stale_trees` removes trees of dead graders.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+TREE_PREFIX = "m5-sandbox"
+
+
+def data_fd(content: bytes, fds: list[int]) -> int:
+    """A memory file holding ``content``, positioned at its start (appended to ``fds``,
+    the list of descriptors the sandbox inherits). Any size; nothing on disk."""
+    fd = os.memfd_create("m5-sandbox-data", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    fds.append(fd)
+    return fd
+
+
+def stderr_sink() -> int:
+    """A fresh, already unlinked file for the worker's stderr (append-only for it)."""
+    handle = tempfile.TemporaryFile(prefix="m5-sandbox-stderr-")
+    fd = os.dup(handle.fileno())
+    handle.close()
+    return fd
+
+
+def read_fd_tail(fd: int | None, limit: int = 4096) -> str:
+    """Up to ``limit`` trailing bytes of a descriptor's file, decoded leniently; ""
+    for None, a non-regular file or any error (the writer is hostile)."""
+    if fd is None:
+        return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        start = max(0, info.st_size - limit)
+        return os.pread(fd, limit, start).decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def private_tree(owner_uid: int | None, files: dict[str, bytes], links: dict[str, Path]) -> Path:
+    """The fallback's stand-in for the sandbox's private file system: a fresh directory
+    ``<tmp>/m5-sandbox-<grader pid>-<random>`` holding ``m5/`` (the provided files, read
+    only, and symlinks ``links`` to provided directories) and ``scratch/`` (writable only
+    by ``owner_uid``, the uid the worker runs as)."""
+    root = Path(tempfile.mkdtemp(prefix=f"{TREE_PREFIX}-{os.getpid()}-"))
+    try:
+        os.chmod(root, 0o755)
+        (root / "m5").mkdir(mode=0o755)
+        for name, content in files.items():
+            path = root / "m5" / name
+            path.write_bytes(content)
+            os.chmod(path, 0o444)
+        for name, target in links.items():
+            os.symlink(target, root / "m5" / name)
+        os.chmod(root / "m5", 0o555)
+        (root / "scratch").mkdir(mode=0o700)
+        if owner_uid is not None and owner_uid != os.geteuid():
+            os.chown(root / "scratch", owner_uid, owner_uid)
+    except BaseException:
+        remove_tree(root)
+        raise
+    return root
+
+
+def remove_tree(root: Path) -> bool:
+    """Delete ``root`` and everything below it; True when it is gone.
+
+    The content is hostile: links are never followed, and depth costs nothing. Instead
+    of recursing, every subdirectory found is first moved up to ``root`` itself (a
+    rename, so a 1000-deep chain becomes 1000 siblings), then emptied and removed;
+    at most two descriptors are open at any time.
+    """
+    try:
+        top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return _unlink_entry(root)
+    try:
+        os.fchmod(top, 0o700)
+        while True:
+            names = os.listdir(top)
+            if not names:
+                break
+            for name in names:
+                _flatten_or_remove(top, name)
+    except OSError:
+        return False
+    finally:
+        os.close(top)
+    try:
+        os.rmdir(root)
+    except OSError:
+        return False
+    return True
+
+
+def _unlink_entry(path: Path) -> bool:
+    try:
+        os.unlink(path)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _flatten_or_remove(top: int, name: str) -> None:
+    """Remove entry ``name`` of the directory ``top``: a non-directory is unlinked; a
+    directory has its own subdirectories moved up into ``top`` and its other entries
+    unlinked, and is then removed."""
+    try:
+        os.rmdir(name, dir_fd=top)
+        return
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            os.unlink(name, dir_fd=top)
+            return
+        if exc.errno != errno.ENOTEMPTY:
+            raise
+    inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+    try:
+        os.fchmod(inner, 0o700)  # the worker may have made it unreadable to its owner
+        for entry in os.listdir(inner):
+            info = os.stat(entry, dir_fd=inner, follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                os.rename(entry, f".m5-{os.getpid()}-{inner}-{info.st_ino}", src_dir_fd=inner, dst_dir_fd=top)
+            else:
+                os.unlink(entry, dir_fd=inner)
+    finally:
+        os.close(inner)
+    os.rmdir(name, dir_fd=top)
+
+
+def sweep_stale_trees(directory: Path | None = None) -> None:
+    """Remove fallback trees left by graders that died (their pid is gone)."""
+    base = Path(directory or tempfile.gettempdir())
+    for child in base.glob(f"{TREE_PREFIX}-*-*"):
+        try:
+            owner = int(child.name.split("-")[2])
+        except (IndexError, ValueError):
+            continue
+        if owner != os.getpid() and not Path(f"/proc/{owner}").exists() and child.is_dir():
+            remove_tree(child)
