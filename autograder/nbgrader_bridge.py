@@ -13,6 +13,12 @@ sandboxed pipeline, once per kernel process, and returns the kernel's points. Th
 cell's value becomes nbgrader's partial credit. Feedback goes to stdout (nbgrader
 gives zero to a test cell that writes to stderr).
 
+The bridge leaves nothing in the student's folder (``autograded/<student>/...``, which
+``nbgrader generate_feedback`` copies into ``feedback/``): Hypothesis caches the literal
+constants of every local module it sees, the hidden suite included, with their file
+paths, under ``.hypothesis/`` of the working directory; on import the bridge moves
+Hypothesis' storage to a private temporary folder, removed at exit.
+
 The grading itself never runs in the notebook's process: the student's code is
 executed again, in the sandbox, from the file. Student code that runs in the
 notebook before this cell could still tamper with this module (that is nbgrader's
@@ -20,13 +26,29 @@ in-process model); `m5 grade` has no such weakness and is the reference grader.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 _CACHE: dict[tuple[str, float], object] = {}
+
+
+def _private_hypothesis_storage() -> Path:
+    """Point Hypothesis' storage (constants cache, examples) at a fresh temporary folder, removed at exit."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    folder = Path(tempfile.mkdtemp(prefix="m5-bridge-hypothesis-"))
+    set_hypothesis_home_dir(folder)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+HYPOTHESIS_STORAGE = _private_hypothesis_storage()
 
 
 def _notebook() -> Path:

@@ -1,6 +1,9 @@
 """Build the instructor (nbgrader source) notebooks of Module 5 from one bilingual builder.
 
-Outputs ``source/module05/m05_assignment_{en,ru}.ipynb`` and ``m05_lab_{en,ru}.ipynb``.
+Outputs one nbgrader assignment per language, ``source/module05_en/`` and
+``source/module05_ru/``, each with ``m05_assignment_<lang>.ipynb`` and ``m05_lab_<lang>.ipynb``
+(one assignment per language, so nbgrader's maximum is the true one; the student kit
+that :mod:`autograder.assign.release` adds to each folder travels with nbgrader's release).
 Every code cell is built once, without a language argument, so the English and the
 Russian notebooks cannot drift apart in code; only markdown differs.
 
@@ -29,7 +32,7 @@ import reference_impl
 from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE_DIR = REPO / "source" / "module05"
+SOURCE_ROOT = REPO / "source"
 SOLUTIONS_DIR = REPO / "solutions"
 KERNELS_PY = REPO / "reference_impl" / "kernels.py"
 TORCH_KERNELS_PY = REPO / "reference_impl" / "torch_kernels.py"
@@ -41,6 +44,8 @@ EXPLANATION_POINTS = 1
 KERNEL_POINTS = 10
 NOTEBOOK_NAMES = {("assignment", lang): f"m05_assignment_{lang}.ipynb" for lang in LANGS}
 NOTEBOOK_NAMES.update({("lab", lang): f"m05_lab_{lang}.ipynb" for lang in LANGS})
+# One nbgrader assignment per language: its folder under source/ and release/.
+ASSIGNMENTS = {lang: f"module05_{lang}" for lang in LANGS}
 
 
 # ------------------------------------------------------------------ kernel sources
@@ -147,17 +152,18 @@ def locked(cell_id: str, source: str) -> nbformat.NotebookNode:
 
 
 SETUP_CODE = '''
-# Find the support library m5_student (shipped in the module05 folder) and put it on sys.path.
+# Find the support library m5_student (shipped next to this notebook) and put it on sys.path.
 import sys
 from pathlib import Path
 
 
 def _find_support_library(start: Path) -> Path:
     for folder in (start, *start.parents):
-        for candidate in (folder, folder / "release" / "module05"):
-            if (candidate / "m5_student" / "__init__.py").is_file():
-                return candidate
-    raise FileNotFoundError("m5_student not found: open this notebook from the module05 folder")
+        if (folder / "m5_student" / "__init__.py").is_file():
+            return folder
+    raise FileNotFoundError(
+        "m5_student not found: start Jupyter in the assignment folder that holds this notebook and m5_student / "
+        "m5_student не найдена: запустите Jupyter в папке задания, где лежат этот ноутбук и m5_student")
 
 
 _support_root = str(_find_support_library(Path.cwd().resolve()))
@@ -209,7 +215,7 @@ def numerical_test_cell(number: int) -> nbformat.NotebookNode:
     # context lines show the hidden part in nbgrader's feedback.
     visible = (f"_missing = [n for n in {names!r} if n not in globals()]\n"
                f"print(\"not assigned yet: \" + \", \".join(_missing) if _missing else \"all answers assigned\")\n")
-    source = visible + _hidden("graded by the autograder (m5 grade)", f"answer_points({number})")
+    source = visible + _hidden("graded after you submit / оценивается после сдачи", f"answer_points({number})")
     return code(f"ex{number:02d}_tests", source, grade=True, locked=True, points=len(names))
 
 
@@ -218,7 +224,7 @@ def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
     return [
         code(f"kernel_{name}", solution_source(name), solution=True),
         locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG)"),
-        code(f"test_{name}", _hidden("hidden tests of the autograder (m5 grade)", f'kernel_points("{name}")'),
+        code(f"test_{name}", _hidden("hidden tests, run after you submit / скрытые тесты, запускаются после сдачи", f'kernel_points("{name}")'),
              grade=True, locked=True, points=KERNEL_POINTS),
     ]
 
@@ -231,7 +237,7 @@ ASSIGNMENT_TEXT = {
                  "seven numerical exercises (assign the named values; the autograder checks them) and ten "
                  "kernels (write each function body; run the self-check cell below it).\n\n"
                  "Work in the answer cells only; do not rename the functions or the answer variables. "
-                 "Before submitting: *Kernel → Restart & Run All*, then `m5 check <this notebook>`.",
+                 "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: `python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
         "setup": "Run the cell below first: it finds the support library `m5_student` next to this notebook.",
         "conceptual": "## Part 1. Conceptual questions\n\nAnswer in a few sentences each; the answers are graded by hand.",
         "numerical": "## Part 2. Numerical exercises\n\nCompute by hand or with numpy, then assign the values to the names given. "
@@ -249,8 +255,8 @@ ASSIGNMENT_TEXT = {
                  "семь вычислительных упражнений (присвойте значения переменным с заданными именами; их проверяет "
                  "автопроверка) и десять ядер (напишите тело каждой функции и запустите ячейку самопроверки под ней).\n\n"
                  "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
-                 "Перед сдачей: *Kernel → Restart & Run All*, затем `m5 check <этот блокнот>`.",
-        "setup": "Сначала выполните ячейку ниже: она находит библиотеку поддержки `m5_student` рядом с блокнотом.",
+                 "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: `python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
+        "setup": "Сначала выполните ячейку ниже: она находит библиотеку поддержки `m5_student` рядом с ноутбуком.",
         "conceptual": "## Часть 1. Вопросы на понимание\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную.",
         "numerical": "## Часть 2. Вычислительные упражнения\n\nПосчитайте вручную или с numpy и присвойте значения "
                      "переменным с указанными именами. Ответ-вектор — список Python в порядке условия.",
@@ -287,7 +293,7 @@ KERNEL_INTRO = {
     },
     "return_to_go": {
         "en": "Returns-to-go of one episode (the Decision Transformer's conditioning signal).",
-        "ru": "Остаточный доход (return-to-go) одного эпизода — условие Decision Transformer.",
+        "ru": "Оставшаяся отдача (return-to-go) одного эпизода — условие Decision Transformer.",
     },
     "pessimistic_values": {
         "en": "Count-based lower confidence values: an action never seen in the data gets minus infinity.",
@@ -376,13 +382,19 @@ def notebook_text(nb: nbformat.NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def write_sources(out_dir: Path = SOURCE_DIR) -> list[Path]:
-    """Write the source notebooks into ``out_dir``; returns the paths written."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+def notebook_path(kind: str, lang: str, root: Path = SOURCE_ROOT) -> Path:
+    """Where notebook ``kind`` ("assignment" or "lab") in ``lang`` lives under ``root`` (source/ or release/)."""
+    if (kind, lang) not in NOTEBOOK_NAMES:
+        raise ValueError(f"notebook_path: `kind`, `lang` must be one of {sorted(NOTEBOOK_NAMES)}, got {(kind, lang)!r}")
+    return Path(root) / ASSIGNMENTS[lang] / NOTEBOOK_NAMES[kind, lang]
+
+
+def write_sources(out_root: Path = SOURCE_ROOT) -> list[Path]:
+    """Write the source notebooks into ``out_root/module05_<lang>/``; returns the paths written."""
     written = []
-    for name, nb in build_notebooks().items():
-        path = out_dir / name
+    for nb in build_notebooks().values():
+        path = notebook_path(nb.metadata["m5"]["kind"], nb.metadata["m5"]["lang"], out_root)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(notebook_text(nb), encoding="utf-8")
         written.append(path)
     return written
@@ -393,5 +405,5 @@ def code_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, dict]]:
     return [(c.id, c.source, dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
 
 
-__all__ = ["assignment_notebook", "build_notebooks", "code_cells", "exercise_text", "private_helpers",
-           "solution_source", "write_sources"]
+__all__ = ["ASSIGNMENTS", "assignment_notebook", "build_notebooks", "code_cells", "exercise_text", "notebook_path",
+           "private_helpers", "solution_source", "write_sources"]

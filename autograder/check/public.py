@@ -11,7 +11,8 @@ Use from a notebook::
     from m5_student.checks import check
     check(dqn_targets)            # prints a short report, returns True/False
 
-or from the shell: ``m5 check my_notebook.ipynb``.
+or, for the whole notebook (kernels and the format of the numerical answers), from a
+terminal in the assignment folder: ``python -m m5_student check m05_assignment_en.ipynb``.
 """
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
 """`m5 check`: run the public self-check tests on a student's notebook or .py file.
 
 Runs in the student's own environment (it is their code on their machine): the
-kernel cells are extracted exactly as the grader extracts them, executed in a fresh
-namespace, and each kernel found is checked with :mod:`autograder.check.public`.
+kernel and answer cells are extracted exactly as the grader extracts them, run in a
+fresh namespace, and reported by the same code as the student kit's
+``python -m m5_student check`` (:mod:`autograder.check.kit`): the public checks of
+each kernel and the format of each graded numerical answer.
 """
 from __future__ import annotations
 
@@ -11,9 +13,17 @@ import dataclasses
 import io
 from pathlib import Path
 
-from autograder.check import public
+from autograder.check import kit, public
 from autograder.grade import cellexec
 from autograder.grade.extract import SubmissionError, cell_notes, extract, library_dirs
+
+
+def answer_formats() -> dict[str, int | None]:
+    """Graded answer name -> None (a number) or n (a list of n numbers); shipped as answer_format.json."""
+    from reference_impl import exercises
+
+    return {name: None if isinstance(answer.value, float) else len(answer.value)
+            for name, answer in exercises.all_graded_answers().items()}
 
 
 class _NeverTimesOut(BaseException):
@@ -28,10 +38,10 @@ def student_library_dirs(path: Path) -> list[Path]:
     return [folder] if (folder / "m5_student" / "__init__.py").is_file() else library_dirs()
 
 
-def load_namespace(path: Path) -> tuple[dict, list[dict], str]:
+def load_namespace(path: Path) -> tuple[dict, list[dict], str, str]:
     """Run the extracted cells as the grader runs them (:func:`cellexec.load_cells`: IPython
     syntax, .py statement by statement); return the namespace, the cells' error notes
-    ({"en", "ru"}) and the language."""
+    ({"en", "ru"}), the language and the kind ("notebook" or "python")."""
     sub = extract(path)
     with contextlib.redirect_stdout(io.StringIO()):
         loaded = cellexec.load_cells([dataclasses.asdict(c) for c in sub.cells], public.KERNEL_NAMES, 0.0,
@@ -39,33 +49,15 @@ def load_namespace(path: Path) -> tuple[dict, list[dict], str]:
                                      timeout_exc=_NeverTimesOut,
                                      request={"import_dirs": [str(d) for d in student_library_dirs(path)]})
     errors = cell_notes(sub, loaded["cells"], ignored=False)
-    return loaded["namespace"], errors, sub.language
+    return loaded["namespace"], errors, sub.language, sub.kind
 
 
 def main(path: Path, lang: str | None = None) -> int:
     try:
-        namespace, errors, detected = load_namespace(path)
+        namespace, errors, detected, kind = load_namespace(path)
     except SubmissionError as exc:
         print(f"m5 check: {exc}")
         return 2
+    # A notebook has a cell for every answer; a .py file may hold the kernels only.
     lang = lang or detected
-    text = public.TEXT[lang]
-    for error in errors:
-        print(error[lang])
-    all_passed = True
-    for name in public.KERNEL_NAMES:
-        fn = namespace.get(name)
-        if not callable(fn):
-            print(text["missing"].format(name=name))
-            all_passed = False
-            continue
-        results = public.run_checks(fn, name)
-        if results and all(r.detail == "NotImplementedError" for r in results):
-            print(text["not_impl"].format(name=name))
-            all_passed = False
-            continue
-        print(public.format_results(name, results, lang))
-        all_passed &= all(r.passed for r in results)
-    print()
-    print(text["disclaimer"])
-    return 0 if all_passed else 1
+    return kit.report(namespace, [error[lang] for error in errors], lang, answer_formats(), require_answers=kind == "notebook")

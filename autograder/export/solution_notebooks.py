@@ -1,7 +1,7 @@
 """Solution notebooks: the instructor sources, hidden tests removed, executed, outputs kept.
 
 `make solution-notebooks` (or ``python -m autograder.export.solution_notebooks``)
-executes every notebook of ``source/module05/`` in the smoke profile and writes it to
+executes every notebook of ``source/module05_{en,ru}/`` in the smoke profile and writes it to
 ``solutions/notebooks/``; `m5 solutions` renders those to HTML for the students.
 Hidden test blocks are stripped *before* execution, so their source never reaches an
 output or a saved notebook.
@@ -19,7 +19,7 @@ import nbformat
 from autograder.export.solutions import strip_hidden_tests
 
 PROJECT = Path(__file__).resolve().parents[2]
-SOURCE_DIR = PROJECT / "source" / "module05"
+SOURCE_DIR = PROJECT / "source"  # one folder per nbgrader assignment (module05_en, module05_ru)
 NOTEBOOKS_DIR = PROJECT / "solutions" / "notebooks"
 NOTEBOOK_BUDGET = 900  # seconds per whole notebook: a guard against hangs
 
@@ -66,8 +66,8 @@ def build_solution_notebooks(out_dir: Path = NOTEBOOKS_DIR, source_dir: Path = S
                              profile: str = "smoke") -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for source in sorted(source_dir.glob("*.ipynb")):
-        nb = execute_notebook(solution_notebook(source), source_dir, notebook_path=source, profile=profile)
+    for source in sorted(source_dir.glob("*/*.ipynb")):
+        nb = execute_notebook(solution_notebook(source), source.parent, notebook_path=source, profile=profile)
         path = out_dir / source.name
         nbformat.write(nb, path)
         written.append(path)

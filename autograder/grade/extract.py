@@ -36,7 +36,9 @@ CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 SKIPPED_ROLES = frozenset({"selfcheck", "heavy", "setup"})
 # The folder that holds the public student library m5_student (no secrets): read-only
 # on the student process's sys.path, so `from m5_student.checks import check` works.
-STUDENT_LIBRARY_PARENT = Path(__file__).resolve().parents[2] / "release" / "module05"
+STUDENT_LIBRARY_PARENT = Path(__file__).resolve().parents[2] / "release" / "module05_en"
+
+
 def library_dirs() -> list[Path]:
     """The folders to put on the student process's sys.path (``WorkerSession(import_dirs=)``):
     :data:`STUDENT_LIBRARY_PARENT` when this checkout has the built library, else none."""

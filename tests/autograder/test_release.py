@@ -23,13 +23,26 @@ from hypothesis import strategies as st
 
 import reference_impl
 from autograder.assign import lab_source, release, sources
+from classroom import RELEASE_ROOT, SOURCE_ROOT, filled_notebook  # tests/autograder is on sys.path
 from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[2]
-RELEASE = REPO / "release" / "module05"
-SOURCE = REPO / "source" / "module05"
+RELEASE_EN = RELEASE_ROOT / sources.ASSIGNMENTS["en"]
 ASSIGNMENT = ("m05_assignment_en.ipynb", "m05_assignment_ru.ipynb")
 LAB = ("m05_lab_en.ipynb", "m05_lab_ru.ipynb")
+
+
+def _lang(name: str) -> str:
+    return Path(name).stem.rsplit("_", 1)[1]
+
+
+def source_nb(name: str) -> Path:
+    """A source notebook by file name (each language is its own nbgrader assignment folder)."""
+    return SOURCE_ROOT / sources.ASSIGNMENTS[_lang(name)] / name
+
+
+def release_nb(name: str) -> Path:
+    return RELEASE_ROOT / sources.ASSIGNMENTS[_lang(name)] / name
 
 
 def _text_files(folder: Path) -> dict[str, str]:
@@ -44,8 +57,9 @@ def _text_files(folder: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def release_texts() -> dict[str, str]:
-    assert RELEASE.is_dir(), "release/module05 is missing: run `m5 release`"
-    return _text_files(RELEASE)
+    for assignment in sources.ASSIGNMENTS.values():
+        assert (RELEASE_ROOT / assignment).is_dir(), f"release/{assignment} is missing: run `m5 release`"
+    return _text_files(RELEASE_ROOT)
 
 
 def _solution_regions(path: Path) -> list[list[str]]:
@@ -69,14 +83,28 @@ def _distinctive(lines: list[str]) -> list[str]:
 # ------------------------------------------------------------------ sources
 def test_committed_sources_match_the_builder():
     built = sources.build_notebooks()
-    assert sorted(built) == sorted(p.name for p in SOURCE.glob("*.ipynb"))
+    assert sorted(built) == sorted(p.name for p in SOURCE_ROOT.glob("module05_*/*.ipynb"))
     for name, nb in built.items():
-        assert (SOURCE / name).read_text(encoding="utf-8") == sources.notebook_text(nb), f"{name} is stale: run source/build.py"
+        assert source_nb(name).read_text(encoding="utf-8") == sources.notebook_text(nb), f"{name} is stale: run `m5 release`"
+
+
+def test_committed_source_folders_are_what_m5_release_writes(tmp_path):
+    """Notebooks and the student kit (m5_student, requirements.txt, README.md) of each assignment folder."""
+    built = release.build_sources(tmp_path)
+    assert sorted(p.name for p in built) == ["module05_en", "module05_ru"]
+    assert sorted(p.name for p in SOURCE_ROOT.iterdir() if p.is_dir()) == ["module05_en", "module05_ru"]
+    for folder in built:
+        fresh, committed = release.release_files(folder), release.release_files(SOURCE_ROOT / folder.name)
+        assert sorted(fresh) == sorted(committed)
+        stale = [name for name in fresh if fresh[name] != committed[name]]
+        assert not stale, f"source/{folder.name} is stale (run `m5 release`): {stale}"
+        assert {"m5_student/__init__.py", "m5_student/__main__.py", "m5_student/selfcheck.py",
+                "m5_student/answer_format.json", "requirements.txt", "README.md"} <= set(fresh)
 
 
 @pytest.mark.parametrize("pair", [ASSIGNMENT, LAB])
 def test_english_and_russian_code_cells_are_identical(pair):
-    en, ru = (nbformat.read(SOURCE / name, as_version=4) for name in pair)
+    en, ru = (nbformat.read(source_nb(name), as_version=4) for name in pair)
     assert sources.code_cells(en) == sources.code_cells(ru)
     assert en.metadata["m5"]["lang"] == "en" and ru.metadata["m5"]["lang"] == "ru"
     # The markdown really is translated (not the English text twice).
@@ -86,7 +114,7 @@ def test_english_and_russian_code_cells_are_identical(pair):
 
 @pytest.mark.parametrize("name", ASSIGNMENT + LAB)
 def test_nbgrader_metadata_schema_and_unique_grade_ids(name):
-    nb = nbformat.read(SOURCE / name, as_version=4)
+    nb = nbformat.read(source_nb(name), as_version=4)
     ids = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader")
@@ -101,7 +129,7 @@ def test_nbgrader_metadata_schema_and_unique_grade_ids(name):
 
 
 def test_assignment_has_every_exercise_and_kernel():
-    nb = nbformat.read(SOURCE / ASSIGNMENT[0], as_version=4)
+    nb = nbformat.read(source_nb(ASSIGNMENT[0]), as_version=4)
     cells = {c.id: c for c in nb.cells}
     meta = {k: c.metadata.get("nbgrader", {}) for k, c in cells.items()}
     for n in exercises.CONCEPTUAL:
@@ -120,7 +148,7 @@ def test_assignment_has_every_exercise_and_kernel():
 
 
 def test_numerical_answer_cells_hold_the_graded_values():
-    nb = nbformat.read(SOURCE / ASSIGNMENT[0], as_version=4)
+    nb = nbformat.read(source_nb(ASSIGNMENT[0]), as_version=4)
     namespace: dict = {}
     for n in exercises.NUMERICAL_NUMBERS:
         exec(next(c.source for c in nb.cells if c.id == f"ex{n:02d}_answer"), namespace)
@@ -129,7 +157,7 @@ def test_numerical_answer_cells_hold_the_graded_values():
 
 
 def test_kernel_solution_cells_are_the_reference_code():
-    nb = nbformat.read(SOURCE / ASSIGNMENT[0], as_version=4)
+    nb = nbformat.read(source_nb(ASSIGNMENT[0]), as_version=4)
     cells = {c.id: c.source for c in nb.cells}
     namespace: dict = {}
     exec(cells["kernel_imports"].replace("from m5_student import validation", "from reference_impl import validation"), namespace)
@@ -153,10 +181,14 @@ def test_solution_source_rejects_functions_without_markers():
 # ------------------------------------------------------------------ the release
 def test_release_is_what_m5_release_produces(tmp_path):
     built = release.build_release(tmp_path)
-    fresh, committed = release.release_files(built), release.release_files(RELEASE)
-    assert sorted(fresh) == sorted(committed)
-    stale = [name for name in fresh if fresh[name] != committed[name]]
-    assert not stale, f"release/ is stale (run `m5 release`): {stale}"
+    assert sorted(p.name for p in RELEASE_ROOT.iterdir() if p.is_dir()) == [p.name for p in built]
+    for folder in built:
+        fresh, committed = release.release_files(folder), release.release_files(RELEASE_ROOT / folder.name)
+        assert sorted(fresh) == sorted(committed)
+        stale = [name for name in fresh if fresh[name] != committed[name]]
+        assert not stale, f"release/{folder.name} is stale (run `m5 release`): {stale}"
+        # nbgrader's release carries the whole kit: what it copied is what the source folder holds.
+        assert sorted(fresh) == sorted(release.release_files(SOURCE_ROOT / folder.name))
 
 
 def test_release_has_no_kernel_or_port_solution_code(release_texts):
@@ -184,7 +216,7 @@ def test_release_has_no_private_helper_bodies(release_texts):
 
 def test_release_has_no_markers_or_hidden_tests(release_texts):
     forbidden = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "kernel_points", "answer_points", "nbgrader_bridge",
-                 "autograder.hidden")
+                 "autograder.hidden", "import autograder", "from autograder")
     marker = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
     for name, text in release_texts.items():
         for word in forbidden:
@@ -194,6 +226,24 @@ def test_release_has_no_markers_or_hidden_tests(release_texts):
                 assert not marker.search("".join(cell["source"])), f"{name}: a solution marker survived"
         else:
             assert not marker.search(text), f"{name}: a solution marker survived"
+
+
+# The course package (and its `m5` command) holds the hidden tests: students never have it.
+M5_COMMAND = re.compile(r"`m5 |\bm5 (check|grade|release|solutions|demo|gradescope-bundle)\b")
+# Student-facing kit files written for students (m5_student's other modules are reference_impl's loops).
+KIT_TEXTS = ("README.md", "requirements.txt", "m5_student/__init__.py", "m5_student/__main__.py",
+             "m5_student/selfcheck.py", "m5_student/checks.py", "m5_student/notebook.py")
+
+
+def test_no_student_facing_text_tells_students_to_run_m5(release_texts):
+    for assignment in sources.ASSIGNMENTS.values():
+        names = [f"{assignment}/{name}" for name in KIT_TEXTS]
+        names += [name for name in release_texts if name.startswith(assignment) and name.endswith(".ipynb")]
+        assert len(names) == len(KIT_TEXTS) + 2
+        for name in names:
+            match = M5_COMMAND.search(release_texts[name])
+            assert not match, f"{name} tells students to run {match.group(0)!r}"
+        assert "python -m m5_student check" in release_texts[f"{assignment}/README.md"]
 
 
 def test_release_has_no_worked_answers(release_texts):
@@ -218,7 +268,7 @@ def test_release_has_no_worked_answers(release_texts):
 
 def test_release_notebooks_have_stubs_and_no_outputs():
     for name in ASSIGNMENT + LAB:
-        nb = nbformat.read(RELEASE / name, as_version=4)
+        nb = nbformat.read(release_nb(name), as_version=4)
         solution_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
         assert solution_cells
         for cell in solution_cells:
@@ -254,7 +304,7 @@ for name in ('masked_token_nll_torch', 'cql_discrete_penalty_torch', 'expectile_
 print('\\n'.join(out))
 """
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # keep release/ free of caches
-    proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_EN, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     for name in reference_impl.KERNEL_NAMES:
@@ -270,27 +320,16 @@ def test_stub_solutions_rejects_unbalanced_markers():
         release.stub_solutions("def f():\n    return 1\n    ### END SOLUTION\n", "assignment")
 
 
-def filled_notebook(release_path: Path, source_path: Path) -> nbformat.NotebookNode:
-    """The release notebook with every solution cell replaced by the instructor's version."""
-    nb = nbformat.read(release_path, as_version=4)
-    solutions = {c.id: c.source for c in nbformat.read(source_path, as_version=4).cells}
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.source = solutions[cell.id]
-    return nb
-
-
 def test_filled_release_notebook_runs_and_passes_m5_check(tmp_path):
     from nbclient import NotebookClient
 
     from autograder.check import selfcheck
 
-    folder = tmp_path / "module05"
-    (folder).mkdir()
     import shutil
 
-    shutil.copytree(RELEASE / "m5_student", folder / "m5_student")
-    nb = filled_notebook(RELEASE / ASSIGNMENT[0], SOURCE / ASSIGNMENT[0])
+    folder = tmp_path / "module05_en"
+    shutil.copytree(RELEASE_EN, folder)
+    nb = filled_notebook(release_nb(ASSIGNMENT[0]), source_nb(ASSIGNMENT[0]))
     path = folder / ASSIGNMENT[0]
     nbformat.write(nb, path)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
@@ -306,18 +345,16 @@ def test_filled_release_lab_trains_with_the_students_code_only(tmp_path, monkeyp
     """The stubs in m5_student are never reached: every loop gets the notebook's kernels and ports.
 
     Slow (~35 s); the default suite covers the same path with the source lab, which
-    also imports the stubbed release/module05/m5_student (tests/notebooks).
+    also imports the stubbed m5_student of its folder (tests/notebooks).
     """
     import shutil
 
     from nbclient import NotebookClient
 
-    folder = tmp_path / "module05"
-    folder.mkdir()
-    shutil.copytree(RELEASE / "m5_student", folder / "m5_student")
-    nbformat.write(filled_notebook(RELEASE / ASSIGNMENT[0], SOURCE / ASSIGNMENT[0]), folder / ASSIGNMENT[0])
-    shutil.copyfile(RELEASE / ASSIGNMENT[1], folder / ASSIGNMENT[1])  # the untouched Russian copy is ignored
-    nb = filled_notebook(RELEASE / LAB[0], SOURCE / LAB[0])
+    folder = tmp_path / "module05_en"
+    shutil.copytree(RELEASE_EN, folder)
+    nbformat.write(filled_notebook(release_nb(ASSIGNMENT[0]), source_nb(ASSIGNMENT[0])), folder / ASSIGNMENT[0])
+    nb = filled_notebook(release_nb(LAB[0]), source_nb(LAB[0]))
     monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
     monkeypatch.setenv("M5_PROGRESS", "0")
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
@@ -365,7 +402,7 @@ def test_drop_unused_private_functions_keeps_used_helpers():
 
 @pytest.mark.parametrize("session, expected", [
     ("m05_assignment_ru.ipynb", "ru"),
-    ("course/module05/m05_lab_ru.ipynb", "ru"),   # relative to the server root
+    ("course/module05_ru/m05_lab_ru.ipynb", "ru"),   # relative to the server root
     ("m05_assignment_en.ipynb", "en"),
     ("", "en"),                                    # nbclient, plain python
     ("missing.ipynb", "en"),
@@ -373,7 +410,8 @@ def test_drop_unused_private_functions_keeps_used_helpers():
 def test_notebook_language_follows_the_open_notebook(session, expected):
     env = {"PATH": "", "JPY_SESSION_NAME": session, "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
-                          cwd=RELEASE, env=env, capture_output=True, text=True, timeout=60)
+                          cwd=RELEASE_ROOT / sources.ASSIGNMENTS[expected], env=env, capture_output=True, text=True,
+                          timeout=60)
     assert proc.stdout.strip() == expected, proc.stderr
 
 
@@ -421,21 +459,37 @@ def test_check_port_rejects_wrong_values_and_wrong_gradients(glue, capsys):
 def test_load_kernels_takes_the_notebook_that_implements_them(glue, tmp_path):
     import shutil
 
-    shutil.copyfile(RELEASE / ASSIGNMENT[1], tmp_path / ASSIGNMENT[1])   # Russian: stubs only
+    shutil.copyfile(release_nb(ASSIGNMENT[1]), tmp_path / ASSIGNMENT[1])   # Russian: stubs only
     assert glue.find_assignment(tmp_path, "ru").name == ASSIGNMENT[1]
     stubbed = glue.load_kernels(tmp_path / ASSIGNMENT[1])
     with pytest.raises(NotImplementedError):
         stubbed["dqn_targets"]([0.0], [1], [[0.0]])
-    shutil.copyfile(SOURCE / ASSIGNMENT[0], tmp_path / ASSIGNMENT[0])   # English: implemented
+    shutil.copyfile(source_nb(ASSIGNMENT[0]), tmp_path / ASSIGNMENT[0])   # English: implemented
     assert glue.find_assignment(tmp_path, "ru").name == ASSIGNMENT[0]
     import sys as _sys
 
-    _sys.path.insert(0, str(RELEASE))
+    _sys.path.insert(0, str(RELEASE_EN))
     try:
         kernels = glue.load_kernels(tmp_path / ASSIGNMENT[0])
     finally:
-        _sys.path.remove(str(RELEASE))
+        _sys.path.remove(str(RELEASE_EN))
     assert sorted(kernels) == sorted(reference_impl.KERNEL_NAMES)
     assert kernels["return_to_go"]([1.0, 0.0, -0.5, 2.0]).tolist() == [2.5, 1.5, 1.5, 2.0]
     with pytest.raises(FileNotFoundError):
         glue.find_assignment(tmp_path / "empty")
+
+
+def test_setup_cell_finds_the_kit_next_to_the_notebook_or_says_where_it_must_be(tmp_path):
+    """The first cell of every notebook: m5_student next to it (as nbgrader's release leaves it), else one bilingual error."""
+    nb = nbformat.read(release_nb(ASSIGNMENT[1]), as_version=4)
+    setup = next(c.source for c in nb.cells if c.id == "setup")
+    env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1"}
+    script = f"exec(compile({setup!r}, 'setup', 'exec')); print(m5_student.__file__)"
+    found = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_ROOT / "module05_ru", env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0, found.stderr
+    assert Path(found.stdout.strip()) == RELEASE_ROOT / "module05_ru" / "m5_student" / "__init__.py"
+    missing = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert missing.returncode != 0
+    assert "m5_student not found" in missing.stderr and "m5_student не найдена" in missing.stderr

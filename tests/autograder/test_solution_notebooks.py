@@ -6,7 +6,7 @@ import pytest
 
 from autograder.export.solution_notebooks import NOTEBOOKS_DIR, SOURCE_DIR, solution_notebook, solution_notebooks
 
-SOURCES = sorted(SOURCE_DIR.glob("*.ipynb"))
+SOURCES = sorted(SOURCE_DIR.glob("*/*.ipynb"))
 
 
 def code(nb):

@@ -1,7 +1,7 @@
 """Every source notebook executes top to bottom (nbclient, smoke profile); EN and RU agree.
 
 The instructor notebooks carry the solutions, so running them end to end exercises
-the whole student path: the setup cell finds ``m5_student`` (release/module05), the
+the whole student path: the setup cell finds ``m5_student`` (the kit in the same folder), the
 self-checks pass, the hidden test cells award full points through the nbgrader
 bridge, and the lab's loops train with the notebook's kernels and torch ports.
 ``NOTEBOOK_BUDGET`` bounds each whole notebook (a hang fails the test; no timing is asserted).
@@ -15,8 +15,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.assign import sources
+
 REPO = Path(__file__).resolve().parents[2]
-SOURCE = REPO / "source" / "module05"
+SOURCE_ROOT = REPO / "source"
 NOTEBOOK_BUDGET = 900  # seconds for a whole notebook; a stuck run fails instead of hanging CI
 
 
@@ -27,7 +29,7 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
     monkeypatch.setenv("M5_NOTEBOOK", str(path))  # both languages share the folder
     monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # as Jupyter sets it: labels follow the notebook's language
     monkeypatch.setenv("M5_PROGRESS", "0")
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports release/module05/m5_student
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports the m5_student next to the notebook
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
@@ -70,7 +72,7 @@ def awarded_points(nb) -> dict[str, float]:
 def assignment_runs(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     try:
-        return {lang: execute(SOURCE / f"m05_assignment_{lang}.ipynb", mp) for lang in ("en", "ru")}
+        return {lang: execute(sources.notebook_path("assignment", lang, SOURCE_ROOT), mp) for lang in ("en", "ru")}
     finally:
         mp.undo()
 
@@ -93,7 +95,7 @@ def test_assignment_english_and_russian_print_the_same_numbers(assignment_runs):
 def lab_en():
     mp = pytest.MonkeyPatch()
     try:
-        return execute(SOURCE / "m05_lab_en.ipynb", mp)
+        return execute(sources.notebook_path("lab", "en", SOURCE_ROOT), mp)
     finally:
         mp.undo()
 
@@ -114,6 +116,6 @@ def test_lab_notebook_executes_in_smoke_profile(lab_en):
 
 @pytest.mark.slow
 def test_lab_english_and_russian_print_the_same_numbers(lab_en, monkeypatch):
-    ru = execute(SOURCE / "m05_lab_ru.ipynb", monkeypatch)
+    ru = execute(sources.notebook_path("lab", "ru", SOURCE_ROOT), monkeypatch)
     assert not _errors(ru), _errors(ru)
     assert printed_numbers(ru) == printed_numbers(lab_en)

@@ -1,0 +1,304 @@
+# Generated from reference_impl/keydoor.py by the course's release build; do not edit.
+# The graded kernels are stubs here: write them in the notebooks.
+"""KeyDoorGrid: the small grid world every KeyDoor experiment of the lab runs in.
+
+Layout (row 0 at the top, ``#`` wall, ``x`` trap, ``K`` key, ``D`` door, ``G`` goal,
+``S`` possible start)::
+
+        col 0 1 2 3 4 5 6 7 8 9 10
+    row 0   . . K . . . . # . . G
+    row 1   . # # # x . . # . x .
+    row 2   S . . . . . x # . . .
+    row 3   . . # . S . . D . . .
+    row 4   . x # . # # . # x . .
+    row 5   . . . . . . . # . . .
+    row 6   S . . . S . S # . . .
+
+The goal sits in a room (columns 8-10) whose only entrance is the door. The door
+behaves like a wall until the agent has walked over the key; the key is then held
+for the rest of the episode. Traps lie next to the shortest routes, so an agent that
+acts at random now and then falls into one.
+
+Dynamics (deterministic unless ``slip_probability > 0``): an action moves one cell;
+moving into a wall, the closed door or off the grid leaves the agent in place. With
+probability ``slip_probability`` the chosen action is replaced by a uniformly random
+one (drawn from the environment's seeded generator).
+
+Rewards: ``-step_cost`` (default 0.01) per step, except the step that enters the goal
+(``goal_reward``, default +1) or a trap (``trap_reward``, default -1). There is no
+reward for the key: the signal is sparse. The optimal return from (6, 0) is
+1 - 0.01 * 21 = 0.79.
+
+Stopping: goal and trap are true terminals (``terminated=True``). Reaching
+``max_steps`` (default 50) without either is a time-limit cut: ``truncated=True``,
+``terminated=False``, ``info["outcome"] == "timeout"``; the last state still has value
+and a learner must bootstrap from it.
+
+Observation: float32 vector of length ``height + width + 1`` (19): one-hot row,
+one-hot column, key-held flag. The step counter is deliberately not observed; the time
+limit is external to the task.
+"""
+from __future__ import annotations
+
+import operator
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+__all__ = ["ACTION_NAMES", "ACTION_DELTAS", "KeyDoorGrid", "LAYOUT", "draw_grid"]
+
+#: Action index -> name. Index order is clockwise starting from "up".
+ACTION_NAMES: tuple[str, ...] = ("up", "right", "down", "left")
+#: Action index -> (row change, column change).
+ACTION_DELTAS: tuple[tuple[int, int], ...] = ((-1, 0), (0, 1), (1, 0), (0, -1))
+
+LAYOUT: tuple[str, ...] = (
+    "..K....#..G",
+    ".###x..#.x.",
+    "S.....x#...",
+    "..#.S..D...",
+    ".x#.##.#x..",
+    ".......#...",
+    "S...S.S#...",
+)
+
+# Cell kinds in the precomputed table.
+_FLOOR, _WALL, _TRAP, _GOAL = 0, 1, 2, 3
+
+
+class KeyDoorGrid(gym.Env):
+    """Grid world with a key, a door, a goal and traps (see the module docstring).
+
+    Parameters
+    ----------
+    seed: seeds the generator that picks start cells (and slips) until the next
+        ``reset(seed=...)``.
+    max_steps: time limit; reaching it truncates the episode.
+    slip_probability: chance in [0, 1) that an action is replaced by a random one.
+    step_cost, goal_reward, trap_reward: the reward design.
+    render_mode: ``None`` or ``"ansi"`` (``render()`` returns the text picture).
+
+    ``reset(seed=None, options=None, start=None)`` returns ``(obs, info)``;
+    ``options={"start": (row, col)}`` or ``start=(row, col)`` fixes the start cell,
+    otherwise it is drawn uniformly from ``start_positions``. ``info["state"]`` is
+    ``{"position": (row, col), "has_key": bool, "step": int}``; ``step`` also returns
+    ``info["outcome"]`` in ``{"goal", "trap", "timeout", None}``.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        max_steps: int = 50,
+        slip_probability: float = 0.0,
+        step_cost: float = 0.01,
+        goal_reward: float = 1.0,
+        trap_reward: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+            raise ValueError(f"KeyDoorGrid: `max_steps` must be a positive integer, got {max_steps!r}")
+        if not 0.0 <= float(slip_probability) < 1.0:
+            raise ValueError(f"KeyDoorGrid: `slip_probability` must lie in [0, 1), got {slip_probability!r}")
+        for name, value in (("step_cost", step_cost), ("goal_reward", goal_reward), ("trap_reward", trap_reward)):
+            if not np.isfinite(value):
+                raise ValueError(f"KeyDoorGrid: `{name}` must be finite, got {value!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"KeyDoorGrid: `render_mode` must be None or 'ansi', got {render_mode!r}")
+
+        self.render_mode = render_mode
+        self.max_steps = int(max_steps)
+        self.slip_probability = float(slip_probability)
+        self.step_cost = float(step_cost)
+        self.goal_reward = float(goal_reward)
+        self.trap_reward = float(trap_reward)
+
+        self.height = len(LAYOUT)
+        self.width = len(LAYOUT[0])
+        cells = {(r, c): ch for r, row in enumerate(LAYOUT) for c, ch in enumerate(row)}
+        self.wall_positions = tuple(p for p, ch in cells.items() if ch == "#")
+        self.trap_positions = tuple(p for p, ch in cells.items() if ch == "x")
+        self.start_positions = tuple(p for p, ch in cells.items() if ch == "S")
+        (self.key_position,) = [p for p, ch in cells.items() if ch == "K"]
+        (self.door_position,) = [p for p, ch in cells.items() if ch == "D"]
+        (self.goal_position,) = [p for p, ch in cells.items() if ch == "G"]
+        self.action_dim = len(ACTION_NAMES)
+        self.observation_dim = self.height + self.width + 1
+
+        self.action_space = spaces.Discrete(self.action_dim)
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(self.observation_dim,), dtype=np.float32)
+
+        self._build_tables()
+        if seed is not None:
+            super().reset(seed=seed)
+        self._cell = -1          # -1: reset() has not been called
+        self._has_key = False
+        self._t = 0
+        self._done = True
+
+    # ------------------------------------------------------------------ tables
+    def _build_tables(self) -> None:
+        """Precompute moves, cell kinds and observations so ``step`` only looks up."""
+        h, w = self.height, self.width
+        n = h * w
+        kind = np.full(n, _FLOOR, dtype=np.int8)
+        for r, c in self.wall_positions:
+            kind[r * w + c] = _WALL
+        for r, c in self.trap_positions:
+            kind[r * w + c] = _TRAP
+        gr, gc = self.goal_position
+        kind[gr * w + gc] = _GOAL
+        door = self.door_position[0] * w + self.door_position[1]
+        # next_cell[has_key][cell][action] -> cell (plain lists: faster than numpy scalars)
+        next_cell = [[[0] * self.action_dim for _ in range(n)] for _ in range(2)]
+        for key in (0, 1):
+            for cell in range(n):
+                r, c = divmod(cell, w)
+                for a, (dr, dc) in enumerate(ACTION_DELTAS):
+                    nr, nc = r + dr, c + dc
+                    target = nr * w + nc
+                    blocked = (
+                        not (0 <= nr < h and 0 <= nc < w)
+                        or kind[target] == _WALL
+                        or (target == door and not key)
+                    )
+                    next_cell[key][cell][a] = cell if blocked else target
+        self._next_cell = next_cell
+        self._kind = kind.tolist()
+        self._key_cell = self.key_position[0] * w + self.key_position[1]
+        self._positions = [divmod(cell, w) for cell in range(n)]
+        obs = np.zeros((n, 2, self.observation_dim), dtype=np.float32)
+        for cell in range(n):
+            r, c = divmod(cell, w)
+            obs[cell, :, r] = 1.0
+            obs[cell, :, h + c] = 1.0
+            obs[cell, 1, h + w] = 1.0
+        obs.setflags(write=False)
+        self._obs_table = obs
+
+    # ------------------------------------------------------------- encoding
+    def encode(self, position: tuple[int, int], has_key: bool) -> np.ndarray:
+        """Observation of the agent at ``position`` (row, col) holding the key or not."""
+        cell = self._cell_of(position, "position")
+        return self._obs_table[cell, int(bool(has_key))].copy()
+
+    def decode(self, obs) -> tuple[tuple[int, int], bool]:
+        """Inverse of :meth:`encode`: ``((row, col), has_key)`` from an observation."""
+        x = np.asarray(obs)
+        if x.shape != (self.observation_dim,):
+            raise ValueError(f"KeyDoorGrid.decode: `obs` must have shape ({self.observation_dim},), got {x.shape}")
+        h, w = self.height, self.width
+        return (int(np.argmax(x[:h])), int(np.argmax(x[h:h + w]))), bool(x[h + w] > 0.5)
+
+    def _cell_of(self, position, name: str) -> int:
+        try:
+            r, c = (operator.index(v) for v in position)
+        except (TypeError, ValueError):
+            raise ValueError(f"KeyDoorGrid: `{name}` must be a (row, col) pair of integers, got {position!r}") from None
+        if not (0 <= r < self.height and 0 <= c < self.width):
+            raise ValueError(f"KeyDoorGrid: `{name}` {(r, c)} lies outside the {self.height}x{self.width} grid")
+        return r * self.width + c
+
+    def _state(self) -> dict:
+        return {"position": self._positions[self._cell], "has_key": self._has_key, "step": self._t}
+
+    # ------------------------------------------------------------- gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None, start=None):
+        """Start an episode; see the class docstring for ``start`` / ``options``."""
+        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"KeyDoorGrid.reset: `options` must be a dict or None, got {type(options).__name__}")
+        if start is None and options:
+            start = options.get("start")
+        if start is None:
+            start = self.start_positions[int(self.np_random.integers(len(self.start_positions)))]
+        cell = self._cell_of(start, "start")
+        kind = self._kind[cell]
+        if kind != _FLOOR or cell == self._key_cell or cell == self.door_position[0] * self.width + self.door_position[1]:
+            what = {_WALL: "a wall", _TRAP: "a trap", _GOAL: "the goal"}.get(kind, "the key or the door")
+            raise ValueError(f"KeyDoorGrid.reset: `start` {tuple(start)} is on {what}; pick a free floor cell")
+        self._cell = cell
+        self._has_key = False
+        self._t = 0
+        self._done = False
+        return self._obs_table[cell, 0].copy(), {"state": self._state()}
+
+    def step(self, action):
+        """Move one cell. Returns ``(obs, reward, terminated, truncated, info)``."""
+        if action.__class__ is not int:  # fast path for plain ints; numpy ints go through index()
+            if isinstance(action, (bool, np.bool_)):
+                raise ValueError(f"KeyDoorGrid.step: `action` must be an integer in [0, 4), got {action!r}")
+            try:
+                action = operator.index(action)
+            except TypeError:
+                raise ValueError(f"KeyDoorGrid.step: `action` must be an integer in [0, 4), got {action!r}") from None
+        if not 0 <= action < 4:
+            raise ValueError(f"KeyDoorGrid.step: `action` must be an integer in [0, 4), got {action!r}")
+        if self._done:
+            raise RuntimeError("KeyDoorGrid.step: the episode has ended (or never started); call reset() first")
+        if self.slip_probability and self.np_random.random() < self.slip_probability:
+            action = int(self.np_random.integers(4))
+        key = self._has_key
+        cell = self._next_cell[key][self._cell][action]
+        self._cell = cell
+        if cell == self._key_cell:
+            key = self._has_key = True
+        self._t += 1
+        kind = self._kind[cell]
+        if kind == _GOAL:
+            reward, terminated, outcome = self.goal_reward, True, "goal"
+        elif kind == _TRAP:
+            reward, terminated, outcome = self.trap_reward, True, "trap"
+        else:
+            reward, terminated, outcome = -self.step_cost, False, None
+        truncated = not terminated and self._t >= self.max_steps
+        if truncated:
+            outcome = "timeout"
+        self._done = terminated or truncated
+        info = {"state": {"position": self._positions[cell], "has_key": key, "step": self._t}, "outcome": outcome}
+        return self._obs_table[cell, int(key)].copy(), reward, terminated, truncated, info
+
+    def render(self):
+        """Text picture (``render_mode="ansi"``); ``A`` marks the agent, ``a`` with the key."""
+        if self.render_mode != "ansi":
+            return None
+        return self.ascii()
+
+    def ascii(self) -> str:
+        rows = [list(row.replace("S", ".")) for row in LAYOUT]
+        if self._cell >= 0:
+            r, c = self._positions[self._cell]
+            rows[r][c] = "a" if self._has_key else "A"
+        return "\n".join("".join(row) for row in rows) + "\n"
+
+
+def draw_grid(env: KeyDoorGrid, ax=None, *, title: str | None = None, xlabel: str = "column", ylabel: str = "row"):
+    """Draw the layout with matplotlib: walls as filled squares, traps as ×, K, D, G,
+    start cells as dots. Labels are arguments so notebooks can pass either language.
+    Returns the axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 5.5))
+    ax.set_xlim(0, env.width)
+    ax.set_ylim(env.height, 0)  # row 0 at the top, as in the text picture
+    ax.set_aspect("equal")
+    ax.set_xticks(np.arange(env.width + 1))
+    ax.set_yticks(np.arange(env.height + 1))
+    ax.grid(True, linewidth=0.8)
+    for r, c in env.wall_positions:
+        ax.add_patch(plt.Rectangle((c, r), 1, 1, color="0.35", alpha=0.7))
+    for r, c in env.trap_positions:
+        ax.text(c + 0.5, r + 0.5, "×", ha="center", va="center", fontsize=22, color="crimson")
+    for label, (r, c) in (("K", env.key_position), ("D", env.door_position), ("G", env.goal_position)):
+        ax.text(c + 0.5, r + 0.5, label, ha="center", va="center", fontsize=18, fontweight="bold")
+    for r, c in env.start_positions:
+        ax.plot(c + 0.5, r + 0.5, "o", markersize=6, color="tab:blue")
+    if title is not None:
+        ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    return ax

@@ -1,0 +1,390 @@
+# Generated from reference_impl/decision_transformer.py by the course's release build; do not edit.
+# The graded kernels are stubs here: write them in the notebooks.
+"""Decision Transformer: return-conditioned sequence modelling of fixed trajectories.
+
+Each time step t of an episode contributes three tokens, in this order:
+(return-to-go R_t, state s_t, action a_t). With a causal mask the output at the
+state token s_t sees R_0, s_0, a_0, ..., R_t, s_t but not a_t, and is trained to
+predict a_t (cross-entropy over discrete actions; no Bellman backup anywhere).
+
+Training targets: R_t = sum_{k >= t} gamma^(k-t) r_k from
+:func:`m5_student.kernels.return_to_go` (``gamma = 1`` by default; the function
+is pluggable so a student's kernel can drive training).
+
+At evaluation the first condition is the requested return R_0 = target and after
+each reward the request is lowered: R_{t+1} = (R_t - r_t) / gamma (``gamma = 1``:
+R_t - r_t). A request is a condition the model was trained on, not a promise: above
+the returns present in the data the achieved return saturates.
+
+Shapes used throughout: B windows, K = ``context_steps`` steps per window, S the
+state dimension, A the number of actions. Windows are right-padded; with a causal
+mask, padding after the real steps cannot change their outputs, and padded steps are
+left out of the loss by ``mask``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from m5_student.common import progress as progress_bar
+from m5_student.common import seed_everything, summarize_episodes
+from m5_student.kernels import return_to_go
+from m5_student.records import Episode
+from m5_student.torch_kernels import masked_token_nll_torch
+
+__all__ = [
+    "DTConfig",
+    "DTWindows",
+    "DecisionTransformer",
+    "make_training_windows",
+    "dt_action_loss",
+    "next_return_to_go",
+    "train_decision_transformer",
+    "evaluate_decision_transformer",
+    "dt_return_sweep",
+    "REQUESTED_RETURNS",
+]
+
+#: Requests for the lab's sweep. KeyDoorGrid returns lie in about [-1.5, 0.83] (trap
+#: after a long walk ... goal by the shortest route), so the grid covers the data's
+#: range and goes past its top, where the achieved return can only saturate.
+REQUESTED_RETURNS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+
+
+def _positive_int(value, name: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{where}: `{name}` must be a positive int, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class DTConfig:
+    """Architecture and optimisation of the Decision Transformer.
+
+    ``dim_feedforward`` is set explicitly (4 x d_model): torch's default of 2048 makes
+    this tiny model several times slower for no gain. Timesteps at or above
+    ``max_timestep`` share the last timestep embedding. Returns-to-go are divided by
+    ``return_scale`` before embedding.
+    """
+
+    state_dim: int
+    action_dim: int
+    context_steps: int = 16
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    dim_feedforward: int = 256
+    dropout: float = 0.1
+    max_timestep: int = 128
+    return_scale: float = 1.0
+    gamma: float = 1.0
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    grad_clip: float = 1.0
+
+    def __post_init__(self):
+        for name in ("state_dim", "action_dim", "context_steps", "d_model", "n_layers", "n_heads", "dim_feedforward", "max_timestep"):
+            _positive_int(getattr(self, name), name, "DTConfig")
+        if self.d_model % self.n_heads:
+            raise ValueError(f"DTConfig: `d_model` ({self.d_model}) must be divisible by `n_heads` ({self.n_heads})")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"DTConfig: `dropout` must lie in [0, 1), got {self.dropout}")
+        if not (np.isfinite(self.return_scale) and self.return_scale > 0):
+            raise ValueError(f"DTConfig: `return_scale` must be a positive finite number, got {self.return_scale}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"DTConfig: `gamma` must lie in (0, 1], got {self.gamma}")
+        if not (self.lr > 0 and self.weight_decay >= 0 and self.grad_clip > 0):
+            raise ValueError("DTConfig: `lr` and `grad_clip` must be positive and `weight_decay` non-negative")
+
+
+# --------------------------------------------------------------------------- model
+class DecisionTransformer(nn.Module):
+    """Causal transformer over interleaved (return-to-go, state, action) tokens.
+
+    ``forward(returns_to_go (B, K), states (B, K, S), actions (B, K) long,
+    timesteps (B, K) long) -> action logits (B, K, A)``; logits[:, t] are read at
+    the state token of step t, so they depend on tokens of steps <= t except a_t.
+    """
+
+    def __init__(self, config: DTConfig):
+        super().__init__()
+        self.config = config
+        d = config.d_model
+        self.embed_return = nn.Linear(1, d)
+        self.embed_state = nn.Linear(config.state_dim, d)
+        self.embed_action = nn.Embedding(config.action_dim, d)
+        self.embed_time = nn.Embedding(config.max_timestep, d)
+        self.embed_norm = nn.LayerNorm(d)
+        layer = nn.TransformerEncoderLayer(
+            d_model=d,
+            nhead=config.n_heads,
+            dim_feedforward=config.dim_feedforward,
+            dropout=config.dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+        )
+        self.encoder = nn.TransformerEncoder(layer, config.n_layers, norm=nn.LayerNorm(d), enable_nested_tensor=False)
+        self.action_head = nn.Linear(d, config.action_dim)
+        self._masks: dict[int, torch.Tensor] = {}
+
+    def _causal_mask(self, length: int) -> torch.Tensor:
+        # Boolean mask, True = may not attend: every token sees itself and the past only.
+        if length not in self._masks:
+            self._masks[length] = torch.triu(torch.ones(length, length, dtype=torch.bool), diagonal=1)
+        return self._masks[length]
+
+    def forward(self, returns_to_go: torch.Tensor, states: torch.Tensor, actions: torch.Tensor, timesteps: torch.Tensor) -> torch.Tensor:
+        B, K = actions.shape
+        if returns_to_go.shape != (B, K) or timesteps.shape != (B, K) or states.shape != (B, K, self.config.state_dim):
+            raise ValueError(
+                "DecisionTransformer: expected returns_to_go (B, K), states (B, K, "
+                f"{self.config.state_dim}), actions (B, K), timesteps (B, K); got {tuple(returns_to_go.shape)}, "
+                f"{tuple(states.shape)}, {tuple(actions.shape)}, {tuple(timesteps.shape)}"
+            )
+        time = self.embed_time(timesteps.clamp(0, self.config.max_timestep - 1))
+        r = self.embed_return((returns_to_go / self.config.return_scale).unsqueeze(-1)) + time
+        s = self.embed_state(states) + time
+        a = self.embed_action(actions) + time
+        tokens = torch.stack((r, s, a), dim=2).reshape(B, 3 * K, -1)  # r0 s0 a0 r1 s1 a1 ...
+        hidden = self.encoder(self.embed_norm(tokens), mask=self._causal_mask(3 * K))
+        return self.action_head(hidden[:, 1::3])
+
+
+# --------------------------------------------------------------------------- data
+@dataclass
+class DTWindows:
+    """Training windows (numpy). returns_to_go (N, K) float32, states (N, K, S) float32,
+    actions (N, K) int64, timesteps (N, K) int64, mask (N, K) bool (False = padding)."""
+
+    returns_to_go: np.ndarray
+    states: np.ndarray
+    actions: np.ndarray
+    timesteps: np.ndarray
+    mask: np.ndarray
+
+    def __len__(self) -> int:
+        return self.actions.shape[0]
+
+    def batch(self, index) -> tuple[torch.Tensor, ...]:
+        return tuple(torch.from_numpy(np.ascontiguousarray(a[index])) for a in (self.returns_to_go, self.states, self.actions, self.timesteps, self.mask))
+
+
+def make_training_windows(
+    episodes: Sequence[Episode],
+    context_steps: int,
+    *,
+    gamma: float = 1.0,
+    return_to_go_fn: Callable | None = None,
+) -> DTWindows:
+    """One window per (episode, start step t): steps t .. t + K - 1, right-padded.
+
+    RTG targets come from ``return_to_go_fn(rewards, gamma)`` (default the reference
+    kernel :func:`m5_student.kernels.return_to_go`), computed once per episode.
+    Raises ValueError on an empty episode list, an episode without transitions,
+    inconsistent state sizes, or an RTG function whose output is not (T,) finite.
+    """
+    K = _positive_int(context_steps, "context_steps", "make_training_windows")
+    rtg_fn = return_to_go if return_to_go_fn is None else return_to_go_fn
+    if not episodes:
+        raise ValueError("make_training_windows: `episodes` is empty")
+    total = 0
+    state_dim = None
+    for i, ep in enumerate(episodes):
+        if not ep.transitions:
+            raise ValueError(f"make_training_windows: `episodes[{i}]` has no transitions")
+        total += len(ep.transitions)
+        dims = {np.asarray(t.obs).shape for t in ep.transitions}
+        if len(dims) != 1 or len(next(iter(dims))) != 1 or (state_dim is not None and dims != {(state_dim,)}):
+            raise ValueError(f"make_training_windows: `episodes[{i}]` has observations of shapes {sorted(dims)}; expected one (S,) shape")
+        state_dim = next(iter(dims))[0]
+    out = DTWindows(
+        returns_to_go=np.zeros((total, K), np.float32),
+        states=np.zeros((total, K, state_dim), np.float32),
+        actions=np.zeros((total, K), np.int64),
+        timesteps=np.zeros((total, K), np.int64),
+        mask=np.zeros((total, K), bool),
+    )
+    row = 0
+    for i, ep in enumerate(episodes):
+        T = len(ep.transitions)
+        rewards = np.array([t.reward for t in ep.transitions], dtype=np.float64)
+        rtg = np.asarray(rtg_fn(rewards, gamma), dtype=np.float64)
+        if rtg.shape != (T,) or not np.isfinite(rtg).all():
+            raise ValueError(f"make_training_windows: `return_to_go_fn` returned shape {rtg.shape} (or non-finite values) for episode {i} of length {T}")
+        states = np.stack([np.asarray(t.obs, dtype=np.float32) for t in ep.transitions])
+        actions = np.array([t.action for t in ep.transitions], dtype=np.int64)
+        for start in range(T):
+            n = min(K, T - start)
+            out.returns_to_go[row, :n] = rtg[start : start + n]
+            out.states[row, :n] = states[start : start + n]
+            out.actions[row, :n] = actions[start : start + n]
+            out.timesteps[row, :n] = np.arange(start, start + n)
+            out.mask[row, :n] = True
+            row += 1
+    return out
+
+
+# --------------------------------------------------------------------------- loss
+def dt_action_loss(model: DecisionTransformer, returns_to_go, states, actions, timesteps, mask, masked_token_nll=masked_token_nll_torch) -> torch.Tensor:
+    """Mean cross-entropy of the logged actions over real (unpadded) steps (0-d).
+
+    L = - sum(mask * log pi(a_t | R_<=t, s_<=t, a_<t)) / sum(mask)
+    """
+    logits = model(returns_to_go, states, actions, timesteps)
+    logp = F.log_softmax(logits, dim=-1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    return masked_token_nll(logp, mask)
+
+
+def next_return_to_go(current: float, reward: float, gamma: float = 1.0) -> float:
+    """The evaluation-time condition update R_{t+1} = (R_t - r_t) / gamma."""
+    if not 0.0 < gamma <= 1.0:
+        raise ValueError(f"next_return_to_go: `gamma` must lie in (0, 1], got {gamma}")
+    return (float(current) - float(reward)) / gamma
+
+
+# --------------------------------------------------------------------------- training
+def train_decision_transformer(
+    episodes: Sequence[Episode],
+    seed: int,
+    state_dim: int,
+    action_dim: int,
+    context_steps: int,
+    epochs: int,
+    batch_size: int,
+    *,
+    return_to_go_fn: Callable | None = None,
+    masked_token_nll: Callable = masked_token_nll_torch,
+    progress: bool | None = None,
+    config: DTConfig | None = None,
+) -> tuple[DecisionTransformer, list[float]]:
+    """Train a Decision Transformer on fixed episodes; returns (model in eval mode,
+    mean loss of each epoch).
+
+    ``config`` overrides the architecture (its state_dim, action_dim and
+    context_steps must agree with the arguments). ``masked_token_nll`` is the torch loss
+    of the action tokens (default the reference twin; a student's port in the lab).
+    Deterministic for a given seed.
+    Raises ValueError on non-positive sizes, actions outside [0, action_dim) or
+    observations that are not (state_dim,).
+    """
+    where = "train_decision_transformer"
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{where}: `seed` must be an int, got {seed!r}")
+    for name, value in (("state_dim", state_dim), ("action_dim", action_dim), ("context_steps", context_steps), ("epochs", epochs), ("batch_size", batch_size)):
+        _positive_int(value, name, where)
+    cfg = config or DTConfig(state_dim=int(state_dim), action_dim=int(action_dim), context_steps=int(context_steps))
+    if (cfg.state_dim, cfg.action_dim, cfg.context_steps) != (state_dim, action_dim, context_steps):
+        raise ValueError(f"{where}: `config` has (state_dim, action_dim, context_steps) = {(cfg.state_dim, cfg.action_dim, cfg.context_steps)}, the arguments {(state_dim, action_dim, context_steps)}")
+    windows = make_training_windows(episodes, context_steps, gamma=cfg.gamma, return_to_go_fn=return_to_go_fn)
+    if windows.states.shape[-1] != state_dim:
+        raise ValueError(f"{where}: observations have size {windows.states.shape[-1]}, `state_dim` is {state_dim}")
+    if windows.actions.min() < 0 or windows.actions.max() >= action_dim:
+        raise ValueError(f"{where}: logged actions lie in [{windows.actions.min()}, {windows.actions.max()}], outside [0, {action_dim})")
+    rng = seed_everything(int(seed))
+    model = DecisionTransformer(cfg)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    losses = []
+    model.train()
+    for _ in progress_bar(range(int(epochs)), desc="Decision Transformer", total=int(epochs), enabled=progress):
+        order = rng.permutation(len(windows))
+        epoch_losses = []
+        for start in range(0, len(order), int(batch_size)):
+            loss = dt_action_loss(model, *windows.batch(order[start : start + int(batch_size)]), masked_token_nll=masked_token_nll)
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+            optimizer.step()
+            epoch_losses.append(loss.item())
+        losses.append(float(np.mean(epoch_losses)))
+    return model.eval(), losses
+
+
+# --------------------------------------------------------------------------- evaluation
+@torch.no_grad()
+def _run_episode(env, model: DecisionTransformer, target_return: float, seed: int, context_steps: int, conditions: list | None) -> tuple[float, str]:
+    """One greedy episode; the request starts at ``target_return`` and drops by each reward."""
+    cfg = model.config
+    obs, _ = env.reset(seed=seed)
+    rtgs, states, actions = [float(target_return)], [np.asarray(obs, np.float32)], []
+    total = 0.0
+    while True:
+        lo = max(0, len(states) - context_steps)
+        # The current step's action is unknown: a placeholder the causal mask hides.
+        acts = actions[lo:] + [0]
+        logits = model(
+            torch.tensor([rtgs[lo:]], dtype=torch.float32),
+            torch.from_numpy(np.stack(states[lo:]))[None],
+            torch.tensor([acts], dtype=torch.long),
+            torch.arange(lo, len(states))[None],
+        )
+        action = int(logits[0, -1].argmax())
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += float(reward)
+        actions.append(action)
+        if terminated or truncated:
+            break
+        rtgs.append(next_return_to_go(rtgs[-1], reward, cfg.gamma))
+        states.append(np.asarray(obs, np.float32))
+    if conditions is not None:
+        conditions.append(rtgs)
+    outcome = info.get("outcome") or ("timeout" if truncated else None)
+    return total, outcome
+
+
+def evaluate_decision_transformer(env, model: DecisionTransformer, target_return: float, episodes: int, seed: int, context_steps: int, *, conditions: list | None = None) -> dict:
+    """Greedy rollouts conditioned on ``target_return``.
+
+    Episode i is reset with seed ``seed + i``. Returns the metrics dict of
+    :func:`m5_student.common.summarize_episodes` plus ``"target_return"``. When a
+    list is passed as ``conditions``, the sequence of requests R_0, R_1, ... of each
+    episode is appended to it (for inspection and tests).
+    Raises ValueError on a non-finite target or non-positive sizes.
+    """
+    where = "evaluate_decision_transformer"
+    n_episodes = _positive_int(episodes, "episodes", where)
+    K = _positive_int(context_steps, "context_steps", where)
+    if not np.isfinite(target_return):
+        raise ValueError(f"{where}: `target_return` must be finite, got {target_return!r}")
+    model.eval()
+    results = [_run_episode(env, model, float(target_return), int(seed) + i, K, conditions) for i in range(n_episodes)]
+    metrics = summarize_episodes([r for r, _ in results], [o for _, o in results])
+    metrics["target_return"] = float(target_return)
+    return metrics
+
+
+def dt_return_sweep(
+    model: DecisionTransformer,
+    env_factory: Callable[[], object],
+    target_returns: Sequence[float],
+    *,
+    episodes: int,
+    seed: int,
+    context_steps: int,
+    progress: bool | None = None,
+) -> dict:
+    """Achieved return against requested return (the lab's DT figure).
+
+    Every request is evaluated on a fresh ``env_factory()`` with the same episode
+    seeds, so the requests are compared on the same start cells. Returns
+    ``{"target_return": (N,), "mean_return": (N,), "success_rate": (N,)}`` float64
+    arrays plus ``"metrics"``: the list of per-request metrics dicts.
+    """
+    targets = [float(x) for x in target_returns]
+    if not targets:
+        raise ValueError("dt_return_sweep: `target_returns` is empty")
+    metrics = [
+        evaluate_decision_transformer(env_factory(), model, target, episodes, seed, context_steps)
+        for target in progress_bar(targets, desc="DT return sweep", total=len(targets), enabled=progress)
+    ]
+    return {
+        "target_return": np.array(targets, dtype=np.float64),
+        "mean_return": np.array([m["mean_return"] for m in metrics], dtype=np.float64),
+        "success_rate": np.array([m["success_rate"] for m in metrics], dtype=np.float64),
+        "metrics": metrics,
+    }

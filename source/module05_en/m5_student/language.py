@@ -1,0 +1,678 @@
+# Generated from reference_impl/language.py by the course's release build; do not edit.
+# The graded kernels are stubs here: write them in the notebooks.
+"""A token-level offline-RL pipeline on a tiny synthetic language task.
+
+The task
+--------
+Each prompt asks for the sum of two digits, e.g. ``"8+7="``; the expected response
+is the decimal answer followed by an end-of-sequence token, ``"15<eos>"``. A
+response is a sequence of *actions* drawn from the response tokens (the ten digits
+and ``<eos>``); the state of step t is the prompt plus the first t response tokens.
+
+Reward (given once, on the step that emits ``<eos>``; every earlier step gets 0):
+
+* 1.0 when the digits before ``<eos>`` are exactly the answer;
+* otherwise ``PARTIAL_CREDIT * k / len(answer)`` where k is the number of leading
+  answer digits the response reproduces (``"16"`` for 15 earns 0.1, ``"150"`` 0.2);
+* 0.0 when the response never emits ``<eos>`` within ``MAX_RESPONSE_TOKENS``
+  (that last step is a truncation, not a termination).
+
+The behavior data
+-----------------
+A noisy "annotator" writes the logged responses: the exact answer only part of the
+time, more often a consistent slip (answer + 1), sometimes a verbose answer with a
+stray extra digit, sometimes random digits (see :class:`BehaviorMix`). Behavior
+cloning copies the most frequent continuation, which is the slip; token-level
+values computed from the rewards can tell the rare exact answers apart.
+
+Methods
+-------
+* ``behavior_cloning``: token NLL with :func:`masked_token_nll_torch`, greedy decoding.
+* ``ilql_like``: token-level Q(s, a) and V(s) on a shared GRU trunk, trained with
+  Q <- r + gamma (1 - terminated) V(s'), an expectile V loss against a Polyak
+  target copy of Q, and a discrete CQL term; decoding takes the argmax of
+  log pi_beta(a | s) + beta (Q(s, a) - V(s)) with pi_beta the BC policy.
+* ``advantage_weighted_bc``: token NLL weighted by capped exp(beta_awr (Q - V)).
+
+Everything is small (a 64-unit GRU over at most 8 tokens) and runs in seconds on
+one CPU core. This is a reduced, ILQL-like illustration, not a reproduction of
+ILQL on a language model.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from m5_student.common import progress as progress_bar
+from m5_student.common import seed_everything, with_kernels
+from m5_student.torch_kernels import (
+    cql_discrete_penalty_torch,
+    expectile_loss_torch,
+    iql_advantage_weights_torch,
+    masked_token_nll_torch,
+)
+
+__all__ = [
+    "VOCAB",
+    "EOS",
+    "PAD",
+    "N_ACTIONS",
+    "PROMPTS",
+    "ANSWERS",
+    "MAX_RESPONSE_TOKENS",
+    "PARTIAL_CREDIT",
+    "LANGUAGE_METHODS",
+    "DEFAULT_KERNELS",
+    "BehaviorMix",
+    "TokenBCConfig",
+    "TokenILQLConfig",
+    "TokenEpisode",
+    "encode",
+    "token_text",
+    "response_reward",
+    "behavior_response",
+    "collect_language_dataset",
+    "summarize_language_dataset",
+    "TokenBatch",
+    "make_token_batch",
+    "TokenPolicy",
+    "TokenQV",
+    "bc_loss",
+    "ilql_losses",
+    "awr_loss",
+    "train_token_bc",
+    "train_token_ilql",
+    "train_token_awr",
+    "greedy_decode",
+    "ilql_scores",
+    "language_offline_experiment",
+]
+
+# --------------------------------------------------------------------------- vocabulary
+# Response tokens come first so that a response token's id is also its action index.
+VOCAB: tuple[str, ...] = ("<eos>", *"0123456789", "+", "=", "<pad>")
+EOS = 0
+PAD = VOCAB.index("<pad>")
+N_ACTIONS = 11  # "<eos>" and the ten digits
+_TOKEN_ID = {tok: i for i, tok in enumerate(VOCAB)}
+
+PROMPTS: tuple[str, ...] = (
+    "3+4=", "8+7=", "5+5=", "9+6=", "2+6=", "7+7=",
+    "4+9=", "6+1=", "9+9=", "1+8=", "6+6=", "3+8=",
+)
+ANSWERS: tuple[str, ...] = tuple(str(int(p[0]) + int(p[2])) for p in PROMPTS)
+MAX_RESPONSE_TOKENS = 4
+PARTIAL_CREDIT = 0.2
+LANGUAGE_METHODS: tuple[str, ...] = ("behavior_cloning", "advantage_weighted_bc", "ilql_like")
+
+
+def encode(text: str) -> list[int]:
+    """Token ids of ``text`` (one character per token; ``"<eos>"`` as one token)."""
+    if not isinstance(text, str):
+        raise ValueError(f"encode: `text` must be a str, got {type(text).__name__}")
+    ids, i = [], 0
+    while i < len(text):
+        if text.startswith("<eos>", i):
+            ids.append(EOS)
+            i += len("<eos>")
+            continue
+        if text[i] not in _TOKEN_ID:
+            raise ValueError(f"encode: `text` holds {text[i]!r}, which is not in VOCAB")
+        ids.append(_TOKEN_ID[text[i]])
+        i += 1
+    return ids
+
+
+def token_text(seq) -> str:
+    """Readable text of a token-id sequence: tokens joined without separators.
+
+    ``token_text([2, 6, 0]) == "15<eos>"``. Accepts any 1-D sequence of ints (list,
+    tuple, numpy or torch). Raises ValueError on ids outside ``range(len(VOCAB))`` or
+    non-integer entries.
+    """
+    if isinstance(seq, torch.Tensor):
+        seq = seq.tolist()
+    arr = np.asarray(seq)
+    if arr.ndim != 1:
+        raise ValueError(f"token_text: `seq` must be 1-D, got shape {arr.shape}")
+    if arr.size and (arr.dtype == np.bool_ or arr.dtype.kind not in "iu"):
+        raise ValueError(f"token_text: `seq` must hold integer token ids, got dtype {arr.dtype}")
+    bad = [int(t) for t in arr.tolist() if not 0 <= int(t) < len(VOCAB)]
+    if bad:
+        raise ValueError(f"token_text: `seq` holds token id {bad[0]} outside [0, {len(VOCAB)})")
+    return "".join(VOCAB[int(t)] for t in arr.tolist())
+
+
+def _prompt_index(prompt_index: int) -> int:
+    if isinstance(prompt_index, bool) or not isinstance(prompt_index, (int, np.integer)):
+        raise ValueError(f"`prompt_index` must be an int, got {prompt_index!r}")
+    if not 0 <= int(prompt_index) < len(PROMPTS):
+        raise ValueError(f"`prompt_index` must lie in [0, {len(PROMPTS)}), got {prompt_index}")
+    return int(prompt_index)
+
+
+def response_reward(prompt_index: int, response: Sequence[int]) -> float:
+    """The terminal reward of ``response`` (token ids) to ``PROMPTS[prompt_index]``.
+
+    Only the part up to the first ``<eos>`` counts. 1.0 for the exact answer,
+    ``PARTIAL_CREDIT * (matching leading digits) / len(answer)`` for other
+    responses, 0.0 when there is no ``<eos>``. Raises ValueError on a bad prompt
+    index or a response holding non-response tokens (``+``, ``=``, ``<pad>``).
+    """
+    p = _prompt_index(prompt_index)
+    tokens = [int(t) for t in response]
+    if any(not 0 <= t < N_ACTIONS for t in tokens):
+        raise ValueError(f"response_reward: `response` must hold response-token ids in [0, {N_ACTIONS}), got {tokens}")
+    if EOS not in tokens:
+        return 0.0
+    digits = token_text(tokens[: tokens.index(EOS)])
+    answer = ANSWERS[p]
+    if digits == answer:
+        return 1.0
+    matched = 0
+    for got, want in zip(digits, answer):
+        if got != want:
+            break
+        matched += 1
+    return PARTIAL_CREDIT * matched / len(answer)
+
+
+# --------------------------------------------------------------------------- behavior data
+@dataclass(frozen=True)
+class BehaviorMix:
+    """Probabilities of the annotator's four kinds of response (they must sum to 1).
+
+    exact: the answer; slip: answer + 1 (a consistent mistake, the most common
+    response); verbose: the answer plus one random extra digit; random: one or two
+    uniformly random digits. All end with ``<eos>``.
+    """
+
+    exact: float = 0.25
+    slip: float = 0.45
+    verbose: float = 0.10
+    random: float = 0.20
+
+    def probabilities(self) -> np.ndarray:
+        p = np.array([self.exact, self.slip, self.verbose, self.random], dtype=np.float64)
+        if not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
+            raise ValueError(f"BehaviorMix: probabilities must be non-negative and sum to 1, got {p.tolist()}")
+        return p
+
+
+_KINDS = ("exact", "slip", "verbose", "random")
+
+
+@dataclass(frozen=True)
+class TokenEpisode:
+    """One logged response: the prompt, the response token ids (ending in <eos>), its reward."""
+
+    prompt_index: int
+    response: tuple[int, ...]
+    reward: float
+    kind: str = "unknown"
+
+
+def behavior_response(prompt_index: int, rng: np.random.Generator, mix: BehaviorMix | None = None) -> tuple[tuple[int, ...], str]:
+    """Sample one annotator response ``(token ids ending in <eos>, kind)``."""
+    p = _prompt_index(prompt_index)
+    probs = (mix or BehaviorMix()).probabilities()
+    kind = _KINDS[int(rng.choice(4, p=probs))]
+    answer = ANSWERS[p]
+    if kind == "exact":
+        digits = answer
+    elif kind == "slip":
+        digits = str(int(answer) + 1)
+    elif kind == "verbose":
+        digits = answer + str(int(rng.integers(10)))
+    else:
+        digits = "".join(str(int(d)) for d in rng.integers(10, size=int(rng.integers(1, 3))))
+    return (*encode(digits), EOS), kind
+
+
+def collect_language_dataset(episodes_per_prompt: int, rng: np.random.Generator, mix: BehaviorMix | None = None) -> list[TokenEpisode]:
+    """``episodes_per_prompt`` annotator responses for every prompt, prompt-major order."""
+    n = _positive_int(episodes_per_prompt, "episodes_per_prompt")
+    out = []
+    for p in range(len(PROMPTS)):
+        for _ in range(n):
+            response, kind = behavior_response(p, rng, mix)
+            out.append(TokenEpisode(p, response, response_reward(p, response), kind))
+    return out
+
+
+def summarize_language_dataset(episodes: Sequence[TokenEpisode]) -> dict:
+    """Scalars describing the log: sizes, reward mean and the reward composition."""
+    if not episodes:
+        raise ValueError("summarize_language_dataset: `episodes` is empty")
+    rewards = np.array([ep.reward for ep in episodes])
+    return {
+        "prompts": len({ep.prompt_index for ep in episodes}),
+        "episodes": len(episodes),
+        "tokens": int(sum(len(ep.response) for ep in episodes)),
+        "mean_reward": float(rewards.mean()),
+        "exact_fraction": float(np.mean(rewards == 1.0)),
+        "partial_fraction": float(np.mean((rewards > 0.0) & (rewards < 1.0))),
+        "zero_fraction": float(np.mean(rewards == 0.0)),
+    }
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"`{name}` must be a positive int, got {value!r}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------- batches
+@dataclass
+class TokenBatch:
+    """Padded token-level view of a list of episodes (B episodes, T response steps).
+
+    tokens (B, L) long: prompt + response, right-padded with ``PAD``;
+    state_index (B, T) long: position in ``tokens`` whose prefix is state s_t
+    (the last prompt token for t = 0); actions (B, T) long (0 at padding);
+    rewards (B, T) float: the episode reward on its last step, 0 elsewhere;
+    terminated (B, T) bool: True on an ``<eos>`` step; mask (B, T) bool: real steps.
+    """
+
+    tokens: torch.Tensor
+    state_index: torch.Tensor
+    actions: torch.Tensor
+    rewards: torch.Tensor
+    terminated: torch.Tensor
+    mask: torch.Tensor
+
+
+def make_token_batch(episodes: Sequence[TokenEpisode]) -> TokenBatch:
+    """Build a :class:`TokenBatch` from episodes (see its docstring for shapes)."""
+    if not episodes:
+        raise ValueError("make_token_batch: `episodes` is empty")
+    prompts = [encode(PROMPTS[_prompt_index(ep.prompt_index)]) for ep in episodes]
+    lengths = [len(ep.response) for ep in episodes]
+    for i, ep in enumerate(episodes):
+        if not ep.response:
+            raise ValueError(f"make_token_batch: `episodes[{i}]` has an empty response")
+        if EOS in ep.response[:-1]:
+            raise ValueError(f"make_token_batch: `episodes[{i}]` continues after <eos>: {token_text(ep.response)!r}")
+        if not all(0 <= int(t) < N_ACTIONS for t in ep.response):
+            raise ValueError(f"make_token_batch: `episodes[{i}]` holds non-response tokens: {list(ep.response)}")
+    n, steps = len(episodes), max(lengths)
+    width = max(len(p) + len(ep.response) for p, ep in zip(prompts, episodes))
+    tokens = np.full((n, width), PAD, dtype=np.int64)
+    state_index = np.zeros((n, steps), dtype=np.int64)
+    actions = np.zeros((n, steps), dtype=np.int64)
+    rewards = np.zeros((n, steps), dtype=np.float32)
+    terminated = np.zeros((n, steps), dtype=bool)
+    mask = np.zeros((n, steps), dtype=bool)
+    for i, (prompt, ep) in enumerate(zip(prompts, episodes)):
+        seq = [*prompt, *ep.response]
+        tokens[i, : len(seq)] = seq
+        T = len(ep.response)
+        state_index[i] = len(prompt) - 1 + np.minimum(np.arange(steps), T - 1)
+        actions[i, :T] = ep.response
+        rewards[i, T - 1] = ep.reward
+        terminated[i, :T] = np.asarray(ep.response) == EOS
+        mask[i, :T] = True
+    return TokenBatch(*(torch.from_numpy(a) for a in (tokens, state_index, actions, rewards, terminated, mask)))
+
+
+# --------------------------------------------------------------------------- models
+class _PrefixEncoder(nn.Module):
+    """Embedding + GRU; the hidden state after reading a prefix represents that state."""
+
+    def __init__(self, embed_dim: int, hidden_dim: int):
+        super().__init__()
+        self.embed = nn.Embedding(len(VOCAB), embed_dim)
+        self.gru = nn.GRU(embed_dim, hidden_dim, batch_first=True)
+
+    def forward(self, tokens: torch.Tensor, state_index: torch.Tensor) -> torch.Tensor:
+        """tokens (B, L), state_index (B, T) -> features (B, T, H)."""
+        hidden, _ = self.gru(self.embed(tokens))
+        index = state_index.unsqueeze(-1).expand(-1, -1, hidden.shape[-1])
+        return hidden.gather(1, index)
+
+
+class TokenPolicy(nn.Module):
+    """pi(a | prefix): logits over the N_ACTIONS response tokens, (B, T, N_ACTIONS)."""
+
+    def __init__(self, embed_dim: int = 32, hidden_dim: int = 64):
+        super().__init__()
+        self.encoder = _PrefixEncoder(embed_dim, hidden_dim)
+        self.head = nn.Linear(hidden_dim, N_ACTIONS)
+
+    def forward(self, tokens: torch.Tensor, state_index: torch.Tensor) -> torch.Tensor:
+        return self.head(self.encoder(tokens, state_index))
+
+
+class TokenQV(nn.Module):
+    """Token-level Q(s, .) (B, T, N_ACTIONS) and V(s) (B, T) on one GRU trunk."""
+
+    def __init__(self, embed_dim: int = 32, hidden_dim: int = 64):
+        super().__init__()
+        self.encoder = _PrefixEncoder(embed_dim, hidden_dim)
+        self.q_head = nn.Linear(hidden_dim, N_ACTIONS)
+        self.v_head = nn.Linear(hidden_dim, 1)
+
+    def forward(self, tokens: torch.Tensor, state_index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.encoder(tokens, state_index)
+        return self.q_head(features), self.v_head(features).squeeze(-1)
+
+
+# --------------------------------------------------------------------------- configs
+@dataclass(frozen=True)
+class TokenBCConfig:
+    embed_dim: int = 32
+    hidden_dim: int = 64
+    lr: float = 3e-3
+    batch_size: int = 32
+
+
+@dataclass(frozen=True)
+class TokenILQLConfig:
+    """ILQL-like learner. ``expectile`` is tau of the V loss; ``beta`` shifts decoding
+    logits; ``awr_beta``/``max_weight`` shape the advantage-weighted policy."""
+
+    embed_dim: int = 32
+    hidden_dim: int = 64
+    # Small batches and a quick target: the critic must memorise 12 prompts' answers
+    # in a few hundred updates (measured: batch 32 / Polyak 0.05 left it undertrained).
+    lr: float = 5e-3
+    batch_size: int = 16
+    gamma: float = 0.99
+    expectile: float = 0.8
+    cql_weight: float = 0.5
+    polyak: float = 0.1
+    beta: float = 4.0
+    awr_beta: float = 3.0
+    max_weight: float = 100.0
+
+
+# The torch kernels a run uses; ``kernels=`` overrides any of them (e.g. a student's).
+DEFAULT_KERNELS: dict[str, Callable] = {
+    "masked_token_nll": masked_token_nll_torch,
+    "cql_discrete_penalty": cql_discrete_penalty_torch,
+    "expectile_loss": expectile_loss_torch,
+    "iql_advantage_weights": iql_advantage_weights_torch,
+}
+
+
+def _resolve_kernels(kernels: Mapping[str, Callable] | None) -> dict[str, Callable]:
+    return with_kernels(DEFAULT_KERNELS, kernels)
+
+
+# --------------------------------------------------------------------------- losses
+def _taken_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """log pi(a_t | s_t) of the logged actions: (B, T, A), (B, T) -> (B, T)."""
+    return F.log_softmax(logits, dim=-1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+
+def bc_loss(policy: TokenPolicy, batch: TokenBatch, masked_token_nll=masked_token_nll_torch) -> torch.Tensor:
+    """Token-level BC: mean NLL of the logged response tokens over real steps."""
+    logits = policy(batch.tokens, batch.state_index)
+    return masked_token_nll(_taken_logprobs(logits, batch.actions), batch.mask)
+
+
+def ilql_losses(
+    model: TokenQV,
+    target: TokenQV,
+    batch: TokenBatch,
+    config: TokenILQLConfig,
+    kernels: Mapping[str, Callable] | None = None,
+) -> dict[str, torch.Tensor]:
+    """The three ILQL-like terms on the real steps of ``batch`` (each a 0-d tensor).
+
+    q:   mean (Q(s_t, a_t) - y_t)^2,  y_t = r_t + gamma (1 - terminated_t) V(s_{t+1}) (detached)
+    v:   expectile_loss(Qbar(s_t, a_t) - V(s_t), tau)  with Qbar the target copy
+    cql: cql_discrete_penalty(Q(s_t, .), a_t), scaled by ``config.cql_weight`` in "total".
+    A step that reaches ``MAX_RESPONSE_TOKENS`` without ``<eos>`` is not terminated, so
+    it bootstraps from V of the next prefix (never the case in the annotator's data).
+    """
+    k = _resolve_kernels(kernels)
+    q_all, v_all = model(batch.tokens, batch.state_index)
+    with torch.no_grad():
+        # V(s_{t+1}) sits one token later; clamp keeps padded/terminal rows in range.
+        next_index = torch.clamp(batch.state_index + 1, max=batch.tokens.shape[1] - 1)
+        _, v_next = model(batch.tokens, next_index)
+        q_target_all, _ = target(batch.tokens, batch.state_index)
+    m = batch.mask
+    actions = batch.actions[m]
+    q_taken = q_all[m].gather(1, actions[:, None]).squeeze(1)
+    done = batch.terminated[m]
+    y = batch.rewards[m] + config.gamma * torch.where(done, torch.zeros_like(v_next[m]), v_next[m])
+    q_loss = F.mse_loss(q_taken, y)
+    q_bar = q_target_all[m].gather(1, actions[:, None]).squeeze(1)
+    v_loss = k["expectile_loss"](q_bar - v_all[m], config.expectile)
+    cql = k["cql_discrete_penalty"](q_all[m], actions)
+    return {"q": q_loss, "v": v_loss, "cql": cql, "total": q_loss + v_loss + config.cql_weight * cql}
+
+
+def awr_loss(
+    policy: TokenPolicy,
+    qv: TokenQV,
+    batch: TokenBatch,
+    config: TokenILQLConfig,
+    kernels: Mapping[str, Callable] | None = None,
+) -> torch.Tensor:
+    """Advantage-weighted token NLL: - sum(mask * w * log pi(a|s)) / sum(mask),
+    w = min(exp(awr_beta (Q(s,a) - V(s))), max_weight) from the frozen critic."""
+    k = _resolve_kernels(kernels)
+    with torch.no_grad():
+        q_all, v_all = qv(batch.tokens, batch.state_index)
+        advantage = q_all.gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1) - v_all
+        weights = k["iql_advantage_weights"](advantage, config.awr_beta, config.max_weight)
+    logp = _taken_logprobs(policy(batch.tokens, batch.state_index), batch.actions)
+    return k["masked_token_nll"](weights * logp, batch.mask)
+
+
+# --------------------------------------------------------------------------- training
+def _minibatches(n: int, batch_size: int, rng: np.random.Generator):
+    order = rng.permutation(n)
+    for start in range(0, n, batch_size):
+        yield order[start : start + batch_size]
+
+
+def _epochs(epochs: int, desc: str, show: bool | None):
+    return progress_bar(range(epochs), desc=desc, total=epochs, enabled=show)
+
+
+def train_token_bc(
+    episodes: Sequence[TokenEpisode],
+    epochs: int,
+    rng: np.random.Generator,
+    config: TokenBCConfig | None = None,
+    *,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+) -> tuple[TokenPolicy, list[float]]:
+    """Behavior cloning of the annotator; returns (policy, mean loss per epoch)."""
+    cfg = config or TokenBCConfig()
+    k = _resolve_kernels(kernels)
+    n_epochs = _positive_int(epochs, "bc_epochs")
+    policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    losses = []
+    for _ in _epochs(n_epochs, "language BC", progress):
+        epoch = []
+        for idx in _minibatches(len(episodes), cfg.batch_size, rng):
+            loss = bc_loss(policy, make_token_batch([episodes[i] for i in idx]), k["masked_token_nll"])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            epoch.append(loss.item())
+        losses.append(float(np.mean(epoch)))
+    return policy.eval(), losses
+
+
+@torch.no_grad()
+def _polyak(target: nn.Module, source: nn.Module, rate: float) -> None:
+    for t, s in zip(target.parameters(), source.parameters()):
+        t.lerp_(s, rate)
+
+
+def train_token_ilql(
+    episodes: Sequence[TokenEpisode],
+    epochs: int,
+    rng: np.random.Generator,
+    config: TokenILQLConfig | None = None,
+    *,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+) -> tuple[TokenQV, list[dict[str, float]]]:
+    """Fit token-level Q and V; returns (model, per-epoch means of the loss terms)."""
+    cfg = config or TokenILQLConfig()
+    n_epochs = _positive_int(epochs, "iql_epochs")
+    model = TokenQV(cfg.embed_dim, cfg.hidden_dim)
+    target = copy.deepcopy(model).requires_grad_(False)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    history = []
+    for _ in _epochs(n_epochs, "language ILQL", progress):
+        epoch: dict[str, list[float]] = {"q": [], "v": [], "cql": [], "total": []}
+        for idx in _minibatches(len(episodes), cfg.batch_size, rng):
+            terms = ilql_losses(model, target, make_token_batch([episodes[i] for i in idx]), cfg, kernels)
+            optimizer.zero_grad()
+            terms["total"].backward()
+            optimizer.step()
+            _polyak(target, model, cfg.polyak)
+            for name, value in terms.items():
+                epoch[name].append(value.item())
+        history.append({name: float(np.mean(values)) for name, values in epoch.items()})
+    return model.eval(), history
+
+
+def train_token_awr(
+    episodes: Sequence[TokenEpisode],
+    qv: TokenQV,
+    epochs: int,
+    rng: np.random.Generator,
+    config: TokenILQLConfig | None = None,
+    *,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+) -> tuple[TokenPolicy, list[float]]:
+    """Advantage-weighted BC against a trained (frozen) critic; (policy, loss per epoch)."""
+    cfg = config or TokenILQLConfig()
+    n_epochs = _positive_int(epochs, "bc_epochs")
+    policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    losses = []
+    for _ in _epochs(n_epochs, "language AWR", progress):
+        epoch = []
+        for idx in _minibatches(len(episodes), cfg.batch_size, rng):
+            loss = awr_loss(policy, qv, make_token_batch([episodes[i] for i in idx]), cfg, kernels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            epoch.append(loss.item())
+        losses.append(float(np.mean(epoch)))
+    return policy.eval(), losses
+
+
+# --------------------------------------------------------------------------- decoding
+ScoreFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+@torch.no_grad()
+def greedy_decode(score_fn: ScoreFn, prompt_indices: Sequence[int] | None = None, max_tokens: int = MAX_RESPONSE_TOKENS) -> list[tuple[int, ...]]:
+    """Greedy responses, one per prompt (default: all of ``PROMPTS`` in order).
+
+    ``score_fn(tokens (B, L), state_index (B, 1)) -> scores (B, 1, N_ACTIONS)``; the
+    argmax (first index on ties) is emitted. A response stops at ``<eos>`` or after
+    ``max_tokens`` tokens (then it has no ``<eos>`` and earns 0).
+    """
+    indices = list(range(len(PROMPTS))) if prompt_indices is None else [_prompt_index(p) for p in prompt_indices]
+    limit = _positive_int(max_tokens, "max_tokens")
+    responses: list[list[int]] = [[] for _ in indices]
+    for _ in range(limit):
+        active = [i for i, r in enumerate(responses) if not r or r[-1] != EOS]
+        if not active:
+            break
+        seqs = [[*encode(PROMPTS[indices[i]]), *responses[i]] for i in active]
+        width = max(len(s) for s in seqs)
+        tokens = torch.full((len(seqs), width), PAD, dtype=torch.long)
+        for row, s in enumerate(seqs):
+            tokens[row, : len(s)] = torch.tensor(s)
+        last = torch.tensor([[len(s) - 1] for s in seqs])
+        choice = score_fn(tokens, last)[:, 0, :].argmax(dim=-1)
+        for row, i in enumerate(active):
+            responses[i].append(int(choice[row]))
+    return [tuple(r) for r in responses]
+
+
+def ilql_scores(policy: TokenPolicy, qv: TokenQV, beta: float) -> ScoreFn:
+    """Advantage-shifted decoding scores log pi_beta(a|s) + beta (Q(s, a) - V(s))."""
+    if not np.isfinite(beta) or beta < 0:
+        raise ValueError(f"ilql_scores: `beta` must be finite and non-negative, got {beta!r}")
+
+    def score(tokens: torch.Tensor, state_index: torch.Tensor) -> torch.Tensor:
+        log_pi = F.log_softmax(policy(tokens, state_index), dim=-1)
+        q, v = qv(tokens, state_index)
+        return log_pi + beta * (q - v.unsqueeze(-1))
+
+    return score
+
+
+def _evaluate(score_fn: ScoreFn) -> dict:
+    sequences = greedy_decode(score_fn)
+    rewards = [response_reward(p, seq) for p, seq in enumerate(sequences)]
+    return {
+        "mean_reward": float(np.mean(rewards)),
+        "exact_match": float(np.mean([r == 1.0 for r in rewards])),
+        "sequences": [list(s) for s in sequences],
+        "rewards": [float(r) for r in rewards],
+    }
+
+
+# --------------------------------------------------------------------------- experiment
+def language_offline_experiment(
+    seed: int,
+    episodes_per_prompt: int,
+    bc_epochs: int,
+    iql_epochs: int,
+    *,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+    behavior: BehaviorMix | None = None,
+    bc_config: TokenBCConfig | None = None,
+    ilql_config: TokenILQLConfig | None = None,
+) -> dict:
+    """Collect the annotator log, train BC, the ILQL-like critic and AWR, decode greedily.
+
+    Returns ``{"dataset": summarize_language_dataset(...), "evaluation": {method:
+    {"mean_reward", "exact_match", "sequences", "rewards"}}, "losses": {...},
+    "config": {...}}`` with one sequence and reward per entry of ``PROMPTS``, in order;
+    methods are ``LANGUAGE_METHODS``. ``kernels`` maps any of ``DEFAULT_KERNELS``'
+    names to a replacement torch function. Deterministic for a given seed.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"language_offline_experiment: `seed` must be an int, got {seed!r}")
+    _positive_int(episodes_per_prompt, "episodes_per_prompt")
+    _positive_int(bc_epochs, "bc_epochs")
+    _positive_int(iql_epochs, "iql_epochs")
+    k = _resolve_kernels(kernels)
+    bc_cfg = bc_config or TokenBCConfig()
+    ilql_cfg = ilql_config or TokenILQLConfig()
+    rng = seed_everything(int(seed))
+    episodes = collect_language_dataset(episodes_per_prompt, rng, behavior)
+    policy, bc_losses = train_token_bc(episodes, bc_epochs, rng, bc_cfg, kernels=k, progress=progress)
+    qv, ilql_history = train_token_ilql(episodes, iql_epochs, rng, ilql_cfg, kernels=k, progress=progress)
+    awr_policy, awr_losses = train_token_awr(episodes, qv, bc_epochs, rng, ilql_cfg, kernels=k, progress=progress)
+
+    def log_probs(model: TokenPolicy) -> ScoreFn:
+        return lambda tokens, index: F.log_softmax(model(tokens, index), dim=-1)
+
+    evaluation = {
+        "behavior_cloning": _evaluate(log_probs(policy)),
+        "advantage_weighted_bc": _evaluate(log_probs(awr_policy)),
+        "ilql_like": _evaluate(ilql_scores(policy, qv, ilql_cfg.beta)),
+    }
+    return {
+        "dataset": summarize_language_dataset(episodes),
+        "evaluation": evaluation,
+        "losses": {"behavior_cloning": bc_losses, "ilql": ilql_history, "advantage_weighted_bc": awr_losses},
+        "config": {"bc": asdict(bc_cfg), "ilql": asdict(ilql_cfg), "behavior": asdict(behavior or BehaviorMix())},
+    }

@@ -1,0 +1,171 @@
+"""Glue between the student's notebooks and the training loops (ships as ``m5_student.notebook``).
+
+* :func:`load_kernels` runs the kernel answer cells of the assignment notebook in a
+  fresh namespace and returns the student's ten numpy kernels, so the capstone lab
+  trains with the student's own code;
+* :func:`check_port` is the public property test of a torch port written in the lab:
+  on random inputs its values must equal the student's numpy kernel and its autograd
+  gradients must equal central finite differences of that numpy kernel.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+KERNEL_NAMES = (
+    "dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
+    "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights",
+)
+PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")
+STUB = "raise NotImplementedError()"
+
+
+def _cells(path: Path) -> list[dict]:
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        out.append({"id": cell.get("id", ""), "source": "".join(source) if isinstance(source, list) else source,
+                    "nbgrader": (cell.get("metadata") or {}).get("nbgrader") or {}})
+    return out
+
+
+def _kernel_cells(path: Path) -> list[dict]:
+    wanted = []
+    for cell in _cells(path):
+        defines = any(f"def {name}(" in cell["source"] for name in KERNEL_NAMES)
+        if cell["id"] == "kernel_imports" or (cell["nbgrader"].get("solution") and defines):
+            wanted.append(cell)
+    return wanted
+
+
+def _implemented(path: Path) -> int:
+    return sum(STUB not in c["source"] for c in _kernel_cells(path) if c["id"] != "kernel_imports")
+
+
+def find_assignment(folder: str | Path = ".", lang: str | None = None) -> Path:
+    """The assignment notebook in ``folder`` with the most implemented kernels.
+
+    Ties prefer the notebook in ``lang``. Raises FileNotFoundError when there is none.
+    """
+    candidates = sorted(Path(folder).glob("m05_assignment_*.ipynb"))
+    if not candidates:
+        raise FileNotFoundError(f"find_assignment: no m05_assignment_*.ipynb in {Path(folder).resolve()}")
+    return max(candidates, key=lambda p: (_implemented(p), p.stem.endswith(f"_{lang}")))
+
+
+def _missing(name: str, path: Path) -> Callable:
+    def kernel(*args, **kwargs):
+        raise NotImplementedError(f"implement {name} in the assignment notebook ({path.name})")
+    kernel.__name__ = name
+    return kernel
+
+
+def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> dict[str, Callable]:
+    """The ten kernels of the assignment notebook ``path`` (default: :func:`find_assignment`).
+
+    Only the imports cell and the kernel answer cells run. A kernel that is missing
+    (or whose cell fails) is replaced by a function raising NotImplementedError that
+    names the notebook; cell errors are printed.
+    """
+    path = find_assignment(".", lang) if path is None else Path(path)
+    namespace: dict = {"__name__": "m5_student_kernels"}
+    for cell in _kernel_cells(path):
+        try:
+            exec(compile(cell["source"], f"<{path.name}:{cell['id']}>", "exec"), namespace)
+        except Exception as exc:  # one broken cell costs only its kernels
+            print(f"{path.name}, cell {cell['id']}: {type(exc).__name__}: {exc}")
+    return {name: namespace[name] if callable(namespace.get(name)) else _missing(name, path) for name in KERNEL_NAMES}
+
+
+# ------------------------------------------------------------------ torch ports
+def _numeric_grad(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    grad = np.zeros_like(x)
+    flat, out = x.reshape(-1), grad.reshape(-1)
+    for i in range(flat.size):
+        keep = flat[i]
+        flat[i] = keep + eps
+        up = f(x)
+        flat[i] = keep - eps
+        down = f(x)
+        flat[i] = keep
+        out[i] = (up - down) / (2 * eps)
+    return grad
+
+
+def _cases(name: str, rng: np.random.Generator):
+    """(float input to differentiate, other args, kwargs) for one random case of ``name``."""
+    if name == "masked_token_nll":
+        shape = (int(rng.integers(1, 4)), int(rng.integers(1, 6)))
+        logp = -rng.exponential(1.0, shape)
+        mask = rng.random(shape) < 0.6
+        mask.flat[int(rng.integers(mask.size))] = True
+        return logp, (mask,), {}
+    if name == "cql_discrete_penalty":
+        batch, actions = int(rng.integers(1, 5)), int(rng.integers(2, 5))
+        return rng.normal(0, 3, (batch, actions)), (rng.integers(0, actions, batch),), {}
+    if name == "expectile_loss":
+        u = rng.normal(0, 2, int(rng.integers(1, 8)))
+        u[np.abs(u) < 1e-3] = 0.5  # the loss has a kink at 0: keep finite differences away from it
+        return u, (float(rng.uniform(0.05, 0.95)),), {}
+    if name == "iql_advantage_weights":
+        a = rng.normal(0, 1, int(rng.integers(1, 8)))
+        beta, cap = float(rng.uniform(0.1, 3.0)), float(rng.uniform(2.0, 20.0))
+        near_cap = np.abs(beta * a - np.log(cap)) < 1e-3
+        a[near_cap] -= 0.01  # the cap is a kink too
+        return a, (beta,), {"max_weight": cap}
+    raise ValueError(f"check_port: `name` must be one of {PORTS}, got {name!r}")
+
+
+def check_port(torch_fn: Callable, numpy_fn: Callable, name: str, *, cases: int = 25, seed: int = 0,
+               tol: float = 1e-6) -> bool:
+    """Compare a torch port with the numpy kernel on ``cases`` random inputs; print a report.
+
+    Values: the port's output (float64 tensors in) equals ``numpy_fn``'s within ``tol``.
+    Gradients: d(sum of the output * fixed random weights)/d(input) from autograd
+    equals central finite differences of ``numpy_fn``. Returns True when all pass.
+    Raises ValueError for an unknown ``name``.
+    """
+    import torch
+
+    if name not in PORTS:
+        raise ValueError(f"check_port: `name` must be one of {PORTS}, got {name!r}")
+    rng = np.random.default_rng(seed)
+    failures = []
+    for case in range(cases):
+        x, args, kwargs = _cases(name, rng)
+        weights = rng.normal(size=np.shape(numpy_fn(x, *args, **kwargs)))
+
+        def scalar(z):
+            return float(np.sum(np.asarray(numpy_fn(z, *args, **kwargs), dtype=float) * weights))
+
+        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        t_args = tuple(torch.as_tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        try:
+            out = torch_fn(t, *t_args, **kwargs)
+            value = out.detach().numpy()
+            (out * torch.as_tensor(weights)).sum().backward()
+            grad = t.grad.numpy() if t.grad is not None else np.zeros_like(x)
+        except NotImplementedError:
+            print(f"{name} port: not implemented yet")
+            return False
+        except Exception as exc:
+            failures.append(f"case {case}: {type(exc).__name__}: {exc}")
+            continue
+        want = np.asarray(numpy_fn(x, *args, **kwargs), dtype=float)
+        if value.shape != want.shape or not np.allclose(value, want, rtol=tol, atol=tol):
+            failures.append(f"case {case}: value {value} != numpy {want}")
+            continue
+        numeric = _numeric_grad(scalar, x.copy())
+        if not np.allclose(grad, numeric, rtol=1e-4, atol=1e-5):
+            failures.append(f"case {case}: gradient {np.round(grad, 6)} != finite differences {np.round(numeric, 6)}")
+    if failures:
+        print(f"{name} port: {len(failures)}/{cases} cases FAIL; first: {failures[0]}")
+        return False
+    print(f"{name} port: values and gradients match your numpy kernel on {cases} random cases")
+    return True

@@ -1,0 +1,903 @@
+# Generated from reference_impl/lab.py by the course's release build; do not edit.
+# The graded kernels are stubs here: write them in the notebooks.
+"""``m5 lab``: rerun the Module 5 lab, draw its figures, write a report, re-pin artifacts.
+
+    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]
+
+Sections (in lab order): environment, dagger, dqn, log, offline, fqe, dt, language.
+Each section calls the reference implementation with the parameters of the lab
+notebook's profile (:data:`PROFILE_PARAMS`), writes ``<section>.png`` and adds its
+tables to ``report.md`` in ``--out`` (default ``lab-out``).
+
+* ``--profile`` defaults to ``$RL_LLM_M5_PROFILE`` (smoke | full), else smoke; any
+  other value of the variable is an error (exit 2).
+* ``--seeds N`` repeats every seeded section with seed offsets 0..N-1 (every seed of
+  the section is shifted by the offset) and reports mean, spread (sample standard
+  deviation) and the per-seed values; the lab's two claims (DT saturation, ILQL-like
+  beats BC on exact match) are checked per seed.
+* ``--pin`` runs every section on the full profile (``--profile smoke`` or
+  ``--section`` together with ``--pin`` is an error) and rewrites the pinned artifacts
+  in ``m5_student/data/`` from the seed-offset-0 runs (:data:`PINNED_KEYS`). The
+  ``.npz`` files hold no object arrays (names are fixed-width unicode) and are written
+  byte-for-byte deterministically, so re-pinning identical results changes nothing.
+
+``--lang en|ru`` (default en) sets the language of the report (headers included),
+the figure titles, legends and tick labels and the printed lines; it comes only from
+this argument, never from the environment. Texts are in :mod:`m5_student.labels`.
+
+Exit status: 0 on success, 2 on a usage error (unknown section or profile, bad flag).
+Notebooks read the pinned files with :func:`load_pinned`.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from m5_student.common import progress
+from m5_student.labels import LANGUAGES, display_name, labels_for
+
+__all__ = [
+    "SECTIONS",
+    "PROFILES",
+    "PROFILE_ENV",
+    "DATA_DIR",
+    "PINNED_KEYS",
+    "PROFILE_PARAMS",
+    "LabProfile",
+    "LabOptions",
+    "UsageError",
+    "resolve_profile",
+    "parse_options",
+    "run_lab",
+    "load_pinned",
+    "write_npz",
+    "dt_claims",
+    "main",
+]
+
+SECTIONS: tuple[str, ...] = ("environment", "dagger", "dqn", "log", "offline", "fqe", "dt", "language")
+PROFILES: tuple[str, ...] = ("smoke", "full")
+PROFILE_ENV = "RL_LLM_M5_PROFILE"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+PROTOCOL_FILE = "M5_experiment_protocol.json"
+
+#: Pinned artifact -> the arrays it must hold (extra arrays may follow these).
+PINNED_KEYS: dict[str, tuple[str, ...]] = {
+    "M5_dagger_curve.npz": ("rounds", "success_rate"),
+    "M5_online_dqn_curve.npz": ("dqn_success", "double_success"),
+    "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values"),
+    "M5_decision_transformer_results.npz": ("target_return", "mean_return"),
+    "M5_language_ilql_results.npz": ("method_names", "exact_match"),
+}
+
+ARTIFACT_SCOPE = (
+    "Course-generated artifacts: produced by this repository's reference implementation "
+    "with `m5 lab --profile full --pin` on CPU, one seed per artifact (seed offset 0), "
+    "small networks and a synthetic task. They make the notebook figures stable; they "
+    "are not external benchmark results and one seed does not rank methods."
+)
+
+
+class UsageError(Exception):
+    """A bad command line or environment setting (exit status 2)."""
+
+
+# --------------------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class EnvironmentParams:
+    seed: int = 5
+    start: tuple[int, int] = (6, 0)
+
+
+@dataclass(frozen=True)
+class DaggerParams:
+    seed: int
+    expert_episodes: int
+    rounds: int
+    learner_episodes_per_round: int
+    epochs: int
+    evaluation_episodes: int
+
+
+@dataclass(frozen=True)
+class DQNParams:
+    seed: int
+    episodes: int
+    evaluation_episodes: int
+
+
+@dataclass(frozen=True)
+class LogParams:
+    seed: int
+    episodes: int
+    profile: str = "mixed"
+    support_threshold: float = 0.35
+
+
+@dataclass(frozen=True)
+class OfflineParams:
+    seed: int
+    dataset_episodes: int
+    train_epochs: int
+    evaluation_episodes: int
+    # FQE's own budget (m5_student.fqe.FQEConfig defaults); the same in both profiles.
+    fqe_iterations: int = 50
+    fqe_steps_per_iteration: int = 25
+
+
+@dataclass(frozen=True)
+class DTParams:
+    data_seed: int
+    train_seed: int
+    episodes: int
+    epochs: int
+    context_steps: int
+    batch_size: int
+    evaluation_episodes: int
+    eval_env_seed: int
+    eval_seed: int
+    target_returns: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class LanguageParams:
+    seed: int
+    episodes_per_prompt: int
+    bc_epochs: int
+    iql_epochs: int
+
+
+@dataclass(frozen=True)
+class LabProfile:
+    """Every section's parameters for one profile (the lab notebook's numbers)."""
+
+    name: str
+    dagger: DaggerParams
+    dqn: DQNParams
+    log: LogParams
+    offline: OfflineParams
+    dt: DTParams
+    language: LanguageParams
+    environment: EnvironmentParams = field(default_factory=EnvironmentParams)
+
+
+# Requests from a trap-level return to well above the best return in the log
+# (about 0.8 in KeyDoorGrid), so both the rising part and the plateau show.
+_FULL_TARGETS = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+_SMOKE_TARGETS = (-1.0, 0.0, 0.5, 1.0, 2.0)
+
+PROFILE_PARAMS: dict[str, LabProfile] = {
+    "full": LabProfile(
+        name="full",
+        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12, evaluation_episodes=24),
+        dqn=DQNParams(seed=5, episodes=130, evaluation_episodes=24),
+        log=LogParams(seed=41, episodes=80),
+        offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=16, evaluation_episodes=24),
+        dt=DTParams(data_seed=41, train_seed=61, episodes=120, epochs=12, context_steps=16, batch_size=96,
+                    evaluation_episodes=6, eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
+        language=LanguageParams(seed=71, episodes_per_prompt=45, bc_epochs=12, iql_epochs=20),
+    ),
+    "smoke": LabProfile(
+        name="smoke",
+        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=2, learner_episodes_per_round=6, epochs=6, evaluation_episodes=12),
+        dqn=DQNParams(seed=5, episodes=35, evaluation_episodes=12),
+        log=LogParams(seed=41, episodes=30),
+        offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5, evaluation_episodes=12),
+        dt=DTParams(data_seed=41, train_seed=61, episodes=40, epochs=4, context_steps=12, batch_size=64,
+                    evaluation_episodes=4, eval_env_seed=41, eval_seed=2000, target_returns=_SMOKE_TARGETS),
+        language=LanguageParams(seed=71, episodes_per_prompt=20, bc_epochs=5, iql_epochs=8),
+    ),
+}
+
+
+def _offset(params, offset: int):
+    """``params`` with every field whose name ends in ``seed`` shifted by ``offset``."""
+    shifted = {f.name: getattr(params, f.name) + offset for f in dataclasses.fields(params) if f.name.endswith("seed")}
+    return dataclasses.replace(params, **shifted)
+
+
+def resolve_profile(cli_value: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The profile to run: ``--profile`` if given, else ``$RL_LLM_M5_PROFILE``, else smoke.
+
+    Raises UsageError when the environment variable is set to anything but smoke/full
+    (surrounding spaces and case are ignored), even if ``--profile`` is given: a
+    misspelt variable would silently change what a notebook runs.
+    """
+    environ = os.environ if environ is None else environ
+    raw = environ.get(PROFILE_ENV)
+    from_env = None
+    if raw is not None and raw.strip() != "":
+        from_env = raw.strip().lower()
+        if from_env not in PROFILES:
+            raise UsageError(f"{PROFILE_ENV} must be 'smoke' or 'full', got {raw!r}")
+    return cli_value or from_env or "smoke"
+
+
+# --------------------------------------------------------------------------- small utilities
+def _stats(values) -> dict:
+    """Across-seed mean and spread (sample std; zeros for one seed) of stacked values."""
+    arr = np.asarray(values, dtype=np.float64)
+    mean = arr.mean(axis=0)
+    std = arr.std(axis=0, ddof=1) if len(arr) > 1 else np.zeros_like(mean)
+    return {"mean": mean, "std": std, "values": arr}
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _cell(values: Sequence[float], digits: int = 3) -> str:
+    """``mean ± std`` for several seeds, the value alone for one."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.size == 1:
+        return _fmt(float(arr[0]), digits)
+    return f"{_fmt(float(arr.mean()), digits)} ± {_fmt(float(arr.std(ddof=1)), digits)}"
+
+
+def _per_seed(values: Sequence[float], digits: int = 2) -> str:
+    return ", ".join(_fmt(float(v), digits) for v in values)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def write_npz(path: str | os.PathLike, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write ``arrays`` to a compressed ``.npz`` byte-for-byte deterministically.
+
+    Members are written in sorted order with a fixed timestamp, and through a
+    temporary file then renamed, so equal arrays give an identical file. Raises
+    ValueError when an array has dtype object (it would need pickle to load).
+    """
+    path = Path(path)
+    for key, value in arrays.items():
+        if np.asarray(value).dtype == object:
+            raise ValueError(f"write_npz: array `{key}` has dtype object; store names as fixed-width unicode")
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for key in sorted(arrays):
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(arrays[key]), allow_pickle=False)
+            archive.writestr(info, buffer.getvalue())
+    os.replace(tmp, path)
+
+
+def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
+    """Load a pinned artifact by file name, with or without its extension.
+
+    ``.npz`` artifacts come back as ``{key: ndarray}`` (loaded with
+    ``allow_pickle=False``); the protocol (``M5_experiment_protocol``) as a dict.
+    Raises ValueError for a name that is not a pinned artifact and FileNotFoundError
+    (with the command that regenerates it) when the file is missing.
+    """
+    known = {Path(n).stem: n for n in (*PINNED_KEYS, PROTOCOL_FILE)}
+    stem = Path(str(name)).stem if str(name).endswith((".npz", ".json")) else str(name)
+    if stem not in known:
+        raise ValueError(f"load_pinned: `name` must be one of {sorted(known)}, got {name!r}")
+    path = Path(DATA_DIR if data_dir is None else data_dir) / known[stem]
+    if not path.is_file():
+        raise FileNotFoundError(f"load_pinned: {path} is missing; regenerate it with `m5 lab --profile full --pin`")
+    if path.suffix == ".json":
+        return json.loads(path.read_text(encoding="utf-8"))
+    with np.load(path, allow_pickle=False) as archive:
+        return {key: archive[key] for key in archive.files}
+
+
+def _package_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    versions = {"python": platform.python_version()}
+    for package in ("numpy", "torch", "gymnasium", "matplotlib"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:  # pragma: no cover - all are pinned deps
+            versions[package] = "missing"
+    return versions
+
+
+# --------------------------------------------------------------------------- section runners
+# Each runner takes (profile, offset, cache) and returns a plain dict for that seed.
+def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.expert import ExpertPolicy
+    from m5_student.keydoor import KeyDoorGrid
+    from m5_student.rollout import rollout
+
+    p = profile.environment
+    env = KeyDoorGrid(seed=p.seed)
+    _, info = env.reset(start=p.start, seed=p.seed)
+    expert_episode = rollout(env, ExpertPolicy(env), seed=p.seed, start=p.start)
+    return {
+        "env": env,
+        "observation_dim": env.observation_dim,
+        "action_dim": env.action_dim,
+        "initial_state": info["state"],
+        "expert_return": expert_episode.return_,
+        "expert_steps": expert_episode.length,
+        "expert_outcome": expert_episode.outcome,
+    }
+
+
+def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.imitation import dagger_experiment
+
+    p = _offset(profile.dagger, offset)
+    run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
+    records = run["records"]
+    return {
+        "seed": p.seed,
+        "rounds": np.asarray([r["round"] for r in records], dtype=np.int64),
+        "success_rate": np.asarray([r["success_rate"] for r in records], dtype=np.float64),
+        "mean_return": np.asarray([r["mean_return"] for r in records], dtype=np.float64),
+        "dataset_size": np.asarray([r["dataset_size"] for r in records], dtype=np.int64),
+    }
+
+
+def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.online_dqn import train_online_dqn
+
+    p = _offset(profile.dqn, offset)
+    out = {"seed": p.seed}
+    for key, double in (("dqn", False), ("double", True)):
+        run = train_online_dqn(p.seed, p.episodes, double, p.evaluation_episodes)
+        out[f"{key}_success"] = np.asarray(run["episode_success"], dtype=np.int64)
+        out[f"{key}_eval_success"] = float(run["evaluation"]["success_rate"])
+        out[f"{key}_eval_return"] = float(run["evaluation"]["mean_return"])
+    return out
+
+
+def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.kernels import behavior_support_mask
+    from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
+
+    p = _offset(profile.log, offset)
+    episodes, transitions = collect_offline_dataset(p.seed, p.episodes, p.profile)
+    actions = np.asarray([t.action for t in transitions], dtype=np.int64)
+    frequencies = action_frequencies(actions)
+    summary = summarize_dataset(episodes)
+    return {
+        "seed": p.seed,
+        "counts": np.asarray(list(summary["action_counts"].values()), dtype=np.int64),
+        "probabilities": frequencies,
+        "support_mask": np.asarray(behavior_support_mask(frequencies, threshold_ratio=p.support_threshold), dtype=bool),
+        "support_threshold": p.support_threshold,
+        "mean_return": summary["mean_return"],
+        "outcomes": summary["outcomes"],
+        "transitions": summary["transitions"],
+    }
+
+
+def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) -> dict:
+    """One offline_experiment per seed, shared by the offline and fqe sections."""
+    from m5_student.fqe import FQEConfig
+    from m5_student.offline import OfflineExperimentConfig, offline_experiment
+
+    key = ("offline", offset)
+    if key in cache and (cache[key]["fqe"] or not with_fqe):
+        return cache[key]
+    p = _offset(profile.offline, offset)
+    config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=p.fqe_iterations, steps_per_iteration=p.fqe_steps_per_iteration))
+    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, p.evaluation_episodes, run_fqe=with_fqe, config=config)
+    return cache[key]
+
+
+def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
+    run = _offline_run(profile, offset, cache, with_fqe=cache.get("need_fqe", False))
+    names = list(run["results"])
+    return {
+        "seed": run["config"]["seed"],
+        "method_names": names,
+        "mean_return": np.asarray([run["results"][n]["mean_return"] for n in names]),
+        "success_rate": np.asarray([run["results"][n]["success_rate"] for n in names]),
+        "greedy_q_mean": [run["results"][n]["greedy_q_mean"] for n in names],
+    }
+
+
+def _run_fqe(profile: LabProfile, offset: int, cache: dict) -> dict:
+    run = _offline_run(profile, offset, cache, with_fqe=True)
+    names = list(run["fqe"])
+    return {
+        "seed": run["config"]["seed"],
+        "fqe_names": names,
+        "fqe_values": np.asarray([run["fqe"][n]["fqe_value"] for n in names]),
+        "simulated_values": np.asarray([run["fqe"][n]["simulated_value"] for n in names]),
+        "gamma": float(next(iter(run["fqe"].values()))["gamma"]),
+        "sim_mean_return": np.asarray([run["results"][n]["mean_return"] for n in names]),
+    }
+
+
+def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
+    from m5_student.keydoor import KeyDoorGrid
+    from m5_student.offline_data import collect_offline_dataset
+
+    p = _offset(profile.dt, offset)
+    episodes, _ = collect_offline_dataset(p.data_seed, p.episodes, "mixed")
+    returns = np.asarray([ep.return_ for ep in episodes])
+    probe = KeyDoorGrid()
+    with warnings.catch_warnings():
+        # torch warns that nested tensors are off when norm_first is set; harmless here.
+        warnings.filterwarnings("ignore", message="enable_nested_tensor")
+        model, losses = train_decision_transformer(
+            episodes, p.train_seed, probe.observation_dim, probe.action_dim, p.context_steps, p.epochs, p.batch_size)
+    sweep = dt_return_sweep(model, lambda: KeyDoorGrid(seed=p.eval_env_seed), p.target_returns,
+                            episodes=p.evaluation_episodes, seed=p.eval_seed, context_steps=p.context_steps)
+    return {
+        "seed": p.train_seed,
+        "target_return": sweep["target_return"],
+        "mean_return": sweep["mean_return"],
+        "success_rate": sweep["success_rate"],
+        "data_return_range": np.asarray([returns.min(), returns.max()], dtype=np.float64),
+        "data_mean_return": float(returns.mean()),
+        "final_loss": float(losses[-1]),
+    }
+
+
+def _run_language(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.language import PROMPTS, language_offline_experiment, token_text
+
+    p = _offset(profile.language, offset)
+    run = language_offline_experiment(p.seed, p.episodes_per_prompt, p.bc_epochs, p.iql_epochs)
+    names = list(run["evaluation"])
+    return {
+        "seed": p.seed,
+        "method_names": names,
+        "exact_match": np.asarray([run["evaluation"][n]["exact_match"] for n in names]),
+        "mean_reward": np.asarray([run["evaluation"][n]["mean_reward"] for n in names]),
+        "examples": {n: [(prompt, token_text(seq), reward) for prompt, seq, reward in
+                         zip(PROMPTS, run["evaluation"][n]["sequences"], run["evaluation"][n]["rewards"])] for n in names},
+        "dataset": run["dataset"],
+    }
+
+
+RUNNERS: dict[str, Callable[[LabProfile, int, dict], dict]] = {
+    "environment": _run_environment,
+    "dagger": _run_dagger,
+    "dqn": _run_dqn,
+    "log": _run_log,
+    "offline": _run_offline,
+    "fqe": _run_fqe,
+    "dt": _run_dt,
+    "language": _run_language,
+}
+#: Sections whose result does not depend on a seed run once whatever ``--seeds`` says.
+UNSEEDED = frozenset({"environment"})
+
+
+# --------------------------------------------------------------------------- claims
+def dt_claims(target_return, mean_return, data_max: float, *, tolerance: float = 0.05) -> dict:
+    """The lab's Decision Transformer claim for one sweep, as numbers and a verdict.
+
+    ``rises``: inside the log's range (requests <= ``data_max``) the achieved return
+    at the highest request exceeds the one at the lowest, and the least-squares slope
+    is positive. ``saturates``: every request above ``data_max`` achieves at most
+    ``data_max + tolerance``, so the achieved return stops following the request.
+    Needs at least two requests inside and one above the range (ValueError otherwise).
+    """
+    x = np.asarray(target_return, dtype=np.float64)
+    y = np.asarray(mean_return, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"dt_claims: `target_return` {x.shape} and `mean_return` {y.shape} must be equal 1-D shapes")
+    inside, above = x <= data_max, x > data_max
+    if inside.sum() < 2 or above.sum() < 1:
+        raise ValueError(f"dt_claims: need >= 2 requests <= data_max ({data_max}) and >= 1 above it, got {x.tolist()}")
+    slope_inside = float(np.polyfit(x[inside], y[inside], 1)[0])
+    rise = float(y[inside][np.argmax(x[inside])] - y[inside][np.argmin(x[inside])])
+    best_above = float(y[above].max())
+    return {
+        "slope_inside": slope_inside,
+        "rise_inside": rise,
+        "max_achieved_above": best_above,
+        "rises": bool(rise > 0 and slope_inside > 0),
+        "saturates": bool(best_above <= data_max + tolerance),
+    }
+
+
+# --------------------------------------------------------------------------- figures and report
+def _figure(out: Path, name: str, draw: Callable, figsize=(9, 4.8)) -> str:
+    # A bare Figure renders with Agg and never touches pyplot's backend or state, so
+    # running the lab from a notebook leaves its inline plotting alone.
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    draw(fig.subplots())
+    fig.tight_layout()
+    fig.savefig(out / f"{name}.png", dpi=110)
+    return f"{name}.png"
+
+
+def _t(labels: Mapping[str, str], key: str, **fields) -> str:
+    """The report text ``report.<key>`` in the labels' language, with ``fields`` filled in."""
+    text = labels[f"report.{key}"]
+    return text.format(**fields) if fields else text
+
+
+def _header(labels: Mapping[str, str], *keys: str) -> tuple[str, ...]:
+    return tuple(_t(labels, k) for k in keys)
+
+
+def _yes_no(labels: Mapping[str, str], flag) -> str:
+    return _t(labels, "yes" if bool(flag) else "no")
+
+
+def _report_environment(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_environment
+
+    r = runs[0]
+    png = _figure(out, "environment", lambda ax: plot_environment(r["env"], ax, labels), (10, 5.5))
+    lines = [f"![environment]({png})", ""]
+    expert = _t(labels, "expert_run", outcome=display_name(labels, r["expert_outcome"]), steps=r["expert_steps"],
+                ret=f"{r['expert_return']:.2f}")
+    lines += _table(_header(labels, "quantity", "value"), [
+        (_t(labels, "observation_dim"), r["observation_dim"]), (_t(labels, "action_dim"), r["action_dim"]),
+        (_t(labels, "initial_state"), f"`{r['initial_state']}`"),
+        (_t(labels, "expert_from_start"), expert),
+    ])
+    return lines
+
+
+def _report_dagger(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_dagger_curve
+
+    success = _stats([r["success_rate"] for r in runs])
+    spread = success["std"] if len(runs) > 1 else None
+    png = _figure(out, "dagger", lambda ax: plot_dagger_curve(runs[0]["rounds"], success["mean"], ax, labels, success_spread=spread))
+    rows = []
+    for i, rnd in enumerate(runs[0]["rounds"]):
+        per = [r["success_rate"][i] for r in runs]
+        rows.append((int(rnd), int(runs[0]["dataset_size"][i]), _cell(per), _cell([r["mean_return"][i] for r in runs]), _per_seed(per)))
+    return [f"![dagger]({png})", ""] + _table(
+        _header(labels, "round", "dataset_size", "success_rate", "mean_return", "success_per_seed"), rows)
+
+
+def _report_dqn(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_dqn_curves
+
+    # Several seeds: the curve of the across-seed mean success flag.
+    dqn = np.mean([r["dqn_success"] for r in runs], axis=0)
+    double = np.mean([r["double_success"] for r in runs], axis=0)
+    def draw(ax):
+        plot_dqn_curves(dqn, double, ax, labels)
+        if len(runs) > 1:  # the stock title speaks of one seed
+            ax.set_title(f"{labels['dqn_title']} {_t(labels, 'seeds_suffix', count=len(runs))}")
+
+    png = _figure(out, "dqn", draw)
+    rows = []
+    for key, name in (("dqn", "DQN"), ("double", "Double DQN")):
+        late = [float(np.mean(r[f"{key}_success"][-15:])) for r in runs]
+        rows.append((display_name(labels, name), _cell([r[f"{key}_eval_success"] for r in runs]),
+                     _cell([r[f"{key}_eval_return"] for r in runs]), _cell(late), _per_seed([r[f"{key}_eval_success"] for r in runs])))
+    return [f"![dqn]({png})", ""] + _table(
+        _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed"), rows)
+
+
+def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
+    return ", ".join(f"{display_name(labels, name)} {count}" for name, count in outcomes.items())
+
+
+def _report_log(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_log_actions
+    from m5_student.keydoor import ACTION_NAMES
+
+    r = runs[0]
+    png = _figure(out, "log", lambda ax: plot_log_actions(r["counts"], ACTION_NAMES, ax, labels), (8, 4.5))
+    rows = [(display_name(labels, a), int(r["counts"][i]), _fmt(float(r["probabilities"][i]), 4), _yes_no(labels, r["support_mask"][i]))
+            for i, a in enumerate(ACTION_NAMES)]
+    summary = _t(labels, "log_summary", seed=r["seed"], transitions=r["transitions"], outcomes=_outcomes(labels, r["outcomes"]),
+                 ret=f"{r['mean_return']:.3f}", all_seeds=_cell([x["mean_return"] for x in runs]))
+    return [f"![log]({png})", "", summary, ""] + _table(
+        (*_header(labels, "action", "count", "behavior_probability"), _t(labels, "in_support", threshold=r["support_threshold"])), rows)
+
+
+def _report_offline(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_offline_methods
+
+    names = runs[0]["method_names"]
+    ret = _stats([r["mean_return"] for r in runs])
+    suc = _stats([r["success_rate"] for r in runs])
+    png = _figure(out, "offline", lambda ax: plot_offline_methods(
+        names, ret["mean"], suc["mean"], ax, labels, return_spread=ret["std"] if len(runs) > 1 else None))
+    rows = []
+    for i, n in enumerate(names):
+        q = [r["greedy_q_mean"][i] for r in runs]
+        rows.append((display_name(labels, n), _cell(ret["values"][:, i]), _cell(suc["values"][:, i]),
+                     _t(labels, "not_available") if q[0] is None else _cell(q), _per_seed(suc["values"][:, i])))
+    return [f"![offline]({png})", ""] + _table(
+        _header(labels, "method", "mean_return", "success_rate", "logged_q", "success_per_seed"), rows)
+
+
+def _report_fqe(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_fqe_vs_simulator
+
+    names = runs[0]["fqe_names"]
+    est = _stats([r["fqe_values"] for r in runs])
+    sim = _stats([r["simulated_values"] for r in runs])
+    png = _figure(out, "fqe", lambda ax: plot_fqe_vs_simulator(names, est["mean"], sim["mean"], ax, labels))
+    rows = []
+    for i, n in enumerate(names):
+        err = est["values"][:, i] - sim["values"][:, i]
+        rows.append((display_name(labels, n), _cell(est["values"][:, i]), _cell(sim["values"][:, i]), _cell(err), _cell(np.abs(err))))
+    lines = [f"![fqe]({png})", "", _t(labels, "fqe_intro", gamma=runs[0]["gamma"]), ""]
+    lines += _table(_header(labels, "policy", "fqe_estimate", "simulator", "fqe_minus_simulator", "abs_error"), rows)
+    return lines + ["", f"> {labels['fqe_warning']}"]
+
+
+def _report_dt(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_dt_sweep
+
+    targets = runs[0]["target_return"]
+    achieved = _stats([r["mean_return"] for r in runs])
+    lo = min(float(r["data_return_range"][0]) for r in runs)
+    hi = max(float(r["data_return_range"][1]) for r in runs)
+    png = _figure(out, "dt", lambda ax: plot_dt_sweep(
+        targets, achieved["mean"], ax, labels, return_spread=achieved["std"] if len(runs) > 1 else None, data_range=(lo, hi)), (8, 4.7))
+    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([r["success_rate"][i] for r in runs]), _per_seed(achieved["values"][:, i]))
+            for i, t in enumerate(targets)]
+    lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{lo:.2f}", high=f"{hi:.2f}"), ""]
+    lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed"), rows)
+    return lines
+
+
+def _report_language(runs: list[dict], out: Path, labels: dict) -> list[str]:
+    from m5_student.figures import plot_language_exact_match
+
+    names = runs[0]["method_names"]
+    em = _stats([r["exact_match"] for r in runs])
+    png = _figure(out, "language", lambda ax: plot_language_exact_match(
+        names, em["mean"], ax, labels, match_spread=em["std"] if len(runs) > 1 else None), (8.8, 4.8))
+    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell([r["mean_reward"][i] for r in runs]), _per_seed(em["values"][:, i]))
+            for i, n in enumerate(names)]
+    first = runs[0]
+    lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]), ""]
+    lines += _table(_header(labels, "method", "exact_match", "mean_reward", "exact_match_per_seed"), rows)
+    lines += ["", _t(labels, "greedy_responses", seed=first["seed"]), ""]
+    lines += _table((_t(labels, "prompt"), *(display_name(labels, n) for n in names)), [
+        (first["examples"][names[0]][j][0], *(f"`{first['examples'][n][j][1]}` ({first['examples'][n][j][2]:.1f})" for n in names))
+        for j in range(len(first["examples"][names[0]]))])
+    return lines
+
+
+REPORTERS = {
+    "environment": _report_environment, "dagger": _report_dagger, "dqn": _report_dqn, "log": _report_log,
+    "offline": _report_offline, "fqe": _report_fqe, "dt": _report_dt, "language": _report_language,
+}
+
+
+def _claims(results: dict[str, list[dict]], labels: Mapping[str, str]) -> tuple[list[str], dict]:
+    """Per-seed check of the lab's two claims (only for the sections that ran)."""
+    lines, verdicts = [], {}
+    if "dt" in results:
+        rows, holds = [], []
+        for r in results["dt"]:
+            try:
+                c = dt_claims(r["target_return"], r["mean_return"], float(r["data_return_range"][1]))
+            except ValueError:  # the requests do not straddle the log's best return
+                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _t(labels, "not_checkable"), "", "",
+                             _yes_no(labels, False), _yes_no(labels, False)))
+                holds.append(False)
+                continue
+            holds.append(c["rises"] and c["saturates"])
+            rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _fmt(c["slope_inside"]), _fmt(c["rise_inside"]),
+                         _fmt(c["max_achieved_above"]), _yes_no(labels, c["rises"]), _yes_no(labels, c["saturates"])))
+        verdicts["dt"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
+        lines += ["", _t(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
+        lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "max_achieved_above",
+                                "rises", "saturates"), rows)
+    if "language" in results:
+        rows, holds = [], []
+        for r in results["language"]:
+            names = list(r["method_names"])
+            bc, ilql = float(r["exact_match"][names.index("behavior_cloning")]), float(r["exact_match"][names.index("ilql_like")])
+            holds.append(ilql > bc)
+            rows.append((r["seed"], _fmt(bc, 3), _fmt(ilql, 3), _yes_no(labels, ilql > bc)))
+        verdicts["language"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
+        lines += ["", _t(labels, "token_claim", holding=sum(holds), seeds=len(holds)), ""]
+        lines += _table(_header(labels, "seed", "bc_exact_match", "ilql_exact_match", "ilql_beats_bc"), rows)
+    return lines, verdicts
+
+
+# --------------------------------------------------------------------------- pinning
+def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.ndarray]]:
+    """The pinned artifacts' arrays from the seed-offset-0 run of each section."""
+    dagger, dqn, off, fqe, dt, lang = (results[s][0] for s in ("dagger", "dqn", "offline", "fqe", "dt", "language"))
+    return {
+        "M5_dagger_curve.npz": {
+            "rounds": dagger["rounds"], "success_rate": dagger["success_rate"],
+            "mean_return": dagger["mean_return"], "dataset_size": dagger["dataset_size"],
+        },
+        "M5_online_dqn_curve.npz": {
+            "dqn_success": dqn["dqn_success"], "double_success": dqn["double_success"],
+            "eval_success_rate": np.asarray([dqn["dqn_eval_success"], dqn["double_eval_success"]]),
+        },
+        "M5_offline_method_results.npz": {
+            "method_names": np.asarray(off["method_names"], dtype=str),
+            "mean_return": np.asarray(off["mean_return"], dtype=np.float64),
+            "success_rate": np.asarray(off["success_rate"], dtype=np.float64),
+            "fqe_names": np.asarray(fqe["fqe_names"], dtype=str),
+            "fqe_values": np.asarray(fqe["fqe_values"], dtype=np.float64),
+            "fqe_simulated_values": np.asarray(fqe["simulated_values"], dtype=np.float64),
+        },
+        "M5_decision_transformer_results.npz": {
+            "target_return": dt["target_return"], "mean_return": dt["mean_return"],
+            "success_rate": dt["success_rate"], "data_return_range": dt["data_return_range"],
+        },
+        "M5_language_ilql_results.npz": {
+            "method_names": np.asarray(lang["method_names"], dtype=str),
+            "exact_match": np.asarray(lang["exact_match"], dtype=np.float64),
+            "mean_reward": np.asarray(lang["mean_reward"], dtype=np.float64),
+        },
+    }
+
+
+def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
+    params = {s: dataclasses.asdict(getattr(profile, s)) for s in ("environment", "dagger", "dqn", "log", "offline", "dt", "language")}
+    return {
+        "artifact_scope": ARTIFACT_SCOPE,
+        "command": "m5 lab --profile full --pin" + (f" --seeds {seeds}" if seeds > 1 else ""),
+        "profile": profile.name,
+        "seeds": {s: {k: v for k, v in p.items() if k.endswith("seed")} for s, p in params.items()},
+        "seed_offsets_checked": list(range(seeds)),
+        "parameters": params,
+        "claims": verdicts,
+        "artifacts": {name: list(keys) for name, keys in PINNED_KEYS.items()},
+        "package_versions": _package_versions(),
+        "machine": platform.machine(),
+    }
+
+
+def _write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path) -> list[Path]:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, arrays in _pinned_arrays(results).items():
+        missing = [k for k in PINNED_KEYS[name] if k not in arrays]
+        assert not missing, f"{name} lacks {missing}"  # guards this module's own tables
+        write_npz(data_dir / name, arrays)
+        written.append(data_dir / name)
+    path = data_dir / PROTOCOL_FILE
+    path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    written.append(path)
+    return written
+
+
+# --------------------------------------------------------------------------- command line
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="m5 lab", description="Rerun the Module 5 lab: figures, report, pinned artifacts.")
+    parser.add_argument("--profile", default=None, help="smoke (reduced, ~1 min) or full (the lab notebook's numbers); "
+                        f"default ${PROFILE_ENV}, else smoke")
+    parser.add_argument("--section", nargs="+", metavar="NAME", default=None, help=f"sections to run (default all): {', '.join(SECTIONS)}")
+    parser.add_argument("--seeds", default="1", help="run every seeded section with seed offsets 0..N-1 (default 1)")
+    parser.add_argument("--out", default="lab-out", help="directory for the PNG figures and report.md (default lab-out)")
+    parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite m5_student/data/")
+    parser.add_argument("--lang", default="en", help="language of figures and report: en or ru")
+    return parser
+
+
+@dataclass(frozen=True)
+class LabOptions:
+    """A parsed ``m5 lab`` command line (see :func:`parse_options`)."""
+
+    profile: str
+    sections: tuple[str, ...]
+    seeds: int
+    out: Path
+    pin: bool
+    lang: str
+
+
+def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions:
+    """Parse ``m5 lab`` arguments; raises UsageError with a message on any bad input."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as stop:  # argparse already printed its message
+        if stop.code in (0, None):
+            raise
+        raise UsageError("invalid arguments (see the usage above)") from None
+    if args.profile is not None and args.profile not in PROFILES:
+        raise UsageError(f"--profile must be 'smoke' or 'full', got {args.profile!r}")
+    profile = resolve_profile(args.profile, environ)
+    sections = tuple(args.section) if args.section else SECTIONS
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        raise UsageError(f"unknown section(s) {', '.join(map(repr, unknown))}; choose from {', '.join(SECTIONS)}")
+    try:
+        seeds = int(args.seeds)
+    except ValueError:
+        seeds = 0
+    if seeds < 1:
+        raise UsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
+    if args.lang not in LANGUAGES:
+        raise UsageError(f"--lang must be one of {', '.join(LANGUAGES)}, got {args.lang!r}")
+    if args.pin:
+        if args.profile == "smoke":
+            raise UsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
+        if args.section:
+            raise UsageError("--pin runs every section; drop --section")
+        profile = "full"
+    # Keep lab order and drop duplicates whatever order the user typed.
+    ordered = tuple(s for s in SECTIONS if s in sections)
+    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), args.lang)
+
+
+def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
+    """Run the requested sections, write figures and report.md, pin if asked.
+
+    Returns ``{"results": {section: [per-seed dict]}, "seconds": {section: s},
+    "verdicts": {...}, "report": Path, "pinned": [Path]}``.
+    """
+    profile = PROFILE_PARAMS[options.profile]
+    labels = labels_for(options.lang)
+    options.out.mkdir(parents=True, exist_ok=True)
+    cache: dict = {"need_fqe": "fqe" in options.sections}
+    tasks = [(s, i) for s in options.sections for i in range(1 if s in UNSEEDED else options.seeds)]
+    results: dict[str, list[dict]] = {s: [] for s in options.sections}
+    seconds = dict.fromkeys(options.sections, 0.0)
+    started = time.perf_counter()
+    for section, offset in progress(tasks, desc="m5 lab", total=len(tasks)):
+        t0 = time.perf_counter()
+        results[section].append(RUNNERS[section](profile, offset, cache))
+        seconds[section] += time.perf_counter() - t0
+    total = time.perf_counter() - started
+    if "offline" in seconds and "fqe" in seconds:
+        # One offline_experiment serves both sections and ran under "offline":
+        # move its FQE stage to the fqe row.
+        moved = sum(run["seconds"].get("fqe", 0.0) for key, run in cache.items() if isinstance(key, tuple))
+        seconds["offline"] -= moved
+        seconds["fqe"] += moved
+
+    section_title = {s: _t(labels, f"section.{s}") for s in options.sections}
+    lines = [f"# {_t(labels, 'title')}", "", _t(labels, "intro", profile=options.profile, last_offset=options.seeds - 1,
+                                                sections=", ".join(section_title.values())), ""]
+    lines += _table(_header(labels, "section", "wall_time"),
+                    [(section_title[s], _fmt(seconds[s], 1)) for s in options.sections] + [(_t(labels, "total"), _fmt(total, 1))])
+    for section in options.sections:
+        lines += ["", f"## {section_title[section]}", ""] + REPORTERS[section](results[section], options.out, labels)
+    claim_lines, verdicts = _claims(results, labels)
+    if claim_lines:
+        lines += ["", f"## {_t(labels, 'claims')}", *claim_lines]
+    lines += ["", f"## {labels['summary_heading']}", ""]
+    lines += [f"- {labels[k]}" for k in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm")]
+    report = options.out / "report.md"
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    pinned = []
+    if options.pin:
+        pinned = _write_pinned(results, profile, options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir)
+    return {"results": results, "seconds": seconds, "total_seconds": total, "verdicts": verdicts, "report": report, "pinned": pinned}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``m5 lab``; returns the exit status (0 ok, 2 usage error)."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        options = parse_options(argv, os.environ)
+    except UsageError as error:
+        print(f"m5 lab: error: {error}", file=sys.stderr)
+        return 2
+    run = run_lab(options)
+    labels = labels_for(options.lang)
+    print(_t(labels, "done", profile=options.profile, count=len(options.sections), seconds=f"{run['total_seconds']:.1f}",
+             report=run["report"]))
+    for path in run["pinned"]:
+        print(_t(labels, "pinned", path=path))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
