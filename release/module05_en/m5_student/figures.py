@@ -5,7 +5,8 @@
 Every function takes the data as plain arrays, an optional matplotlib ``ax`` (a new
 figure is created when it is None) and a ``labels`` dict (one of
 ``m5_student.labels.LABELS[lang]``; English when None), draws, and returns the
-``ax``. The lab runner (:mod:`m5_student.lab`) and the student notebooks call the
+``ax``. Method and action names on the axes are shown by their display names in the
+labels' language (:func:`m5_student.labels.display_name`), never as identifiers. The lab runner (:mod:`m5_student.lab`) and the student notebooks call the
 same functions, so the figure code lives here only.
 
 Optional ``*_spread`` arguments (same shape as the plotted values) draw error bars:
@@ -20,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from m5_student.labels import LABELS
+from m5_student.labels import LABELS, display_name
 
 __all__ = [
     "DQN_WINDOW",
@@ -67,6 +68,11 @@ def _names(values, name: str, where: str) -> list[str]:
     if not names:
         raise ValueError(f"{where}: `{name}` is empty")
     return names
+
+
+def _shown(labels: Mapping[str, str], names: Sequence[str]) -> list[str]:
+    """Tick labels: each raw name's display name in the labels' language."""
+    return [display_name(labels, n) for n in names]
 
 
 def _optional(spread, name: str, where: str, length: int) -> np.ndarray | None:
@@ -129,7 +135,7 @@ def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, s
     for name, flags, label in (("dqn_success", dqn_success, "DQN"), ("double_success", double_success, "Double DQN")):
         curve = moving_mean(_vector(flags, name, where), window)
         first = len(np.asarray(flags)) - curve.size + 1
-        ax.plot(np.arange(first, first + curve.size), curve, label=label)
+        ax.plot(np.arange(first, first + curve.size), curve, label=display_name(lab, label))
     ax.set_ylim(-0.03, 1.05)
     ax.set_xlabel(lab["episode"])
     ax.set_ylabel(lab["rolling_success"])
@@ -149,7 +155,7 @@ def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None,
     values = _vector(counts, "counts", where, len(names))
     ax = _axes(ax, (8, 4.5))
     ax.bar(np.arange(len(names)), values)
-    ax.set_xticks(np.arange(len(names)), names)
+    ax.set_xticks(np.arange(len(names)), _shown(lab, names))
     ax.set_ylabel(lab["count"])
     ax.set_title(lab["log_title"])
     ax.grid(True, axis="y", alpha=0.3)
@@ -168,7 +174,7 @@ def plot_offline_methods(method_names, mean_return, success_rate, ax=None, label
     positions = np.arange(len(names))
     ax.bar(positions, returns, yerr=err, capsize=3 if err is not None else 0)
     ax.axhline(0.0, linewidth=1, color="black")
-    ax.set_xticks(positions, names, rotation=15, ha="right")
+    ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
     ax.set_ylabel(lab["mean_return"])
     ax.set_title(lab["offline_title"])
     # The text sits just beyond the bar end, above positive bars and below negative ones.
@@ -199,7 +205,7 @@ def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labe
     ax.bar(positions - width / 2, estimate, width, label=lab["fqe_estimate"])
     ax.bar(positions + width / 2, truth, width, label=lab["simulator_value"])
     ax.axhline(0.0, linewidth=1, color="black")
-    ax.set_xticks(positions, names, rotation=15, ha="right")
+    ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
     ax.set_ylabel(lab["discounted_value"])
     ax.set_title(lab["fqe_title"])
     ax.legend(fontsize=8)
@@ -244,7 +250,7 @@ def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mappin
     ax = _axes(ax, (8.8, 4.8))
     positions = np.arange(len(names))
     ax.bar(positions, values, yerr=err, capsize=3 if err is not None else 0)
-    ax.set_xticks(positions, names, rotation=12, ha="right")
+    ax.set_xticks(positions, _shown(lab, names), rotation=12, ha="right")
     ax.set_ylim(0, 1.08)
     ax.set_ylabel(lab["exact_match"])
     ax.set_title(lab["language_title"])

@@ -21,6 +21,10 @@ tables to ``report.md`` in ``--out`` (default ``lab-out``).
   ``.npz`` files hold no object arrays (names are fixed-width unicode) and are written
   byte-for-byte deterministically, so re-pinning identical results changes nothing.
 
+``--lang en|ru`` (default en) sets the language of the report (headers included),
+the figure titles, legends and tick labels and the printed lines; it comes only from
+this argument, never from the environment. Texts are in :mod:`m5_student.labels`.
+
 Exit status: 0 on success, 2 on a usage error (unknown section or profile, bad flag).
 Notebooks read the pinned files with :func:`load_pinned`.
 """
@@ -43,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from m5_student.common import progress
-from m5_student.labels import LANGUAGES, labels_for
+from m5_student.labels import LANGUAGES, display_name, labels_for
 
 __all__ = [
     "SECTIONS",
@@ -372,6 +376,7 @@ def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
         "counts": np.asarray(list(summary["action_counts"].values()), dtype=np.int64),
         "probabilities": frequencies,
         "support_mask": np.asarray(behavior_support_mask(frequencies, threshold_ratio=p.support_threshold), dtype=bool),
+        "support_threshold": p.support_threshold,
         "mean_return": summary["mean_return"],
         "outcomes": summary["outcomes"],
         "transitions": summary["transitions"],
@@ -517,16 +522,32 @@ def _figure(out: Path, name: str, draw: Callable, figsize=(9, 4.8)) -> str:
     return f"{name}.png"
 
 
+def _t(labels: Mapping[str, str], key: str, **fields) -> str:
+    """The report text ``report.<key>`` in the labels' language, with ``fields`` filled in."""
+    text = labels[f"report.{key}"]
+    return text.format(**fields) if fields else text
+
+
+def _header(labels: Mapping[str, str], *keys: str) -> tuple[str, ...]:
+    return tuple(_t(labels, k) for k in keys)
+
+
+def _yes_no(labels: Mapping[str, str], flag) -> str:
+    return _t(labels, "yes" if bool(flag) else "no")
+
+
 def _report_environment(runs: list[dict], out: Path, labels: dict) -> list[str]:
     from m5_student.figures import plot_environment
 
     r = runs[0]
     png = _figure(out, "environment", lambda ax: plot_environment(r["env"], ax, labels), (10, 5.5))
     lines = [f"![environment]({png})", ""]
-    lines += _table(("quantity", "value"), [
-        ("observation_dim", r["observation_dim"]), ("action_dim", r["action_dim"]),
-        ("initial state", f"`{r['initial_state']}`"),
-        ("expert from the start cell", f"{r['expert_outcome']} in {r['expert_steps']} steps, return {r['expert_return']:.2f}"),
+    expert = _t(labels, "expert_run", outcome=display_name(labels, r["expert_outcome"]), steps=r["expert_steps"],
+                ret=f"{r['expert_return']:.2f}")
+    lines += _table(_header(labels, "quantity", "value"), [
+        (_t(labels, "observation_dim"), r["observation_dim"]), (_t(labels, "action_dim"), r["action_dim"]),
+        (_t(labels, "initial_state"), f"`{r['initial_state']}`"),
+        (_t(labels, "expert_from_start"), expert),
     ])
     return lines
 
@@ -541,7 +562,8 @@ def _report_dagger(runs: list[dict], out: Path, labels: dict) -> list[str]:
     for i, rnd in enumerate(runs[0]["rounds"]):
         per = [r["success_rate"][i] for r in runs]
         rows.append((int(rnd), int(runs[0]["dataset_size"][i]), _cell(per), _cell([r["mean_return"][i] for r in runs]), _per_seed(per)))
-    return [f"![dagger]({png})", ""] + _table(("round", "dataset size (seed 0)", "success rate", "mean return", "success per seed"), rows)
+    return [f"![dagger]({png})", ""] + _table(
+        _header(labels, "round", "dataset_size", "success_rate", "mean_return", "success_per_seed"), rows)
 
 
 def _report_dqn(runs: list[dict], out: Path, labels: dict) -> list[str]:
@@ -553,16 +575,20 @@ def _report_dqn(runs: list[dict], out: Path, labels: dict) -> list[str]:
     def draw(ax):
         plot_dqn_curves(dqn, double, ax, labels)
         if len(runs) > 1:  # the stock title speaks of one seed
-            ax.set_title(f"{labels['dqn_title']} [{len(runs)} seeds]")
+            ax.set_title(f"{labels['dqn_title']} {_t(labels, 'seeds_suffix', count=len(runs))}")
 
     png = _figure(out, "dqn", draw)
     rows = []
     for key, name in (("dqn", "DQN"), ("double", "Double DQN")):
         late = [float(np.mean(r[f"{key}_success"][-15:])) for r in runs]
-        rows.append((name, _cell([r[f"{key}_eval_success"] for r in runs]), _cell([r[f"{key}_eval_return"] for r in runs]),
-                     _cell(late), _per_seed([r[f"{key}_eval_success"] for r in runs])))
+        rows.append((display_name(labels, name), _cell([r[f"{key}_eval_success"] for r in runs]),
+                     _cell([r[f"{key}_eval_return"] for r in runs]), _cell(late), _per_seed([r[f"{key}_eval_success"] for r in runs])))
     return [f"![dqn]({png})", ""] + _table(
-        ("method", "greedy eval success", "greedy eval return", "success, last 15 training episodes", "eval success per seed"), rows)
+        _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed"), rows)
+
+
+def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
+    return ", ".join(f"{display_name(labels, name)} {count}" for name, count in outcomes.items())
 
 
 def _report_log(runs: list[dict], out: Path, labels: dict) -> list[str]:
@@ -571,10 +597,12 @@ def _report_log(runs: list[dict], out: Path, labels: dict) -> list[str]:
 
     r = runs[0]
     png = _figure(out, "log", lambda ax: plot_log_actions(r["counts"], ACTION_NAMES, ax, labels), (8, 4.5))
-    rows = [(a, int(r["counts"][i]), _fmt(float(r["probabilities"][i]), 4), bool(r["support_mask"][i])) for i, a in enumerate(ACTION_NAMES)]
-    lines = [f"![log]({png})", "", f"Seed {r['seed']}: {r['transitions']} transitions, outcomes {r['outcomes']}, "
-             f"mean episode return {r['mean_return']:.3f} (all seeds: {_cell([x['mean_return'] for x in runs])}).", ""]
-    return lines + _table(("action", "count", "behavior probability", "in support (ratio >= 0.35)"), rows)
+    rows = [(display_name(labels, a), int(r["counts"][i]), _fmt(float(r["probabilities"][i]), 4), _yes_no(labels, r["support_mask"][i]))
+            for i, a in enumerate(ACTION_NAMES)]
+    summary = _t(labels, "log_summary", seed=r["seed"], transitions=r["transitions"], outcomes=_outcomes(labels, r["outcomes"]),
+                 ret=f"{r['mean_return']:.3f}", all_seeds=_cell([x["mean_return"] for x in runs]))
+    return [f"![log]({png})", "", summary, ""] + _table(
+        (*_header(labels, "action", "count", "behavior_probability"), _t(labels, "in_support", threshold=r["support_threshold"])), rows)
 
 
 def _report_offline(runs: list[dict], out: Path, labels: dict) -> list[str]:
@@ -588,10 +616,10 @@ def _report_offline(runs: list[dict], out: Path, labels: dict) -> list[str]:
     rows = []
     for i, n in enumerate(names):
         q = [r["greedy_q_mean"][i] for r in runs]
-        rows.append((n, _cell(ret["values"][:, i]), _cell(suc["values"][:, i]),
-                     "n/a" if q[0] is None else _cell(q), _per_seed(suc["values"][:, i])))
+        rows.append((display_name(labels, n), _cell(ret["values"][:, i]), _cell(suc["values"][:, i]),
+                     _t(labels, "not_available") if q[0] is None else _cell(q), _per_seed(suc["values"][:, i])))
     return [f"![offline]({png})", ""] + _table(
-        ("method", "mean return", "success rate", "mean logged-state Q(s, pi(s))", "success per seed"), rows)
+        _header(labels, "method", "mean_return", "success_rate", "logged_q", "success_per_seed"), rows)
 
 
 def _report_fqe(runs: list[dict], out: Path, labels: dict) -> list[str]:
@@ -604,9 +632,9 @@ def _report_fqe(runs: list[dict], out: Path, labels: dict) -> list[str]:
     rows = []
     for i, n in enumerate(names):
         err = est["values"][:, i] - sim["values"][:, i]
-        rows.append((n, _cell(est["values"][:, i]), _cell(sim["values"][:, i]), _cell(err), _cell(np.abs(err))))
-    lines = [f"![fqe]({png})", "", f"Discounted values (gamma = {runs[0]['gamma']}) over the log's start cells.", ""]
-    lines += _table(("policy", "FQE estimate", "simulator", "FQE - simulator", "|error|"), rows)
+        rows.append((display_name(labels, n), _cell(est["values"][:, i]), _cell(sim["values"][:, i]), _cell(err), _cell(np.abs(err))))
+    lines = [f"![fqe]({png})", "", _t(labels, "fqe_intro", gamma=runs[0]["gamma"]), ""]
+    lines += _table(_header(labels, "policy", "fqe_estimate", "simulator", "fqe_minus_simulator", "abs_error"), rows)
     return lines + ["", f"> {labels['fqe_warning']}"]
 
 
@@ -621,8 +649,8 @@ def _report_dt(runs: list[dict], out: Path, labels: dict) -> list[str]:
         targets, achieved["mean"], ax, labels, return_spread=achieved["std"] if len(runs) > 1 else None, data_range=(lo, hi)), (8, 4.7))
     rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([r["success_rate"][i] for r in runs]), _per_seed(achieved["values"][:, i]))
             for i, t in enumerate(targets)]
-    lines = [f"![dt]({png})", "", f"Log returns lie in [{lo:.2f}, {hi:.2f}] (shaded).", ""]
-    lines += _table(("requested return", "achieved mean return", "success rate", "achieved per seed"), rows)
+    lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{lo:.2f}", high=f"{hi:.2f}"), ""]
+    lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed"), rows)
     return lines
 
 
@@ -633,14 +661,15 @@ def _report_language(runs: list[dict], out: Path, labels: dict) -> list[str]:
     em = _stats([r["exact_match"] for r in runs])
     png = _figure(out, "language", lambda ax: plot_language_exact_match(
         names, em["mean"], ax, labels, match_spread=em["std"] if len(runs) > 1 else None), (8.8, 4.8))
-    rows = [(n, _cell(em["values"][:, i]), _cell([r["mean_reward"][i] for r in runs]), _per_seed(em["values"][:, i]))
+    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell([r["mean_reward"][i] for r in runs]), _per_seed(em["values"][:, i]))
             for i, n in enumerate(names)]
-    lines = [f"![language]({png})", "", f"Dataset (seed {runs[0]['seed']}): `{runs[0]['dataset']}`", ""]
-    lines += _table(("method", "exact match", "mean reward", "exact match per seed"), rows)
-    lines += ["", f"Greedy responses (seed {runs[0]['seed']}):", ""]
-    lines += _table(("prompt", *names), [
-        (runs[0]["examples"][names[0]][j][0], *(f"`{runs[0]['examples'][n][j][1]}` ({runs[0]['examples'][n][j][2]:.1f})" for n in names))
-        for j in range(len(runs[0]["examples"][names[0]]))])
+    first = runs[0]
+    lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]), ""]
+    lines += _table(_header(labels, "method", "exact_match", "mean_reward", "exact_match_per_seed"), rows)
+    lines += ["", _t(labels, "greedy_responses", seed=first["seed"]), ""]
+    lines += _table((_t(labels, "prompt"), *(display_name(labels, n) for n in names)), [
+        (first["examples"][names[0]][j][0], *(f"`{first['examples'][n][j][1]}` ({first['examples'][n][j][2]:.1f})" for n in names))
+        for j in range(len(first["examples"][names[0]]))])
     return lines
 
 
@@ -650,7 +679,7 @@ REPORTERS = {
 }
 
 
-def _claims(results: dict[str, list[dict]]) -> tuple[list[str], dict]:
+def _claims(results: dict[str, list[dict]], labels: Mapping[str, str]) -> tuple[list[str], dict]:
     """Per-seed check of the lab's two claims (only for the sections that ran)."""
     lines, verdicts = [], {}
     if "dt" in results:
@@ -658,30 +687,28 @@ def _claims(results: dict[str, list[dict]]) -> tuple[list[str], dict]:
         for r in results["dt"]:
             try:
                 c = dt_claims(r["target_return"], r["mean_return"], float(r["data_return_range"][1]))
-            except ValueError as error:  # the requests do not straddle the log's best return
-                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), f"not checkable: {error}", "", "", False, False))
+            except ValueError:  # the requests do not straddle the log's best return
+                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _t(labels, "not_checkable"), "", "",
+                             _yes_no(labels, False), _yes_no(labels, False)))
                 holds.append(False)
                 continue
             holds.append(c["rises"] and c["saturates"])
             rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _fmt(c["slope_inside"]), _fmt(c["rise_inside"]),
-                         _fmt(c["max_achieved_above"]), c["rises"], c["saturates"]))
+                         _fmt(c["max_achieved_above"]), _yes_no(labels, c["rises"]), _yes_no(labels, c["saturates"])))
         verdicts["dt"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
-        lines += ["", f"**Decision Transformer**: achieved return rises with the request inside the log's range and "
-                  f"saturates above it - holds on {sum(holds)} of {len(holds)} seeds. "
-                  "(rises: positive least-squares slope and a higher return at the highest in-range request than at the "
-                  "lowest; saturates: no request above the log's best return achieves more than that return + 0.05.)", ""]
-        lines += _table(("train seed", "log max return", "slope inside", "rise inside", "max achieved above", "rises", "saturates"), rows)
+        lines += ["", _t(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
+        lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "max_achieved_above",
+                                "rises", "saturates"), rows)
     if "language" in results:
         rows, holds = [], []
         for r in results["language"]:
             names = list(r["method_names"])
             bc, ilql = float(r["exact_match"][names.index("behavior_cloning")]), float(r["exact_match"][names.index("ilql_like")])
             holds.append(ilql > bc)
-            rows.append((r["seed"], _fmt(bc, 3), _fmt(ilql, 3), ilql > bc))
+            rows.append((r["seed"], _fmt(bc, 3), _fmt(ilql, 3), _yes_no(labels, ilql > bc)))
         verdicts["language"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
-        lines += ["", f"**Token-level pipeline**: ILQL-like exact match exceeds behavior cloning's - holds on "
-                  f"{sum(holds)} of {len(holds)} seeds.", ""]
-        lines += _table(("seed", "BC exact match", "ILQL-like exact match", "ILQL-like > BC"), rows)
+        lines += ["", _t(labels, "token_claim", holding=sum(holds), seeds=len(holds)), ""]
+        lines += _table(_header(labels, "seed", "bc_exact_match", "ilql_exact_match", "ilql_beats_bc"), rows)
     return lines, verdicts
 
 
@@ -834,15 +861,16 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
         seconds["offline"] -= moved
         seconds["fqe"] += moved
 
-    title = "Module 5 lab report" if options.lang == "en" else "Отчёт по практикуму модуля 5"
-    lines = [f"# {title}", "", f"Profile `{options.profile}`, seed offsets 0..{options.seeds - 1}, "
-             f"sections: {', '.join(options.sections)}. Values with ± are mean ± sample standard deviation over seeds.", ""]
-    lines += _table(("section", "wall time, s"), [(s, _fmt(seconds[s], 1)) for s in options.sections] + [("total", _fmt(total, 1))])
+    section_title = {s: _t(labels, f"section.{s}") for s in options.sections}
+    lines = [f"# {_t(labels, 'title')}", "", _t(labels, "intro", profile=options.profile, last_offset=options.seeds - 1,
+                                                sections=", ".join(section_title.values())), ""]
+    lines += _table(_header(labels, "section", "wall_time"),
+                    [(section_title[s], _fmt(seconds[s], 1)) for s in options.sections] + [(_t(labels, "total"), _fmt(total, 1))])
     for section in options.sections:
-        lines += ["", f"## {section}", ""] + REPORTERS[section](results[section], options.out, labels)
-    claim_lines, verdicts = _claims(results)
+        lines += ["", f"## {section_title[section]}", ""] + REPORTERS[section](results[section], options.out, labels)
+    claim_lines, verdicts = _claims(results, labels)
     if claim_lines:
-        lines += ["", "## Claims", *claim_lines]
+        lines += ["", f"## {_t(labels, 'claims')}", *claim_lines]
     lines += ["", f"## {labels['summary_heading']}", ""]
     lines += [f"- {labels[k]}" for k in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm")]
     report = options.out / "report.md"
@@ -863,10 +891,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"m5 lab: error: {error}", file=sys.stderr)
         return 2
     run = run_lab(options)
-    print(f"m5 lab: profile {options.profile}, {len(options.sections)} section(s) in {run['total_seconds']:.1f} s; "
-          f"report {run['report']}")
+    labels = labels_for(options.lang)
+    print(_t(labels, "done", profile=options.profile, count=len(options.sections), seconds=f"{run['total_seconds']:.1f}",
+             report=run["report"]))
     for path in run["pinned"]:
-        print(f"m5 lab: pinned {path}")
+        print(_t(labels, "pinned", path=path))
     return 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import signal
 import threading
 from collections.abc import Callable
@@ -282,7 +283,13 @@ def format_results(name: str, results: list[CheckResult], lang: str = "en") -> s
 
 
 def check(fn: Callable, lang: str = "en") -> bool:
-    """Run the public checks of one kernel function and print a short report."""
+    """Run the public checks of one kernel function and print a short report.
+
+    Under grading (the grader sets ``M5_GRADING``) it returns True at once: a self-check
+    call left in an answer cell must not spend the submission's grading time.
+    """
+    if os.environ.get("M5_GRADING"):
+        return True
     name = getattr(fn, "__name__", "")
     if name not in KERNEL_NAMES:
         raise ValueError(f"check: `fn` must be one of the kernels {KERNEL_NAMES}, got a function named {name!r}")

@@ -46,6 +46,7 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     Terminal rows never read ``next_q_target`` (it may hold anything there).
     Raises ValueError on wrong shapes, an empty action axis, non-0/1 flags,
     non-finite values that are used, or gamma outside [0, 1].
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement dqn_targets in the assignment notebook")
 
@@ -58,6 +59,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
 
     Shapes: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
     Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement double_dqn_targets in the assignment notebook")
 
@@ -71,6 +73,7 @@ def masked_token_nll(token_logprobs, mask):
     Masked-out positions are never read (padding may hold -inf). Returns a float.
     Raises ValueError on a shape mismatch, non-0/1 mask values, a mask with no active
     entry, or non-finite log-probabilities at active positions.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement masked_token_nll in the assignment notebook")
 
@@ -85,6 +88,7 @@ def cql_discrete_penalty(q_values, actions):
     (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q), exact and warning-free for
     large |Q|. Returns a float. Raises ValueError on wrong shapes, an empty action
     axis or batch, non-finite Q, or actions that are non-integer or out of range.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement cql_discrete_penalty in the assignment notebook")
 
@@ -97,6 +101,7 @@ def expectile_loss(diff, tau):
     Positive residuals weigh tau, negative ones 1 - tau; tau = 0.5 is half the MSE.
     ``diff`` has any non-empty shape. Returns a float. Raises ValueError when tau is
     not in the open interval (0, 1) or ``diff`` is empty or not finite.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement expectile_loss in the assignment notebook")
 
@@ -108,6 +113,7 @@ def return_to_go(rewards, gamma=1.0):
 
     ``rewards`` (T,) -> (T,) float64 (int rewards give floats). Raises ValueError on
     a non 1-D or non-finite ``rewards`` or gamma outside [0, 1].
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement return_to_go in the assignment notebook")
 
@@ -121,6 +127,7 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     ``empirical_means`` and ``counts`` share any shape; the output has it too.
     Raises ValueError on a shape mismatch, negative or non-finite counts, non-finite
     means where n > 0, or a negative or non-finite ``radius_scale``.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement pessimistic_values in the assignment notebook")
 
@@ -134,6 +141,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     shape. The most likely action is always eligible. Raises ValueError on other
     ranks, an empty action axis, negative or non-finite entries, an all-zero row, or
     ``threshold_ratio`` outside [0, 1].
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement behavior_support_mask in the assignment notebook")
 
@@ -147,6 +155,7 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     -> (B,). Raises ValueError as :func:`dqn_targets`, and when the policy table has
     another shape, negative or non-finite entries, an all-zero row, or a row whose sum
     differs from 1 by more than 1e-6.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement fqe_targets in the assignment notebook")
 
@@ -160,5 +169,6 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     has any shape; the output has it too. Raises ValueError when beta is negative or
     non-finite, max_weight is not a finite positive number, or advantages are not
     finite.
+    Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement iql_advantage_weights in the assignment notebook")
