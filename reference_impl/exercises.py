@@ -111,7 +111,7 @@ CODE_EXAMPLES: dict[int, dict[str, Any]] = {
 }
 
 # Inputs the answer key does not fix, chosen by this reconstruction (keys into
-# NUMERICAL / CODE_EXAMPLES; an empty tuple means a modelling choice, not an input).
+# NUMERICAL / CODE_EXAMPLES; an empty tuple means a modeling choice, not an input).
 # The solutions' closing note (solutions/README.md) is generated from this table.
 CHOSEN_INPUTS: dict[int, tuple[str, ...]] = {
     9: ("token_logprobs", "mask"),   # prompt log-probs, padding value, layout (active log-probs pinned)
@@ -158,7 +158,7 @@ def first_order_regret(error_prob: float, horizon: int) -> float:
 def expectile(values, tau: float) -> float:
     """The tau-expectile of a finite sample: argmin_v mean(|tau - 1[q < v]| (q - v)**2).
 
-    The loss is a convex piecewise quadratic; its minimiser solves
+    The loss is a convex piecewise quadratic; its minimizer solves
     sum_i w_i (q_i - v) = 0 with w_i = tau if q_i > v else 1 - tau. We solve it
     exactly on each interval between sorted values and keep the consistent root.
     Raises ValueError for an empty or non-finite sample or tau outside (0, 1).
@@ -175,7 +175,7 @@ def expectile(values, tau: float) -> float:
         above_ok = split == q.size or q[split] >= v
         if below_ok and above_ok:
             return v
-    raise AssertionError("unreachable: a convex piecewise quadratic has a minimiser")
+    raise AssertionError("unreachable: a convex piecewise quadratic has a minimizer")
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

@@ -1,9 +1,9 @@
 """Fixed logs of KeyDoorGrid for the offline-RL part of the lab.
 
-A log is collected once by a *behaviour policy* and then never extended: every
+A log is collected once by a *behavior policy* and then never extended: every
 offline learner and the FQE evaluator read the same immutable transitions.
 
-Profiles (the behaviour policy of each episode):
+Profiles (the behavior policy of each episode):
 
 * ``expert``: the shortest-path expert, no noise;
 * ``noisy``: the expert with a uniformly random action with probability 0.3;
@@ -49,7 +49,7 @@ __all__ = [
     "MIXED_EPSILONS",
     "MIXED_WEIGHTS",
     "MIXED_NOISE_PROBS",
-    "BehaviourPolicy",
+    "BehaviorPolicy",
     "ARRAY_KEYS",
     "collect_offline_dataset",
     "to_arrays",
@@ -79,7 +79,7 @@ def _positive_int(value, name: str, caller: str) -> int:
     return int(value)
 
 
-class BehaviourPolicy:
+class BehaviorPolicy:
     """The expert, except that with probability ``epsilon`` it takes a random action
     drawn from ``noise_probs`` (A,). Draws come from ``rng``; ``epsilon`` may be
     changed between episodes. Policy protocol: ``policy(obs, info) -> int``.
@@ -88,9 +88,9 @@ class BehaviourPolicy:
     def __init__(self, expert: ExpertPolicy, epsilon: float, noise_probs, rng: np.random.Generator) -> None:
         probs = np.asarray(noise_probs, dtype=np.float64)
         if probs.shape != (expert.env.action_dim,) or (probs < 0).any() or abs(probs.sum() - 1.0) > 1e-9:
-            raise ValueError(f"BehaviourPolicy: `noise_probs` must be a distribution over {expert.env.action_dim} actions, got {noise_probs!r}")
+            raise ValueError(f"BehaviorPolicy: `noise_probs` must be a distribution over {expert.env.action_dim} actions, got {noise_probs!r}")
         if not 0.0 <= float(epsilon) <= 1.0:
-            raise ValueError(f"BehaviourPolicy: `epsilon` must lie in [0, 1], got {epsilon!r}")
+            raise ValueError(f"BehaviorPolicy: `epsilon` must lie in [0, 1], got {epsilon!r}")
         self.expert = expert
         self.epsilon = float(epsilon)
         self.noise_cdf = np.cumsum(probs)
@@ -110,7 +110,7 @@ def collect_offline_dataset(
     *,
     env: KeyDoorGrid | None = None,
 ) -> tuple[list[Episode], list[Transition]]:
-    """Collect a fixed log: ``episodes`` episodes of the ``profile`` behaviour policy.
+    """Collect a fixed log: ``episodes`` episodes of the ``profile`` behavior policy.
 
     Returns ``(episodes, transitions)``: the :class:`~reference_impl.records.Episode`
     records (transitions, ``return_``, ``length``, ``outcome``, ``start``) and all
@@ -124,9 +124,9 @@ def collect_offline_dataset(
     n = _positive_int(episodes, "episodes", "collect_offline_dataset")
     env = KeyDoorGrid() if env is None else env
     rng = np.random.default_rng(seed)
-    # The behaviour noise has its own stream so the start cells do not depend on it.
+    # The behavior noise has its own stream so the start cells do not depend on it.
     noise_probs = MIXED_NOISE_PROBS if profile == "mixed" else UNIFORM_NOISE_PROBS
-    behaviour = BehaviourPolicy(ExpertPolicy(env), 0.0, noise_probs, np.random.default_rng([seed, 1]))
+    behaviour = BehaviorPolicy(ExpertPolicy(env), 0.0, noise_probs, np.random.default_rng([seed, 1]))
     reset_seeds = rng.integers(0, 2**31 - 1, size=n)
     if profile == "mixed":
         levels = rng.choice(np.asarray(MIXED_EPSILONS), size=n, p=np.asarray(MIXED_WEIGHTS))

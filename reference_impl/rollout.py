@@ -1,4 +1,4 @@
-"""Run a policy in KeyDoorGrid and summarise what happened.
+"""Run a policy in KeyDoorGrid and summarize what happened.
 
 A policy is a callable ``policy(obs, info) -> int`` (see :mod:`reference_impl.expert`).
 """

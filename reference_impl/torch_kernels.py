@@ -135,7 +135,7 @@ def masked_token_nll_torch(token_logprobs: torch.Tensor, mask: torch.Tensor) -> 
 
 
 def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-    """Discrete CQL regulariser, log sum_b exp Q(s, b) - Q(s, a), as a 0-d tensor.
+    """Discrete CQL regularizer, log sum_b exp Q(s, b) - Q(s, a), as a 0-d tensor.
 
     ``q_values`` (A,) with a 0-d integer ``actions`` gives that value; (B, A) with (B,)
     integer ``actions`` gives the batch mean. ``torch.logsumexp`` keeps it stable for

@@ -58,7 +58,7 @@ dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_ep
                                d.evaluation_episodes)
 for record in dagger_run["records"]:
     print(f"round {record['round']}: success {record['success_rate']:.2f}, "
-          f"return {record['mean_return']:.3f}, labelled states {record['dataset_size']}")
+          f"return {record['mean_return']:.3f}, labeled states {record['dataset_size']}")
 pinned = lab.load_pinned("M5_dagger_curve")  # the full protocol, independent of PROFILE
 figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS);
 '''
@@ -85,7 +85,7 @@ probabilities = action_frequencies(np.asarray([t.action for t in log_transitions
 support = np.asarray(K["behavior_support_mask"](probabilities, threshold_ratio=g.support_threshold), dtype=bool)
 summary = summarize_dataset(log_episodes)
 print("action counts:", summary["action_counts"])
-print("behaviour probabilities:", dict(zip(ACTION_NAMES, np.round(probabilities, 4).tolist())))
+print("behavior probabilities:", dict(zip(ACTION_NAMES, np.round(probabilities, 4).tolist())))
 print(f"support mask (relative threshold {g.support_threshold}):", dict(zip(ACTION_NAMES, support.tolist())))
 print("mean return in the log:", round(summary["mean_return"], 4), "outcomes:", summary["outcomes"])
 figures.plot_log_actions(list(summary["action_counts"].values()), ACTION_NAMES, labels=LABELS);
@@ -187,7 +187,7 @@ TEXT = {
         "environment": "## 1. The environment and its transition contract\n\nKeyDoorGrid: picking up the key opens "
                        "the door, traps end an episode for real (`terminated`), and the step limit only cuts it "
                        "(`truncated`, which still bootstraps).",
-        "dagger": "## 2. Behaviour cloning, then DAgger\n\nThe first learner copies a few expert episodes; each DAgger "
+        "dagger": "## 2. Behavior cloning, then DAgger\n\nThe first learner copies a few expert episodes; each DAgger "
                   "round lets the expert label the states the learner itself reaches.",
         "dqn": "## 3. DQN and Double DQN\n\nReplay, a target network and epsilon-greedy collection, with your target "
                "kernels. The replay buffer is warm-started with noisy expert episodes because the reward is sparse "
@@ -208,7 +208,7 @@ TEXT = {
         "takeaways": "## 9. Takeaways",
         "answer": "*Your answer (graded by hand):*",
         "questions": {
-            "dagger": "**Question.** Why can DAgger improve on behaviour cloning with the same expert, and what does "
+            "dagger": "**Question.** Why can DAgger improve on behavior cloning with the same expert, and what does "
                       "it need that plain cloning does not?",
             "dqn": "**Question.** Does Double DQN beat DQN in your run? What would you need before claiming it does "
                    "in general?",
@@ -228,7 +228,7 @@ TEXT = {
             "dqn": "One seed and a short run do not settle it; the curves are noisy. A claim needs several seeds, a "
                    "confidence interval and the same budget for both; Double DQN mainly removes the upward bias of the "
                    "max, which may or may not change success on this task.",
-            "offline": "Action restriction distrusts actions the behaviour policy rarely takes (it maximises only over "
+            "offline": "Action restriction distrusts actions the behavior policy rarely takes (it maximizes only over "
                        "supported ones); CQL distrusts the values of all actions and pushes them down relative to the "
                        "logged one; IQL never queries unseen actions in its targets and only reweights logged actions "
                        "in the policy update.",
@@ -248,7 +248,7 @@ TEXT = {
                  "запускается короткий профиль smoke; задайте `RL_LLM_M5_PROFILE=full` до запуска Jupyter для полного. "
                  "Графики строятся по закреплённым результатам полного профиля, поэтому они одинаковы в обоих профилях.",
         "environment": "## 1. Среда и контракт перехода\n\nKeyDoorGrid: ключ открывает дверь, ловушки по-настоящему "
-                       "завершают эпизод (`terminated`), а лимит шагов только обрывает его (`truncated`, бутстрап "
+                       "завершают эпизод (`terminated`), а лимит шагов только обрывает его (`truncated`, бутстрэп "
                        "продолжается).",
         "dagger": "## 2. Клонирование поведения, затем DAgger\n\nПервый ученик копирует несколько эпизодов эксперта; "
                   "в каждом раунде DAgger эксперт размечает состояния, до которых доходит сам ученик.",
@@ -267,7 +267,7 @@ TEXT = {
         "dt": "## 7. Decision Transformer: запрошенная отдача — это условие\n\nОбучен с вашим `return_to_go` и вашей "
               "torch-NLL, затем получает запросы разной отдачи.",
         "language": "## 8. Маленький ILQL-подобный конвейер по токенам\n\nПрефикс — состояние, следующий токен — "
-                    "действие, награда в конце ответа. Задача и модель крошечные: механика настоящая, масштаб нет.",
+                    "действие, награда в конце ответа. Задача и модель крошечные: устройство то же, что у больших моделей, масштаб — игрушечный.",
         "takeaways": "## 9. Выводы",
         "answer": "*Ваш ответ (проверяется вручную):*",
         "questions": {
@@ -288,14 +288,14 @@ TEXT = {
                       "состояния, и ошибки накапливаются. DAgger собирает состояния самого ученика и просит эксперта "
                       "их разметить, так что обучающее распределение сдвигается к посещаемым учеником состояниям. "
                       "Нужен эксперт, которого можно спрашивать о произвольных состояниях во время обучения.",
-            "dqn": "Одно зерно и короткий запуск вопрос не решают: кривые шумные. Для утверждения нужны несколько "
-                   "зёрен, доверительный интервал и одинаковый бюджет; Double DQN в основном убирает смещение "
+            "dqn": "Одно seed и короткий запуск вопрос не решают: кривые шумные. Для утверждения нужны несколько "
+                   "seed, доверительный интервал и одинаковый бюджет; Double DQN в основном убирает смещение "
                    "максимума вверх, что на этой задаче может и не изменить долю успехов.",
             "offline": "Ограничение действий не доверяет редким для поведенческой политики действиям (максимум берётся "
                        "только по поддержанным); CQL не доверяет значениям всех действий и опускает их относительно "
-                       "записанного; IQL вообще не запрашивает невиданные действия в целях и лишь перевзвешивает "
+                       "записанного; IQL вообще не запрашивает ненаблюдавшиеся действия в целях и лишь перевзвешивает "
                        "записанные действия при обновлении политики.",
-            "fqe": "Там, где оцениваемая политика выбирает редкие в журнале действия: FQE бутстрапит от значений, "
+            "fqe": "Там, где оцениваемая политика выбирает редкие в журнале действия: FQE выполняет бутстрэп от значений, "
                    "которые никогда не исправлялись данными, и ошибка там наибольшая; покрытие ограничивает оценку "
                    "так же, как и управление.",
             "dt": "Достигнутая отдача выходит на плато около лучших отдач журнала: такого условия модель не видела и "

@@ -273,18 +273,18 @@ ASSIGNMENT_TEXT = {
 KERNEL_INTRO = {
     "dqn_targets": {
         "en": "Bootstrapped DQN targets from the target network's next-state values. Only `terminated` stops the bootstrap.",
-        "ru": "Бутстрап-цели DQN по значениям целевой сети в следующем состоянии. Бутстрап обрывает только `terminated`.",
+        "ru": "Бутстрэп-цели DQN по значениям целевой сети в следующем состоянии. Бутстрэп обрывает только `terminated`.",
     },
     "double_dqn_targets": {
         "en": "Double DQN: choose the next action with the online table, score it with the target table.",
         "ru": "Double DQN: следующее действие выбирает онлайн-таблица, оценивает его целевая.",
     },
     "masked_token_nll": {
-        "en": "The SFT / behaviour-cloning loss: average the negative log-probabilities over the active (mask 1) tokens only.",
+        "en": "The SFT / behavior-cloning loss: average the negative log-probabilities over the active (mask 1) tokens only.",
         "ru": "Функция потерь SFT / клонирования поведения: среднее отрицательных лог-вероятностей только по активным (маска 1) токенам.",
     },
     "cql_discrete_penalty": {
-        "en": "The conservative (CQL) regulariser for discrete actions: soft maximum of Q minus the logged action's value.",
+        "en": "The conservative (CQL) regularizer for discrete actions: soft maximum of Q minus the logged action's value.",
         "ru": "Консервативный регуляризатор CQL для дискретных действий: мягкий максимум Q минус значение записанного действия.",
     },
     "expectile_loss": {
@@ -300,7 +300,7 @@ KERNEL_INTRO = {
         "ru": "Пессимистичные значения по числу наблюдений: действие, которого нет в данных, получает минус бесконечность.",
     },
     "behavior_support_mask": {
-        "en": "Which actions the behaviour policy takes often enough to be trusted (relative threshold on the probabilities).",
+        "en": "Which actions the behavior policy takes often enough to be trusted (relative threshold on the probabilities).",
         "ru": "Какие действия поведенческая политика выбирает достаточно часто, чтобы им доверять (относительный порог вероятностей).",
     },
     "fqe_targets": {

@@ -56,7 +56,7 @@ class LoadReport:
 class Budget:
     """Time budgets of one submission (docs/grading.md explains the numbers).
 
-    CPU limits count the student process's own CPU time, so a busy neighbour cannot
+    CPU limits count the student process's own CPU time, so a busy neighbor cannot
     make a correct submission fail; each has a wall-clock backstop for code that sleeps
     or blocks. All are enforced from outside the student's process.
     """

@@ -384,7 +384,7 @@ def _expected_next(x):
     return np.einsum("ba,ba->b", x.next_policy_probs, np.where(x.d[:, None], 0.0, x.next_q))
 
 
-_mistake(K, "max_not_expectation", "maximises over actions like DQN; FQE takes the expectation under the policy",
+_mistake(K, "max_not_expectation", "maximizes over actions like DQN; FQE takes the expectation under the policy",
          "берёт максимум по действиям, как DQN; FQE берёт матожидание по политике")(
     lambda x: x.r + x.g * _masked(x, x.next_q.max(axis=1)))
 _mistake(K, "bootstraps_terminal", "terminal rows still bootstrap: when terminated = 1 the target is the reward alone",
@@ -426,7 +426,7 @@ _mistake(K, "beta_divides", "divides by beta (a temperature); here beta multipli
 _mistake(K, "cap_not_in_log_space", "caps the exponent at max_weight; cap it at log(max_weight)",
          "ограничивает показатель значением max_weight; ограничивать нужно log(max_weight)")(
     lambda x: np.exp(np.minimum(x.args["beta"] * x.advantages, _cap(x))))
-_mistake(K, "normalised", "divides the weights by their sum; the weights are not a distribution",
+_mistake(K, "normalized", "divides the weights by their sum; the weights are not a distribution",
          "делит веса на их сумму; веса — не распределение")(
     lambda x: np.exp(np.minimum(x.args["beta"] * x.advantages, np.log(_cap(x))))
     / np.exp(np.minimum(x.args["beta"] * x.advantages, np.log(_cap(x)))).sum())

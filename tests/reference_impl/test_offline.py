@@ -27,7 +27,7 @@ from reference_impl.offline import (
     simulated_value,
     to_arrays,
 )
-from reference_impl.offline_data import BehaviourPolicy
+from reference_impl.offline_data import BehaviorPolicy
 from reference_impl.offline_methods import (
     CQLConfig,
     DQNConfig,
@@ -129,11 +129,11 @@ def test_behaviour_policy_noise_follows_its_distribution():
     from reference_impl.keydoor import KeyDoorGrid
 
     env = KeyDoorGrid()
-    policy = BehaviourPolicy(ExpertPolicy(env), 1.0, (0.0, 0.0, 0.0, 1.0), np.random.default_rng(0))
+    policy = BehaviorPolicy(ExpertPolicy(env), 1.0, (0.0, 0.0, 0.0, 1.0), np.random.default_rng(0))
     obs, _ = env.reset(start=(6, 0))
     assert {policy(obs) for _ in range(50)} == {3}
     with pytest.raises(ValueError, match="noise_probs"):
-        BehaviourPolicy(ExpertPolicy(env), 0.1, (0.5, 0.5), np.random.default_rng(0))
+        BehaviorPolicy(ExpertPolicy(env), 0.1, (0.5, 0.5), np.random.default_rng(0))
 
 
 # ----------------------------------------------------------------- export

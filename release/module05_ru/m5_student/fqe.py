@@ -3,7 +3,7 @@
 """Fitted Q evaluation (FQE): the value of a fixed policy, estimated from a log alone.
 
 FQE is policy *evaluation*, not improvement: the bootstrap averages the next
-state's values under the evaluated policy instead of maximising over them,
+state's values under the evaluated policy instead of maximizing over them,
 
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Qbar(s'_i, a)
     Q   <- argmin_Q  mean_i (Q(s_i, a_i) - y_i)^2            (repeated K times)

@@ -10,7 +10,7 @@ together. The mathematics inside the losses is the module's kernels:
 ==========================  ==============================================================
 behavior cloning            ``masked_token_nll`` of the logged actions (all rows active)
 naive offline DQN           ``dqn_targets`` (max over *all* actions of the target net)
-support-restricted DQN      ``behavior_support_mask`` on a learned behaviour model picks the
+support-restricted DQN      ``behavior_support_mask`` on a learned behavior model picks the
 (discrete BCQ)              allowed actions; ``double_dqn_targets`` evaluates the allowed
                             argmax with the target net; acting uses the same mask
 discrete CQL                ``dqn_targets`` TD loss + alpha * ``cql_discrete_penalty``
@@ -182,7 +182,7 @@ class _NetConfig:
 
 @dataclass(frozen=True)
 class BehaviorCloningConfig(_NetConfig):
-    """BC on the logged actions; also the behaviour model of the restricted DQN."""
+    """BC on the logged actions; also the behavior model of the restricted DQN."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ class DQNConfig(_NetConfig):
 
 @dataclass(frozen=True)
 class RestrictedDQNConfig(DQNConfig):
-    """Discrete BCQ: maximise only over actions with
+    """Discrete BCQ: maximize only over actions with
     p_behaviour(a|s) >= threshold_ratio * max_b p_behaviour(b|s)."""
 
     threshold_ratio: float = 0.35
@@ -276,7 +276,7 @@ class GreedyPolicy:
 
 
 def behaviour_support(behaviour_net: nn.Module, threshold_ratio: float, mask_kernel: Callable) -> Callable:
-    """obs (B, d) -> bool (B, A): actions the learned behaviour model deems supported."""
+    """obs (B, d) -> bool (B, A): actions the learned behavior model deems supported."""
 
     def support(obs: torch.Tensor) -> np.ndarray:
         with torch.no_grad():
@@ -429,7 +429,7 @@ def train_behavior_cloning(
     config: BehaviorCloningConfig = BehaviorCloningConfig(),
     kernels: Mapping[str, Callable] | None = None,
 ) -> TrainResult:
-    """Fit pi(a|s) to the logged actions. The network doubles as the behaviour model."""
+    """Fit pi(a|s) to the logged actions. The network doubles as the behavior model."""
     k = resolve_kernels(kernels)
     epochs = _check_training(epochs, "train_behavior_cloning")
     net = _fresh_net(seed, log.observation_dim, config.hidden, n_actions)
@@ -500,8 +500,8 @@ def train_restricted_dqn(
     config: RestrictedDQNConfig = RestrictedDQNConfig(),
     kernels: Mapping[str, Callable] | None = None,
 ) -> TrainResult:
-    """Support-restricted DQN (discrete BCQ): the behaviour model's support mask limits the
-    maximisation in the target and the greedy choice when acting."""
+    """Support-restricted DQN (discrete BCQ): the behavior model's support mask limits the
+    maximization in the target and the greedy choice when acting."""
     k = resolve_kernels(kernels)
     epochs = _check_training(epochs, "train_restricted_dqn")
     support = behaviour_support(behaviour_net, config.threshold_ratio, k["behavior_support_mask"])
@@ -511,7 +511,7 @@ def train_restricted_dqn(
         return td_loss(online(b.obs), b.actions, y)
 
     net, losses, updates = _train_q_learner(log, n_actions, epochs, seed, config, step_loss)
-    return TrainResult(GreedyPolicy(net, support), {"q": net, "behaviour": behaviour_net}, losses, updates)
+    return TrainResult(GreedyPolicy(net, support), {"q": net, "behavior": behaviour_net}, losses, updates)
 
 
 def train_cql(

@@ -1,6 +1,6 @@
 # Generated from reference_impl/rollout.py by the course's release build; do not edit.
 # The graded kernels are stubs here: write them in the notebooks.
-"""Run a policy in KeyDoorGrid and summarise what happened.
+"""Run a policy in KeyDoorGrid and summarize what happened.
 
 A policy is a callable ``policy(obs, info) -> int`` (see :mod:`m5_student.expert`).
 """

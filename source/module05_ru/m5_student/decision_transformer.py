@@ -1,6 +1,6 @@
 # Generated from reference_impl/decision_transformer.py by the course's release build; do not edit.
 # The graded kernels are stubs here: write them in the notebooks.
-"""Decision Transformer: return-conditioned sequence modelling of fixed trajectories.
+"""Decision Transformer: return-conditioned sequence modeling of fixed trajectories.
 
 Each time step t of an episode contributes three tokens, in this order:
 (return-to-go R_t, state s_t, action a_t). With a causal mask the output at the
@@ -64,7 +64,7 @@ def _positive_int(value, name: str, where: str) -> int:
 
 @dataclass(frozen=True)
 class DTConfig:
-    """Architecture and optimisation of the Decision Transformer.
+    """Architecture and optimization of the Decision Transformer.
 
     ``dim_feedforward`` is set explicitly (4 x d_model): torch's default of 2048 makes
     this tiny model several times slower for no gain. Timesteps at or above

@@ -3,7 +3,7 @@
 """Behavior cloning and DAgger on KeyDoorGrid.
 
 Behavior cloning (BC) fits a classifier pi(a | s) to expert (state, action) pairs by
-minimising the cross-entropy  -mean log pi(a_expert | s). It only ever sees states the
+minimizing the cross-entropy  -mean log pi(a_expert | s). It only ever sees states the
 expert visits; once the learner steps off those states its errors compound.
 
 DAgger (Ross et al., 2011) repairs this by querying the expert on the states the

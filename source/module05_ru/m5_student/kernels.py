@@ -79,7 +79,7 @@ def masked_token_nll(token_logprobs, mask):
 
 
 def cql_discrete_penalty(q_values, actions):
-    """Discrete CQL regulariser: soft maximum minus the value of the logged action.
+    """Discrete CQL regularizer: soft maximum minus the value of the logged action.
 
     penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (always >= 0)
 
