@@ -274,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub, "check", "run the public self-check tests on a notebook or .py",
         "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "
         "full marks. Exit status: 0 all passed, 1 some failed, 2 unreadable file.",
-        "m5 check release/module05/m05_assignment_en.ipynb --lang en", cmd_check,
+        "m5 check release/module05_en/m05_assignment_en.ipynb --lang en", cmd_check,
         [(("path",), dict(metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")),
          (("--lang",), dict(choices=["en", "ru"], help="language of the messages (default: the file's own)"))])
     _subcommand(

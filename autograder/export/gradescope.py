@@ -35,7 +35,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 PROJECT = Path(__file__).resolve().parents[2]
-INCLUDE = ("pyproject.toml", "requirements.lock", "README.md", "reference_impl", "autograder")
+# The public student library rides along (no secrets): the grader puts it on the student
+# process's path so notebooks that import m5_student work (extract.library_dirs).
+INCLUDE = ("pyproject.toml", "requirements.lock", "README.md", "reference_impl", "autograder",
+           "release/module05_en/m5_student")
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -44,7 +47,7 @@ set -euo pipefail
 ROOT="${M5_GS_ROOT:-/autograder}"
 SRC="$ROOT/source"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 python3-venv python3-pip >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap libseccomp2 python3 python3-venv python3-pip >/dev/null
 python3 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/pip" install -q --upgrade pip
 "$ROOT/venv/bin/pip" install -q -r "$SRC/requirements.lock"

@@ -30,6 +30,7 @@ from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, Submiss
 __all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
 
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
+LATIN = re.compile("[A-Za-z]")
 # Cells the grader never runs, by the role the notebook builder writes into their metadata:
 # self-checks, the lab's heavy runs, and the setup cell that finds m5_student on the
 # student's machine (under grading the library is on the path already).
@@ -65,11 +66,17 @@ class Submission:
     kind: str              # "notebook" or "python"
 
 
+COMMENT_LINE = re.compile(r"^[ \t]*#(.*)$", re.M)
+
+
 def _detect_language(texts: list[str], declared: str | None) -> str:
     if declared in ("en", "ru"):
         return declared
+    # Russian when the student's prose is substantially Cyrillic: an English notebook
+    # that carries a few bilingual lines (ours do) stays English.
     cyrillic = sum(len(CYRILLIC.findall(t)) for t in texts)
-    return "ru" if cyrillic > 20 else "en"
+    latin = sum(len(LATIN.findall(t)) for t in texts)
+    return "ru" if cyrillic > 20 and cyrillic >= latin / 4 else "en"
 
 
 def _mapping(value) -> dict:
@@ -146,7 +153,10 @@ def decode_python(data: bytes, path: Path) -> str:
 def from_python(path: Path) -> Submission:
     source = decode_python(read_bytes(path, MAX_PYTHON_BYTES), path)
     cell = Cell(cellexec.PYTHON_FILE_ID, source, "python", 0)
-    return Submission(path, [cell], _detect_language([source], None), "python")
+    # The language is the one the student writes in: comment lines (a notebook exported
+    # by nbconvert keeps its markdown as comments), not strings such as a bilingual error.
+    comments = COMMENT_LINE.findall(source)
+    return Submission(path, [cell], _detect_language(comments, None), "python")
 
 
 def extract(path: Path, kernels=None) -> Submission:

@@ -98,7 +98,7 @@ def _attach(raw: dict, examples: int | None) -> dict:
 # ---------------------------------------------------------------- one submission
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
                      shrink: bool = True, shrink_budget: float = 0.3, shrink_total: float = 2.0,
-                     answers: bool = True, kernels=None, spare: SpareWorker | None = None) -> SubmissionResult:
+                     answers: bool | None = None, kernels=None, spare: SpareWorker | None = None) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all.
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
@@ -129,7 +129,9 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
                 continue
             tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
                                   shrink_until=shrink_until)
-        if answers:  # exNN_ variables count in a .py exactly as in a notebook: one total
+        # The front doors (m5 grade, Gradescope) pass answers=True: exNN_ variables count in
+        # a .py exactly as in a notebook, one total. Left open, only notebooks are asked.
+        if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
     return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
 

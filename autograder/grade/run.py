@@ -68,7 +68,7 @@ class Budget:
     wall_factor: float = 3.0
     load_timeout: float = 60.0         # all cells, wall clock (one cell: cell_timeout)
     cell_timeout: float = 20.0
-    submission_timeout: float = 1200.0  # the whole submission, wall clock
+    submission_timeout: float = 1500.0  # the whole submission, wall clock
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):

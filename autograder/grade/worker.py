@@ -1,6 +1,6 @@
 """The grading worker: a trusted parent that runs a student's code in a forked child.
 
-This file is copied into the sandbox's scratch folder and run there as a script, so it
+This file is placed read-only at /m5/worker.py inside the sandbox and run there as a script, so it
 imports only the standard library and numpy (the packages ``autograder`` and
 ``reference_impl`` are not visible to it). The grader imports the same file for the
 wire codec and the reply limits, so both ends share one definition.

@@ -167,4 +167,4 @@ def test_cell_notes_of_a_python_file_give_the_file_line(tmp_path):
 
 def test_the_student_library_folder_is_the_release_one():
     assert [d / "m5_student" / "checks.py" for d in library_dirs()] == [
-        Path(__file__).resolve().parents[2] / "release" / "module05" / "m5_student" / "checks.py"]
+        Path(__file__).resolve().parents[2] / "release" / "module05_en" / "m5_student" / "checks.py"]

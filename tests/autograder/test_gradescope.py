@@ -30,7 +30,10 @@ def root(tmp_path):
         names = zf.namelist()
         zf.extractall(root / "source")
     assert {"setup.sh", "run_autograder", "pyproject.toml", "requirements.lock"} <= set(names)
-    assert not any(n.startswith(("tests/", "release/", "solutions/", ".venv/")) for n in names)
+    assert not any(n.startswith(("tests/", "solutions/", ".venv/")) for n in names)
+    # of the release, only the public student library (the grader imports it for notebooks)
+    assert all(n.startswith("release/module05_en/m5_student/") for n in names if n.startswith("release/"))
+    assert "release/module05_en/m5_student/__init__.py" in names
     return root
 
 

@@ -50,7 +50,7 @@ INTENDED = {
     "uncapped": "iql_advantage_weights.no_cap",
     "beta_as_temperature": "iql_advantage_weights.beta_divides",
     "clip_exponent_at_cap": "iql_advantage_weights.cap_not_in_log_space",
-    "sum_to_one": "iql_advantage_weights.normalised",
+    "sum_to_one": "iql_advantage_weights.normalized",
 }
 GOAL_NAMED_CORRECTLY = 0.70
 GOAL_NAMED_WRONGLY = 0.05

@@ -1,6 +1,8 @@
 """The grader's side of the worker: budgets, pipelined batches, losses that cost one kernel."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -85,7 +87,7 @@ def test_mutation_is_seen_by_the_parent_on_watched_calls_only():
 def test_the_load_request_carries_every_cell_field_and_the_import_dirs(tmp_path):
     session = WorkerSession([Cell("a", "x = 1")], KERNELS, import_dirs=[tmp_path])
     load = session._load_request()
-    assert load["cells"] == [{"id": "a", "source": "x = 1"}]
+    assert load["cells"] == [dataclasses.asdict(Cell("a", "x = 1"))]  # every field, as extract made it
     assert load["import_dirs"] == ["/m5/lib0"]
     assert load["budget"] == Budget().for_worker()
 

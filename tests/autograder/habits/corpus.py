@@ -1,7 +1,7 @@
 """Correct submissions written the way students really write them (issue #12).
 
 Every habit here is a correct submission: each must get full marks. The notebooks
-start from the notebook students receive (``release/module05/m05_assignment_<lang>.ipynb``)
+start from the notebook students receive (``release/module05_<lang>/m05_assignment_<lang>.ipynb``)
 with its stubs replaced by correct kernels and its answer cells filled, then add one
 habit: black formatting, magics and shell escapes (inside ``try`` too), helper cells
 that print and plot, a Colab or VS Code export, cells copied into a fresh notebook
@@ -23,8 +23,8 @@ import nbformat
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 REPO = Path(__file__).resolve().parents[3]
-RELEASE = REPO / "release" / "module05"
-SOURCE = REPO / "source" / "module05"
+RELEASE_ROOT = REPO / "release"
+SOURCE_ROOT = REPO / "source"
 CORRECT_SOURCE = build.BASE_SUBMISSION.read_text(encoding="utf-8")
 CHUNKS = build.kernel_cells(CORRECT_SOURCE)           # {"setup": imports and helpers, kernel: def}
 KERNELS = [name for name in CHUNKS if name != "setup"]
@@ -58,13 +58,13 @@ def _strip_markers(source: str) -> str:
 
 def instructor_answers(lang: str) -> dict[str, str]:
     """Source of the answer cells (``exNN_answer``) as the worked solutions fill them."""
-    nb = nbformat.read(SOURCE / f"m05_assignment_{lang}.ipynb", as_version=4)
+    nb = nbformat.read(SOURCE_ROOT / f"module05_{lang}" / f"m05_assignment_{lang}.ipynb", as_version=4)
     return {c.id: _strip_markers(c.source) for c in nb.cells if c.cell_type == "code" and c.id.endswith("_answer")}
 
 
 def instructor_kernels(lang: str = "en") -> dict[str, str]:
     """The instructor's kernel cells (they use ``v.``, the m5_student.validation helpers)."""
-    nb = nbformat.read(SOURCE / f"m05_assignment_{lang}.ipynb", as_version=4)
+    nb = nbformat.read(SOURCE_ROOT / f"module05_{lang}" / f"m05_assignment_{lang}.ipynb", as_version=4)
     return {c.id[len("kernel_"):]: _strip_markers(c.source) for c in nb.cells
             if c.cell_type == "code" and c.id.startswith("kernel_") and c.id != "kernel_imports"}
 
@@ -74,7 +74,7 @@ def solved(lang: str = "en", *, kernels: dict[str, str] | None = None, helpers: 
     """The received notebook with its kernel stubs replaced (default: the demo's correct
     kernels), a helper cell with their private helpers after the imports cell, and the
     answer cells filled."""
-    nb = nbformat.read(RELEASE / f"m05_assignment_{lang}.ipynb", as_version=4)
+    nb = nbformat.read(RELEASE_ROOT / f"module05_{lang}" / f"m05_assignment_{lang}.ipynb", as_version=4)
     kernels = {name: CHUNKS[name] for name in KERNELS} if kernels is None else kernels
     filled = instructor_answers(lang) if answers else {}
     cells = []

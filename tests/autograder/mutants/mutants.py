@@ -528,5 +528,5 @@ MISCONCEPTION: dict[str, str | None] = {
     "iql_advantage_weights-beta_ignored": "iql_advantage_weights.beta_ignored",
     "iql_advantage_weights-temperature_divides": "iql_advantage_weights.beta_divides",
     "iql_advantage_weights-cap_without_log": "iql_advantage_weights.cap_not_in_log_space",
-    "iql_advantage_weights-normalised": "iql_advantage_weights.normalised",
+    "iql_advantage_weights-normalised": "iql_advantage_weights.normalized",
 }
