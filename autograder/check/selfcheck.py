@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import os
+import sys
 from pathlib import Path
 
 from autograder.check import kit, public
@@ -24,6 +26,17 @@ def answer_formats() -> dict[str, int | None]:
 
     return {name: None if isinstance(answer.value, float) else len(answer.value)
             for name, answer in exercises.all_graded_answers().items()}
+
+
+@contextlib.contextmanager
+def _restored_environ(saved: dict):
+    path = list(sys.path)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        sys.path[:] = path
 
 
 class _NeverTimesOut(BaseException):
@@ -43,7 +56,10 @@ def load_namespace(path: Path) -> tuple[dict, list[dict], str, str]:
     syntax, .py statement by statement); return the namespace, the cells' error notes
     ({"en", "ru"}), the language and the kind ("notebook" or "python")."""
     sub = extract(path)
-    with contextlib.redirect_stdout(io.StringIO()):
+    # load_cells marks its process as "under grading" (M5_GRADING, MPLBACKEND, sys.path); here
+    # that process is the student's own: give the environment back as it was.
+    saved = dict(os.environ)
+    with contextlib.redirect_stdout(io.StringIO()), _restored_environ(saved):
         loaded = cellexec.load_cells([dataclasses.asdict(c) for c in sub.cells], public.KERNEL_NAMES, 0.0,
                                      lambda message: None, timed=lambda seconds: None, untimed=lambda: None,
                                      timeout_exc=_NeverTimesOut,
