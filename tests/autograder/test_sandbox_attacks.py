@@ -26,7 +26,7 @@ import pytest
 
 import reference_impl
 from autograder.grade import sandbox
-from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
+from autograder.grade.pipeline import grade_many, grade_submission  # `corpus`: the session fixture in conftest.py
 from autograder.grade.sandbox import files as sfiles, launch
 
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
@@ -328,3 +328,21 @@ def test_grader_under_ulimit_v_it_cannot_raise_fails_loudly():
     found = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert found["fatal"] and found["fatal"].startswith("SANDBOX ERROR") and "RLIMIT_AS" in found["fatal"]
     assert found["refused"] is True
+
+
+@pytest.mark.slow
+def test_a_jobs_2_class_run_leaves_the_victims_their_solo_scores(corpus, sealed):  # noqa: F811
+    """Issue #11's class run: the 60-spinning-children attack graded with --jobs 2 next to
+    correct submissions; every victim keeps exactly the score it gets alone."""
+    victims = []
+    for i in range(3):
+        victims.append(sealed / f"victim{i}.py")
+        victims[-1].write_text(build.BASE_SUBMISSION.read_text(encoding="utf-8"), encoding="utf-8")
+    attacker = sealed / "attacker.py"
+    attacker.write_text(build.compose((Path(build.HERE) / "sandbox_spinning_children.py").read_text(encoding="utf-8")),
+                        encoding="utf-8")
+    solo = grade_submission(victims[0], corpus, shrink=False).by_group()
+    results = grade_many([victims[0], attacker, victims[1], victims[2]], corpus, jobs=2, shrink=False)
+    assert [r.error for r in results] == [None] * 4
+    for victim in (results[0], results[2], results[3]):
+        assert victim.by_group() == solo
