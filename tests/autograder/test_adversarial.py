@@ -10,6 +10,7 @@ the working directory, /tmp, home), and that grading twice gives the same scores
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -374,13 +375,15 @@ def test_m5_grade_cli_grades_a_folder_of_attacks(tmp_path):
                            "--no-shrink"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "FAKE" not in done.stdout
-    for attack in CLI_ATTACKS:
-        data = json.loads((out / attack / "results.json").read_text())
-        assert data["score"] == pytest.approx(sum(expected_scores(attack).values()))
+    for attack in CLI_ATTACKS:  # one folder per submission, named by its path (suffix kept)
+        data = json.loads((out / f"{attack}.py" / "results.json").read_text())
+        # `m5 grade` also grades the exNN_ answers of a .py: compare the kernels' points
+        kernel_points = sum(t["score"] for t in data["tests"] if not re.match(r"ex\d\d", t["name"]))
+        assert kernel_points == pytest.approx(sum(expected_scores(attack).values()))
         assert "FAKE" not in json.dumps(data)
     rows = (out / "grades.csv").read_text().splitlines()
     assert len(rows) == 1 + len(CLI_ATTACKS)
-    assert sorted(p.name for p in out.iterdir()) == sorted([*CLI_ATTACKS, "grades.csv"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([*(f"{a}.py" for a in CLI_ATTACKS), "grades.csv"])
     assert list(cwd.iterdir()) == [] and list(private_tmp.iterdir()) == []
     leftovers = [p for p in psutil.process_iter(["cmdline"])
                  if any(str(private_tmp) in part for part in (p.info["cmdline"] or []))]
