@@ -30,6 +30,10 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
     monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # as Jupyter sets it: labels follow the notebook's language
     monkeypatch.setenv("M5_PROGRESS", "0")
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports the m5_student next to the notebook
+    # A notebook in a student's Jupyter: not under grading, figures shown inline (another
+    # test in this process may have run cells the way the grader does).
+    monkeypatch.delenv("M5_GRADING", raising=False)
+    monkeypatch.delenv("MPLBACKEND", raising=False)
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
