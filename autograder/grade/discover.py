@@ -14,15 +14,14 @@ an unrelated notebook) are skipped with a reason.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.grade.extract import _mapping, _text
-from autograder.grade.files import MAX_NOTEBOOK_BYTES, SubmissionError, read_bytes
+from autograder.grade.extract import _mapping, _text, read_notebook
+from autograder.grade.files import SubmissionError, read_bytes
 
 SUFFIXES = (".ipynb", ".py")
 NBGRADER_STEPS = ("submitted", "autograded")   # <course>/<step>/<student>/<assignment>/<file>
@@ -138,10 +137,8 @@ def notebook_kind(path: Path, kernels: set[str]) -> str | None:
     has nbgrader solution cells.
     """
     try:
-        nb = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8"))
-    except (SubmissionError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return None
-    if not isinstance(nb, dict):
+        nb = read_notebook(path)  # the same reader as grading: one notion of "a notebook"
+    except SubmissionError:
         return None
     kind = _mapping(_mapping(nb.get("metadata")).get("m5")).get("kind")
     if kind is not None:

@@ -114,7 +114,9 @@ def is_graded_cell(cell: dict) -> bool:
     return _mapping(metadata.get("m5")).get("role") not in SKIPPED_ROLES
 
 
-def from_notebook(path: Path) -> Submission:
+def read_notebook(path: Path) -> dict:
+    """The notebook at ``path`` as a JSON object with a list of cells, read safely
+    (size-capped, no links); SubmissionError says in one line why it is not one."""
     try:
         nb = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -125,6 +127,11 @@ def from_notebook(path: Path) -> Submission:
         raise SubmissionError(f"{path}: not a valid notebook: nested too deeply") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise SubmissionError(f"{path}: not a valid notebook: no list of cells")
+    return nb
+
+
+def from_notebook(path: Path) -> Submission:
+    nb = read_notebook(path)
     cells, texts, taken = [], [], set()
     for number, cell in enumerate(nb["cells"], start=1):
         if not isinstance(cell, dict):
