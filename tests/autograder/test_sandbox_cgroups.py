@@ -102,4 +102,6 @@ def test_total_memory_is_capped_across_processes(controllers):
     # 4 x 128 MiB against a 256 MiB cap: most are OOM-killed. How many fit next to the
     # interpreters depends on the kernel's accounting (v1 charges lazily): at most two.
     assert found["held"] <= 2
-    assert found["killed"] == [-9] * (4 - found["held"])  # the others were OOM-killed
+    # every child that did not hold its block was OOM-killed; a child that reported its
+    # block held may still be killed a moment later, when a sibling's pages are charged
+    assert set(found["killed"]) == {-9} and len(found["killed"]) >= 4 - found["held"]
