@@ -23,14 +23,34 @@ import warnings
 import numpy as np
 
 from m5_student import figures, lab
-from m5_student.labels import labels_for
+from m5_student.labels import display_name, labels_for
 from m5_student.notebook import check_port, load_kernels
 
 PROFILE = lab.resolve_profile(None)  # smoke unless RL_LLM_M5_PROFILE=full
 P = lab.PROFILE_PARAMS[PROFILE]
 LABELS = labels_for(LANG)
 K = load_kernels(lang=LANG)  # your ten numpy kernels, from the assignment notebook next to this one
-print("profile:", PROFILE)
+YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # figures of your own loops
+PINNED_RUN = LABELS["run.pinned"]  # figures of the pinned full-profile artifacts in reference_impl/data
+
+
+def show(key, **fields):
+    """Print the notebook's message ``key`` in its language, with ``fields`` filled in."""
+    print(LABELS[key].format(**fields))
+
+
+def compare(rows, digits=2):
+    """Your numbers next to the pinned full run's: (name, yours, pinned) rows."""
+    print()
+    show("nb.compare")
+    print(lab.compare_runs(LABELS, rows, digits))
+
+
+def name_of(raw):
+    return display_name(LABELS, str(raw))
+
+
+show("nb.profile", profile=PROFILE)
 '''
 
 ENVIRONMENT = '''
@@ -41,10 +61,10 @@ from m5_student.rollout import rollout
 env = KeyDoorGrid(seed=P.environment.seed)
 _, info = env.reset(start=P.environment.start, seed=P.environment.seed)
 expert_episode = rollout(env, ExpertPolicy(env), seed=P.environment.seed, start=P.environment.start)
-print("observation_dim:", env.observation_dim, "action_dim:", env.action_dim)
-print("expert from", P.environment.start, ": return", round(expert_episode.return_, 3),
-      "steps", expert_episode.length, "outcome", expert_episode.outcome)
-print("your kernels on the lab's small examples:")
+show("nb.dims", obs=env.observation_dim, act=env.action_dim)
+show("nb.expert", start=P.environment.start, ret=round(expert_episode.return_, 3), steps=expert_episode.length,
+     outcome=name_of(expert_episode.outcome))
+show("nb.kernel_examples")
 print("  dqn_targets:", K["dqn_targets"]([0.2, -1.0], [0, 1], [[1.1, 1.6], [10.0, 20.0]], gamma=0.95))
 print("  cql_discrete_penalty:", round(float(K["cql_discrete_penalty"]([2.0, 0.0, -1.0], 0)), 6))
 print("  return_to_go:", K["return_to_go"]([1.0, 0.0, -0.5, 2.0]))
@@ -58,22 +78,28 @@ d = P.dagger
 dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs,
                                d.evaluation_episodes)
 for record in dagger_run["records"]:
-    print(f"round {record['round']}: success {record['success_rate']:.2f}, "
-          f"return {record['mean_return']:.3f}, labeled states {record['dataset_size']}")
+    show("nb.round", round=record["round"], success=record["success_rate"], ret=record["mean_return"],
+         labels=record["dataset_size"])
 pinned = lab.load_pinned("M5_dagger_curve")  # the full protocol, independent of PROFILE
-figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS);
+yours = {record["round"]: record["success_rate"] for record in dagger_run["records"]}
+compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), v)
+         for k, v in zip(pinned["rounds"], pinned["success_rate"])])
+figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS, run_label=PINNED_RUN);
 '''
 
 DQN = '''
 from m5_student.online_dqn import train_online_dqn
 
 q = P.dqn
+dqn_greedy = {}
 for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", True, K["double_dqn_targets"])):
     run = train_online_dqn(q.seed, q.episodes, double, q.evaluation_episodes, targets_fn=targets)
-    print(f"{name}: training success {np.mean(run['episode_success']):.2f}, "
-          f"greedy evaluation success {run['evaluation']['success_rate']:.2f}")
+    dqn_greedy[name] = run["evaluation"]["success_rate"]
+    show("nb.dqn", name=name_of(name), train=np.mean(run["episode_success"]), greedy=dqn_greedy[name])
 pinned = lab.load_pinned("M5_online_dqn_curve")
-figures.plot_dqn_curves(pinned["dqn_success"], pinned["double_success"], labels=LABELS);
+compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], v)
+         for n, v in zip(("DQN", "Double DQN"), pinned["eval_success_rate"])])
+figures.plot_dqn_curves(pinned["dqn_success"], pinned["double_success"], labels=LABELS, run_label=PINNED_RUN);
 '''
 
 LOG = '''
@@ -85,11 +111,13 @@ log_episodes, log_transitions = collect_offline_dataset(g.seed, g.episodes, g.pr
 probabilities = action_frequencies(np.asarray([t.action for t in log_transitions], dtype=np.int64))
 support = np.asarray(K["behavior_support_mask"](probabilities, threshold_ratio=g.support_threshold), dtype=bool)
 summary = summarize_dataset(log_episodes)
-print("action counts:", summary["action_counts"])
-print("behavior probabilities:", dict(zip(ACTION_NAMES, np.round(probabilities, 4).tolist())))
-print(f"support mask (relative threshold {g.support_threshold}):", dict(zip(ACTION_NAMES, support.tolist())))
-print("mean return in the log:", round(summary["mean_return"], 4), "outcomes:", summary["outcomes"])
-figures.plot_log_actions(list(summary["action_counts"].values()), ACTION_NAMES, labels=LABELS);
+show("nb.action_counts", counts=", ".join(f"{name_of(a)} {c}" for a, c in summary["action_counts"].items()))
+show("nb.behavior_probs", probs=", ".join(f"{name_of(a)} {p:.4f}" for a, p in zip(ACTION_NAMES, probabilities)))
+show("nb.support", threshold=g.support_threshold,
+     mask=", ".join(f"{name_of(a)} {LABELS['report.yes' if s else 'report.no']}" for a, s in zip(ACTION_NAMES, support)))
+show("nb.log_return", ret=round(summary["mean_return"], 4),
+     outcomes=", ".join(f"{name_of(o)} {c}" for o, c in summary["outcomes"].items()))
+figures.plot_log_actions(list(summary["action_counts"].values()), ACTION_NAMES, labels=LABELS, run_label=YOUR_RUN);
 '''
 
 PORT_IMPORTS = '''
@@ -120,24 +148,35 @@ offline_config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=o.
                                                        steps_per_iteration=o.fqe_steps_per_iteration))
 offline_run = offline_experiment(o.seed, o.dataset_episodes, o.train_epochs, o.evaluation_episodes,
                                  kernels=offline_kernels, config=offline_config)
-for name, metrics in offline_run["results"].items():
-    print(f"{name:>18}: mean return {metrics['mean_return']:.3f}, success {metrics['success_rate']:.2f}")
+for name, m in offline_run["results"].items():
+    learned = LABELS["report.not_available"] if m["greedy_q_mean"] is None else f"{m['greedy_q_mean']:.3f}"
+    show("nb.offline", name=name_of(name), ret=m["mean_return"], success=m["success_rate"], q=learned, v=m["greedy_value_true"])
 pinned_offline = lab.load_pinned("M5_offline_method_results")
-figures.plot_offline_methods([str(n) for n in pinned_offline["method_names"]], pinned_offline["mean_return"],
-                             pinned_offline["success_rate"], labels=LABELS);
+pinned_names = [str(n) for n in pinned_offline["method_names"]]
+compare([(LABELS["nb.return_row"].format(name=name_of(n)), offline_run["results"][n]["mean_return"], v)
+         for n, v in zip(pinned_names, pinned_offline["mean_return"])])
+figures.plot_offline_methods(pinned_names, pinned_offline["mean_return"], pinned_offline["success_rate"], labels=LABELS,
+                             run_label=PINNED_RUN);
+figures.plot_offline_values(pinned_names, pinned_offline["greedy_q_mean"], pinned_offline["greedy_value_true"], labels=LABELS,
+                            fqe=pinned_offline["fqe_logged_values"], run_label=PINNED_RUN);
 '''
 
 FQE = '''
 for name, row in offline_run["fqe"].items():
-    print(f"{name:>18}: FQE {row['fqe_value']:.4f}, simulator {row['simulated_value']:.4f}")
+    show("nb.fqe", name=name_of(name), fqe=row["fqe_value"], sim=row["simulated_value"])
+pinned_errors = np.abs(pinned_offline["fqe_values"] - pinned_offline["fqe_simulated_values"])
+compare([(LABELS["nb.fqe_row"].format(name=name_of(n)), abs(offline_run["fqe"][str(n)]["error"]), e)
+         for n, e in zip(pinned_offline["fqe_names"], pinned_errors)], digits=3)
 # One target by hand: FQE averages the next values under the evaluated policy (no max).
-print("fqe_targets example:", K["fqe_targets"]([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9))
+show("nb.fqe_example")
+print(K["fqe_targets"]([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9))
 figures.plot_fqe_vs_simulator([str(n) for n in pinned_offline["fqe_names"]], pinned_offline["fqe_values"],
-                              pinned_offline["fqe_simulated_values"], labels=LABELS);
+                              pinned_offline["fqe_simulated_values"], labels=LABELS, run_label=PINNED_RUN);
 '''
 
 DT = '''
 from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
+from m5_student.lab_results import DT_GAP
 
 t = P.dt
 dt_episodes, _ = collect_offline_dataset(t.data_seed, t.episodes, "mixed")
@@ -149,12 +188,15 @@ with warnings.catch_warnings():
         return_to_go_fn=K["return_to_go"], masked_token_nll=TORCH_PORTS["masked_token_nll"])
 sweep = dt_return_sweep(dt_model, lambda: KeyDoorGrid(seed=t.eval_env_seed), t.target_returns,
                         episodes=t.evaluation_episodes, seed=t.eval_seed, context_steps=t.context_steps)
-print("final training loss:", round(dt_losses[-1], 4))
+show("nb.dt_loss", loss=dt_losses[-1])
 for requested, achieved in zip(sweep["target_return"], sweep["mean_return"]):
-    print(f"requested {requested:5.2f} -> achieved {achieved:.3f}")
+    show("nb.dt_request", requested=requested, achieved=achieved)
 pinned = lab.load_pinned("M5_decision_transformer_results")
-figures.plot_dt_sweep(pinned["target_return"], pinned["mean_return"], labels=LABELS,
-                      data_range=pinned["data_return_range"]);
+yours = {round(float(r), 2): float(a) for r, a in zip(sweep["target_return"], sweep["mean_return"])}
+compare([(LABELS["nb.dt_row"].format(requested=r), yours.get(round(float(r), 2)), a)
+         for r, a in zip(pinned["target_return"], pinned["mean_return"])])
+figures.plot_dt_panel(pinned["target_return"], pinned["mean_return"], pinned["log_returns"], labels=LABELS, gap=DT_GAP,
+                      run_label=PINNED_RUN);
 '''
 
 LANGUAGE = '''
@@ -163,19 +205,23 @@ from m5_student.language import PROMPTS, language_offline_experiment, token_text
 w = P.language
 language_run = language_offline_experiment(w.seed, w.episodes_per_prompt, w.bc_epochs, w.iql_epochs, kernels=TORCH_PORTS)
 for name, row in language_run["evaluation"].items():
-    print(f"{name}: exact match {row['exact_match']:.2f}, mean reward {row['mean_reward']:.3f}")
+    show("nb.language", name=name_of(name), em=row["exact_match"], reward=row["mean_reward"])
     for prompt, sequence, reward in zip(PROMPTS, row["sequences"], row["rewards"]):
-        print("   ", prompt, "->", token_text(sequence), "reward", reward)
+        show("nb.language_example", prompt=prompt, text=token_text(sequence), reward=reward)
 pinned = lab.load_pinned("M5_language_ilql_results")
-figures.plot_language_exact_match([str(n) for n in pinned["method_names"]], pinned["exact_match"], labels=LABELS);
+compare([(LABELS["nb.language_row"].format(name=name_of(n)), language_run["evaluation"][str(n)]["exact_match"], v)
+         for n, v in zip(pinned["method_names"], pinned["exact_match"])])
+figures.plot_language_exact_match([str(n) for n in pinned["method_names"]], pinned["exact_match"], labels=LABELS,
+                                  run_label=PINNED_RUN);
 '''
 
 TAKEAWAYS = '''
-protocol = lab.load_pinned("M5_experiment_protocol")
 print(LABELS["summary_heading"])
 for key in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm"):
     print("-", LABELS[key])
-print("pinned artifacts:", protocol["artifact_scope"])
+print()
+show("nb.artifacts")
+print(LABELS["nb.artifact_scope"])
 '''
 
 def _question(t: dict, key: str) -> list:

@@ -63,7 +63,7 @@ def test_both_languages_have_the_notebook_keys_and_the_same_keys():
     for lang in ("en", "ru"):
         assert all(isinstance(v, str) and v.strip() for v in LABELS[lang].values())
     # Russian text really is Russian: no English word outside method names, formulas and identifiers.
-    unfilled = {k: re.sub(r"\{\w+\}", " ", v) for k, v in LABELS["ru"].items()}  # {fields} are filled with numbers
+    unfilled = {k: re.sub(r"\{\w+(?::[^}]*)?\}", " ", v) for k, v in LABELS["ru"].items()}  # {fields} are filled with numbers
     assert {k: v for k, v in unfilled.items() if _english_left(v)} == {}
     latin_only = sorted(k for k, v in LABELS["ru"].items() if not CYRILLIC.search(v))
     assert all(k.startswith("name.") or k == "report.seed" for k in latin_only), latin_only
@@ -114,6 +114,46 @@ def test_every_figure_draws_with_its_labels(lang):
     for ax, (draw, title_key) in zip(axes, calls):
         assert draw(ax) is ax
         assert ax.get_title() == labels[title_key]
+    # with a run label, the title's second line says which run the figure shows
+    ax = figures.plot_dagger_curve([0, 1], [0.2, 0.9], None, labels, run_label=labels["run.pinned"])
+    assert ax.get_title() == f"{labels['dagger_title']}\n{labels['run.pinned']}"
+
+
+def test_labels_of_lab_runs_never_call_them_pinned():
+    """`m5 lab` figures say "m5 lab run"; only the notebook's pinned-artifact figures say "pinned"."""
+    for lang, word in (("en", "pinned"), ("ru", "зафиксирован")):
+        labels = LABELS[lang]
+        assert word in labels["run.pinned"].lower()
+        said = [k for k, v in labels.items() if word in v.lower() and not k.startswith(("run.pinned", "nb.", "report.pinned", "report.caveat_smoke"))]
+        assert said == [], (lang, said)
+
+
+def test_offline_values_figure_draws_means_seeds_and_skips_methods_without_q():
+    learned = np.array([[np.nan, 5.0, 1.0], [np.nan, 7.0, 1.2]])
+    true = np.array([[0.5, -0.4, 0.6], [0.5, -0.5, 0.6]])
+    ax = figures.plot_offline_values(["behavior cloning", "naive DQN", "CQL"], learned, true, None, LABELS["en"], fqe=true + 0.1)
+    heights = sorted(round(p.get_height(), 6) for p in ax.patches)
+    assert len(ax.patches) == 2 + 3 + 3  # no learned bar for BC
+    assert 6.0 in heights and 1.1 in heights and -0.45 in heights
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [LABELS["en"][k] for k in ("value_learned", "value_true", "value_fqe")]
+    with pytest.raises(ValueError, match="true"):
+        figures.plot_offline_values(["a", "b"], [1.0, 2.0], [1.0])
+
+
+def test_dt_panel_shades_the_gap_only_when_no_logged_return_falls_in_it():
+    returns = np.r_[np.full(5, -1.1), np.full(8, 0.75)]
+    top, bottom = figures.plot_dt_panel([-1.0, 0.0, 1.0], [-1.0, 0.7, 0.7], returns, None, LABELS["en"], gap=(-0.5, 0.5))
+    assert bottom.get_legend() is not None and bottom.get_xlim() == top.get_xlim()
+    assert sum(p.get_height() for p in bottom.patches if hasattr(p, "get_height")) >= len(returns)
+    _, bottom = figures.plot_dt_panel([-1.0, 1.0], [-1.0, 0.7], np.r_[returns, 0.0], None, LABELS["en"], gap=(-0.5, 0.5))
+    assert bottom.get_legend() is None
+
+
+def test_compare_runs_prints_both_runs_with_dashes_for_missing_values():
+    table = lab.compare_runs(LABELS["ru"], [("раунд 0", 0.5, 0.54), ("раунд 3", None, 1.0)])
+    lines = table.splitlines()
+    assert LABELS["ru"]["nb.your_run"] in lines[0] and LABELS["ru"]["nb.pinned_run"] in lines[0]
+    assert lines[1].split("|")[1].strip() == "0.50" and lines[2].split("|")[1].strip() == "—"
 
 
 def test_dqn_curve_is_the_window_15_rolling_mean_ending_at_each_episode():
@@ -221,9 +261,14 @@ def _check_pinned(data_dir):
     assert off["mean_return"].shape == off["success_rate"].shape == n
     assert off["fqe_values"].shape == off["fqe_names"].shape
     assert set(off["fqe_names"].tolist()) <= set(off["method_names"].tolist())
+    for key in ("greedy_q_mean", "greedy_value_true", "logged_pair_share", "fqe_logged_values"):
+        assert off[key].shape == n, key
+    # only behavior cloning has no Q of its own
+    assert np.isnan(off["greedy_q_mean"]).tolist() == [m == "behavior cloning" for m in off["method_names"].tolist()]
     dt = loaded["M5_decision_transformer_results.npz"]
     assert dt["target_return"].ndim == 1 and dt["target_return"].shape == dt["mean_return"].shape
     assert np.all(np.diff(dt["target_return"]) > 0)
+    assert dt["log_returns"].ndim == 1 and dt["log_returns"].min() == dt["data_return_range"][0]
     language = loaded["M5_language_ilql_results.npz"]
     assert language["method_names"].dtype.kind == "U"
     assert language["exact_match"].shape == language["method_names"].shape
@@ -282,8 +327,12 @@ def test_usage_errors_exit_2(argv, needle, capsys, tmp_path):
 
 def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys):
     assert lab.main(["--out", str(tmp_path), "--section", *reversed(lab.SECTIONS)]) == 0
-    for section in lab.SECTIONS:
+    for section in (*lab.SECTIONS, "offline_values"):
         assert (tmp_path / f"{section}.png").stat().st_size > 1000
+    assert not list(tmp_path.glob("*.ru.png")) and not (tmp_path / "report.ru.md").exists()
+    claims = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
+    assert claims["profile"] == "smoke" and claims["seeds"] == 1 and "--section" not in claims["command"]
+    assert "offline.greedy_value_true.cql" in claims["claims"] and "`dqn.double_success`" in (tmp_path / "README.md").read_text()
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     headings = [line[3:] for line in report.splitlines() if line.startswith("## ")]
     # lab order whatever the order typed
@@ -304,8 +353,8 @@ def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
 # Latin text a Russian line may keep: code spans, figure links, method and model names,
 # the glossary's Latin terms (seed, return-to-go), formula symbols, identifiers.
 RU_LATIN_ALLOWED = re.compile(
-    r"`[^`]*`|!\[\w+\]\(\w+\.png\)|\b(?:Double DQN|DQN|CQL|IQL|BC|FQE|ILQL|DAgger|Decision Transformer|KeyDoorGrid|LLM"
-    r"|Q-обучение|[Ss]eed|return-to-go|gamma|pi|observation_dim|action_dim|m5 lab|smoke)\b", re.UNICODE)
+    r"`[^`]*`|!\[\w+\]\([\w.]+\.png\)|\b(?:Double DQN|DQN|CQL|IQL|BC|FQE|ILQL|DAgger|Decision Transformer|KeyDoorGrid|LLM"
+    r"|Q-обучение|[Ss]eed|return-to-go|gamma|alpha|pi|observation_dim|action_dim|m5 lab|smoke|Kumar et al)\b", re.UNICODE)
 LATIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
@@ -315,22 +364,40 @@ def _english_left(line: str) -> list[str]:
     return LATIN_WORD.findall(RU_LATIN_ALLOWED.sub(" ", line))
 
 
+def _mostly_cyrillic(line: str) -> bool:
+    """At least half of the letters outside code spans and allowed names are Cyrillic."""
+    rest = RU_LATIN_ALLOWED.sub(" ", line)
+    letters = re.findall(r"[^\W\d_]", rest)
+    return not letters or sum(bool(CYRILLIC.match(ch)) for ch in letters) * 2 >= len(letters)
+
+
 def test_russian_report_is_russian_line_by_line(tiny, tmp_path, capsys):
-    assert lab.main(["--lang", "ru", "--out", str(tmp_path)]) == 0
-    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert lab.main(["--lang", "ru", "--seeds", "2", "--out", str(tmp_path)]) == 0
+    report = (tmp_path / "report.ru.md").read_text(encoding="utf-8")
+    assert not (tmp_path / "report.md").exists()
     assert LABELS["ru"]["fqe_warning"] in report and LABELS["ru"]["summary_heading"] in report
+    assert f"## {LABELS['ru']['report.caveats']}" in report and "offline_values.ru.png" in report
     checked = 0
     for number, line in enumerate(report.splitlines(), start=1):
         if not re.search(r"[^\W\d_]", line):
             continue  # numbers, rules and blank lines
         checked += 1
         # Russian words, allowed names and figures only: no English word left over.
-        assert not _english_left(line), f"report.md:{number} is not Russian: {line!r}"
-    assert checked > 40
+        assert not _english_left(line), f"report.ru.md:{number} is not Russian: {line!r}"
+        assert _mostly_cyrillic(line), f"report.ru.md:{number} is not mostly Cyrillic: {line!r}"
+    assert checked > 100  # every claim row and caveat is checked too
     headings = [line for line in report.splitlines() if line.startswith("#")]
     assert all(CYRILLIC.search(h) for h in headings), headings
     printed = capsys.readouterr().out
-    assert printed.strip() and not _english_left(printed.replace(str(tmp_path / "report.md"), "")), printed
+    assert printed.strip() and not _english_left(printed.replace(str(tmp_path / "report.ru.md"), "")), printed
+
+
+def test_both_languages_from_one_run_share_the_folder(tiny, tmp_path):
+    run = lab.run_lab(lab.parse_options(["--section", "dt", "--lang", "en", "ru", "--out", str(tmp_path)], {}))
+    assert set(run["reports"]) == {"en", "ru"} and run["report"] == tmp_path / "report.md"
+    assert (tmp_path / "dt.png").is_file() and (tmp_path / "dt.ru.png").is_file()
+    assert "(dt.ru.png)" in (tmp_path / "report.ru.md").read_text(encoding="utf-8")
+    assert "(dt.png)" in (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
 def test_lab_language_comes_from_the_argument_not_the_environment(monkeypatch):
@@ -368,8 +435,14 @@ def test_russian_figures_have_russian_titles_legends_and_tick_labels():
     figures.plot_offline_methods(offline["method_names"], offline["mean_return"], offline["success_rate"], axes[4], labels)
     figures.plot_fqe_vs_simulator(offline["fqe_names"], offline["fqe_values"], offline["fqe_simulated_values"], axes[5], labels)
     figures.plot_dt_sweep([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], axes[6], labels, data_range=(-1.3, 0.8))
-    figures.plot_language_exact_match(language["method_names"], language["exact_match"], axes[7], labels)
-    for ax in axes:
+    figures.plot_language_exact_match(language["method_names"], language["exact_match"], axes[7], labels,
+                                      run_label=labels["run.pinned"])
+    extra = plt.subplots(1, 3)[1]
+    figures.plot_offline_values(offline["method_names"], offline["greedy_q_mean"], offline["greedy_value_true"], extra[0], labels,
+                                fqe=offline["fqe_logged_values"], run_label=labels["run.lab"].format(profile="smoke", seeds=5))
+    figures.plot_dt_panel([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], [-1.1, -1.0, 0.7, 0.8], extra[1:], labels, gap=(-0.5, 0.5),
+                          run_label=labels["run.yours"].format(profile="smoke"))
+    for ax in (*axes, *extra):
         for text in _axes_texts(ax):
             assert "_" not in text or text.startswith("$"), f"identifier on a Russian figure: {text!r}"
             assert not _english_left(text), f"English on a Russian figure: {text!r}"

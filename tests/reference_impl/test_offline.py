@@ -478,3 +478,82 @@ def test_restricted_target_property_on_random_tables_and_masks(data):
         want = b.rewards[i] + (0.0 if b.terminated[i] else gamma * float(target[s, best]))
         assert y[i] == pytest.approx(want, rel=1e-5, abs=1e-5)
         assert b.terminated[i] or allowed[s, best]
+
+
+# ----------------------------------------------------------------- learned vs true value of the greedy action
+class _TablePolicy(GreedyPolicy):
+    """A GreedyPolicy over a fixed score table indexed by the grid's state (no network)."""
+
+    def __init__(self, env, choose):
+        super().__init__(net=None)
+        self.env, self.choose = env, choose
+
+    def scores(self, observations):
+        obs = np.asarray(observations)
+        out = np.zeros((len(obs), 4))
+        for i, o in enumerate(obs):
+            (r, c), key = self.env.decode(o)
+            out[i, self.choose(r, c, key)] = 1.0
+        return out
+
+
+def test_tabular_model_matches_the_environment_step_by_step():
+    from reference_impl.keydoor import KeyDoorGrid
+
+    env = KeyDoorGrid()
+    model = env.tabular_model()
+    p = model["transition_probs"]
+    np.testing.assert_allclose(p.sum(axis=2), 1.0)
+    for start in env.start_positions:
+        obs, _ = env.reset(start=start)
+        for action in (0, 1, 1, 2, 3, 0):
+            s = env.state_index(obs)
+            np.testing.assert_array_equal(model["observations"][s], obs)
+            obs, reward, terminated, _, _ = env.step(action)
+            s_next = env.state_index(obs)
+            assert p[s, action, s_next] == 1.0 and model["rewards"][s, action] == pytest.approx(reward)
+            assert model["terminal_probs"][s, action, s_next] == float(terminated)
+            if terminated:
+                break
+    slippery = KeyDoorGrid(slip_probability=0.2).tabular_model()["transition_probs"]
+    np.testing.assert_allclose(slippery.sum(axis=2), 1.0)
+    assert slippery.max() < 1.0 or slippery.max() == pytest.approx(0.85)  # no move is certain under slips (walls merge cells)
+
+
+def test_true_state_values_equal_long_rollouts_of_the_same_policy():
+    from reference_impl.keydoor import KeyDoorGrid
+    from reference_impl.offline import true_state_values
+
+    env = KeyDoorGrid(max_steps=2000)  # the tabular model has no time limit
+    policy = _TablePolicy(env, lambda r, c, key: 1)  # always right: into the trap at (2, 6) from (2, 0), a wall from (6, 0)
+    starts = env.start_positions
+    observations = np.stack([env.encode(s, False) for s in starts])
+    exact = true_state_values(env, policy, observations, 0.99)
+    for start, value in zip(starts, exact):
+        # 2000 steps leave 0.99**2000 (2e-9) of a looping policy's value out of the rollout
+        assert value == pytest.approx(simulated_value(env, policy, [start], 0.99), abs=1e-8)
+    # from (2, 0): five floor steps, then the trap on the sixth
+    trap_value = -0.01 * sum(0.99**t for t in range(5)) - 0.99**5
+    assert exact[starts.index((2, 0))] == pytest.approx(trap_value, abs=1e-12)
+
+
+def test_logged_pair_share_counts_states_whose_greedy_action_was_logged():
+    from reference_impl.keydoor import KeyDoorGrid
+    from reference_impl.offline import logged_pair_share
+
+    env = KeyDoorGrid()
+    observations = np.stack([env.encode((6, 0), False), env.encode((6, 0), False), env.encode((2, 0), False)])
+    actions = np.array([0, 1, 2])
+    always_right = _TablePolicy(env, lambda r, c, key: 1)
+    assert logged_pair_share(env, always_right, observations, actions) == pytest.approx(2 / 3)  # (6,0)->right was logged
+    always_left = _TablePolicy(env, lambda r, c, key: 3)
+    assert logged_pair_share(env, always_left, observations, actions) == 0.0
+
+
+def test_offline_experiment_reports_learned_and_true_values_of_the_greedy_action():
+    run = offline_experiment(41, 6, 1, 2, config=OfflineExperimentConfig(fqe=FQEConfig(iterations=2, steps_per_iteration=2)))
+    for name, metrics in run["results"].items():
+        assert (metrics["greedy_q_mean"] is None) == (name == "behavior cloning")
+        assert -1.0 - 1e-9 <= metrics["greedy_value_true"] <= 1.0  # a discounted value in KeyDoorGrid
+        assert 0.0 <= metrics["logged_pair_share"] <= 1.0
+        assert np.isfinite(run["fqe"][name]["logged_value"])

@@ -1,0 +1,229 @@
+"""Tests of the claims registry, claims.json and the README table generated from it."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from reference_impl import lab, lab_results  # noqa: E402
+from reference_impl.lab_results import CLAIMS, Claim, claim_ids, evaluate_claims  # noqa: E402
+from reference_impl.labels import LABELS  # noqa: E402
+from reference_impl.language import LANGUAGE_METHODS  # noqa: E402
+from reference_impl.offline import METHOD_NAMES  # noqa: E402
+
+sys.path.insert(0, str(lab_results.REPO_ROOT / "tests" / "reference_impl"))
+from test_lab import TINY  # noqa: E402
+
+COMMITTED = lab_results.DEFAULT_CLAIMS
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch):
+    monkeypatch.setenv("M5_PROGRESS", "0")
+    monkeypatch.delenv(lab.PROFILE_ENV, raising=False)
+
+
+# --------------------------------------------------------------------------- the registry
+def test_the_ids_other_texts_cite_are_registered():
+    ids = set(claim_ids())
+    slugs = ["behavior_cloning", "naive_dqn", "restricted_dqn", "cql", "iql"]
+    required = {"dagger.bc_success", "dagger.dagger_success", "dagger.dagger_labels", "dqn.dqn_success", "dqn.double_success",
+                "dt.log_returns_low_count", "dt.log_returns_high_count", "dt.log_returns_gap_count",
+                *(f"offline.{w}.{m}" for w in ("return", "success", "greedy_value_true") for m in slugs),
+                *(f"offline.greedy_q_learned.{m}" for m in slugs[1:]),
+                *(f"fqe.{w}.{m}" for w in ("estimate", "simulator", "abs_error") for m in slugs),
+                *(f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns),
+                *(f"language.{w}.{m}" for w in ("exact_match", "mean_reward") for m in LANGUAGE_METHODS)}
+    assert required <= ids, sorted(required - ids)
+    assert len(ids) == len(CLAIMS)  # unique
+    assert len(METHOD_NAMES) == len(slugs)
+    assert "dt.achieved.0.50" in ids  # the request is written with two decimals
+
+
+def test_every_claim_has_both_languages_and_the_russian_is_cyrillic():
+    for claim in CLAIMS:
+        assert set(claim.text) == {"en", "ru"}, claim.id
+        assert re.search(r"[А-Яа-яЁё]", claim.text["ru"]), claim.id
+        assert "_" not in claim.text["en"] + claim.text["ru"], claim.id  # display names, never identifiers
+
+
+def _result(**arrays):
+    return {"seed": 5, **arrays}
+
+
+def test_evaluate_claims_gives_per_seed_values_mean_and_sample_sd():
+    runs = [_result(dqn_eval_success=v, double_eval_success=1.0) for v in (1.0, 0.5, 0.0)]
+    runs = [dict(r, seed=s) for r, s in zip(runs, (5, 6, 7))]
+    claims = evaluate_claims({"dqn": runs})
+    assert set(claims) == {"dqn.dqn_success", "dqn.double_success"}  # only the sections that ran
+    entry = claims["dqn.dqn_success"]
+    assert entry["per_seed"] == [1.0, 0.5, 0.0] and entry["seed_ids"] == [5, 6, 7]
+    assert entry["mean"] == pytest.approx(0.5) and entry["sd"] == pytest.approx(0.5)
+    assert claims["dqn.double_success"]["sd"] == 0.0
+
+
+def test_a_new_claim_is_one_entry(monkeypatch):
+    extra = Claim("dqn.gap", "dqn", {"en": "Double minus plain", "ru": "Разница"},
+                  lambda r: r["double_eval_success"] - r["dqn_eval_success"])
+    monkeypatch.setattr(lab_results, "CLAIMS", [*CLAIMS, extra])
+    claims = evaluate_claims({"dqn": [_result(dqn_eval_success=0.25, double_eval_success=1.0)]})
+    assert claims["dqn.gap"]["per_seed"] == [0.75] and claims["dqn.gap"]["text"]["ru"] == "Разница"
+
+
+def test_a_claim_missing_on_some_seeds_only_is_an_error():
+    runs = [_result(target_return=[0.5], mean_return=[0.4], log_returns=[0.7], data_return_range=[0.7, 0.7]),
+            _result(target_return=[1.0], mean_return=[0.4], log_returns=[0.7], data_return_range=[0.7, 0.7])]
+    with pytest.raises(ValueError, match="dt.achieved.0.50"):
+        evaluate_claims({"dt": runs})
+
+
+def test_dt_log_counts_split_at_the_gap():
+    run = _result(target_return=[0.5], mean_return=[0.78], log_returns=[-1.2, -1.0, -0.5, 0.64, 0.83, 0.5],
+                  data_return_range=[-1.2, 0.83])
+    claims = evaluate_claims({"dt": [run]})
+    assert claims["dt.log_returns_low_count"]["per_seed"] == [3.0]  # <= -0.5
+    assert claims["dt.log_returns_gap_count"]["per_seed"] == [0.0]
+    assert claims["dt.log_returns_high_count"]["per_seed"] == [3.0]  # >= 0.5
+
+
+# --------------------------------------------------------------------------- caveats follow the numbers
+def _entry(*values):
+    values = [float(v) for v in values]
+    return {"per_seed": values, "seed_ids": list(range(len(values))), "mean": float(np.mean(values)),
+            "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0, "text": {"en": "", "ru": ""}}
+
+
+def _cql_claims(q, v):
+    return {"offline.greedy_q_learned.cql": _entry(*q), "offline.greedy_value_true.cql": _entry(*v),
+            "offline.logged_pair_share.cql": _entry(0.9, 0.95), "offline.logged_pair_share.naive_dqn": _entry(0.6, 0.5)}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_cql_sentence_says_what_the_numbers_show(lang):
+    labels = LABELS[lang]
+    above = " ".join(lab_results.caveats(_cql_claims((2.4, 2.3), (0.6, 0.62)), lang))
+    assert labels["report.cql_level_no"] in above and labels["report.cql_ranking_yes"] in above
+    assert "2.35 ± 0.07" in above
+    below = " ".join(lab_results.caveats(_cql_claims((0.1, 0.2), (0.6, 0.62)), lang))
+    assert labels["report.cql_level_yes"] in below
+
+
+def test_the_dt_sentence_speaks_of_a_gap_only_when_the_log_has_one():
+    claims = {"dt.log_returns_low_count": _entry(35), "dt.log_returns_gap_count": _entry(0), "dt.log_returns_high_count": _entry(83),
+              "dt.achieved.0.25": _entry(0.78), "dt.achieved.0.00": _entry(0.5), "dt.achieved.1.00": _entry(0.78)}
+    text = lab_results.caveats(claims, "en")[0]
+    assert "bimodal" in text and "35" in text and "83" in text and "0.00 → 0.50; 0.25 → 0.78" in text and "1.00" not in text
+    claims["dt.log_returns_gap_count"] = _entry(4)
+    assert "bimodal" not in lab_results.caveats(claims, "en")[0]
+
+
+def test_the_language_sentence_blames_the_data_only_when_bc_loses():
+    def claims(bc, ilql):
+        return {"language.exact_match.behavior_cloning": _entry(*bc), "language.exact_match.ilql_like": _entry(*ilql),
+                "language.exact_match.advantage_weighted_bc": _entry(*ilql)}
+    assert "by construction" in lab_results.caveats(claims((0.2, 0.1), (0.9, 1.0)), "en")[0]
+    assert "by construction" not in lab_results.caveats(claims((0.9, 1.0), (0.2, 0.1)), "en")[0]
+
+
+# --------------------------------------------------------------------------- documents
+def _document():
+    claims = {"dqn.dqn_success": _entry(1, 1), "dqn.double_success": _entry(1, 0.5)}
+    for claim in CLAIMS:
+        if claim.id in claims:
+            claims[claim.id]["text"] = dict(claim.text)
+    return lab_results.claims_document("m5 lab --profile full --seeds 2", "full", 2, {"numpy": "x"}, claims)
+
+
+def test_readme_section_is_rewritten_between_the_markers_and_checked(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# T\n\nbefore\n\n{lab_results.README_BEGIN}\nold\n{lab_results.README_END}\n\nafter\n", encoding="utf-8")
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps(_document()), encoding="utf-8")
+    args = ["--claims", str(claims), "--readme", str(readme)]
+    assert lab_results.main(["check", *args]) == 1
+    assert lab_results.main(["readme", *args]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("# T\n\nbefore\n\n") and text.endswith("\n\nafter\n") and "\nold\n" not in text
+    assert "| `dqn.double_success` | Double DQN: greedy evaluation success rate after training | 1.000, 0.500 | 0.750 ± 0.354 |" in text
+    assert "| `dqn.dqn_success` | DQN: greedy evaluation success rate after training | 1.000 ×2 | 1.000 ± 0.000 |" in text
+    assert lab_results.main(["check", *args]) == 0
+    assert lab_results.main(["readme", *args]) == 0 and "already up to date" in capsys.readouterr().out
+
+
+def test_readme_command_errors_name_the_problem(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers\n", encoding="utf-8")
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps(_document()), encoding="utf-8")
+    assert lab_results.main(["readme", "--claims", str(claims), "--readme", str(readme)]) == 2
+    assert "markers" in capsys.readouterr().err
+    claims.write_text("[]", encoding="utf-8")
+    assert lab_results.main(["check", "--claims", str(claims), "--readme", str(readme)]) == 2
+    assert "not a claims.json" in capsys.readouterr().err
+
+
+def test_id_index_lists_every_claim_of_the_document():
+    index = lab_results.id_index(_document())
+    assert "| `dqn.dqn_success` |" in index and "| `dqn.double_success` |" in index and "m5 lab --profile full" in index
+
+
+# --------------------------------------------------------------------------- the committed report
+def test_committed_readme_table_agrees_with_the_committed_claims():
+    document = lab_results.load_document(COMMITTED)
+    assert lab_results.readme_matches(lab_results.DEFAULT_README, document), \
+        "README lab results differ from docs/lab-results/claims.json: run `python -m reference_impl.lab_results readme`"
+
+
+def test_committed_claims_are_the_five_seed_full_run_of_every_registered_claim():
+    document = lab_results.load_document(COMMITTED)
+    assert document["profile"] == "full" and document["seeds"] == 5
+    assert document["command"].startswith("m5 lab --profile full --seeds 5 --out docs/lab-results")
+    registered = set(claim_ids())
+    smoke_only = {f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["smoke"].dt.target_returns} - {
+        f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns}
+    assert set(document["claims"]) == registered - smoke_only
+    for claim_id, entry in document["claims"].items():
+        assert len(entry["per_seed"]) == len(entry["seed_ids"]) == 5, claim_id
+        assert entry["mean"] == pytest.approx(np.mean(entry["per_seed"]), abs=1e-12), claim_id
+        assert entry["sd"] == pytest.approx(np.std(entry["per_seed"], ddof=1), abs=1e-12), claim_id
+    folder = COMMITTED.parent
+    assert lab_results.id_index(document) == (folder / "README.md").read_text(encoding="utf-8")
+    for name in ("report.md", "report.ru.md", "offline_values.png", "offline_values.ru.png", "dt.png", "dt.ru.png"):
+        assert (folder / name).is_file(), name
+
+
+@pytest.mark.slow
+def test_five_seed_full_run_reproduces_the_committed_claims(tmp_path):
+    """`m5 lab --profile full --seeds 5` again: every claim equal, exactly on the pinned machine (about 10 minutes)."""
+    committed = lab_results.load_document(COMMITTED)
+    run = lab.run_lab(lab.parse_options(["--profile", "full", "--seeds", "5", "--out", str(tmp_path)], {}))
+    fresh = lab_results.load_document(tmp_path / lab.CLAIMS_FILE)
+    assert set(fresh["claims"]) == set(committed["claims"])
+    same_machine = fresh["package_versions"] == committed["package_versions"]
+    for claim_id, entry in committed["claims"].items():
+        got = run["claims"][claim_id]
+        assert got["seed_ids"] == entry["seed_ids"], claim_id
+        if same_machine:
+            assert got["per_seed"] == entry["per_seed"], claim_id
+        else:
+            np.testing.assert_allclose(got["per_seed"], entry["per_seed"], atol=0.25, err_msg=claim_id)
+
+
+def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeypatch):
+    monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
+    lab.run_lab(lab.parse_options(["--seeds", "2", "--out", str(tmp_path)], {}))
+    document = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
+    assert set(document) == {"command", "profile", "seeds", "package_versions", "claims"}
+    assert document["command"] == f"m5 lab --profile smoke --seeds 2 --out {tmp_path.as_posix()} --lang en"
+    entry = document["claims"]["offline.greedy_q_learned.naive_dqn"]
+    assert set(entry) == {"per_seed", "seed_ids", "mean", "sd", "text"} and entry["seed_ids"] == [41, 42]
+    assert "offline.greedy_q_learned.behavior_cloning" not in document["claims"]
+    assert document["claims"]["dt.achieved.0.00"]["seed_ids"] == [61, 62]
