@@ -87,6 +87,17 @@ def _title(ax, title: str, run_label: str | None) -> None:
     ax.set_title(title if not run_label else f"{title}\n{run_label}", fontsize=10)
 
 
+def _finish_value_bars(ax, lab: Mapping[str, str], names: Sequence[str], ylabel: str, title: str, run_label: str | None):
+    """Zero line, method ticks, labels, legend and grid of a grouped bar chart of values per method."""
+    ax.axhline(0.0, linewidth=1, color="black")
+    ax.set_xticks(np.arange(len(names)), _shown(lab, names), rotation=15, ha="right")
+    ax.set_ylabel(lab[ylabel])
+    _title(ax, lab[title], run_label)
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    return ax
+
+
 def _optional(spread, name: str, where: str, length: int) -> np.ndarray | None:
     return None if spread is None else _vector(spread, name, where, length)
 
@@ -224,13 +235,7 @@ def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labe
     width = 0.38
     ax.bar(positions - width / 2, estimate, width, yerr=est_err, capsize=3 if est_err is not None else 0, label=lab["fqe_estimate"])
     ax.bar(positions + width / 2, truth, width, yerr=sim_err, capsize=3 if sim_err is not None else 0, label=lab["simulator_value"])
-    ax.axhline(0.0, linewidth=1, color="black")
-    ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
-    ax.set_ylabel(lab["discounted_value"])
-    _title(ax, lab["fqe_title"], run_label)
-    ax.legend(fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    return ax
+    return _finish_value_bars(ax, lab, names, "discounted_value", "fqe_title", run_label)
 
 
 def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None, data_range=None,
@@ -322,13 +327,7 @@ def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[st
             jitter = np.linspace(-0.25, 0.25, values.shape[0]) * width
             for j in range(len(names)):
                 ax.scatter(x[j] + jitter, values[:, j], s=10, color="black", zorder=3)
-    ax.axhline(0.0, linewidth=1, color="black")
-    ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
-    ax.set_ylabel(lab["value_axis"])
-    _title(ax, lab["values_title"], run_label)
-    ax.legend(fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    return ax
+    return _finish_value_bars(ax, lab, names, "value_axis", "values_title", run_label)
 
 
 def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, gap=None, bins: int = 40,

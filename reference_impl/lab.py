@@ -64,6 +64,7 @@ __all__ = [
     "resolve_profile",
     "parse_options",
     "run_lab",
+    "write_outputs",
     "load_pinned",
     "write_npz",
     "dt_claims",
@@ -976,18 +977,32 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
         seconds["offline"] -= moved
         seconds["fqe"] += moved
 
+    return write_outputs(options, results, seconds, total, data_dir=data_dir)
+
+
+def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: Mapping[str, float], total: float, *,
+                  data_dir: Path | None = None) -> dict:
+    """Everything :func:`run_lab` writes, from the sections' per-seed results.
+
+    Apart from running so that the figures and texts of a long run (the committed
+    5-seed report) can be rewritten from its saved results after a wording change,
+    without training again. Returns what :func:`run_lab` returns.
+    """
+    from reference_impl.lab_results import claims_document, evaluate_claims, id_index
+
+    options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
     document = claims_document(_command(options), options.profile, options.seeds, _package_versions(), claims)
     (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
     reports, verdicts = {}, {}
     for lang in options.langs:
-        reports[lang], verdicts = _write_report(results, options, seconds, total, claims, lang)
+        reports[lang], verdicts = _write_report(results, options, dict(seconds), total, claims, lang)
 
     pinned = []
     if options.pin:
-        pinned = _write_pinned(results, profile, options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir)
-    return {"results": results, "seconds": seconds, "total_seconds": total, "verdicts": verdicts, "claims": claims,
+        pinned = _write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir)
+    return {"results": results, "seconds": dict(seconds), "total_seconds": total, "verdicts": verdicts, "claims": claims,
             "report": reports[options.langs[0]], "reports": reports, "pinned": pinned}
 
 

@@ -160,8 +160,8 @@ def _build_claims() -> list[Claim]:
                                     "среднее по состояниям журнала"},
         "greedy_value_fqe": {"en": "Offline, {name}: FQE's value of the same policy, mean over the log's states",
                              "ru": "Офлайн, {name}: оценка FQE ценности той же политики, среднее по состояниям журнала"},
-        "logged_pair_share": {"en": "Offline, {name}: share of the log's states where its greedy action was logged",
-                              "ru": "Офлайн, {name}: доля состояний журнала, где жадное действие есть в журнале"},
+        "logged_pair_share": {"en": "Offline, {name}: share of the log's states whose greedy action the log holds for that state",
+                              "ru": "Офлайн, {name}: доля состояний журнала, где жадное действие записано в журнале"},
     }
     keys = {"return": "mean_return", "success": "success_rate", "greedy_q_learned": "greedy_q_mean",
             "greedy_value_true": "greedy_value_true", "greedy_value_fqe": "fqe_logged_value",

@@ -225,9 +225,10 @@ _REPORT: dict[str, dict[str, str]] = {
         "exact_match_per_seed": "exact match per seed", "greedy_responses": "Greedy responses (seed {seed}):",
         "prompt": "prompt",
         "claims": "Claims",
-        "dt_claim": "**Decision Transformer**: a request at the log's best return achieves more than the lowest request, "
-                    "and no request above the log's best return achieves more than that return + 0.05; holds on {holding} "
-                    "of {seeds} seeds. (Between the two the log may have no episodes at all: see the histogram.)",
+        "dt_claim": "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
+                    "(with a positive least-squares slope over those requests), and no request above the log's best return "
+                    "achieves more than that return + 0.05; holds on {holding} of {seeds} seeds. Within the range the log "
+                    "may have no episodes at all (see the histogram): there the curve is the model's interpolation.",
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
         "train_seed": "train seed", "log_max_return": "log max return", "slope_inside": "slope inside",
         "rise_inside": "rise inside", "max_achieved_above": "max achieved above", "rises": "rises", "saturates": "saturates",
@@ -239,7 +240,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "all_claims": "Every claim of this run (also in `claims.json`):",
         "caveats": "What the numbers say",
         "true_value": "true value of the policy over logged states", "fqe_logged": "FQE value over logged states",
-        "logged_pair_share": "greedy action logged in that state",
+        "logged_pair_share": "share of states whose greedy action the log holds there",
         "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
                         "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
                         "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds.",
@@ -258,8 +259,8 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_cql": "What CQL guarantees (Kumar et al. 2020): with a large enough penalty weight alpha, the learned Q "
                       "lower-bounds the true value of the learned policy. On this log (alpha = {alpha}) CQL's learned value "
                       "of its greedy action is {q} against a true value of {v}, at or below the truth on {below} of {seeds} "
-                      "seeds: {level}. Its greedy action was logged in that state in {share} of the log's states (naive "
-                      "DQN: {naive_share}): {ranking}.",
+                      "seeds: {level}. In {share} of the log's states its greedy action is an action the log holds for that "
+                      "state (naive DQN: {naive_share}): {ranking}.",
         "cql_level_yes": "here it is conservative in level",
         "cql_level_no": "here it is not conservative in level",
         "cql_ranking_yes": "it protects by ranking, keeping unlogged actions below logged ones",
@@ -314,9 +315,11 @@ _REPORT: dict[str, dict[str, str]] = {
         "exact_match_per_seed": "точное совпадение по seed", "greedy_responses": "Жадные ответы (seed {seed}):",
         "prompt": "запрос",
         "claims": "Проверка утверждений",
-        "dt_claim": "**Decision Transformer**: запрос на уровне лучшей отдачи журнала даёт больше, чем самый низкий "
-                    "запрос, и ни один запрос выше лучшей отдачи журнала не даёт больше этой отдачи + 0.05; выполняется "
-                    "для {holding} из {seeds} seed. (Между ними в журнале может не быть ни одного эпизода: см. гистограмму.)",
+        "dt_claim": "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
+                    "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а ни один запрос выше "
+                    "лучшей отдачи журнала не даёт больше этой отдачи + 0.05; выполняется для {holding} из {seeds} seed. "
+                    "Внутри диапазона в журнале может не быть ни одного эпизода (см. гистограмму): там кривая — "
+                    "интерполяция модели.",
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "seed обучения", "log_max_return": "лучшая отдача в журнале", "slope_inside": "наклон внутри диапазона",
         "rise_inside": "прирост внутри диапазона", "max_achieved_above": "наибольшая полученная выше диапазона",
@@ -329,7 +332,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "all_claims": "Все утверждения этого прогона (они же в `claims.json`):",
         "caveats": "Что говорят числа",
         "true_value": "истинная ценность политики по состояниям журнала", "fqe_logged": "оценка FQE по состояниям журнала",
-        "logged_pair_share": "жадное действие есть в журнале в этом состоянии",
+        "logged_pair_share": "доля состояний, где жадное действие записано в журнале",
         "values_intro": "Выученная ценность жадного действия каждого обучаемого (его собственное Q(s, π(s)), среднее по "
                         "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
                         "табличной модели симулятора, gamma = 0.99, без лимита шагов) и с её оценкой FQE. Столбцы: среднее "
@@ -349,8 +352,8 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_cql": "Что гарантирует CQL (Kumar et al. 2020): при достаточно большом весе штрафа alpha выученное Q — "
                       "нижняя оценка истинной ценности выученной политики. На этом журнале (alpha = {alpha}) выученная "
                       "ценность жадного действия CQL равна {q} при истинной ценности {v}, не выше истины для {below} из "
-                      "{seeds} seed: {level}. Его жадное действие есть в журнале в этом состоянии для доли {share} "
-                      "состояний журнала (наивный DQN: {naive_share}): {ranking}.",
+                      "{seeds} seed: {level}. В доле {share} состояний журнала жадное действие CQL записано в журнале для "
+                      "этого же состояния (наивный DQN: {naive_share}): {ranking}.",
         "cql_level_yes": "здесь оценка консервативна по уровню",
         "cql_level_no": "здесь оценка не консервативна по уровню",
         "cql_ranking_yes": "защищает порядок действий: ненаблюдавшиеся действия остаются ниже записанных",

@@ -504,7 +504,13 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
             else:
                 assert new[key].shape == old[key].shape
                 np.testing.assert_allclose(new[key], old[key], atol=0.25, err_msg=f"{name}:{key}")
-    assert json.dumps(fresh["claims"], sort_keys=True) == json.dumps(protocol["claims"], sort_keys=True) or not same_machine
+    for name in lab.PINNED_KEYS:  # byte for byte: the .npz writer is deterministic
+        if same_machine:
+            assert (tmp_path / "data" / name).read_bytes() == (committed / name).read_bytes(), name
+    # The committed protocol may come from a several-seed run (`--seeds 5 --pin`): its
+    # per-seed verdicts then cover more seeds than this one-seed run can reproduce.
+    if protocol["seed_offsets_checked"] == [0]:
+        assert json.dumps(fresh["claims"], sort_keys=True) == json.dumps(protocol["claims"], sort_keys=True) or not same_machine
 
 
 def test_m5_cli_forwards_options_to_the_lab(capsys):

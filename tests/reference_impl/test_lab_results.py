@@ -227,3 +227,13 @@ def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeyp
     assert set(entry) == {"per_seed", "seed_ids", "mean", "sd", "text"} and entry["seed_ids"] == [41, 42]
     assert "offline.greedy_q_learned.behavior_cloning" not in document["claims"]
     assert document["claims"]["dt.achieved.0.00"]["seed_ids"] == [61, 62]
+
+
+def test_committed_russian_report_is_russian_line_by_line():
+    from test_lab import _english_left, _mostly_cyrillic
+
+    report = (COMMITTED.parent / "report.ru.md").read_text(encoding="utf-8")
+    lines = [(i, line) for i, line in enumerate(report.splitlines(), 1) if re.search(r"[^\W\d_]", line)]
+    assert len(lines) > 150
+    for number, line in lines:
+        assert not _english_left(line) and _mostly_cyrillic(line), f"report.ru.md:{number}: {line!r}"
