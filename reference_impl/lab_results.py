@@ -385,7 +385,7 @@ def caveats(claims: Mapping[str, dict], lang: str) -> list[str]:
             mix = _behavior_mix()
             sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
         out.append(sentence)
-    return out
+    return [s[:1].upper() + s[1:] for s in out]  # a sentence may open with a method's display name
 
 
 def _behavior_mix():
