@@ -12,11 +12,17 @@ same functions, so the figure code lives here only.
 Optional ``*_spread`` arguments (same shape as the plotted values) draw error bars:
 the lab passes the across-seed standard deviation when it runs several seeds.
 
+Every function also takes ``run_label``: which run the figure shows ("your run",
+"pinned full run", "m5 lab run: profile smoke, ..."), drawn as the title's second
+line, so a figure never leaves its reader guessing whether it shows their own smoke
+run or the pinned full-profile artifacts.
+
 Bad input (ragged lengths, empty arrays, a window < 1) raises ValueError naming the
 argument.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -33,6 +39,9 @@ __all__ = [
     "plot_offline_methods",
     "plot_fqe_vs_simulator",
     "plot_dt_sweep",
+    "plot_dt_log_returns",
+    "plot_dt_panel",
+    "plot_offline_values",
     "plot_language_exact_match",
 ]
 
@@ -75,6 +84,22 @@ def _shown(labels: Mapping[str, str], names: Sequence[str]) -> list[str]:
     return [display_name(labels, n) for n in names]
 
 
+def _title(ax, title: str, run_label: str | None) -> None:
+    """The figure's title with, on a second line, which run it shows."""
+    ax.set_title(title if not run_label else f"{title}\n{run_label}", fontsize=10)
+
+
+def _finish_value_bars(ax, lab: Mapping[str, str], names: Sequence[str], ylabel: str, title: str, run_label: str | None):
+    """Zero line, method ticks, labels, legend and grid of a grouped bar chart of values per method."""
+    ax.axhline(0.0, linewidth=1, color="black")
+    ax.set_xticks(np.arange(len(names)), _shown(lab, names), rotation=15, ha="right")
+    ax.set_ylabel(lab[ylabel])
+    _title(ax, lab[title], run_label)
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    return ax
+
+
 def _optional(spread, name: str, where: str, length: int) -> np.ndarray | None:
     return None if spread is None else _vector(spread, name, where, length)
 
@@ -97,15 +122,17 @@ def moving_mean(values, window: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- figures
-def plot_environment(env, ax=None, labels: Mapping[str, str] | None = None):
+def plot_environment(env, ax=None, labels: Mapping[str, str] | None = None, *, run_label: str | None = None):
     """KeyDoorGrid layout (delegates to :func:`m5_student.keydoor.draw_grid`)."""
     from m5_student.keydoor import draw_grid
 
     lab = _labels(labels)
-    return draw_grid(env, _axes(ax, (10, 5.5)), title=lab["grid_title"], xlabel=lab["grid_x"], ylabel=lab["grid_y"])
+    title = lab["grid_title"] if not run_label else f"{lab['grid_title']}\n{run_label}"
+    return draw_grid(env, _axes(ax, (10, 5.5)), title=title, xlabel=lab["grid_x"], ylabel=lab["grid_y"])
 
 
-def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, success_spread=None):
+def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, success_spread=None,
+                      run_label: str | None = None):
     """Greedy success rate after each DAgger round (round 0 = BC on expert data)."""
     where = "plot_dagger_curve"
     lab = _labels(labels)
@@ -118,12 +145,13 @@ def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] |
     ax.set_xticks(x)
     ax.set_xlabel(lab["dagger_x"])
     ax.set_ylabel(lab["success"])
-    ax.set_title(lab["dagger_title"])
+    _title(ax, lab["dagger_title"], run_label)
     ax.grid(True, alpha=0.3)
     return ax
 
 
-def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW):
+def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW,
+                    run_label: str | None = None):
     """Rolling success (trailing mean over ``window`` episodes) of DQN and Double DQN.
 
     ``dqn_success`` and ``double_success`` are per-episode 0/1 flags (their lengths may
@@ -139,13 +167,14 @@ def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, s
     ax.set_ylim(-0.03, 1.05)
     ax.set_xlabel(lab["episode"])
     ax.set_ylabel(lab["rolling_success"])
-    ax.set_title(lab["dqn_title"])
+    _title(ax, lab["dqn_title"], run_label)
     ax.legend()
     ax.grid(True, alpha=0.3)
     return ax
 
 
-def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None, labels: Mapping[str, str] | None = None):
+def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None, labels: Mapping[str, str] | None = None, *,
+                     run_label: str | None = None):
     """Bar chart of how often each action occurs in the fixed log."""
     from m5_student.keydoor import ACTION_NAMES
 
@@ -157,12 +186,13 @@ def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None,
     ax.bar(np.arange(len(names)), values)
     ax.set_xticks(np.arange(len(names)), _shown(lab, names))
     ax.set_ylabel(lab["count"])
-    ax.set_title(lab["log_title"])
+    _title(ax, lab["log_title"], run_label)
     ax.grid(True, axis="y", alpha=0.3)
     return ax
 
 
-def plot_offline_methods(method_names, mean_return, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None):
+def plot_offline_methods(method_names, mean_return, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None,
+                         run_label: str | None = None):
     """Mean return of each offline learner, each bar annotated with its success rate."""
     where = "plot_offline_methods"
     lab = _labels(labels)
@@ -176,7 +206,7 @@ def plot_offline_methods(method_names, mean_return, success_rate, ax=None, label
     ax.axhline(0.0, linewidth=1, color="black")
     ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
     ax.set_ylabel(lab["mean_return"])
-    ax.set_title(lab["offline_title"])
+    _title(ax, lab["offline_title"], run_label)
     # The text sits just beyond the bar end, above positive bars and below negative ones.
     span = max(float(np.ptp(np.append(returns, 0.0))), 0.5)
     for x, y, s in zip(positions, returns, success):
@@ -188,7 +218,8 @@ def plot_offline_methods(method_names, mean_return, success_rate, ax=None, label
     return ax
 
 
-def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labels: Mapping[str, str] | None = None):
+def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labels: Mapping[str, str] | None = None, *,
+                          fqe_spread=None, simulated_spread=None, run_label: str | None = None):
     """Paired bars per policy: the FQE estimate from the log and the simulator's value.
 
     Both are discounted values over the same start cells (see
@@ -199,25 +230,23 @@ def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labe
     names = _names(fqe_names, "fqe_names", where)
     estimate = _vector(fqe_values, "fqe_values", where, len(names))
     truth = _vector(simulated_values, "simulated_values", where, len(names))
+    est_err = _optional(fqe_spread, "fqe_spread", where, len(names))
+    sim_err = _optional(simulated_spread, "simulated_spread", where, len(names))
     ax = _axes(ax, (9, 4.8))
     positions = np.arange(len(names))
     width = 0.38
-    ax.bar(positions - width / 2, estimate, width, label=lab["fqe_estimate"])
-    ax.bar(positions + width / 2, truth, width, label=lab["simulator_value"])
-    ax.axhline(0.0, linewidth=1, color="black")
-    ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
-    ax.set_ylabel(lab["discounted_value"])
-    ax.set_title(lab["fqe_title"])
-    ax.legend(fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    return ax
+    ax.bar(positions - width / 2, estimate, width, yerr=est_err, capsize=3 if est_err is not None else 0, label=lab["fqe_estimate"])
+    ax.bar(positions + width / 2, truth, width, yerr=sim_err, capsize=3 if sim_err is not None else 0, label=lab["simulator_value"])
+    return _finish_value_bars(ax, lab, names, "discounted_value", "fqe_title", run_label)
 
 
-def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None, data_range=None):
+def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None, data_range=None,
+                  run_label: str | None = None):
     """Achieved mean return against the requested return-to-go, with the identity line.
 
     ``data_range`` = (lowest, highest) episode return in the training log, shaded when
-    given: inside it the request can be met, above it the curve is expected to flatten.
+    given: above it the curve is expected to flatten. Inside it the log need not have
+    episodes at every return (see :func:`plot_dt_panel`, which draws the histogram under it).
     """
     where = "plot_dt_sweep"
     lab = _labels(labels)
@@ -234,13 +263,14 @@ def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str]
     ax.plot(x, x, linestyle="--", color="0.4", label=lab["identity"])
     ax.set_xlabel(lab["requested_return"])
     ax.set_ylabel(lab["achieved_return"])
-    ax.set_title(lab["dt_title"])
+    _title(ax, lab["dt_title"], run_label)
     ax.legend()
     ax.grid(True, alpha=0.3)
     return ax
 
 
-def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mapping[str, str] | None = None, *, match_spread=None):
+def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mapping[str, str] | None = None, *, match_spread=None,
+                              run_label: str | None = None):
     """Exact-answer rate of each token-level method."""
     where = "plot_language_exact_match"
     lab = _labels(labels)
@@ -253,6 +283,97 @@ def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mappin
     ax.set_xticks(positions, _shown(lab, names), rotation=12, ha="right")
     ax.set_ylim(0, 1.08)
     ax.set_ylabel(lab["exact_match"])
-    ax.set_title(lab["language_title"])
+    _title(ax, lab["language_title"], run_label)
     ax.grid(True, axis="y", alpha=0.3)
     return ax
+
+
+def _per_seed_matrix(values, name: str, where: str, n_methods: int) -> np.ndarray:
+    """``values`` as a (seeds, methods) float array; a 1-D input is one seed."""
+    arr = np.asarray(values, dtype=np.float64)
+    arr = arr[None, :] if arr.ndim == 1 else arr
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] != n_methods:
+        raise ValueError(f"{where}: `{name}` must be (seeds, {n_methods}) or ({n_methods},), got shape {np.shape(values)}")
+    return arr
+
+
+def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[str, str] | None = None, *, fqe=None,
+                        run_label: str | None = None):
+    """Each learner's own value of its greedy action next to the true value of that policy.
+
+    ``learned``, ``true`` and ``fqe`` are (seeds, methods) arrays (or one seed's (methods,)):
+    the learner's mean Q(s, pi(s)) over the log's states (NaN where a method has no Q,
+    e.g. behavior cloning), the exact V^pi(s) over the same states, and FQE's value of
+    the policy there. Bars are across-seed means with one standard deviation; dots are
+    the seeds. A learned bar far above the true one is extrapolation the learner believes.
+    """
+    where = "plot_offline_values"
+    lab = _labels(labels)
+    names = _names(method_names, "method_names", where)
+    series = [("value_learned", _per_seed_matrix(learned, "learned", where, len(names))),
+              ("value_true", _per_seed_matrix(true, "true", where, len(names)))]
+    if fqe is not None:
+        series.append(("value_fqe", _per_seed_matrix(fqe, "fqe", where, len(names))))
+    ax = _axes(ax, (9.5, 5))
+    positions = np.arange(len(names))
+    width = 0.8 / len(series)
+    for k, (key, values) in enumerate(series):
+        x = positions + (k - (len(series) - 1) / 2) * width
+        with warnings.catch_warnings():  # an all-NaN column (no Q) is simply not drawn
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(values, axis=0) if values.shape[0] > 1 else values[0]
+            sd = np.nanstd(values, axis=0, ddof=1) if values.shape[0] > 1 else None
+        drawn = ~np.isnan(mean)
+        ax.bar(x[drawn], mean[drawn], width, yerr=None if sd is None else sd[drawn], capsize=3, label=lab[key])
+        if values.shape[0] > 1:
+            jitter = np.linspace(-0.25, 0.25, values.shape[0]) * width
+            for j in range(len(names)):
+                ax.scatter(x[j] + jitter, values[:, j], s=10, color="black", zorder=3)
+    return _finish_value_bars(ax, lab, names, "value_axis", "values_title", run_label)
+
+
+def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, gap=None, bins: int = 40,
+                        value_range=None, run_label: str | None = None):
+    """Histogram of the training log's episode returns (the requests' x axis, drawn under the sweep).
+
+    ``gap`` = (low, high) marks an interval of returns to shade (the lab shades the one
+    no episode falls in); ``value_range`` fixes the histogram's x range so it lines up
+    with the sweep above it.
+    """
+    where = "plot_dt_log_returns"
+    lab = _labels(labels)
+    values = _vector(returns, "returns", where)
+    ax = _axes(ax, (8, 2.8))
+    ax.hist(values, bins=bins, range=value_range, color="0.35")
+    if gap is not None:
+        lo, hi = (float(v) for v in gap)
+        ax.axvspan(lo, hi, color="tab:red", alpha=0.12, label=lab["dt_gap"].format(lo=lo, hi=hi))
+        ax.legend(fontsize=8)
+    ax.set_xlabel(lab["log_episode_return"])
+    ax.set_ylabel(lab["episodes"])
+    _title(ax, lab["dt_log_title"], run_label)
+    ax.grid(True, axis="y", alpha=0.3)
+    return ax
+
+
+def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Mapping[str, str] | None = None, *,
+                  return_spread=None, gap=None, run_label: str | None = None):
+    """The request sweep (top) over the histogram of the log's episode returns (bottom), one x axis.
+
+    The shaded band of the sweep is the log's [min, max] return; ``gap`` = (low, high) is
+    shaded on the histogram only when no logged return falls inside it, so a reader sees
+    which requests the log backs and which ask the model to interpolate across nothing.
+    ``axes`` = (top, bottom); a new figure is made when None. Returns the two axes.
+    """
+    returns = _vector(log_returns, "log_returns", "plot_dt_panel")
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(2, 1, figsize=(8, 7.5), gridspec_kw={"height_ratios": (3, 1.6)})
+    top, bottom = axes
+    plot_dt_sweep(target_return, mean_return, top, labels, return_spread=return_spread,
+                  data_range=(float(returns.min()), float(returns.max())), run_label=run_label)
+    empty = gap is not None and not np.any((returns > gap[0]) & (returns < gap[1]))
+    plot_dt_log_returns(returns, bottom, labels, gap=gap if empty else None, value_range=top.get_xlim())
+    bottom.set_xlim(top.get_xlim())
+    return top, bottom

@@ -193,6 +193,38 @@ class KeyDoorGrid(gym.Env):
         h, w = self.height, self.width
         return (int(np.argmax(x[:h])), int(np.argmax(x[h:h + w]))), bool(x[h + w] > 0.5)
 
+    def state_index(self, obs) -> int:
+        """Index of an observation's state in :meth:`tabular_model`: 2 * cell + has_key."""
+        (r, c), key = self.decode(obs)
+        return 2 * (r * self.width + c) + int(key)
+
+    def tabular_model(self) -> dict[str, np.ndarray]:
+        """The task as a tabular MDP over (cell, has_key) states, for exact policy evaluation.
+
+        State ``2 * cell + has_key`` (cell = row * width + col; see :meth:`state_index`).
+        Returns ``transition_probs`` P (S, A, S), ``rewards`` (S, A) (expected reward of the
+        move), ``terminal_probs`` (S, A, S) (1 where the move enters the goal or a trap)
+        and ``observations`` (S, observation_dim). Slips are included (with probability
+        ``slip_probability`` the action is uniform). There is no time limit: the step
+        counter is not observed, so a learner that bootstraps across the limit targets
+        exactly this MDP's values. Wall, trap and goal cells are states nobody reaches.
+        """
+        n, a_dim = self.height * self.width, self.action_dim
+        s_dim = 2 * n
+        p = np.zeros((s_dim, a_dim, s_dim))
+        for key in (0, 1):
+            for cell in range(n):
+                for a in range(a_dim):
+                    # The intended move, then the slip's uniform move over all actions.
+                    for b, weight in ((a, 1.0 - self.slip_probability), *((b, self.slip_probability / a_dim) for b in range(a_dim))):
+                        target = self._next_cell[key][cell][b]
+                        p[2 * cell + key, a, 2 * target + int(key or target == self._key_cell)] += weight
+        kind = np.repeat(np.asarray(self._kind), 2)                     # kind of every state's cell
+        reward_of = np.where(kind == _GOAL, self.goal_reward, np.where(kind == _TRAP, self.trap_reward, -self.step_cost))
+        terminal = np.broadcast_to(((kind == _GOAL) | (kind == _TRAP)).astype(np.float64), p.shape)
+        observations = self._obs_table.reshape(s_dim, self.observation_dim).copy()
+        return {"transition_probs": p, "rewards": p @ reward_of, "terminal_probs": terminal.copy(), "observations": observations}
+
     def _cell_of(self, position, name: str) -> int:
         try:
             r, c = (operator.index(v) for v in position)

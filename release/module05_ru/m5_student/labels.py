@@ -26,10 +26,10 @@ LABELS: dict[str, dict[str, str]] = {
         "dagger_x": "DAgger round (0 = behavior cloning only)",
         "success": "share of episodes that reach the goal",
         "success_short": "success",
-        "dagger_title": "Pinned run: behavior cloning, then DAgger relabeling rounds",
+        "dagger_title": "Behavior cloning, then DAgger relabeling rounds",
         "episode": "training episode",
         "rolling_success": "success rate over the last 15 episodes",
-        "dqn_title": "DQN vs Double DQN on one pinned seed (rolling window 15)",
+        "dqn_title": "DQN vs Double DQN (rolling window 15)",
         "count": "number of logged transitions",
         "log_title": "Which actions the fixed log contains",
         "mean_return": "mean episode return",
@@ -45,6 +45,48 @@ LABELS: dict[str, dict[str, str]] = {
         "fqe_estimate": "FQE estimate (from the log)",
         "simulator_value": "simulator (discounted, log start cells)",
         "discounted_value": "discounted value",
+        "values_title": "What each learner believes its greedy action is worth, and what it is worth",
+        "value_learned": "learned Q(s, π(s)) of the learner",
+        "value_true": "true value V^π(s) (simulator's model, exact)",
+        "value_fqe": "FQE estimate of V^π(s)",
+        "value_axis": "discounted value\n(mean over the log's states)",
+        "dt_log_title": "Episode returns in the Decision Transformer's training log",
+        "log_episode_return": "episode return in the log (same axis as the request above)",
+        "episodes": "episodes (all seeds)",
+        "dt_gap": "no episode with a return in ({lo}, {hi})",
+        "run.pinned": "pinned full run (m5_student/data, seed offset 0)",
+        "run.yours": "your run (profile {profile})",
+        "run.lab": "m5 lab run: profile {profile}, seeds: {seeds}",
+        "nb.profile": "profile: {profile}",
+        "nb.dims": "observation size (observation_dim): {obs}, number of actions (action_dim): {act}",
+        "nb.expert": "expert from {start}: return {ret}, steps {steps}, outcome {outcome}",
+        "nb.kernel_examples": "your kernels on the lab's small examples:",
+        "nb.round": "round {round}: success {success:.2f}, return {ret:.3f}, expert labels {labels}",
+        "nb.round_row": "round {round}, success",
+        "nb.dqn": "{name}: training success {train:.2f}, greedy evaluation success {greedy:.2f}",
+        "nb.dqn_row": "{name}, greedy evaluation success",
+        "nb.action_counts": "action counts: {counts}",
+        "nb.behavior_probs": "behavior policy probabilities: {probs}",
+        "nb.support": "in the support (relative threshold {threshold}): {mask}",
+        "nb.log_return": "mean return in the log: {ret}, outcomes: {outcomes}",
+        "nb.offline": "{name}: mean return {ret:.3f}, success {success:.2f}, learned Q of the greedy action {q}, true value {v:.3f}",
+        "nb.return_row": "{name}, mean return",
+        "nb.fqe": "{name}: FQE {fqe:.4f}, simulator {sim:.4f}",
+        "nb.fqe_row": "{name}, FQE absolute error",
+        "nb.fqe_example": "fqe_targets example:",
+        "nb.dt_loss": "final training loss: {loss:.4f}",
+        "nb.dt_request": "requested {requested:5.2f} -> achieved {achieved:.3f}",
+        "nb.dt_row": "requested {requested:.2f}, achieved",
+        "nb.language": "{name}: exact match {em:.2f}, mean reward {reward:.3f}",
+        "nb.language_example": "    {prompt} -> {text}, reward {reward}",
+        "nb.language_row": "{name}, exact match",
+        "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
+        "nb.your_run": "your run", "nb.pinned_run": "pinned full run",
+        "nb.artifacts": "Pinned artifacts:",
+        "nb.artifact_scope": "Course-generated artifacts: produced by this repository's reference implementation "
+                             "with `m5 lab --profile full --pin` on CPU, one seed per artifact (seed offset 0), "
+                             "small networks and a synthetic task. They make the notebook figures stable; they "
+                             "are not external benchmark results and one seed does not rank methods.",
         "summary_heading": "What the lab shows",
         "summary_bc": "Behavior cloning works on the states the expert visits; DAgger adds expert labels on the states the learner itself reaches.",
         "summary_dqn": "A replay buffer and a target network keep online Q-learning stable; Double DQN picks the next action with one network and scores it with another.",
@@ -59,10 +101,10 @@ LABELS: dict[str, dict[str, str]] = {
         "dagger_x": "раунд DAgger (0 — только клонирование поведения)",
         "success": "доля эпизодов, дошедших до цели",
         "success_short": "успех",
-        "dagger_title": "Зафиксированный прогон: клонирование поведения, затем раунды DAgger",
+        "dagger_title": "Клонирование поведения, затем раунды DAgger",
         "episode": "эпизод обучения",
         "rolling_success": "доля успехов за последние 15 эпизодов",
-        "dqn_title": "DQN и Double DQN на одном зафиксированном seed (скользящее окно 15)",
+        "dqn_title": "DQN и Double DQN (скользящее окно 15)",
         "count": "число переходов в журнале",
         "log_title": "Какие действия встречаются в фиксированном журнале",
         "mean_return": "средняя отдача за эпизод",
@@ -78,6 +120,49 @@ LABELS: dict[str, dict[str, str]] = {
         "fqe_estimate": "оценка FQE (по журналу)",
         "simulator_value": "симулятор (с дисконтом, стартовые клетки журнала)",
         "discounted_value": "дисконтированная ценность",
+        "values_title": "Во что обучаемый оценивает своё жадное действие и сколько оно стоит на самом деле",
+        "value_learned": "выученное Q(s, π(s)) обучаемого",
+        "value_true": "истинная ценность V^π(s) (модель симулятора, точно)",
+        "value_fqe": "оценка FQE для V^π(s)",
+        "value_axis": "дисконтированная ценность\n(среднее по состояниям журнала)",
+        "dt_log_title": "Отдачи эпизодов в обучающем журнале Decision Transformer",
+        "log_episode_return": "отдача эпизода в журнале (та же ось, что у запроса выше)",
+        "episodes": "эпизодов (все seed)",
+        "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
+        "run.pinned": "зафиксированный полный прогон (сдвиг seed 0)",
+        "run.yours": "ваш прогон (профиль {profile})",
+        "run.lab": "прогон m5 lab: профиль {profile}, число seed: {seeds}",
+        "nb.profile": "профиль: {profile}",
+        "nb.dims": "размер наблюдения (observation_dim): {obs}, число действий (action_dim): {act}",
+        "nb.expert": "эксперт из {start}: отдача {ret}, шагов {steps}, исход: {outcome}",
+        "nb.kernel_examples": "ваши ядра на небольших примерах лабораторной работы:",
+        "nb.round": "раунд {round}: доля успехов {success:.2f}, отдача {ret:.3f}, меток эксперта {labels}",
+        "nb.round_row": "раунд {round}, доля успехов",
+        "nb.dqn": "{name}: доля успехов при обучении {train:.2f}, доля успехов жадной политики {greedy:.2f}",
+        "nb.dqn_row": "{name}, доля успехов жадной политики",
+        "nb.action_counts": "число действий в журнале: {counts}",
+        "nb.behavior_probs": "вероятности поведенческой политики: {probs}",
+        "nb.support": "в поддержке журнала (относительный порог {threshold}): {mask}",
+        "nb.log_return": "средняя отдача в журнале: {ret}, исходы: {outcomes}",
+        "nb.offline": "{name}: средняя отдача {ret:.3f}, доля успехов {success:.2f}, выученное Q жадного действия {q}, "
+                      "истинная ценность {v:.3f}",
+        "nb.return_row": "{name}, средняя отдача",
+        "nb.fqe": "{name}: FQE {fqe:.4f}, симулятор {sim:.4f}",
+        "nb.fqe_row": "{name}, абсолютная ошибка FQE",
+        "nb.fqe_example": "пример fqe_targets:",
+        "nb.dt_loss": "функция потерь в конце обучения: {loss:.4f}",
+        "nb.dt_request": "запрошено {requested:5.2f} -> получено {achieved:.3f}",
+        "nb.dt_row": "запрошено {requested:.2f}, получено",
+        "nb.language": "{name}: точное совпадение {em:.2f}, средняя награда {reward:.3f}",
+        "nb.language_example": "    {prompt} -> {text}, награда {reward}",
+        "nb.language_row": "{name}, точное совпадение",
+        "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
+        "nb.your_run": "ваш прогон", "nb.pinned_run": "зафиксированный полный прогон",
+        "nb.artifacts": "Зафиксированные артефакты:",
+        "nb.artifact_scope": "Артефакты курса: получены эталонной реализацией этого репозитория командой "
+                             "`m5 lab --profile full --pin` на центральном процессоре, по одному seed на артефакт (сдвиг seed 0), с "
+                             "небольшими сетями на синтетической задаче. Они делают графики ноутбука стабильными; это не "
+                             "результаты внешних бенчмарков, и один seed не ранжирует методы.",
         "summary_heading": "Что показала лабораторная работа",
         "summary_bc": "Клонирование поведения справляется на состояниях, которые посещает эксперт; DAgger добавляет метки эксперта в тех состояниях, куда попадает сам обучаемый агент.",
         "summary_dqn": "Буфер воспроизведения и целевая сеть делают онлайн Q-обучение устойчивым; Double DQN выбирает следующее действие одной сетью, а оценивает другой.",
@@ -142,10 +227,10 @@ _REPORT: dict[str, dict[str, str]] = {
         "exact_match_per_seed": "exact match per seed", "greedy_responses": "Greedy responses (seed {seed}):",
         "prompt": "prompt",
         "claims": "Claims",
-        "dt_claim": "**Decision Transformer**: the achieved return rises with the request inside the log's range and "
-                    "saturates above it; holds on {holding} of {seeds} seeds. (Rises: a positive least-squares slope and a "
-                    "higher return at the highest in-range request than at the lowest; saturates: no request above the "
-                    "log's best return achieves more than that return + 0.05.)",
+        "dt_claim": "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
+                    "(with a positive least-squares slope over those requests), and no request above the log's best return "
+                    "achieves more than that return + 0.05; holds on {holding} of {seeds} seeds. Within the range the log "
+                    "may have no episodes at all (see the histogram): there the curve is the model's interpolation.",
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
         "train_seed": "train seed", "log_max_return": "log max return", "slope_inside": "slope inside",
         "rise_inside": "rise inside", "max_achieved_above": "max achieved above", "rises": "rises", "saturates": "saturates",
@@ -153,6 +238,51 @@ _REPORT: dict[str, dict[str, str]] = {
                        "{holding} of {seeds} seeds.",
         "seed": "seed", "bc_exact_match": "BC exact match", "ilql_exact_match": "ILQL-like exact match",
         "ilql_beats_bc": "ILQL-like > BC",
+        "claim_id": "id", "claim": "claim", "per_seed": "per seed", "mean_sd": "mean ± sd",
+        "all_claims": "Every claim of this run (also in `claims.json`):",
+        "caveats": "What the numbers say",
+        "true_value": "true value of the policy over logged states", "fqe_logged": "FQE value over logged states",
+        "logged_pair_share": "share of states whose greedy action the log holds there",
+        "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
+                        "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
+                        "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds.",
+        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled). A request is "
+                         "only backed by the log where episodes with that return exist.",
+        "caveat_dagger": "DAgger's final success exceeds behavior cloning's on {better} of {seeds} seeds and ties on {ties}; "
+                         "behavior cloning trains on {bc_labels} expert labels and DAgger's final round on {dagger_labels}, "
+                         "so this is not a comparison at an equal label budget.",
+        "caveat_bc_offline": "Offline behavior cloning reaches a mean return of {bc}, the best protected method ({best}) {best_value} "
+                             "and naive DQN {naive}: {verdict}.",
+        "bc_verdict_equal": "on this log the protected methods guard against extrapolation but do not beat imitation",
+        "bc_verdict_below": "on this log the best protected method beats imitation",
+        "caveat_ties": "{names} share the best mean return on {count} of {seeds} seeds. Equal outcomes do not make the "
+                       "methods identical (their learned values differ, see the offline table), and one favourable seed "
+                       "is not a ranking.",
+        "caveat_cql": "What CQL guarantees (Kumar et al. 2020): with a large enough penalty weight alpha, the learned Q "
+                      "lower-bounds the true value of the learned policy. On this log (alpha = {alpha}) CQL's learned value "
+                      "of its greedy action is {q} against a true value of {v}, at or below the truth on {below} of {seeds} "
+                      "seeds: {level}. In {share} of the log's states its greedy action is an action the log holds for that "
+                      "state (naive DQN: {naive_share}): {ranking}.",
+        "cql_level_yes": "here it is conservative in level",
+        "cql_level_no": "here it is not conservative in level",
+        "cql_ranking_yes": "it protects by ranking, keeping unlogged actions below logged ones",
+        "cql_ranking_no": "its ranking keeps the policy on logged actions no better than naive DQN's",
+        "caveat_naive": "Naive DQN believes its greedy action is worth {q}, while the same policy's true value over the same "
+                        "states is {v}: the maximum in its target picks actions the log never shows.",
+        "caveat_fqe": "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
+                      "check an FQE estimate against the simulator before trusting it.",
+        "caveat_dt_gap": "The Decision Transformer's logs are bimodal: per seed, {low} episodes return <= {lo}, {high} "
+                         "return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
+                         "episode has; what they achieve ({achieved}) is the model's interpolation across an empty gap, "
+                         "not a rise the log shows.",
+        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo}, {high} return >= {hi} "
+                          "and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
+        "caveat_language": "The ILQL-like method's exact match exceeds behavior cloning's on {better} of {seeds} seeds, and "
+                           "advantage-weighted BC ties it on {ties} of {seeds}.",
+        "caveat_language_why": "Behavior cloning loses by construction: the annotator's most frequent response is a "
+                               "consistent slip (answer + 1, probability {slip}, against {exact} for the exact answer), "
+                               "and imitation copies it.",
+        "caveat_smoke": "The smoke profile only proves that the code runs; the notebooks plot the pinned full runs.",
         "yes": "yes", "no": "no",
     },
     "ru": {
@@ -187,10 +317,11 @@ _REPORT: dict[str, dict[str, str]] = {
         "exact_match_per_seed": "точное совпадение по seed", "greedy_responses": "Жадные ответы (seed {seed}):",
         "prompt": "запрос",
         "claims": "Проверка утверждений",
-        "dt_claim": "**Decision Transformer**: полученная отдача растёт вместе с запросом внутри диапазона журнала и "
-                    "перестаёт расти выше него; выполняется для {holding} из {seeds} seed. (Растёт: наклон прямой по методу "
-                    "наименьших квадратов положителен, и при наибольшем запросе внутри диапазона отдача выше, чем при "
-                    "наименьшем; насыщается: ни один запрос выше лучшей отдачи журнала не даёт больше этой отдачи + 0.05.)",
+        "dt_claim": "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
+                    "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а ни один запрос выше "
+                    "лучшей отдачи журнала не даёт больше этой отдачи + 0.05; выполняется для {holding} из {seeds} seed. "
+                    "Внутри диапазона в журнале может не быть ни одного эпизода (см. гистограмму): там кривая — "
+                    "интерполяция модели.",
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "seed обучения", "log_max_return": "лучшая отдача в журнале", "slope_inside": "наклон внутри диапазона",
         "rise_inside": "прирост внутри диапазона", "max_achieved_above": "наибольшая полученная выше диапазона",
@@ -199,6 +330,52 @@ _REPORT: dict[str, dict[str, str]] = {
                        "клонирования поведения; выполняется для {holding} из {seeds} seed.",
         "seed": "seed", "bc_exact_match": "точное совпадение, BC", "ilql_exact_match": "точное совпадение, ILQL-подобный",
         "ilql_beats_bc": "ILQL-подобный > BC",
+        "claim_id": "идентификатор", "claim": "утверждение", "per_seed": "по seed", "mean_sd": "среднее ± ст. откл.",
+        "all_claims": "Все утверждения этого прогона (они же в `claims.json`):",
+        "caveats": "Что говорят числа",
+        "true_value": "истинная ценность политики по состояниям журнала", "fqe_logged": "оценка FQE по состояниям журнала",
+        "logged_pair_share": "доля состояний, где жадное действие записано в журнале",
+        "values_intro": "Выученная ценность жадного действия каждого обучаемого (его собственное Q(s, π(s)), среднее по "
+                        "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
+                        "табличной модели симулятора, gamma = 0.99, без лимита шагов) и с её оценкой FQE. Столбцы: среднее "
+                        "по seed ± ст. откл.; точки: отдельные seed.",
+        "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе). Запрос опирается на "
+                         "журнал только там, где есть эпизоды с такой отдачей.",
+        "caveat_dagger": "Итоговая доля успехов DAgger выше, чем у клонирования поведения, для {better} из {seeds} seed и "
+                         "равна для {ties}; клонирование поведения обучается на {bc_labels} метках эксперта, а последний "
+                         "раунд DAgger — на {dagger_labels}, так что это сравнение не при равном числе меток.",
+        "caveat_bc_offline": "Офлайн-клонирование поведения даёт среднюю отдачу {bc}, лучший метод с защитой ({best}) — "
+                             "{best_value}, наивный DQN — {naive}: {verdict}.",
+        "bc_verdict_equal": "на этом журнале методы с защитой оберегают от экстраполяции, но не превосходят имитацию",
+        "bc_verdict_below": "на этом журнале лучший метод с защитой превосходит имитацию",
+        "caveat_ties": "{names}: одна и та же лучшая средняя отдача для {count} из {seeds} seed. Равные результаты не "
+                       "делают методы одинаковыми (их выученные ценности различаются, см. таблицу офлайн-методов), а один "
+                       "удачный seed — не рейтинг.",
+        "caveat_cql": "Что гарантирует CQL (Kumar et al. 2020): при достаточно большом весе штрафа alpha выученное Q — "
+                      "нижняя оценка истинной ценности выученной политики. На этом журнале (alpha = {alpha}) выученная "
+                      "ценность жадного действия CQL равна {q} при истинной ценности {v}, не выше истины для {below} из "
+                      "{seeds} seed: {level}. В доле {share} состояний журнала жадное действие CQL записано в журнале для "
+                      "этого же состояния (наивный DQN: {naive_share}): {ranking}.",
+        "cql_level_yes": "здесь оценка консервативна по уровню",
+        "cql_level_no": "здесь оценка не консервативна по уровню",
+        "cql_ranking_yes": "защищает порядок действий: ненаблюдавшиеся действия остаются ниже записанных",
+        "cql_ranking_no": "порядок действий удерживает политику на записанных действиях не лучше, чем у наивного DQN",
+        "caveat_naive": "Наивный DQN считает, что его жадное действие стоит {q}, а истинная ценность той же политики в тех "
+                        "же состояниях равна {v}: максимум в его цели выбирает действия, которых в журнале нет.",
+        "caveat_fqe": "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
+                      "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором.",
+        "caveat_dt_gap": "Журналы Decision Transformer бимодальны: для каждого seed {low} эпизодов имеют отдачу <= {lo}, "
+                         "{high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
+                         "нет ни у одного эпизода журнала; полученное на них ({achieved}) — интерполяция модели через "
+                         "пустой промежуток, а не рост, который показывает журнал.",
+        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo}, {high} — "
+                          "отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
+        "caveat_language": "Точное совпадение у ILQL-подобного метода выше, чем у клонирования поведения, для {better} из "
+                           "{seeds} seed, а BC с весами по преимуществу равен ему для {ties} из {seeds}.",
+        "caveat_language_why": "Клонирование поведения проигрывает по построению: самый частый ответ аннотатора — "
+                               "устойчивая ошибка (ответ + 1, вероятность {slip} против {exact} у точного ответа), и "
+                               "имитация её копирует.",
+        "caveat_smoke": "Профиль smoke лишь проверяет, что код работает; ноутбуки строят графики по зафиксированным полным прогонам.",
         "yes": "да", "no": "нет",
     },
 }

@@ -2,12 +2,14 @@
 # The graded kernels are stubs here: write them in the notebooks.
 """``m5 lab``: rerun the Module 5 lab, draw its figures, write a report, re-pin artifacts.
 
-    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]
+    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru ...]
 
 Sections (in lab order): environment, dagger, dqn, log, offline, fqe, dt, language.
 Each section calls the reference implementation with the parameters of the lab
 notebook's profile (:data:`PROFILE_PARAMS`), writes ``<section>.png`` and adds its
-tables to ``report.md`` in ``--out`` (default ``lab-out``).
+tables to ``report.md`` in ``--out`` (default ``lab-out``), next to ``claims.json``:
+every claim of :mod:`m5_student.lab_results` with its per-seed values, mean and sd
+(the README's results table is generated from it).
 
 * ``--profile`` defaults to ``$RL_LLM_M5_PROFILE`` (smoke | full), else smoke; any
   other value of the variable is an error (exit 2).
@@ -21,9 +23,11 @@ tables to ``report.md`` in ``--out`` (default ``lab-out``).
   ``.npz`` files hold no object arrays (names are fixed-width unicode) and are written
   byte-for-byte deterministically, so re-pinning identical results changes nothing.
 
-``--lang en|ru`` (default en) sets the language of the report (headers included),
-the figure titles, legends and tick labels and the printed lines; it comes only from
-this argument, never from the environment. Texts are in :mod:`m5_student.labels`.
+``--lang en|ru`` (default en; ``--lang en ru`` writes both from one run: ``report.md``
+with ``<section>.png`` and ``report.ru.md`` with ``<section>.ru.png``) sets the
+language of the report (headers included), the figure titles, legends and tick labels
+and the printed lines (those follow the first language); it comes only from this
+argument, never from the environment. Texts are in :mod:`m5_student.labels`.
 
 Exit status: 0 on success, 2 on a usage error (unknown section or profile, bad flag).
 Notebooks read the pinned files with :func:`load_pinned`.
@@ -47,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from m5_student.common import progress
-from m5_student.labels import LANGUAGES, display_name, labels_for
+from m5_student.labels import LABELS, LANGUAGES, display_name, labels_for
 
 __all__ = [
     "SECTIONS",
@@ -62,9 +66,11 @@ __all__ = [
     "resolve_profile",
     "parse_options",
     "run_lab",
+    "write_outputs",
     "load_pinned",
     "write_npz",
     "dt_claims",
+    "compare_runs",
     "main",
 ]
 
@@ -78,17 +84,13 @@ PROTOCOL_FILE = "M5_experiment_protocol.json"
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
     "M5_dagger_curve.npz": ("rounds", "success_rate"),
     "M5_online_dqn_curve.npz": ("dqn_success", "double_success"),
-    "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values"),
-    "M5_decision_transformer_results.npz": ("target_return", "mean_return"),
+    "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values",
+                                      "greedy_q_mean", "greedy_value_true", "fqe_logged_values"),
+    "M5_decision_transformer_results.npz": ("target_return", "mean_return", "log_returns"),
     "M5_language_ilql_results.npz": ("method_names", "exact_match"),
 }
 
-ARTIFACT_SCOPE = (
-    "Course-generated artifacts: produced by this repository's reference implementation "
-    "with `m5 lab --profile full --pin` on CPU, one seed per artifact (seed offset 0), "
-    "small networks and a synthetic task. They make the notebook figures stable; they "
-    "are not external benchmark results and one seed does not rank methods."
-)
+ARTIFACT_SCOPE = LABELS["en"]["nb.artifact_scope"]
 
 
 class UsageError(Exception):
@@ -300,6 +302,21 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
         return {key: archive[key] for key in archive.files}
 
 
+def compare_runs(labels: Mapping[str, str], rows: Sequence[tuple[str, float | None, float | None]], digits: int = 2) -> str:
+    """A text table a notebook prints: one row per quantity, ``your run | pinned full run``.
+
+    ``rows`` holds ``(name, yours, pinned)``; None (a request or round one of the runs
+    does not have) prints as a dash. The column headers come from ``labels``, so the
+    table is in the notebook's language.
+    """
+    def cell(value) -> str:
+        return "—" if value is None else f"{float(value):.{digits}f}"
+
+    table = [("", labels["nb.your_run"], labels["nb.pinned_run"])] + [(str(n), cell(a), cell(b)) for n, a, b in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    return "\n".join(f"{row[0]:<{widths[0]}} | {row[1]:>{widths[1]}} | {row[2]:>{widths[2]}}" for row in table)
+
+
 def _package_versions() -> dict[str, str]:
     from importlib import metadata
 
@@ -406,6 +423,10 @@ def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
         "mean_return": np.asarray([run["results"][n]["mean_return"] for n in names]),
         "success_rate": np.asarray([run["results"][n]["success_rate"] for n in names]),
         "greedy_q_mean": [run["results"][n]["greedy_q_mean"] for n in names],
+        "greedy_value_true": np.asarray([run["results"][n]["greedy_value_true"] for n in names]),
+        "logged_pair_share": np.asarray([run["results"][n]["logged_pair_share"] for n in names]),
+        # FQE's value over the same logged states, when the fqe section runs too
+        "fqe_logged_value": [run["fqe"][n]["logged_value"] if run["fqe"] else None for n in names],
     }
 
 
@@ -417,6 +438,7 @@ def _run_fqe(profile: LabProfile, offset: int, cache: dict) -> dict:
         "fqe_names": names,
         "fqe_values": np.asarray([run["fqe"][n]["fqe_value"] for n in names]),
         "simulated_values": np.asarray([run["fqe"][n]["simulated_value"] for n in names]),
+        "abs_error": np.asarray([abs(run["fqe"][n]["error"]) for n in names]),
         "gamma": float(next(iter(run["fqe"].values()))["gamma"]),
         "sim_mean_return": np.asarray([run["results"][n]["mean_return"] for n in names]),
     }
@@ -445,6 +467,7 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
         "success_rate": sweep["success_rate"],
         "data_return_range": np.asarray([returns.min(), returns.max()], dtype=np.float64),
         "data_mean_return": float(returns.mean()),
+        "log_returns": returns.astype(np.float64),
         "final_loss": float(losses[-1]),
     }
 
@@ -510,16 +533,28 @@ def dt_claims(target_return, mean_return, data_max: float, *, tolerance: float =
 
 
 # --------------------------------------------------------------------------- figures and report
-def _figure(out: Path, name: str, draw: Callable, figsize=(9, 4.8)) -> str:
-    # A bare Figure renders with Agg and never touches pyplot's backend or state, so
-    # running the lab from a notebook leaves its inline plotting alone.
-    from matplotlib.figure import Figure
+@dataclass(frozen=True)
+class _Render:
+    """Where and in which language one report is written, and which run its figures show."""
 
-    fig = Figure(figsize=figsize)
-    draw(fig.subplots())
-    fig.tight_layout()
-    fig.savefig(out / f"{name}.png", dpi=110)
-    return f"{name}.png"
+    out: Path
+    labels: dict
+    run_label: str
+    suffix: str = ""  # "" for English, ".ru" for Russian: both reports can share a folder
+
+    def figure(self, name: str, draw: Callable, figsize=(9, 4.8), rows: int = 1, height_ratios=None) -> str:
+        """Draw with ``draw(ax)`` (or ``draw(axes)`` for several rows), save, return the file name."""
+        # A bare Figure renders with Agg and never touches pyplot's backend or state, so
+        # running the lab from a notebook leaves its inline plotting alone.
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=figsize)
+        axes = fig.subplots(rows, 1, gridspec_kw={"height_ratios": height_ratios} if height_ratios else None)
+        draw(axes)
+        fig.tight_layout()
+        file = f"{name}{self.suffix}.png"
+        fig.savefig(self.out / file, dpi=110)
+        return file
 
 
 def _t(labels: Mapping[str, str], key: str, **fields) -> str:
@@ -536,53 +571,55 @@ def _yes_no(labels: Mapping[str, str], flag) -> str:
     return _t(labels, "yes" if bool(flag) else "no")
 
 
-def _report_environment(runs: list[dict], out: Path, labels: dict) -> list[str]:
+def _spread(stats: dict, runs: list) -> np.ndarray | None:
+    """The across-seed sd to draw, or None for one seed (no error bars)."""
+    return stats["std"] if len(runs) > 1 else None
+
+
+def _report_environment(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_environment
 
-    r = runs[0]
-    png = _figure(out, "environment", lambda ax: plot_environment(r["env"], ax, labels), (10, 5.5))
+    labels, run = r.labels, runs[0]
+    png = r.figure("environment", lambda ax: plot_environment(run["env"], ax, labels, run_label=r.run_label), (10, 5.5))
     lines = [f"![environment]({png})", ""]
-    expert = _t(labels, "expert_run", outcome=display_name(labels, r["expert_outcome"]), steps=r["expert_steps"],
-                ret=f"{r['expert_return']:.2f}")
+    expert = _t(labels, "expert_run", outcome=display_name(labels, run["expert_outcome"]), steps=run["expert_steps"],
+                ret=f"{run['expert_return']:.2f}")
     lines += _table(_header(labels, "quantity", "value"), [
-        (_t(labels, "observation_dim"), r["observation_dim"]), (_t(labels, "action_dim"), r["action_dim"]),
-        (_t(labels, "initial_state"), f"`{r['initial_state']}`"),
+        (_t(labels, "observation_dim"), run["observation_dim"]), (_t(labels, "action_dim"), run["action_dim"]),
+        (_t(labels, "initial_state"), f"`{run['initial_state']}`"),
         (_t(labels, "expert_from_start"), expert),
     ])
     return lines
 
 
-def _report_dagger(runs: list[dict], out: Path, labels: dict) -> list[str]:
+def _report_dagger(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_dagger_curve
 
-    success = _stats([r["success_rate"] for r in runs])
-    spread = success["std"] if len(runs) > 1 else None
-    png = _figure(out, "dagger", lambda ax: plot_dagger_curve(runs[0]["rounds"], success["mean"], ax, labels, success_spread=spread))
+    labels = r.labels
+    success = _stats([x["success_rate"] for x in runs])
+    png = r.figure("dagger", lambda ax: plot_dagger_curve(runs[0]["rounds"], success["mean"], ax, labels,
+                                                          success_spread=_spread(success, runs), run_label=r.run_label))
     rows = []
     for i, rnd in enumerate(runs[0]["rounds"]):
-        per = [r["success_rate"][i] for r in runs]
-        rows.append((int(rnd), int(runs[0]["dataset_size"][i]), _cell(per), _cell([r["mean_return"][i] for r in runs]), _per_seed(per)))
+        per = [x["success_rate"][i] for x in runs]
+        rows.append((int(rnd), int(runs[0]["dataset_size"][i]), _cell(per), _cell([x["mean_return"][i] for x in runs]), _per_seed(per)))
     return [f"![dagger]({png})", ""] + _table(
         _header(labels, "round", "dataset_size", "success_rate", "mean_return", "success_per_seed"), rows)
 
 
-def _report_dqn(runs: list[dict], out: Path, labels: dict) -> list[str]:
+def _report_dqn(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_dqn_curves
 
+    labels = r.labels
     # Several seeds: the curve of the across-seed mean success flag.
-    dqn = np.mean([r["dqn_success"] for r in runs], axis=0)
-    double = np.mean([r["double_success"] for r in runs], axis=0)
-    def draw(ax):
-        plot_dqn_curves(dqn, double, ax, labels)
-        if len(runs) > 1:  # the stock title speaks of one seed
-            ax.set_title(f"{labels['dqn_title']} {_t(labels, 'seeds_suffix', count=len(runs))}")
-
-    png = _figure(out, "dqn", draw)
+    dqn = np.mean([x["dqn_success"] for x in runs], axis=0)
+    double = np.mean([x["double_success"] for x in runs], axis=0)
+    png = r.figure("dqn", lambda ax: plot_dqn_curves(dqn, double, ax, labels, run_label=r.run_label))
     rows = []
     for key, name in (("dqn", "DQN"), ("double", "Double DQN")):
-        late = [float(np.mean(r[f"{key}_success"][-15:])) for r in runs]
-        rows.append((display_name(labels, name), _cell([r[f"{key}_eval_success"] for r in runs]),
-                     _cell([r[f"{key}_eval_return"] for r in runs]), _cell(late), _per_seed([r[f"{key}_eval_success"] for r in runs])))
+        late = [float(np.mean(x[f"{key}_success"][-15:])) for x in runs]
+        rows.append((display_name(labels, name), _cell([x[f"{key}_eval_success"] for x in runs]),
+                     _cell([x[f"{key}_eval_return"] for x in runs]), _cell(late), _per_seed([x[f"{key}_eval_success"] for x in runs])))
     return [f"![dqn]({png})", ""] + _table(
         _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed"), rows)
 
@@ -591,44 +628,61 @@ def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
     return ", ".join(f"{display_name(labels, name)} {count}" for name, count in outcomes.items())
 
 
-def _report_log(runs: list[dict], out: Path, labels: dict) -> list[str]:
+def _report_log(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_log_actions
     from m5_student.keydoor import ACTION_NAMES
 
-    r = runs[0]
-    png = _figure(out, "log", lambda ax: plot_log_actions(r["counts"], ACTION_NAMES, ax, labels), (8, 4.5))
-    rows = [(display_name(labels, a), int(r["counts"][i]), _fmt(float(r["probabilities"][i]), 4), _yes_no(labels, r["support_mask"][i]))
+    labels, run = r.labels, runs[0]
+    png = r.figure("log", lambda ax: plot_log_actions(run["counts"], ACTION_NAMES, ax, labels, run_label=r.run_label), (8, 4.5))
+    rows = [(display_name(labels, a), int(run["counts"][i]), _fmt(float(run["probabilities"][i]), 4), _yes_no(labels, run["support_mask"][i]))
             for i, a in enumerate(ACTION_NAMES)]
-    summary = _t(labels, "log_summary", seed=r["seed"], transitions=r["transitions"], outcomes=_outcomes(labels, r["outcomes"]),
-                 ret=f"{r['mean_return']:.3f}", all_seeds=_cell([x["mean_return"] for x in runs]))
+    summary = _t(labels, "log_summary", seed=run["seed"], transitions=run["transitions"], outcomes=_outcomes(labels, run["outcomes"]),
+                 ret=f"{run['mean_return']:.3f}", all_seeds=_cell([x["mean_return"] for x in runs]))
     return [f"![log]({png})", "", summary, ""] + _table(
-        (*_header(labels, "action", "count", "behavior_probability"), _t(labels, "in_support", threshold=r["support_threshold"])), rows)
+        (*_header(labels, "action", "count", "behavior_probability"), _t(labels, "in_support", threshold=run["support_threshold"])), rows)
 
 
-def _report_offline(runs: list[dict], out: Path, labels: dict) -> list[str]:
-    from m5_student.figures import plot_offline_methods
+def _nan_none(values) -> np.ndarray:
+    """A list that may hold None (a method without Q, a run without FQE) as floats with NaN."""
+    return np.asarray([np.nan if v is None else float(v) for v in values], dtype=np.float64)
 
-    names = runs[0]["method_names"]
-    ret = _stats([r["mean_return"] for r in runs])
-    suc = _stats([r["success_rate"] for r in runs])
-    png = _figure(out, "offline", lambda ax: plot_offline_methods(
-        names, ret["mean"], suc["mean"], ax, labels, return_spread=ret["std"] if len(runs) > 1 else None))
+
+def _report_offline(runs: list[dict], r: _Render) -> list[str]:
+    from m5_student.figures import plot_offline_methods, plot_offline_values
+
+    labels, names = r.labels, runs[0]["method_names"]
+    ret = _stats([x["mean_return"] for x in runs])
+    suc = _stats([x["success_rate"] for x in runs])
+    png = r.figure("offline", lambda ax: plot_offline_methods(
+        names, ret["mean"], suc["mean"], ax, labels, return_spread=_spread(ret, runs), run_label=r.run_label))
+    learned = np.stack([_nan_none(x["greedy_q_mean"]) for x in runs])
+    true = np.stack([x["greedy_value_true"] for x in runs])
+    fqe = np.stack([_nan_none(x["fqe_logged_value"]) for x in runs])
+    fqe = None if np.isnan(fqe).all() else fqe
+    values_png = r.figure("offline_values", lambda ax: plot_offline_values(
+        names, learned, true, ax, labels, fqe=fqe, run_label=r.run_label), (9.5, 5))
+
+    def cell(column) -> str:
+        return _t(labels, "not_available") if np.isnan(column).any() else _cell(column)
+
     rows = []
     for i, n in enumerate(names):
-        q = [r["greedy_q_mean"][i] for r in runs]
-        rows.append((display_name(labels, n), _cell(ret["values"][:, i]), _cell(suc["values"][:, i]),
-                     _t(labels, "not_available") if q[0] is None else _cell(q), _per_seed(suc["values"][:, i])))
-    return [f"![offline]({png})", ""] + _table(
-        _header(labels, "method", "mean_return", "success_rate", "logged_q", "success_per_seed"), rows)
+        rows.append((display_name(labels, n), _cell(ret["values"][:, i]), _cell(suc["values"][:, i]), _per_seed(suc["values"][:, i]),
+                     cell(learned[:, i]), _cell(true[:, i]), _t(labels, "not_available") if fqe is None else cell(fqe[:, i]),
+                     _cell([x["logged_pair_share"][i] for x in runs])))
+    return [f"![offline]({png})", "", f"![offline_values]({values_png})", "", _t(labels, "values_intro"), ""] + _table(
+        _header(labels, "method", "mean_return", "success_rate", "success_per_seed", "logged_q", "true_value", "fqe_logged",
+                "logged_pair_share"), rows)
 
 
-def _report_fqe(runs: list[dict], out: Path, labels: dict) -> list[str]:
+def _report_fqe(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_fqe_vs_simulator
 
-    names = runs[0]["fqe_names"]
-    est = _stats([r["fqe_values"] for r in runs])
-    sim = _stats([r["simulated_values"] for r in runs])
-    png = _figure(out, "fqe", lambda ax: plot_fqe_vs_simulator(names, est["mean"], sim["mean"], ax, labels))
+    labels, names = r.labels, runs[0]["fqe_names"]
+    est = _stats([x["fqe_values"] for x in runs])
+    sim = _stats([x["simulated_values"] for x in runs])
+    png = r.figure("fqe", lambda ax: plot_fqe_vs_simulator(names, est["mean"], sim["mean"], ax, labels, fqe_spread=_spread(est, runs),
+                                                           simulated_spread=_spread(sim, runs), run_label=r.run_label))
     rows = []
     for i, n in enumerate(names):
         err = est["values"][:, i] - sim["values"][:, i]
@@ -638,30 +692,31 @@ def _report_fqe(runs: list[dict], out: Path, labels: dict) -> list[str]:
     return lines + ["", f"> {labels['fqe_warning']}"]
 
 
-def _report_dt(runs: list[dict], out: Path, labels: dict) -> list[str]:
-    from m5_student.figures import plot_dt_sweep
+def _report_dt(runs: list[dict], r: _Render) -> list[str]:
+    from m5_student.figures import plot_dt_panel
+    from m5_student.lab_results import DT_GAP
 
-    targets = runs[0]["target_return"]
-    achieved = _stats([r["mean_return"] for r in runs])
-    lo = min(float(r["data_return_range"][0]) for r in runs)
-    hi = max(float(r["data_return_range"][1]) for r in runs)
-    png = _figure(out, "dt", lambda ax: plot_dt_sweep(
-        targets, achieved["mean"], ax, labels, return_spread=achieved["std"] if len(runs) > 1 else None, data_range=(lo, hi)), (8, 4.7))
-    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([r["success_rate"][i] for r in runs]), _per_seed(achieved["values"][:, i]))
+    labels, targets = r.labels, runs[0]["target_return"]
+    achieved = _stats([x["mean_return"] for x in runs])
+    pooled = np.concatenate([x["log_returns"] for x in runs])  # every seed's log: the histogram under the sweep
+    png = r.figure("dt", lambda axes: plot_dt_panel(targets, achieved["mean"], pooled, axes, labels, return_spread=_spread(achieved, runs),
+                                                    gap=DT_GAP, run_label=r.run_label), (8, 7.5), rows=2, height_ratios=(3, 1.6))
+    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([x["success_rate"][i] for x in runs]), _per_seed(achieved["values"][:, i]))
             for i, t in enumerate(targets)]
-    lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{lo:.2f}", high=f"{hi:.2f}"), ""]
+    lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{pooled.min():.2f}", high=f"{pooled.max():.2f}"),
+             _t(labels, "dt_hist_intro"), ""]
     lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed"), rows)
     return lines
 
 
-def _report_language(runs: list[dict], out: Path, labels: dict) -> list[str]:
+def _report_language(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_language_exact_match
 
-    names = runs[0]["method_names"]
-    em = _stats([r["exact_match"] for r in runs])
-    png = _figure(out, "language", lambda ax: plot_language_exact_match(
-        names, em["mean"], ax, labels, match_spread=em["std"] if len(runs) > 1 else None), (8.8, 4.8))
-    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell([r["mean_reward"][i] for r in runs]), _per_seed(em["values"][:, i]))
+    labels, names = r.labels, runs[0]["method_names"]
+    em = _stats([x["exact_match"] for x in runs])
+    png = r.figure("language", lambda ax: plot_language_exact_match(
+        names, em["mean"], ax, labels, match_spread=_spread(em, runs), run_label=r.run_label), (8.8, 4.8))
+    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell([x["mean_reward"][i] for x in runs]), _per_seed(em["values"][:, i]))
             for i, n in enumerate(names)]
     first = runs[0]
     lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]), ""]
@@ -732,10 +787,15 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
             "fqe_names": np.asarray(fqe["fqe_names"], dtype=str),
             "fqe_values": np.asarray(fqe["fqe_values"], dtype=np.float64),
             "fqe_simulated_values": np.asarray(fqe["simulated_values"], dtype=np.float64),
+            "greedy_q_mean": _nan_none(off["greedy_q_mean"]),
+            "greedy_value_true": np.asarray(off["greedy_value_true"], dtype=np.float64),
+            "logged_pair_share": np.asarray(off["logged_pair_share"], dtype=np.float64),
+            "fqe_logged_values": _nan_none(off["fqe_logged_value"]),
         },
         "M5_decision_transformer_results.npz": {
             "target_return": dt["target_return"], "mean_return": dt["mean_return"],
             "success_rate": dt["success_rate"], "data_return_range": dt["data_return_range"],
+            "log_returns": dt["log_returns"],
         },
         "M5_language_ilql_results.npz": {
             "method_names": np.asarray(lang["method_names"], dtype=str),
@@ -784,7 +844,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", default="1", help="run every seeded section with seed offsets 0..N-1 (default 1)")
     parser.add_argument("--out", default="lab-out", help="directory for the PNG figures and report.md (default lab-out)")
     parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite m5_student/data/")
-    parser.add_argument("--lang", default="en", help="language of figures and report: en or ru")
+    parser.add_argument("--lang", nargs="+", default=["en"], metavar="LANG",
+                        help="language(s) of figures and report: en, ru or both (one run, report.md and report.ru.md)")
     return parser
 
 
@@ -797,7 +858,12 @@ class LabOptions:
     seeds: int
     out: Path
     pin: bool
-    lang: str
+    langs: tuple[str, ...]
+
+    @property
+    def lang(self) -> str:
+        """The first language asked for: the one printed messages use."""
+        return self.langs[0]
 
 
 def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions:
@@ -822,8 +888,10 @@ def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions
         seeds = 0
     if seeds < 1:
         raise UsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
-    if args.lang not in LANGUAGES:
-        raise UsageError(f"--lang must be one of {', '.join(LANGUAGES)}, got {args.lang!r}")
+    bad = [lang for lang in args.lang if lang not in LANGUAGES]
+    if bad:
+        raise UsageError(f"--lang must be one or more of {', '.join(LANGUAGES)}, got {bad[0]!r}")
+    langs = tuple(dict.fromkeys(args.lang))  # in the order typed, without repeats
     if args.pin:
         if args.profile == "smoke":
             raise UsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
@@ -832,17 +900,67 @@ def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions
         profile = "full"
     # Keep lab order and drop duplicates whatever order the user typed.
     ordered = tuple(s for s in SECTIONS if s in sections)
-    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), args.lang)
+    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), langs)
+
+
+#: Report file of each language; both can share one ``--out`` folder.
+REPORT_FILES = {"en": "report.md", "ru": "report.ru.md"}
+CLAIMS_FILE = "claims.json"
+CLAIMS_INDEX = "README.md"
+
+
+def _command(options: LabOptions) -> str:
+    """The ``m5 lab`` command line that reproduces ``options`` (written into claims.json)."""
+    parts = ["m5 lab", "--profile", options.profile]
+    if options.sections != SECTIONS:
+        parts += ["--section", *options.sections]
+    parts += ["--seeds", str(options.seeds), "--out", options.out.as_posix(), "--lang", *options.langs]
+    return " ".join(parts + (["--pin"] if options.pin else []))
+
+
+def _write_report(results: dict, options: LabOptions, seconds: dict, total: float, claims: dict, lang: str) -> tuple[Path, dict]:
+    """Figures and the report of one language; returns the report's path and the per-seed verdicts."""
+    from m5_student.lab_results import caveats, claims_table
+
+    labels = labels_for(lang)
+    render = _Render(options.out, labels, labels["run.lab"].format(profile=options.profile, seeds=options.seeds),
+                     "" if lang == "en" else f".{lang}")
+    section_title = {s: _t(labels, f"section.{s}") for s in options.sections}
+    lines = [f"# {_t(labels, 'title')}", "", _t(labels, "intro", profile=options.profile, last_offset=options.seeds - 1,
+                                                sections=", ".join(section_title.values())), ""]
+    lines += _table(_header(labels, "section", "wall_time"),
+                    [(section_title[s], _fmt(seconds[s], 1)) for s in options.sections] + [(_t(labels, "total"), _fmt(total, 1))])
+    for section in options.sections:
+        lines += ["", f"## {section_title[section]}", ""] + REPORTERS[section](results[section], render)
+    claim_lines, verdicts = _claims(results, labels)
+    if claim_lines or claims:
+        lines += ["", f"## {_t(labels, 'claims')}", *claim_lines]
+    if claims:
+        lines += ["", _t(labels, "all_claims"), "", *claims_table(claims, lang)]
+        notes = caveats(claims, lang)
+        if notes:
+            lines += ["", f"## {_t(labels, 'caveats')}", "", *(f"- {n}" for n in notes)]
+    lines += ["", f"## {labels['summary_heading']}", ""]
+    lines += [f"- {labels[k]}" for k in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm")]
+    report = options.out / REPORT_FILES[lang]
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return report, verdicts
 
 
 def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
-    """Run the requested sections, write figures and report.md, pin if asked.
+    """Run the requested sections, write figures, reports and claims.json, pin if asked.
 
+    Writes, in ``options.out``: one report per language (:data:`REPORT_FILES`) with
+    its figures (``<section>.png``, Russian ones ``<section>.ru.png``), ``claims.json``
+    (every claim of :mod:`m5_student.lab_results` whose section ran; numbers only,
+    no timings, so equal runs give equal files) and ``README.md`` (the claim id index).
     Returns ``{"results": {section: [per-seed dict]}, "seconds": {section: s},
-    "verdicts": {...}, "report": Path, "pinned": [Path]}``.
+    "verdicts": {...}, "claims": {...}, "report": Path (first language),
+    "reports": {lang: Path}, "pinned": [Path]}``.
     """
+    from m5_student.lab_results import claims_document, evaluate_claims, id_index
+
     profile = PROFILE_PARAMS[options.profile]
-    labels = labels_for(options.lang)
     options.out.mkdir(parents=True, exist_ok=True)
     cache: dict = {"need_fqe": "fqe" in options.sections}
     tasks = [(s, i) for s in options.sections for i in range(1 if s in UNSEEDED else options.seeds)]
@@ -861,25 +979,33 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
         seconds["offline"] -= moved
         seconds["fqe"] += moved
 
-    section_title = {s: _t(labels, f"section.{s}") for s in options.sections}
-    lines = [f"# {_t(labels, 'title')}", "", _t(labels, "intro", profile=options.profile, last_offset=options.seeds - 1,
-                                                sections=", ".join(section_title.values())), ""]
-    lines += _table(_header(labels, "section", "wall_time"),
-                    [(section_title[s], _fmt(seconds[s], 1)) for s in options.sections] + [(_t(labels, "total"), _fmt(total, 1))])
-    for section in options.sections:
-        lines += ["", f"## {section_title[section]}", ""] + REPORTERS[section](results[section], options.out, labels)
-    claim_lines, verdicts = _claims(results, labels)
-    if claim_lines:
-        lines += ["", f"## {_t(labels, 'claims')}", *claim_lines]
-    lines += ["", f"## {labels['summary_heading']}", ""]
-    lines += [f"- {labels[k]}" for k in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm")]
-    report = options.out / "report.md"
-    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return write_outputs(options, results, seconds, total, data_dir=data_dir)
+
+
+def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: Mapping[str, float], total: float, *,
+                  data_dir: Path | None = None) -> dict:
+    """Everything :func:`run_lab` writes, from the sections' per-seed results.
+
+    Apart from running so that the figures and texts of a long run (the committed
+    5-seed report) can be rewritten from its saved results after a wording change,
+    without training again. Returns what :func:`run_lab` returns.
+    """
+    from m5_student.lab_results import claims_document, evaluate_claims, id_index
+
+    options.out.mkdir(parents=True, exist_ok=True)
+    claims = evaluate_claims(results)
+    document = claims_document(_command(options), options.profile, options.seeds, _package_versions(), claims)
+    (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
+    reports, verdicts = {}, {}
+    for lang in options.langs:
+        reports[lang], verdicts = _write_report(results, options, dict(seconds), total, claims, lang)
 
     pinned = []
     if options.pin:
-        pinned = _write_pinned(results, profile, options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir)
-    return {"results": results, "seconds": seconds, "total_seconds": total, "verdicts": verdicts, "report": report, "pinned": pinned}
+        pinned = _write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir)
+    return {"results": results, "seconds": dict(seconds), "total_seconds": total, "verdicts": verdicts, "claims": claims,
+            "report": reports[options.langs[0]], "reports": reports, "pinned": pinned}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -893,7 +1019,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = run_lab(options)
     labels = labels_for(options.lang)
     print(_t(labels, "done", profile=options.profile, count=len(options.sections), seconds=f"{run['total_seconds']:.1f}",
-             report=run["report"]))
+             report=", ".join(str(path) for path in run["reports"].values())))
     for path in run["pinned"]:
         print(_t(labels, "pinned", path=path))
     return 0

@@ -21,7 +21,7 @@ import numpy as np
 
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything, summarize_episodes
-from m5_student.fqe import FQEConfig, fit_fqe, policy_value
+from m5_student.fqe import FQEConfig, exact_policy_evaluation, fit_fqe, policy_value
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.offline_data import (  # noqa: F401  (re-exported)
     PROFILES,
@@ -58,6 +58,8 @@ __all__ = [
     "offline_experiment",
     "simulated_value",
     "greedy_q_mean",
+    "true_state_values",
+    "logged_pair_share",
     "pinned_arrays",
     # re-exported from offline_data / offline_methods
     "PROFILES",
@@ -130,6 +132,34 @@ def greedy_q_mean(q_net, policy: GreedyPolicy, observations: np.ndarray) -> floa
     return float(q[np.arange(len(chosen)), chosen].mean())
 
 
+def true_state_values(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.ndarray, gamma: float) -> np.ndarray:
+    """V^pi(s) of the policy at each observation, exact: shape (N,).
+
+    Solves the Bellman equation of the environment's tabular model
+    (:meth:`KeyDoorGrid.tabular_model`, no time limit, the same fixed point a learner
+    that bootstraps across the time limit aims at), so a learner's Q(s, pi(s)) can be
+    compared with the truth state by state, not only through start-cell rollouts.
+    """
+    model = env.tabular_model()
+    probs = policy.probs(model["observations"])
+    q = exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"], probs, gamma)
+    values = np.sum(probs * q, axis=1)
+    return values[[env.state_index(o) for o in np.asarray(observations)]]
+
+
+def logged_pair_share(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.ndarray, actions: np.ndarray) -> float:
+    """Share of logged states where the policy's greedy action was itself logged in that state.
+
+    1.0: the policy never leaves the log's (state, action) pairs; lower: it bootstraps
+    on actions it has no data for. How CQL and IQL protect (the ranking of actions),
+    measured apart from what the Q values are worth in level.
+    """
+    states = [env.state_index(o) for o in np.asarray(observations)]
+    seen = set(zip(states, (int(a) for a in actions)))
+    chosen = policy.actions(observations)
+    return float(np.mean([(s, int(a)) in seen for s, a in zip(states, chosen)]))
+
+
 def pinned_arrays(run: dict) -> dict[str, np.ndarray]:
     """Flat arrays of an :func:`offline_experiment` result for a pinned ``.npz``
     (unicode names, no object arrays): method_names, mean_return, success_rate,
@@ -173,9 +203,12 @@ def offline_experiment(
     Returns a dict with
       ``results``: {method: metrics dict (mean_return, success_rate, outcomes, episodes)
                    plus ``updates`` (gradient steps), ``train_seconds`` and
-                   ``greedy_q_mean`` (mean logged-state Q(s, pi(s)); None for BC)};
+                   ``greedy_q_mean`` (mean logged-state Q(s, pi(s)); None for BC),
+                   ``greedy_value_true`` (mean logged-state V^pi(s), exact, gamma of the
+                   learners) and ``logged_pair_share`` (see :func:`logged_pair_share`)};
       ``fqe``: {method: {"fqe_value", "simulated_value", "error" = fqe - simulated,
-               "gamma"}}: discounted values over the log's own start cells;
+               "gamma", "logged_value"}}: discounted values over the log's own start cells
+               (``logged_value``: FQE's value over every logged state);
       ``dataset``: the log summary (sizes, outcomes, action counts and frequencies),
                plus ``support_mask`` = behavior_support_mask(frequencies, 0.35);
       ``config``: the hyper-parameters as plain dicts; ``seconds``: wall time by stage.
@@ -223,12 +256,17 @@ def offline_experiment(
 
     t0 = time.perf_counter()
     eval_seed = 10_000 * (seed + 1)
+    learner_configs = dict(zip(METHOD_NAMES, (cfg.bc, cfg.dqn, cfg.restricted, cfg.cql, cfg.iql)))
     results = {}
     for name, run in trained.items():
         metrics = _evaluate(env, run.policy, evaluation_episodes, eval_seed)
         metrics["updates"] = run.updates
         q_net = run.networks.get("q")
         metrics["greedy_q_mean"] = None if q_net is None else greedy_q_mean(q_net, run.policy, arrays["observations"])
+        # The truth the learned value is compared with: same policy, same logged states, same gamma.
+        gamma = getattr(learner_configs[name], "gamma", cfg.fqe.gamma)  # BC has no gamma of its own
+        metrics["greedy_value_true"] = float(true_state_values(env, run.policy, arrays["observations"], gamma).mean())
+        metrics["logged_pair_share"] = logged_pair_share(env, run.policy, arrays["observations"], arrays["actions"])
         metrics["train_seconds"] = round(train_seconds[name], 4)
         results[name] = metrics
     clock["train"] = float(sum(train_seconds.values()))
@@ -244,7 +282,9 @@ def offline_experiment(
             q_net = fit_fqe(arrays, run.policy.probs, n_actions, cfg.fqe, seed=seed * 100 + 50 + i, targets_kernel=k["fqe_targets"])
             estimate = policy_value(q_net, start_obs, run.policy.probs)
             truth = simulated_value(env, run.policy, start_cells, cfg.fqe.gamma)
-            fqe[name] = {"fqe_value": estimate, "simulated_value": truth, "error": estimate - truth, "gamma": cfg.fqe.gamma}
+            fqe[name] = {"fqe_value": estimate, "simulated_value": truth, "error": estimate - truth, "gamma": cfg.fqe.gamma,
+                         # FQE's value of the policy over every logged state, next to greedy_value_true
+                         "logged_value": policy_value(q_net, arrays["observations"], run.policy.probs)}
         clock["fqe"] = time.perf_counter() - t0
 
     return {
