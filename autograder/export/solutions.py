@@ -7,7 +7,9 @@ All rendering logic lives here.
    :func:`reference_impl.exercises.inputs` / :func:`~reference_impl.exercises.answers`
    and :func:`write_markdown` writes ``solutions/{en,ru}/NN-slug.md`` (run
    ``python solutions/build.py``). A number in a worked answer is therefore computed
-   by ``reference_impl``, never typed twice.
+   by ``reference_impl``, never typed twice. Citations are placeholders too:
+   ``{{ cite_KEY }}`` renders "Author et al., YEAR" from :data:`REFERENCES` and
+   ``{{ references }}`` the full entries of the works the template cites.
 
    Placeholder syntax: ``{{ name }}`` or ``{{ name:spec }}``. ``name`` is an input or
    answer key of the exercise, optionally indexed (``targets[1]``); ``n`` is the
@@ -275,14 +277,16 @@ _README_TEXT = {
     "en": ("Worked solutions", "Exercise",
            "One Markdown file per exercise and language: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 conceptual, "
            "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
-           "every number comes from `reference_impl.exercises`, so edit the templates, never the output.",
+           "every number comes from `reference_impl.exercises` and every citation from `REFERENCES` in "
+           "`autograder/export/solutions.py`, so edit the templates, never the output.",
            "Closing note: inputs chosen by the reconstruction",
            "The answer key gives answers without questions. Where it does not fix an input, the reconstructed "
            "question had to choose one; every figure the key pins is kept."),
     "ru": ("Разобранные решения", "Упражнение",
            "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
            "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
-           "все числа берутся из `reference_impl.exercises`, поэтому правьте шаблоны, а не результат.",
+           "все числа берутся из `reference_impl.exercises`, а ссылки на литературу — из `REFERENCES` в "
+           "`autograder/export/solutions.py`, поэтому правьте шаблоны, а не результат.",
            "Заключительное замечание: входные данные, выбранные при восстановлении",
            "Ключ содержит ответы без условий. Где он не фиксирует входные данные, восстановленному условию "
            "пришлось их выбрать; все числа, зафиксированные ключом, сохранены."),
