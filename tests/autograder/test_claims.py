@@ -135,13 +135,13 @@ def test_lab_sections_restore_the_seed_points(lang):
                "fqe": ["turns the improvement problem into an evaluation problem"],
                "dt": ["is a reference line, not a theorem"],
                "log": ["Coverage is an identifiability constraint"],
-               "language": ["loses **by construction**", "most frequent answer is a consistent slip"],
+               "language": ["loses **by construction**", "likely answer is a consistent slip"],
                "takeaways": ["where the statistical regime changes", "**An immutable log**"]},
         "ru": {"offline": ["Одинаковая отдача не делает методы одинаковыми", "один удачный seed — не рейтинг"],
                "fqe": ["задача улучшения превращается в задачу оценки"],
                "dt": ["ориентир, а не теорема"],
                "log": ["Покрытие — это ограничение идентифицируемости"],
-               "language": ["проигрывает **по построению**", "самый частый ответ — устойчивая ошибка"],
+               "language": ["проигрывает **по построению**", "ответ — устойчивая ошибка"],
                "takeaways": ["где меняется статистический режим", "**Неизменный журнал**"]},
     }[lang]
     for key, phrases in expected.items():
