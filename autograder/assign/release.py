@@ -40,6 +40,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.assign import sources
+from autograder.assign.claims import ClaimError
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference_impl"
@@ -435,7 +436,7 @@ def main(out: Path = RELEASE_ROOT, source_root: Path = SOURCE_ROOT) -> int:
     """`m5 release`: rebuild ``source_root`` (notebooks and kit), then the release in ``out``."""
     try:
         folders = build_sources(source_root) + build_release(Path(out), source_root)
-    except ReleaseError as exc:
+    except (ReleaseError, ClaimError) as exc:  # a missing lab report is a one-line error too
         print(f"m5 release: {exc}", file=sys.stderr)
         return 1
     for folder in folders:

@@ -29,6 +29,7 @@ from pathlib import Path
 import nbformat
 
 import reference_impl
+from autograder.assign import claims
 from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,7 +104,10 @@ def solution_source(name: str, path: Path = KERNELS_PY) -> str:
 
 # ------------------------------------------------------------------ solutions text
 def exercise_text(number: int, lang: str) -> dict[str, str]:
-    """``{"title", "question", "answer"}`` of exercise ``number`` from solutions/<lang>/."""
+    """``{"title", "question", "answer", "discussion"}`` of exercise ``number`` from solutions/<lang>/.
+
+    ``discussion`` is the question's "**Discussion.**" paragraph, or "" when it has none.
+    """
     matches = sorted((SOLUTIONS_DIR / lang).glob(f"{number:02d}-*.md"))
     if len(matches) != 1:
         raise ValueError(f"exercise_text: expected one solutions/{lang}/{number:02d}-*.md, found {len(matches)}")
@@ -112,7 +116,15 @@ def exercise_text(number: int, lang: str) -> dict[str, str]:
     sections = re.split(r"^## .*$", text, flags=re.M)
     if len(sections) != 3:
         raise ValueError(f"exercise_text: {matches[0].name} must have exactly two '## ' sections")
-    return {"title": title, "question": sections[1].strip(), "answer": sections[2].strip()}
+    question = sections[1].strip()
+    discussion = DISCUSSION.search(question)
+    return {"title": title, "question": question, "answer": sections[2].strip(),
+            "discussion": discussion.group(0).strip() if discussion else ""}
+
+
+# The hand-graded discussion questions of a code exercise: the question's paragraph that
+# opens with a bold "Discussion." / "Обсуждение." (repeated above the discussion cell).
+DISCUSSION = re.compile(r"^\*\*(?:Discussion|Обсуждение)\.\*\*.*$", re.M)
 
 
 # ------------------------------------------------------------------ cells
@@ -230,6 +242,9 @@ def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
 
 
 # ------------------------------------------------------------------ texts
+# The grading tolerance of numerical answers as students read it ("1e-4"), from the grader's constant.
+TOLERANCE_TEXT = f"{exercises.DEFAULT_TOLERANCE:.0e}".replace("e-0", "e-")
+
 ASSIGNMENT_TEXT = {
     "en": {
         "title": "# Module 5 assignment: learning from fixed data\n\n"
@@ -237,17 +252,24 @@ ASSIGNMENT_TEXT = {
                  "seven numerical exercises (assign the named values; the autograder checks them) and ten "
                  "kernels (write each function body; run the self-check cell below it).\n\n"
                  "Work in the answer cells only; do not rename the functions or the answer variables. "
+                 "Two grading rules: a numerical answer counts when each of its numbers lies within " + TOLERANCE_TEXT + " of the "
+                 "exact value, so give at least four decimals or an exact expression (`1/3`, not `0.333`); and "
+                 "a kernel must not modify its input arrays (copy before changing anything): a hidden test checks "
+                 "this for every kernel and costs points. "
                  "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: `python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
         "setup": "Run the cell below first: it finds the support library `m5_student` next to this notebook.",
         "conceptual": "## Part 1. Conceptual questions\n\nAnswer in a few sentences each; the answers are graded by hand.",
         "numerical": "## Part 2. Numerical exercises\n\nCompute by hand or with numpy, then assign the values to the names given. "
-                     "A list answer is a Python list in the order of the question.",
+                     "A list answer is a Python list in the order of the question. Each number must lie within "
+                     + TOLERANCE_TEXT + " of the exact value: keep at least four decimals, or write the exact "
+                     "expression (`1/3` passes, `0.333` does not).",
         "explain": "*Your explanation for the parts that ask why (graded by hand):*",
         "kernels": "## Part 3. Kernels\n\nEach function has its contract in the docstring. Validate the inputs and raise "
                    "`ValueError` (the helpers in `m5_student.validation`, imported as `v`, are optional) naming the bad "
-                   "argument. The self-check cell runs public checks; hidden tests check many more inputs.",
+                   "argument. Never modify an input array in place (a hidden test checks every kernel for it). "
+                   "The self-check cell runs public checks; hidden tests check many more inputs.",
         "imports": "Imports shared by the kernel cells:",
-        "discussion": "*Discussion (graded by hand):*",
+        "discussion": "*Your answers to the discussion questions (graded by hand):*",
     },
     "ru": {
         "title": "# Задание модуля 5: обучение на фиксированных данных\n\n"
@@ -255,18 +277,26 @@ ASSIGNMENT_TEXT = {
                  "семь вычислительных упражнений (присвойте значения переменным с заданными именами; их проверяет "
                  "автопроверка) и десять ядер (напишите тело каждой функции и запустите ячейку самопроверки под ней).\n\n"
                  "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
+                 "Два правила проверки: численный ответ засчитывается, если каждое его число отличается от "
+                 "точного значения не больше чем на " + TOLERANCE_TEXT + ", поэтому пишите не меньше четырёх знаков после запятой "
+                 "или точное выражение (`1/3`, а не `0.333`); и ядро не должно изменять переданные ему массивы "
+                 "(сначала скопируйте, потом меняйте): скрытый тест проверяет это у каждого ядра, и нарушение "
+                 "стоит баллов. "
                  "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: `python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
         "setup": "Сначала выполните ячейку ниже: она находит библиотеку поддержки `m5_student` рядом с ноутбуком.",
         "conceptual": "## Часть 1. Вопросы на понимание\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную.",
         "numerical": "## Часть 2. Вычислительные упражнения\n\nПосчитайте вручную или с numpy и присвойте значения "
-                     "переменным с указанными именами. Ответ-вектор — список Python в порядке условия.",
+                     "переменным с указанными именами. Ответ-вектор — список Python в порядке условия. Каждое "
+                     "число должно отличаться от точного значения не больше чем на " + TOLERANCE_TEXT + ": оставляйте не меньше "
+                     "четырёх знаков после запятой или пишите точное выражение (`1/3` засчитывается, `0.333` — нет).",
         "explain": "*Ваше объяснение для пунктов, где спрашивается «почему» (проверяется вручную):*",
         "kernels": "## Часть 3. Ядра\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
                    "`ValueError` с именем неверного аргумента (вспомогательные функции `m5_student.validation`, "
-                   "импортированные как `v`, можно использовать, но не обязательно). Ячейка самопроверки запускает "
+                   "импортированные как `v`, можно использовать, но не обязательно). Не изменяйте входные массивы "
+                   "на месте (скрытый тест проверяет это у каждого ядра). Ячейка самопроверки запускает "
                    "открытые проверки; скрытые тесты проверяют гораздо больше входов.",
         "imports": "Общие импорты ячеек с ядрами:",
-        "discussion": "*Обсуждение (проверяется вручную):*",
+        "discussion": "*Ваши ответы на вопросы для обсуждения (проверяются вручную):*",
     },
 }
 
@@ -345,15 +375,31 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
         cells += kernel_cells(name)
     for n in exercises.CODE_NUMBERS:
         ex = exercise_text(n, lang)
-        cells.append(markdown(f"ex{n:02d}_discussion_note", f"### {ex['title']}\n\n{t['discussion']}"))
+        if not ex["discussion"]:
+            raise ValueError(f"assignment_notebook: exercise {n} ({lang}) has no discussion question")
+        cells.append(markdown(f"ex{n:02d}_discussion_note", f"### {ex['title']}\n\n{ex['discussion']}\n\n{t['discussion']}"))
         cells.append(markdown(f"ex{n:02d}_discussion", ex["answer"], grade=True, solution=True, points=2))
     return _notebook(cells, "assignment", lang)
+
+
+def _with_claims(cells: list) -> list:
+    """Markdown cells with their ``{{claim:...}}`` lab figures filled from the lab report.
+
+    The report (:data:`autograder.assign.claims.CLAIMS_PATH`) is read once, and only
+    when a cell cites a claim; a missing report or an unknown id is a ClaimError.
+    """
+    citing = [c for c in cells if c.cell_type == "markdown" and claims.cited_claims(c.source)]
+    if citing:
+        table = claims.load_claims(claims.CLAIMS_PATH)
+        for cell in citing:
+            cell.source = claims.fill_claims(cell.source, claims=table)
+    return cells
 
 
 def _notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.nbformat, nb.nbformat_minor = 4, 5
-    nb.cells = list(cells)
+    nb.cells = _with_claims(list(cells))
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},

@@ -7,7 +7,9 @@ All rendering logic lives here.
    :func:`reference_impl.exercises.inputs` / :func:`~reference_impl.exercises.answers`
    and :func:`write_markdown` writes ``solutions/{en,ru}/NN-slug.md`` (run
    ``python solutions/build.py``). A number in a worked answer is therefore computed
-   by ``reference_impl``, never typed twice.
+   by ``reference_impl``, never typed twice. Citations are placeholders too:
+   ``{{ cite_KEY }}`` renders "Author et al., YEAR" from :data:`REFERENCES` and
+   ``{{ references }}`` the full entries of the works the template cites.
 
    Placeholder syntax: ``{{ name }}`` or ``{{ name:spec }}``. ``name`` is an input or
    answer key of the exercise, optionally indexed (``targets[1]``); ``n`` is the
@@ -163,10 +165,95 @@ def render_template(text: str, values: dict[str, Any]) -> tuple[str, list[str]]:
     return PLACEHOLDER.sub(fill, text), substituted
 
 
+# ------------------------------------------------------------------ references
+# Works the worked answers cite. A template cites with ``{{ cite_KEY }}`` (author and
+# year, in the text) and lists them with ``{{ references }}`` (full entries, at the end
+# of the answer); years and venues are therefore rendered, never typed.
+REFERENCES: dict[str, tuple[tuple[str, ...], int, str]] = {
+    "ross2011": (("Ross", "Gordon", "Bagnell"), 2011,
+                 "S. Ross, G. J. Gordon, J. A. Bagnell. A Reduction of Imitation Learning and Structured Prediction "
+                 "to No-Regret Online Learning. AISTATS, 2011."),
+    "fujimoto2019": (("Fujimoto", "Meger", "Precup"), 2019,
+                     "S. Fujimoto, D. Meger, D. Precup. Off-Policy Deep Reinforcement Learning without Exploration "
+                     "(BCQ). ICML, 2019."),
+    "vanhasselt2016": (("van Hasselt", "Guez", "Silver"), 2016,
+                       "H. van Hasselt, A. Guez, D. Silver. Deep Reinforcement Learning with Double Q-learning. "
+                       "AAAI, 2016."),
+    "kumar2020": (("Kumar", "Zhou", "Tucker", "Levine"), 2020,
+                  "A. Kumar, A. Zhou, G. Tucker, S. Levine. Conservative Q-Learning for Offline Reinforcement "
+                  "Learning. NeurIPS, 2020."),
+    "fujimoto2021": (("Fujimoto", "Gu"), 2021,
+                     "S. Fujimoto, S. S. Gu. A Minimalist Approach to Offline Reinforcement Learning (TD3+BC). "
+                     "NeurIPS, 2021."),
+    "kostrikov2021": (("Kostrikov", "Nair", "Levine"), 2021,
+                      "I. Kostrikov, A. Nair, S. Levine. Offline Reinforcement Learning with Implicit Q-Learning. "
+                      "arXiv:2110.06169, 2021 (ICLR, 2022)."),
+    "chen2021": (("Chen", "Lu", "Rajeswaran"), 2021,
+                 "L. Chen, K. Lu, A. Rajeswaran, K. Lee, A. Grover, M. Laskin, P. Abbeel, A. Srinivas, I. Mordatch. "
+                 "Decision Transformer: Reinforcement Learning via Sequence Modeling. NeurIPS, 2021."),
+    "snell2022": (("Snell", "Kostrikov", "Su"), 2022,
+                  "C. Snell, I. Kostrikov, Y. Su, M. Yang, S. Levine. Offline RL for Natural Language Generation with "
+                  "Implicit Language Q Learning. arXiv:2206.11871, 2022 (ICLR, 2023)."),
+    "brandfonbrener2022": (("Brandfonbrener", "Bietti", "Buckman"), 2022,
+                           "D. Brandfonbrener, A. Bietti, J. Buckman, R. Laroche, J. Bruna. When does "
+                           "return-conditioned supervised learning work for offline reinforcement learning? "
+                           "NeurIPS, 2022."),
+    "paster2022": (("Paster", "McIlraith", "Ba"), 2022,
+                   "K. Paster, S. McIlraith, J. Ba. You Can't Count on Luck: Why Decision Transformers and RvS Fail "
+                   "in Stochastic Environments. NeurIPS, 2022."),
+    "rafailov2023": (("Rafailov", "Sharma", "Mitchell"), 2023,
+                     "R. Rafailov, A. Sharma, E. Mitchell, S. Ermon, C. D. Manning, C. Finn. Direct Preference "
+                     "Optimization: Your Language Model is Secretly a Reward Model. NeurIPS, 2023."),
+}
+_REFERENCE_WORDS = {"en": ("and", "et al.", "References"), "ru": ("и", "и др.", "Литература")}
+_CITE = re.compile(r"\{\{\s*cite_([a-z0-9]+)\s*\}\}")
+_REFERENCES_SLOT = re.compile(r"\{\{\s*references\s*\}\}")
+
+
+def citation(key: str, lang: str) -> str:
+    """Author-year citation of ``REFERENCES[key]``: "Fujimoto and Gu, 2021", "Ross et al., 2011"."""
+    if key not in REFERENCES:
+        raise ValueError(f"citation: unknown reference `{key}` (known: {sorted(REFERENCES)})")
+    authors, year, _ = REFERENCES[key]
+    and_word, et_al, _ = _REFERENCE_WORDS[_check_lang(lang)]
+    names = f"{authors[0]} {and_word} {authors[1]}" if len(authors) == 2 else f"{authors[0]} {et_al}"
+    return f"{names}, {year}"
+
+
+def cited_references(template_text: str) -> list[str]:
+    """Keys cited by ``{{ cite_KEY }}`` in ``template_text``, first citation first, no repeats."""
+    return list(dict.fromkeys(_CITE.findall(template_text)))
+
+
+def citation_values(template_text: str, lang: str) -> dict[str, str]:
+    """``cite_KEY`` and ``references`` placeholders of a template in ``lang``.
+
+    Raises ValueError when a template cites without listing its references, or lists
+    references without citing any (the list would be empty or incomplete).
+    """
+    keys = cited_references(template_text)
+    has_slot = bool(_REFERENCES_SLOT.search(template_text))
+    if keys and not has_slot:
+        raise ValueError(f"citation_values: the template cites {keys} but has no {{{{ references }}}} list")
+    if has_slot and not keys:
+        raise ValueError("citation_values: the template has a {{ references }} list but cites nothing")
+    values = {f"cite_{key}": citation(key, lang) for key in keys}
+    if keys:
+        heading = _REFERENCE_WORDS[lang][2]
+        values["references"] = f"**{heading}.**\n\n" + "\n".join(f"- {REFERENCES[k][2]}" for k in keys)
+    return values
+
+
+def template_values(number: int, lang: str, template_text: str | None = None) -> dict[str, Any]:
+    """Every placeholder value of exercise ``number``'s template in ``lang``."""
+    text = template_path(number, lang).read_text(encoding="utf-8") if template_text is None else template_text
+    return {**exercise_values(number), **citation_values(text, lang)}
+
+
 def render_markdown(number: int, lang: str) -> str:
     """The worked solution of exercise ``number`` in ``lang`` (Markdown text)."""
     text = template_path(number, lang).read_text(encoding="utf-8")
-    rendered, _ = render_template(text, exercise_values(number))
+    rendered, _ = render_template(text, template_values(number, lang, text))
     return rendered
 
 
@@ -190,14 +277,16 @@ _README_TEXT = {
     "en": ("Worked solutions", "Exercise",
            "One Markdown file per exercise and language: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 conceptual, "
            "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
-           "every number comes from `reference_impl.exercises`, so edit the templates, never the output.",
+           "every number comes from `reference_impl.exercises` and every citation from `REFERENCES` in "
+           "`autograder/export/solutions.py`, so edit the templates, never the output.",
            "Closing note: inputs chosen by the reconstruction",
            "The answer key gives answers without questions. Where it does not fix an input, the reconstructed "
            "question had to choose one; every figure the key pins is kept."),
     "ru": ("Разобранные решения", "Упражнение",
            "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
            "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
-           "все числа берутся из `reference_impl.exercises`, поэтому правьте шаблоны, а не результат.",
+           "все числа берутся из `reference_impl.exercises`, а ссылки на литературу — из `REFERENCES` в "
+           "`autograder/export/solutions.py`, поэтому правьте шаблоны, а не результат.",
            "Заключительное замечание: входные данные, выбранные при восстановлении",
            "Ключ содержит ответы без условий. Где он не фиксирует входные данные, восстановленному условию "
            "пришлось их выбрать; все числа, зафиксированные ключом, сохранены."),

@@ -61,7 +61,7 @@ def test_templates_type_no_unverified_number(number, lang):
 def test_every_number_in_committed_text_comes_from_reference_impl(number, lang):
     """Read the committed file itself: each number must be a rendered value or allowed."""
     template = sol.template_path(number, lang).read_text(encoding="utf-8")
-    _, substituted = sol.render_template(template, sol.exercise_values(number))
+    _, substituted = sol.render_template(template, sol.template_values(number, lang, template))
     produced = {x for s in substituted for x in sol.stated_numbers(s)}
     allowed = produced | sol.STRUCTURAL_NUMBERS | set(sol.ALLOWED_NUMBERS[number])
     committed = sol.markdown_path(number, lang).read_text(encoding="utf-8")
@@ -98,7 +98,8 @@ def test_both_languages_state_the_same_numbers_and_display_formulas(number):
     rendered = {}
     for lang in sol.LANGUAGES:
         template = sol.template_path(number, lang).read_text(encoding="utf-8")
-        rendered[lang] = sol.render_template(template, sol.exercise_values(number))
+        values = sol.exercise_values(number)  # citations differ by language ("and" / "и"); numbers must not
+        rendered[lang] = sol.render_template(template, {**values, **sol.citation_values(template, "en")})
     assert sorted(rendered["en"][1]) == sorted(rendered["ru"][1])
     display = {lang: re.findall(r"\$\$(.+?)\$\$", text, re.S) for lang, (text, _) in rendered.items()}
     assert display["en"] == display["ru"]
@@ -277,3 +278,84 @@ def test_code_answer_17_matches_reference(lang):
                          (([1.0], [1]), {"radius_scale": math.inf})]:
         with pytest.raises(ValueError):
             ns["pessimistic_values"](*args, **kwargs)
+
+
+# ------------------------------------------------------------ depth: references and key ideas
+# Works each answer must cite (issue #15): the conceptual points rest on them.
+REQUIRED_CITATIONS = {
+    2: {"ross2011"}, 3: {"ross2011"}, 4: {"fujimoto2019"},
+    7: {"fujimoto2019", "fujimoto2021", "kumar2020", "kostrikov2021"},
+    8: {"chen2021", "snell2022", "brandfonbrener2022", "paster2022"},
+    10: {"ross2011"}, 12: {"vanhasselt2016"}, 13: {"kumar2020"}, 14: {"kostrikov2021"},
+    15: {"chen2021", "brandfonbrener2022", "paster2022"}, 16: {"vanhasselt2016"},
+}
+
+
+@pytest.mark.parametrize("number", sol.SLUGS)
+def test_both_languages_cite_the_required_works_and_list_them(number):
+    cited = {lang: set(sol.cited_references(sol.template_path(number, lang).read_text(encoding="utf-8")))
+             for lang in sol.LANGUAGES}
+    assert cited["en"] == cited["ru"]
+    assert REQUIRED_CITATIONS.get(number, set()) <= cited["en"]
+    for lang in sol.LANGUAGES:
+        answer = sol.markdown_path(number, lang).read_text(encoding="utf-8").split(HEADINGS[lang][2], 1)[1]
+        for key in cited[lang]:
+            authors, year, entry = sol.REFERENCES[key]
+            assert sol.citation(key, lang) in answer and entry in answer, (number, lang, key)
+            assert str(year) in sol.citation(key, lang) and authors[0] in entry
+
+
+def test_citation_forms_and_errors():
+    assert sol.citation("fujimoto2021", "en") == "Fujimoto and Gu, 2021"
+    assert sol.citation("fujimoto2021", "ru") == "Fujimoto и Gu, 2021"
+    assert sol.citation("ross2011", "en") == "Ross et al., 2011"
+    assert sol.citation("ross2011", "ru") == "Ross и др., 2011"
+    with pytest.raises(ValueError, match="unknown reference `nobody1999`"):
+        sol.citation("nobody1999", "en")
+    with pytest.raises(ValueError, match="no \\{\\{ references \\}\\} list"):
+        sol.citation_values("as shown by {{ cite_ross2011 }}.", "en")
+    with pytest.raises(ValueError, match="cites nothing"):
+        sol.citation_values("text\n\n{{ references }}", "en")
+
+
+# Phrases that carry the key ideas of the deeper answers, per language.
+KEY_IDEAS = {
+    2: {"en": ["distribution shift", "O(\\varepsilon T^2)", "O(u\\,\\varepsilon T)"],
+        "ru": ["сдвиг распределения", "O(\\varepsilon T^2)", "O(u\\,\\varepsilon T)"]},
+    4: {"en": ["identifiability constraint"], "ru": ["ограничение идентифицируемости"]},
+    6: {"en": ["identifiability constraint"], "ru": ["ограничение идентифицируемости"]},
+    7: {"en": ["most frequent action", "lower bound", "*inverse* temperature", "SARSA", "plain behavior cloning"],
+        "ru": ["самое частое действие", "нижняя граница", "*обратная* температура", "SARSA", "обычное клонирование поведения"]},
+    8: {"en": ["stitch", "stochastic dynamics", "expectile", "CQL-style", "\\beta\\,(Q(s, a) - V(s))"],
+        "ru": ["сшивать", "стохастической динамике", "экспектиль", "в духе CQL", "\\beta\\,(Q(s, a) - V(s))"]},
+    10: {"en": ["O(\\varepsilon T^2)", "O(\\varepsilon T)"], "ru": ["O(\\varepsilon T^2)", "O(\\varepsilon T)"]},
+    12: {"en": ["underestimation", "reduces the overestimation"], "ru": ["недооценку", "уменьшает переоценку"]},
+    15: {"en": ["cannot stitch", "luck"], "ru": ["не умеет сшивать", "везение"]},
+    17: {"en": ["$c$ = `radius_scale`", "identifiability constraint"], "ru": ["$c$ = `radius_scale`", "ограничение идентифицируемости"]},
+}
+# Phrases the review found wrong; they must not come back.
+WRONG = {
+    7: {"en": ["including well-supported ones", "the temperature $\\beta$"],
+        "ru": ["в том числе хорошо представленные", "температуры $\\beta$"]},
+    12: {"en": ["removes most of"], "ru": ["основная часть этого смещения"]},
+}
+
+
+@pytest.mark.parametrize("number,lang", [(n, lang) for n in KEY_IDEAS for lang in sol.LANGUAGES])
+def test_answers_carry_the_key_ideas(number, lang):
+    text = sol.markdown_path(number, lang).read_text(encoding="utf-8")
+    missing = [p for p in KEY_IDEAS[number][lang] if p not in text]
+    assert not missing, (number, lang, missing)
+    wrong = [p for p in WRONG.get(number, {}).get(lang, []) if p in text]
+    assert not wrong, (number, lang, wrong)
+
+
+@pytest.mark.parametrize("number", ex.CODE_NUMBERS)
+def test_code_exercises_pose_and_answer_discussion_questions(number):
+    from autograder.assign import sources
+
+    for lang in sol.LANGUAGES:
+        parts = sources.exercise_text(number, lang)
+        assert parts["discussion"].count("(i") >= 2, (number, lang)  # at least (i) and (ii)
+        word = "**Discussion.**" if lang == "en" else "**Обсуждение.**"
+        assert word in parts["answer"], (number, lang)
