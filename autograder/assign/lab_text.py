@@ -122,8 +122,8 @@ TEXT = {
                       "{{claim:dagger.dagger_equal_budget_success:n_seeds}} seeds). DAgger needs an expert who can "
                       "be queried on arbitrary states during training, which plain cloning never does.",
             "dqn": "A short smoke run on one seed settles nothing: the curves are noisy. In the pinned report over "
-                   "{{claim:dqn.success.dqn:n_seeds}} seeds, greedy success is {{claim:dqn.success.dqn:mean_sd:.2f}} for DQN and "
-                   "{{claim:dqn.success.double_dqn:mean_sd:.2f}} for Double DQN. A general claim needs several seeds, "
+                   "{{claim:dqn.dqn_success:n_seeds}} seeds, greedy success is {{claim:dqn.dqn_success:mean_sd:.2f}} for DQN and "
+                   "{{claim:dqn.double_success:mean_sd:.2f}} for Double DQN. A general claim needs several seeds, "
                    "a spread or confidence interval and the same budget for both, on more than one task. Double DQN "
                    "reduces the upward bias of the max (and can underestimate instead); that need not change "
                    "success on a task where the greedy ranking is already right.",
@@ -160,7 +160,7 @@ TEXT = {
                   "Higher up the curve stops following the request altogether: in the pinned run it reads "
                   "{{claim:dt.achieved.0.25:mean:.2f}} for a request in the upper part of the gap, "
                   "{{claim:dt.achieved.0.75:mean:.2f}} for one inside the upper group and "
-                  "{{claim:dt.achieved.2.0:mean:.2f}} for the highest request, far above anything logged. There is "
+                  "{{claim:dt.achieved.2.00:mean:.2f}} for the highest request, far above anything logged. There is "
                   "no smooth rise to read off the diagonal: the model never saw a return in the gap, cannot "
                   "stitch an episode better than the log holds, and treats the request as an input, not a "
                   "guarantee (" + _cite("brandfonbrener2022", "en") + ").",
@@ -291,8 +291,8 @@ TEXT = {
                       "эксперт, которого можно спрашивать о произвольных состояниях во время обучения; простому "
                       "клонированию это не нужно.",
             "dqn": "Короткий прогон smoke с одним seed ничего не решает: кривые шумные. В зафиксированном отчёте по "
-                   "{{claim:dqn.success.dqn:n_seeds}} seed доля успехов жадной политики — {{claim:dqn.success.dqn:mean_sd:.2f}} у DQN и "
-                   "{{claim:dqn.success.double_dqn:mean_sd:.2f}} у Double DQN. Для общего утверждения нужны "
+                   "{{claim:dqn.dqn_success:n_seeds}} seed доля успехов жадной политики — {{claim:dqn.dqn_success:mean_sd:.2f}} у DQN и "
+                   "{{claim:dqn.double_success:mean_sd:.2f}} у Double DQN. Для общего утверждения нужны "
                    "несколько seed, разброс или доверительный интервал, одинаковый бюджет и не одна задача. Double "
                    "DQN уменьшает смещение максимума вверх (и может, наоборот, недооценивать); на задаче, где "
                    "жадное ранжирование и так верно, доля успехов от этого может не измениться.",
@@ -330,7 +330,7 @@ TEXT = {
                   "успешные эпизоды, и запрос в основном меняет их соотношение. Выше кривая вообще перестаёт "
                   "следовать запросу: в зафиксированном прогоне она даёт {{claim:dt.achieved.0.25:mean:.2f}} для "
                   "запроса в верхней части промежутка, {{claim:dt.achieved.0.75:mean:.2f}} для запроса внутри "
-                  "верхней группы и {{claim:dt.achieved.2.0:mean:.2f}} для самого высокого запроса, намного выше "
+                  "верхней группы и {{claim:dt.achieved.2.00:mean:.2f}} для самого высокого запроса, намного выше "
                   "всего, что есть в журнале. Плавного роста вдоль диагонали нет: отдач из промежутка модель не "
                   "видела, сшить эпизод лучше тех, что есть в журнале, не может, а запрос для неё — вход, а не "
                   "гарантия (" + _cite("brandfonbrener2022", "ru") + ").",
