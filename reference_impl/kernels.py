@@ -320,7 +320,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     v.require_ndim(p, "probabilities", kernel, (1, 2), "(A,) or (B, A)")
     v.require_actions_axis(p, "probabilities", kernel)
     v.require_finite(p, "probabilities", kernel)
-    if p.min() < 0:
+    if p.size and p.min() < 0:  # an empty batch (0, A) is a valid batch: an empty mask
         raise v.fail(kernel, "probabilities", "must be non-negative")
     top = p.max(axis=-1, keepdims=True)
     if (top == 0).any():

@@ -364,3 +364,37 @@ def test_bad_input_raises_value_error_naming_the_argument(call, argument):
         call()
     assert f"`{argument}`" in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+# ---------------------------------------------------------------- empty batches and episodes
+# What each contract says about an empty batch: the shape clauses ((B,) -> (B,), "any
+# shape", (B, A) -> same shape) allow B = 0 unless the "Raises" clause names it.
+EMPTY_ALLOWED = [
+    ("dqn_targets", lambda: dqn_targets(np.zeros(0), np.zeros(0, bool), np.zeros((0, 3))), (0,), np.float64),
+    ("double_dqn_targets", lambda: double_dqn_targets(np.zeros(0), [], np.zeros((0, 3)), np.zeros((0, 3))), (0,), np.float64),
+    ("return_to_go", lambda: return_to_go([], gamma=0.9), (0,), np.float64),
+    ("return_to_go", lambda: return_to_go(np.zeros(0, int)), (0,), np.float64),
+    ("pessimistic_values", lambda: pessimistic_values(np.zeros((0, 4)), np.zeros((0, 4))), (0, 4), np.float64),
+    ("behavior_support_mask", lambda: behavior_support_mask(np.zeros((0, 3))), (0, 3), np.bool_),
+    ("fqe_targets", lambda: fqe_targets(np.zeros(0), [], np.zeros((0, 2)), np.zeros((0, 2))), (0,), np.float64),
+    ("iql_advantage_weights", lambda: iql_advantage_weights(np.zeros((2, 0)), 3.0), (2, 0), np.float64),
+]
+EMPTY_REFUSED = [  # the "Raises" clause names these
+    (lambda: masked_token_nll([], []), "mask"),                              # "a mask with no active entry"
+    (lambda: cql_discrete_penalty(np.zeros((0, 3)), np.zeros(0, int)), "q_values"),  # "an empty ... batch"
+    (lambda: expectile_loss([], 0.7), "diff"),                               # "diff is empty"
+    (lambda: dqn_targets([1.0], [0], np.zeros((1, 0))), "next_q_target"),     # "an empty action axis"
+    (lambda: behavior_support_mask(np.zeros((2, 0))), "probabilities"),
+]
+
+
+@pytest.mark.parametrize("kernel, call, shape, dtype", EMPTY_ALLOWED, ids=[c[0] for c in EMPTY_ALLOWED])
+def test_an_empty_batch_gives_an_empty_result_where_the_contract_allows_it(kernel, call, shape, dtype):
+    out = call()
+    assert out.shape == shape and out.dtype == dtype
+
+
+@pytest.mark.parametrize("call, argument", EMPTY_REFUSED)
+def test_an_empty_input_the_contract_refuses_raises_naming_the_argument(call, argument):
+    with pytest.raises(ValueError, match=f"`{argument}`"):
+        call()
