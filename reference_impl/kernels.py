@@ -196,11 +196,6 @@ def expectile_loss(diff, tau):
     ### END SOLUTION
 
 
-# return_to_go's blocked scan: within a block of n steps, gamma**(n-1) >= e**-345
-# (~1e-150), far above float64's underflow (~1e-308).
-_SCAN_MIN_LOG = -345.0
-
-
 def _discounted_scan(r: np.ndarray, g: float) -> np.ndarray:
     """G_t = r_t + g * G_{t+1} (G past the end is 0) for 0 <= g < 1, vectorised.
 
@@ -211,39 +206,36 @@ def _discounted_scan(r: np.ndarray, g: float) -> np.ndarray:
 
     Only p_i <= p_j enter the sum for G_{s+j}, so nothing cancels, and g**(n-1) stays
     far above underflow, so dividing by p_j loses no precision (``g**-t`` over a whole
-    long episode would overflow). The values A of all blocks solve the same recursion
-    over the block starts with factor g**n: the same scan, on an episode n times
-    shorter (where the factor gets tiny, two steps of the recursion are exact to
-    float64 precision).
+    long episode would overflow). The block starts X_b obey X_b = H_b + g**n X_{b+1}
+    (H_b: the block on its own). With more than one block, g**n <= e**-345, so two
+    steps of that recursion are exact in float64: what they leave out is below
+    1e-450 of the largest |G|. Rewards are scaled by a power of two (exactly) when
+    tiny or huge, so the weights never underflow them and the sums never overflow.
     """
-    if g == 0.0:
+    if g == 0.0 or r.shape[0] == 0:
         return r.copy()
-    n = int(min(r.shape[0], 1 + _SCAN_MIN_LOG / math.log(g)))
-    if n < 2:  # a one-step episode, or g < 1e-150: G = r + g * G_next, applied twice
-        out = r
-        for _ in range(2):
-            following = np.zeros_like(r)
-            following[:-1] = out[1:]
-            out = r + g * following
-        return out  # what is left out, g**3 * G, is below 1e-450 of the largest |G|
     largest = float(np.max(np.abs(r)))
-    if largest and not 2.0**-300 <= largest <= 2.0**300:
-        # Weights down to 1e-150 would underflow tiny rewards (and sums of huge ones could
-        # overflow): scan r / 2**e, exact for a power of two, and scale back.
-        exponent = math.frexp(largest)[1]
-        return np.ldexp(_discounted_scan(np.ldexp(r, -exponent), g), exponent)
+    exponent = math.frexp(largest)[1] if largest and not 2.0**-300 <= largest <= 2.0**300 else 0
+    scaled = np.ldexp(r, -exponent) if exponent else r
+    # Blocks where g**(n-1) >= e**-345 (~1e-150), far above float64's underflow (~1e-308).
+    n = max(1, int(min(r.shape[0], 1 + 345.0 / -math.log(g))))
     blocks = -(-r.shape[0] // n)
     padded = np.zeros(blocks * n)
-    padded[blocks * n - r.shape[0]:] = r  # zeros in front change no return-to-go after them
+    padded[blocks * n - r.shape[0]:] = scaled  # zeros in front change no return-to-go after them
     powers = g ** np.arange(n + 1, dtype=np.float64)  # p_0 .. p_n
-    weighted = padded.reshape(blocks, n) * powers[:n]
-    local = np.cumsum(weighted[:, ::-1], axis=1)[:, ::-1] / powers[:n]  # each block on its own
+    local = np.cumsum((padded.reshape(blocks, n) * powers[:n])[:, ::-1], axis=1)[:, ::-1] / powers[:n]
+    heads = local[:, 0].copy()
+    starts = heads
+    for _ in range(2):  # X_b = H_b + g**n X_{b+1}
+        following = np.zeros(blocks)
+        following[:-1] = starts[1:]
+        starts = heads + powers[n] * following
     after = np.zeros(blocks)  # A of each block: the return-to-go from the next block's start
-    after[:-1] = _discounted_scan(local[1:, 0], powers[n])
+    after[:-1] = starts[1:]
     local += powers[n:0:-1] * after[:, None]  # g**(n-j) * A
     out = local.reshape(-1)[blocks * n - r.shape[0]:].copy()
-    out[-1] = r[-1]  # the recursion's first step, exactly (p r / p may be off by one ulp)
-    return out
+    out[-1] = scaled[-1]  # the recursion's first step, exactly (p r / p may be off by one ulp)
+    return np.ldexp(out, exponent) if exponent else out
 
 
 def return_to_go(rewards, gamma=1.0):
