@@ -298,6 +298,7 @@ def main(argv=None) -> int:
     # Warm the corpus cache so neither side pays a one-off build inside the timing.
     run([BIN / "m5", "grade", str(notebooks[0]), "--json", "--out", str(course / "warm")], course, env)
 
+    load_before = os.getloadavg()[0]
     t_nbgrader = run([BIN / "nbgrader", "autograde", "ps1", "--create", "--force"], course, env)
     m5 = [BIN / "m5", "grade", *map(str, notebooks)]
     t_m5 = run([*m5, "--jobs", "1", "--out", str(course / "m5")], course, env)
@@ -311,7 +312,8 @@ def main(argv=None) -> int:
     calls = sum(len(kc.calls) for kc in corpus.values())
     main_props = [n for n in per_property if n >= 150]
     n = len(notebooks)
-    print(f"{n} notebook submissions, same files for both graders (2 cores)\n")
+    print(f"{n} notebook submissions, same files for both graders ({os.cpu_count()} cores; "
+          f"load average {load_before:.2f} before the timed runs, {os.getloadavg()[0]:.2f} after)\n")
     print("| grader | total (s) | per submission (s) | inputs checked per submission |")
     print("|---|---:|---:|---:|")
     print(f"| nbgrader autograde | {t_nbgrader:.1f} | {t_nbgrader / n:.2f} | {sum(len(v) for v in ASSERTS.values())} asserts |")

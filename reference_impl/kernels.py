@@ -196,6 +196,48 @@ def expectile_loss(diff, tau):
     ### END SOLUTION
 
 
+def _discounted_scan(r: np.ndarray, g: float) -> np.ndarray:
+    """G_t = r_t + g * G_{t+1} (G past the end is 0) for 0 <= g < 1, vectorised.
+
+    The episode is cut into blocks of n steps (the first block may be shorter). In a
+    block starting at s, with p_j = g**j and A the return-to-go after the block,
+
+        G_{s+j} = sum_{i >= j} p_i r_{s+i} / p_j  +  g**(n-j) * A.
+
+    Only p_i <= p_j enter the sum for G_{s+j}, so nothing cancels, and g**(n-1) stays
+    far above underflow, so dividing by p_j loses no precision (``g**-t`` over a whole
+    long episode would overflow). The block starts X_b obey X_b = H_b + g**n X_{b+1}
+    (H_b: the block on its own). With more than one block, g**n <= e**-345, so two
+    steps of that recursion are exact in float64: what they leave out is below
+    1e-450 of the largest |G|. Rewards are scaled by a power of two (exactly) when
+    tiny or huge, so the weights never underflow them and the sums never overflow.
+    """
+    if g == 0.0 or r.shape[0] == 0:
+        return r.copy()
+    largest = float(np.max(np.abs(r)))
+    exponent = math.frexp(largest)[1] if largest and not 2.0**-300 <= largest <= 2.0**300 else 0
+    scaled = np.ldexp(r, -exponent) if exponent else r
+    # Blocks where g**(n-1) >= e**-345 (~1e-150), far above float64's underflow (~1e-308).
+    n = max(1, int(min(r.shape[0], 1 + 345.0 / -math.log(g))))
+    blocks = -(-r.shape[0] // n)
+    padded = np.zeros(blocks * n)
+    padded[blocks * n - r.shape[0]:] = scaled  # zeros in front change no return-to-go after them
+    powers = g ** np.arange(n + 1, dtype=np.float64)  # p_0 .. p_n
+    local = np.cumsum((padded.reshape(blocks, n) * powers[:n])[:, ::-1], axis=1)[:, ::-1] / powers[:n]
+    heads = local[:, 0].copy()
+    starts = heads
+    for _ in range(2):  # X_b = H_b + g**n X_{b+1}
+        following = np.zeros(blocks)
+        following[:-1] = starts[1:]
+        starts = heads + powers[n] * following
+    after = np.zeros(blocks)  # A of each block: the return-to-go from the next block's start
+    after[:-1] = starts[1:]
+    local += powers[n:0:-1] * after[:, None]  # g**(n-j) * A
+    out = local.reshape(-1)[blocks * n - r.shape[0]:].copy()
+    out[-1] = scaled[-1]  # the recursion's first step, exactly (p r / p may be off by one ulp)
+    return np.ldexp(out, exponent) if exponent else out
+
+
 def return_to_go(rewards, gamma=1.0):
     """Discounted return-to-go by reverse accumulation.
 
@@ -214,12 +256,7 @@ def return_to_go(rewards, gamma=1.0):
     if g == 1.0:
         # np.cumsum accumulates sequentially, i.e. exactly the recursion above.
         return np.cumsum(r[::-1])[::-1].copy()
-    out = np.empty_like(r)
-    running = 0.0
-    for t, reward in zip(range(r.shape[0] - 1, -1, -1), r[::-1].tolist()):
-        running = reward + g * running
-        out[t] = running
-    return out
+    return _discounted_scan(r, g)
     ### END SOLUTION
 
 
@@ -275,7 +312,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     v.require_ndim(p, "probabilities", kernel, (1, 2), "(A,) or (B, A)")
     v.require_actions_axis(p, "probabilities", kernel)
     v.require_finite(p, "probabilities", kernel)
-    if p.min() < 0:
+    if p.size and p.min() < 0:  # an empty batch (0, A) is a valid batch: an empty mask
         raise v.fail(kernel, "probabilities", "must be non-negative")
     top = p.max(axis=-1, keepdims=True)
     if (top == 0).any():

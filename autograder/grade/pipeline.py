@@ -115,7 +115,8 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
     language = lang or sub.language
     tests: list[TestResult] = []
     notes = []
-    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs()) as session:
+    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs(),
+                       preload=corpus_requests(corpus)) as session:
         report = session.start()
         notes += cell_notes(sub, report.cells)
         # The worker runs kernel k+1 while kernel k is judged here.
@@ -134,6 +135,11 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
     return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
+
+
+def corpus_requests(corpus: dict) -> tuple[bytes, ...]:
+    """The corpus' call requests, whose calls every worker gets when it starts."""
+    return tuple(kc.request for kc in corpus.values())
 
 
 def _not_graded(kc, session: WorkerSession):
@@ -187,7 +193,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
 
     if jobs <= 1 or len(paths) <= 1:
         # One at a time: the next submission's worker starts while this one is graded.
-        with SpareWorker(import_dirs=library_dirs()) as spare:
+        with SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus)) as spare:
             spare.remaining = len(tasks) - 1
             for index, (path, task_kwargs) in enumerate(tasks):
                 deliver(index, _pool_grade((path, {**task_kwargs, "spare": spare})))

@@ -12,11 +12,19 @@ session start a new one (loading the cells again, minus any cell that killed it)
 Kernels are pipelined: :meth:`WorkerSession.plan` lists the batches the grader will
 ask for, and each is sent as soon as the previous reply is read, so the worker runs
 kernel k+1 while the grader judges kernel k.
+
+The corpus' calls are the same for every submission: a session given them
+(``preload``) places them in each worker it starts (a read-only file beside the
+worker); the worker unpickles them before it forks the student's process, and a
+batch request then only names them. With a :class:`SpareWorker`, that work is done
+while the previous submission is graded.
 """
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
+import pickle
 import selectors
 import sys
 import time
@@ -88,35 +96,64 @@ class Budget:
         return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
 
 
-_PREPARED: dict[bytes, tuple[bytes, tuple[int, int]]] = {}
+@dataclass(frozen=True)
+class Prepared:
+    """An encoded call request in the worker's forms (:func:`worker.prepare_call_request`)."""
+
+    name: str                # names its calls in the preload file
+    inline: bytes            # the request carrying its calls
+    by_name: bytes           # the same request naming calls preloaded into the worker (kept ones only)
+    limits: tuple[int, int]  # (header, blob) bytes a reply may use: worker.limits_for_caps
 
 
-def prepared(request: bytes, *, keep: bool = False) -> tuple[bytes, tuple[int, int]]:
-    """(the worker's form of an encoded call request, the reply limits for it): see
-    :func:`worker.prepare_call_request` and :func:`worker.limits_for_caps`. With
+_PREPARED: dict[bytes, Prepared] = {}
+
+
+def prepared(request: bytes, *, keep: bool = False) -> Prepared:
+    """The worker's forms of an encoded call request and the reply limits for it. With
     ``keep`` (the corpus' requests, which repeat for every submission) the result is
     kept for the life of the process; one-off requests (shrinking's) are not."""
     entry = _PREPARED.get(request)
     if entry is None:
-        worker_form = wire.prepare_call_request(wire.decode(request[8:]))
-        entry = wire.encode_request(worker_form), wire.limits_for_caps(worker_form["caps"])
+        decoded = wire.decode(request[8:])
+        name = hashlib.blake2b(request, digest_size=16).hexdigest()
+        inline = wire.prepare_call_request(decoded)
+        # Only kept requests (the corpus') are ever preloaded: a one-off one needs no by-name form.
+        by_name = wire.encode_request(wire.prepare_call_request(decoded, ref=name)) if keep else b""
+        entry = Prepared(name, wire.encode_request(inline), by_name, wire.limits_for_caps(inline["caps"]))
         if keep:
             _PREPARED[request] = entry
     return entry
 
 
+_PRELOADS: dict[tuple[bytes, ...], bytes] = {}
+
+
+def preload_file(requests: tuple[bytes, ...]) -> bytes:
+    """The worker's preload file for these (kept) call requests: ``{name: calls}``
+    pickled once per process (see ``worker.py``)."""
+    if requests not in _PRELOADS:
+        calls = {prepared(request, keep=True).name: wire.decode(request[8:])["calls"] for request in requests}
+        _PRELOADS[requests] = pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL)
+    return _PRELOADS[requests]
+
+
 def reply_limits(request: bytes) -> tuple[int, int]:
     """(header, blob) bytes a reply to this encoded call request may use."""
-    return prepared(request)[1]
+    return prepared(request).limits
 
 
 class WorkerSession:
     def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
                  limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
-                 spare: "SpareWorker | None" = None):
+                 spare: "SpareWorker | None" = None, preload: Sequence[bytes] = ()):
         """``import_dirs``: read-only directories put at the front of the student
         process's ``sys.path`` (support libraries such as ``m5_student``). ``spare``:
-        take a worker started ahead of time, and start the next one once loaded."""
+        take a worker started ahead of time, and start the next one once loaded.
+        ``preload``: encoded call requests (the corpus') whose calls every worker of
+        this session gets when it starts; batches of them then travel by name."""
+        self.preload = tuple(preload)
+        self._worker_has: frozenset[str] = frozenset()  # names the running worker was given
         self.cells = list(cells)
         self.kernels = list(kernels)
         self.budget = budget
@@ -197,16 +234,23 @@ class WorkerSession:
                 pass
         self._stop()
 
+    def _worker_files(self) -> dict[str, bytes]:
+        files = {source.name: source.read_bytes() for source in WORKER_FILES}
+        if self.preload:
+            files[wire.PRELOAD_FILE] = preload_file(self.preload)
+        return files
+
     def _spawn(self) -> None:
         self._stop()
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
         # worker, so a submission that depends on it is graded the same every time.
         self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_SOURCE.name}"],
-                                  files={source.name: source.read_bytes() for source in WORKER_FILES},
+                                  files=self._worker_files(),
                                   ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"})
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer.clear()
+        self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
 
     def _stop(self) -> None:
         # The worker's scratch is a tmpfs private to its sandbox: terminate ends both.
@@ -273,9 +317,9 @@ class WorkerSession:
         return values
 
     def _submit(self, request: bytes, n_calls: int, keep: bool) -> None:
-        worker_form, limits = prepared(request, keep=keep)
-        self._write(worker_form)
-        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), limits))
+        forms = prepared(request, keep=keep)
+        self._write(forms.by_name if forms.by_name and forms.name in self._worker_has else forms.inline)
+        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), forms.limits))
 
     def _batch_deadline(self, n_calls: int) -> float:
         """Seconds the grader waits for a batch: the worker's own backstop, plus a
@@ -397,9 +441,11 @@ class SpareWorker:
     Always :meth:`close` it: an unused spare is stopped there.
     """
 
-    def __init__(self, limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = ()):
+    def __init__(self, limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
+                 preload: Sequence[bytes] = ()):
         self.limits = limits
         self.import_dirs = [Path(d) for d in import_dirs]
+        self.preload = tuple(preload)
         self.remaining = 0
         self._holder: WorkerSession | None = None
 
@@ -412,7 +458,7 @@ class SpareWorker:
     def refill(self) -> None:
         if self._holder is None and self.remaining > 0:
             self.remaining -= 1
-            holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs)
+            holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
             holder._spawn()
             self._holder = holder
 
@@ -422,12 +468,13 @@ class SpareWorker:
         if holder is None:
             return False
         fits = (holder.limits == session.limits and holder.import_dirs == session.import_dirs
-                and holder.proc is not None and holder.proc.poll() is None)
+                and holder.preload == session.preload and holder.proc is not None and holder.proc.poll() is None)
         if not fits:
             holder.close()
             return False
         session._stop()
         session.proc, holder.proc = holder.proc, None
+        session._worker_has = holder._worker_has
         session._buffer.clear()
         return True
 

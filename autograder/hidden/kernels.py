@@ -325,7 +325,7 @@ RTG = [
     prop("return_to_go", "undiscounted", *drawn(rtg_calls, gamma=1.0)),
     prop("return_to_go", "gamma_zero", *drawn(rtg_calls, gamma=0.0)),
     prop("return_to_go", "int_rewards", *drawn(rtg_calls, ints=True, gamma=0.5)),
-    prop("return_to_go", "long", rtg_calls(length=1000), examples=20),
+    prop("return_to_go", "long", rtg_calls(length=1000), examples=200),
     plain_call("return_to_go", *drawn(rtg_calls)),
     no_mutation("return_to_go", rtg_calls()),
     rejects("return_to_go", [Call(([[1.0, 2.0]],)), Call(([1.0],), {"gamma": 2.0}), Call(([1.0],), {"gamma": -1.0})]),

@@ -17,7 +17,6 @@ FEWER = {
     "bad_input": "a fixed list of invalid calls",
     "no_mutation": "60 draws of the reference strategy, watched for writes",
     "plain_call": "60 + 25 draws of the reference strategy, as lists without defaults",
-    "long": "20 episodes of 1000 steps",
 }
 GOAL_READABLE = 0.80
 

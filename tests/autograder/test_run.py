@@ -101,3 +101,45 @@ def test_import_dirs_are_readable_inside_at_their_mapped_paths(tmp_path):
         assert session.start().found["return_to_go"]
         outcomes = session.call_batch(request("return_to_go", RTG[:1]), 1)
     assert outcomes[0]["v"].tolist() == [42.0]
+
+
+def test_preloaded_batches_travel_by_name_and_every_fresh_child_gets_untouched_calls():
+    """A session with ``preload`` names those batches instead of sending their calls; a
+    kernel that writes into its inputs leaves the next child (after a loss) intact ones."""
+    rtg = request("return_to_go", RTG)
+    killer = request("expectile_loss", [((np.array([1.0]), 0.123), {})])
+    source = SOURCE + """
+
+_honest_return_to_go = return_to_go
+
+
+def return_to_go(rewards, gamma=1.0):
+    out = _honest_return_to_go(rewards, gamma)
+    rewards[...] = -7.0
+    return out
+"""
+    sent = []
+    with WorkerSession([Cell("a", source)], KERNELS, preload=(rtg,)) as session:
+        write = session._write
+        session._write = lambda data, *a, **k: (sent.append(data), write(data, *a, **k))[1]
+        session.start()
+        first = session.call_batch(rtg, len(RTG))
+        with pytest.raises(WorkerLost):
+            session.call_batch(killer, 1)  # the child dies; the worker forks a fresh one
+        again = session.call_batch(rtg, len(RTG))
+    forms = prepared(rtg, keep=True)
+    assert sent.count(forms.by_name) == 2 and forms.inline not in sent
+    assert b"calls_blob" in forms.inline and b"calls_blob" not in forms.by_name
+    # Each child got the parent's calls, which no child wrote into.
+    assert first[0]["v"].tolist() == again[0]["v"].tolist() == [1.5, 1.0, 2.0]
+
+
+def test_a_batch_naming_calls_the_worker_was_not_given_is_lost_not_run():
+    rtg = request("return_to_go", RTG)
+    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
+        session.start()
+        session._write(prepared(rtg, keep=True).by_name)
+        session._inflight.append((rtg, float("inf"), prepared(rtg).limits))
+        with pytest.raises(WorkerLost) as lost:
+            session.call_batch(rtg, len(RTG))
+    assert lost.value.reason == "protocol"

@@ -148,3 +148,36 @@ def test_requests_travel_as_pickle_but_the_grader_refuses_pickle_frames():
     np.testing.assert_array_equal(back["calls"][0][0][0], np.arange(3.0))
     with pytest.raises(wire.WireError, match="pickle"):
         wire.decode(frame, trusted=False)  # a worker sending pickle to the grader
+
+
+def _header_and_blob(frame: bytes):
+    size = int.from_bytes(frame[8:12], "big")
+    return json.loads(frame[12:12 + size]), frame[12 + size:]
+
+
+def test_outcome_replies_written_directly_are_what_the_generic_encoder_writes():
+    outcomes = [wire.parse_outcome(wire.K_OK, wire.pack_array(np.arange(n, dtype=dt)), 64)
+                for n, dt in [(3, np.float64), (0, np.float32), (1, np.bool_), (2, np.int64)]]
+    outcomes[1]["mut"] = True
+    outcomes += [{"s": "raised", "exc": ["ValueError"], "msg": 'a "quoted" \\ message'}, {"s": "timeout"},
+                 {"s": "bad_return", "msg": "x"}]
+    outcomes.append(wire.parse_outcome(wire.K_OK, wire.pack_array(np.ones((2, 2))), 64))
+    direct = wire.encode({"op": "outcomes", "outcomes": outcomes})
+    generic = wire.encode({"op": "outcomes", "outcomes": outcomes, "generic": True})  # not the fast path
+    (head_d, blob_d), (head_g, blob_g) = _header_and_blob(direct), _header_and_blob(generic)
+    head_g.pop("generic")
+    assert head_d == head_g and blob_d == blob_g
+    decoded = wire.decode(direct[8:], trusted=False)["outcomes"]
+    assert decoded[0]["v"].tolist() == [0.0, 1.0, 2.0] and decoded[1]["mut"] is True
+    assert decoded[-1]["v"].shape == (2, 2) and decoded[4]["msg"] == 'a "quoted" \\ message'
+
+
+def test_a_forged_array_outside_an_outcomes_value_stays_plain_json():
+    ref = {"__nd__": [0, 8, "<f8", [1]]}
+    header = json.dumps({"op": "outcomes", "outcomes": [{"s": "raised", "exc": ["ValueError"], "msg": ref}]}).encode()
+    payload = wire._HDR.pack(len(header)) + header + np.zeros(1).tobytes()
+    decoded = wire.decode(payload, trusted=False)
+    assert decoded["outcomes"][0]["msg"] == ref
+    with pytest.raises(wire.WireError):  # a value's reference is still checked against the blob
+        bad = json.dumps({"op": "outcomes", "outcomes": [{"s": "ok", "v": {"__nd__": [0, 80, "<f8", [10]]}}]}).encode()
+        wire.decode(wire._HDR.pack(len(bad)) + bad + np.zeros(1).tobytes(), trusted=False)

@@ -174,6 +174,38 @@ def test_return_to_go_recursion_and_linearity(r, gamma, scale):
     np.testing.assert_allclose(return_to_go(r + other, gamma), g + return_to_go(other, gamma), rtol=1e-9, atol=1e-6)
 
 
+def _step_recursion(r: np.ndarray, gamma: float) -> np.ndarray:
+    """G_t = r_t + gamma * G_{t+1}, one step at a time: the definition, as a reference."""
+    out, after = np.empty_like(r), 0.0
+    for t in range(len(r) - 1, -1, -1):
+        after = out[t] = r[t] + gamma * after
+    return out
+
+
+# Blocks of the vectorised scan hold about 345 / |ln gamma| steps: these gammas and
+# lengths cross block boundaries (and the scan of the block starts recurses).
+block_gammas = st.one_of(st.floats(1e-6, 0.999), st.sampled_from([1e-200, 1e-100, 0.01, 0.5, 0.9, 0.99]))
+
+
+@settings(max_examples=40)
+@given(st.integers(1, 4000), block_gammas, st.floats(1e-3, 1e3), st.integers(0, 2**32 - 1))
+def test_return_to_go_matches_the_step_recursion_across_blocks(length, gamma, scale, seed):
+    r = np.random.default_rng(seed).normal(size=length) * scale
+    expected = _step_recursion(r, gamma)
+    got = return_to_go(r, gamma)
+    assert got[-1] == r[-1]
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 * np.abs(expected).max())
+
+
+def test_return_to_go_keeps_tiny_and_huge_rewards():
+    """The block weights gamma**j never reach underflow, so tiny rewards keep their digits
+    and huge ones do not overflow where the recursion does not."""
+    for scale in (1e-300, 1e300):
+        r = np.random.default_rng(1).normal(size=5000) * scale
+        for gamma in (0.01, 0.5, 0.99):
+            np.testing.assert_allclose(return_to_go(r, gamma), _step_recursion(r, gamma), rtol=1e-9)
+
+
 def test_return_to_go_is_accurate_on_long_episodes():
     r = np.random.default_rng(0).uniform(0, 1, size=100_000)
     undiscounted = return_to_go(r)
@@ -332,3 +364,37 @@ def test_bad_input_raises_value_error_naming_the_argument(call, argument):
         call()
     assert f"`{argument}`" in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+# ---------------------------------------------------------------- empty batches and episodes
+# What each contract says about an empty batch: the shape clauses ((B,) -> (B,), "any
+# shape", (B, A) -> same shape) allow B = 0 unless the "Raises" clause names it.
+EMPTY_ALLOWED = [
+    ("dqn_targets", lambda: dqn_targets(np.zeros(0), np.zeros(0, bool), np.zeros((0, 3))), (0,), np.float64),
+    ("double_dqn_targets", lambda: double_dqn_targets(np.zeros(0), [], np.zeros((0, 3)), np.zeros((0, 3))), (0,), np.float64),
+    ("return_to_go", lambda: return_to_go([], gamma=0.9), (0,), np.float64),
+    ("return_to_go", lambda: return_to_go(np.zeros(0, int)), (0,), np.float64),
+    ("pessimistic_values", lambda: pessimistic_values(np.zeros((0, 4)), np.zeros((0, 4))), (0, 4), np.float64),
+    ("behavior_support_mask", lambda: behavior_support_mask(np.zeros((0, 3))), (0, 3), np.bool_),
+    ("fqe_targets", lambda: fqe_targets(np.zeros(0), [], np.zeros((0, 2)), np.zeros((0, 2))), (0,), np.float64),
+    ("iql_advantage_weights", lambda: iql_advantage_weights(np.zeros((2, 0)), 3.0), (2, 0), np.float64),
+]
+EMPTY_REFUSED = [  # the "Raises" clause names these
+    (lambda: masked_token_nll([], []), "mask"),                              # "a mask with no active entry"
+    (lambda: cql_discrete_penalty(np.zeros((0, 3)), np.zeros(0, int)), "q_values"),  # "an empty ... batch"
+    (lambda: expectile_loss([], 0.7), "diff"),                               # "diff is empty"
+    (lambda: dqn_targets([1.0], [0], np.zeros((1, 0))), "next_q_target"),     # "an empty action axis"
+    (lambda: behavior_support_mask(np.zeros((2, 0))), "probabilities"),
+]
+
+
+@pytest.mark.parametrize("kernel, call, shape, dtype", EMPTY_ALLOWED, ids=[c[0] for c in EMPTY_ALLOWED])
+def test_an_empty_batch_gives_an_empty_result_where_the_contract_allows_it(kernel, call, shape, dtype):
+    out = call()
+    assert out.shape == shape and out.dtype == dtype
+
+
+@pytest.mark.parametrize("call, argument", EMPTY_REFUSED)
+def test_an_empty_input_the_contract_refuses_raises_naming_the_argument(call, argument):
+    with pytest.raises(ValueError, match=f"`{argument}`"):
+        call()
