@@ -65,9 +65,9 @@ show("nb.dims", obs=env.observation_dim, act=env.action_dim)
 show("nb.expert", start=P.environment.start, ret=round(expert_episode.return_, 3), steps=expert_episode.length,
      outcome=name_of(expert_episode.outcome))
 show("nb.kernel_examples")
-print("  dqn_targets:", K["dqn_targets"]([0.2, -1.0], [0, 1], [[1.1, 1.6], [10.0, 20.0]], gamma=0.95))
-print("  cql_discrete_penalty:", round(float(K["cql_discrete_penalty"]([2.0, 0.0, -1.0], 0)), 6))
-print("  return_to_go:", K["return_to_go"]([1.0, 0.0, -0.5, 2.0]))
+print("  dqn_targets:", K["dqn_targets"]([0.5, 2.0], [0, 1], [[1.0, 3.0], [4.0, -2.0]], gamma=0.8))
+print("  cql_discrete_penalty:", round(float(K["cql_discrete_penalty"]([0.0, 0.0, 0.0, 0.0], 3)), 6))
+print("  return_to_go:", K["return_to_go"]([2.0, -1.0, 0.5]))
 figures.plot_environment(env, labels=LABELS);
 '''
 

@@ -206,3 +206,33 @@ def test_public_examples_hold_for_the_reference_kernels():
 
     for check in (c for c in public.CHECKS if c.example is not None):
         check.run(getattr(reference_impl, check.kernel))
+
+
+def _kernel_calls_in(code: str) -> list[tuple[str, list]]:
+    """``K["name"](literal args...)`` calls in a notebook cell's code, with their literal arguments."""
+    import ast
+
+    calls = []
+    for node in ast.walk(ast.parse(code)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "K"):
+            args = [ast.literal_eval(a) for a in node.args] + [ast.literal_eval(k.value) for k in node.keywords]
+            calls.append((ast.literal_eval(node.func.slice), args))
+    return calls
+
+
+def test_lab_kernel_examples_run_the_students_kernels_on_no_exercise_input():
+    """The lab runs the student's own kernels on worked inputs: if those were an exercise's
+    inputs, a correct student would see a graded answer printed (the text scan cannot see it)."""
+    import reference_impl
+    from autograder.assign import lab_source
+
+    quantities = _exercise_quantities()
+    calls = _kernel_calls_in(lab_source.ENVIRONMENT)
+    assert len(calls) >= 3
+    for name, args in calls:
+        for arg in _arrays(args):
+            assert not any(_same(arg, q) for q in quantities), f"lab {name}: an exercise's input {arg.tolist()}"
+        result = np.asarray(getattr(reference_impl, name)(*args), dtype=float).reshape(-1)
+        if result.size >= 2:
+            assert not any(_same(result, q) for q in quantities), f"lab {name}: prints an exercise's value"
