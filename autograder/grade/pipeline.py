@@ -115,7 +115,8 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
     language = lang or sub.language
     tests: list[TestResult] = []
     notes = []
-    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs()) as session:
+    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs(),
+                       lang=language) as session:
         report = session.start()
         notes += cell_notes(sub, report.cells)
         # The worker runs kernel k+1 while kernel k is judged here.

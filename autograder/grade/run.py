@@ -113,16 +113,18 @@ def reply_limits(request: bytes) -> tuple[int, int]:
 class WorkerSession:
     def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
                  limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
-                 spare: "SpareWorker | None" = None):
+                 spare: "SpareWorker | None" = None, lang: str = "en"):
         """``import_dirs``: read-only directories put at the front of the student
         process's ``sys.path`` (support libraries such as ``m5_student``). ``spare``:
-        take a worker started ahead of time, and start the next one once loaded."""
+        take a worker started ahead of time, and start the next one once loaded.
+        ``lang``: the submission's language, which the support library reports to it."""
         self.cells = list(cells)
         self.kernels = list(kernels)
         self.budget = budget
         self.limits = limits
         self.import_dirs = [Path(d) for d in import_dirs]
         self.spare = spare
+        self.lang = lang
         self.deadline = time.monotonic() + budget.submission_timeout
         self.proc = None
         self.report = LoadReport()
@@ -145,7 +147,7 @@ class WorkerSession:
 
     def _load_request(self) -> dict:
         return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
-                "budget": self.budget.for_worker(), "import_dirs": list(self._import_dirs_inside()),
+                "budget": self.budget.for_worker(), "import_dirs": list(self._import_dirs_inside()), "lang": self.lang,
                 "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells]}
 
     def _import_dirs_inside(self) -> dict[str, Path]:

@@ -27,7 +27,10 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
 
     monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
     monkeypatch.setenv("M5_NOTEBOOK", str(path))  # both languages share the folder
-    monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # as Jupyter sets it: labels follow the notebook's language
+    # As under nbconvert, nbgrader autograde or VS Code: nothing names the notebook; its
+    # language comes from the kit next to it, which the release build wrote for it.
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.delenv("__vsc_ipynb_file__", raising=False)
     monkeypatch.setenv("M5_PROGRESS", "0")
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports the m5_student next to the notebook
     # A notebook in a student's Jupyter: not under grading, figures shown inline (another
