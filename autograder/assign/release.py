@@ -66,7 +66,7 @@ NOTEBOOK_LANGUAGE = '''
 
 # The language of the notebooks this kit was built for (their metadata m5.lang), written by
 # the course's release build: one kit per language folder.
-KIT_LANGUAGE = {lang!r}
+KIT_LANGUAGE = "{lang}"
 
 
 def notebook_language() -> str:

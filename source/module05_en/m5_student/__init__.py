@@ -37,7 +37,7 @@ __all__ = [*KERNEL_NAMES, "KERNEL_NAMES", "KernelInputError"]
 
 # The language of the notebooks this kit was built for (their metadata m5.lang), written by
 # the course's release build: one kit per language folder.
-KIT_LANGUAGE = 'en'
+KIT_LANGUAGE = "en"
 
 
 def notebook_language() -> str:
