@@ -6,8 +6,9 @@ are the task statement, taken from ``reference_impl``). For the Russian notebook
 from the tables below and changes nothing else, so the code stays the same token for
 token (``tests/autograder/test_contracts_ru.py`` compares the syntax trees).
 
-* :data:`DOCSTRINGS_RU`: ``"module.function"`` -> (fingerprint of the English docstring,
-  Russian docstring). The fingerprint (:func:`fingerprint`) finds the docstring in a
+* :data:`DOCSTRINGS_RU`: ``"module.function"`` (a function of ``reference_impl/<module>.py``,
+  or ``"cells.function"`` for one the builder defines inside a notebook cell) ->
+  (fingerprint of the English docstring, Russian docstring). The fingerprint (:func:`fingerprint`) finds the docstring in a
   cell whatever function it sits in (helpers are nested in the solution cells); when
   the English contract changes, its fingerprint no longer matches and a test names the
   entry to translate again.
