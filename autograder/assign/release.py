@@ -62,30 +62,32 @@ LAB_PORTS = frozenset({"torch_kernels.py"})
 BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 
+# Appended to the kit's __init__.py; {lang!r} is the language of the notebooks the kit ships with.
 NOTEBOOK_LANGUAGE = '''
 
-def notebook_language(default: str = "en") -> str:
-    """Language of the open notebook ("en" or "ru") from its metadata ``m5.lang``.
+# The language of the notebooks this kit was built for (their metadata m5.lang), written by
+# the course's release build: one kit per language folder.
+KIT_LANGUAGE = "{lang}"
 
-    Jupyter sets ``JPY_SESSION_NAME`` (VS Code ``__vsc_ipynb_file__``) to the notebook's
-    path; without it (nbclient, plain python) ``default`` is returned.
+
+def notebook_language() -> str:
+    """Language of the notebooks next to this kit ("en" or "ru"), as the release build wrote it.
+
+    It never depends on how the notebook is run (Jupyter, VS Code, nbconvert, nbgrader).
+    While the course's grader runs a submission (``M5_GRADING``), the one kit it uses for
+    every submission says the submission's own language, which the grader passes in ``M5_LANG``.
     """
-    import json
     import os
 
-    path = os.environ.get("JPY_SESSION_NAME") or os.environ.get("__vsc_ipynb_file__")
-    if not path:
-        return default
-    # The path may be relative to the server's root; the kernel runs in the notebook's folder.
-    for candidate in (path, os.path.basename(path)):
-        try:
-            with open(candidate, encoding="utf-8") as fh:
-                lang = (json.load(fh).get("metadata", {}).get("m5") or {}).get("lang")
-        except (OSError, ValueError, AttributeError):
-            continue
-        return lang if lang in ("en", "ru") else default
-    return default
+    if os.environ.get("M5_GRADING") and os.environ.get("M5_LANG") in ("en", "ru"):
+        return os.environ["M5_LANG"]
+    return KIT_LANGUAGE
 '''
+# What a stubbed kernel of the kit raises: where it is to be written.
+STUB_MESSAGES = {
+    "en": {"message": "implement {name} in the {where} notebook", "assignment": "assignment", "lab": "lab"},
+    "ru": {"message": "реализуйте {name} в ноутбуке {where}", "assignment": "задания", "lab": "лабораторной работы"},
+}
 
 
 class ReleaseError(Exception):
@@ -105,12 +107,14 @@ def _enclosing_function(tree: ast.Module, line: int) -> str:
     return best.name
 
 
-def stub_solutions(source: str, where: str, filename: str = "<module>") -> str:
+def stub_solutions(source: str, where: str, filename: str = "<module>", lang: str = "en") -> str:
     """Replace each ``### BEGIN SOLUTION`` .. ``### END SOLUTION`` region by a stub.
 
     The stub raises ``NotImplementedError("implement <function> in the <where> notebook")``
-    at the region's indentation. Raises ReleaseError on unbalanced markers.
+    (in ``lang``; ``where`` is "assignment" or "lab") at the region's indentation.
+    Raises ReleaseError on unbalanced markers.
     """
+    text = STUB_MESSAGES[lang]
     tree = ast.parse(source)
     lines = source.splitlines()
     out: list[str] = []
@@ -127,7 +131,8 @@ def stub_solutions(source: str, where: str, filename: str = "<module>") -> str:
         if end is None or BEGIN_RE.match(lines[end]):
             raise ReleaseError(f"{filename}:{i + 1}: BEGIN SOLUTION without END SOLUTION")
         name = _enclosing_function(tree, i + 1)
-        out.append(f'{match["indent"]}raise NotImplementedError("implement {name} in the {where} notebook")')
+        message = text["message"].format(name=name, where=text[where])
+        out.append(f'{match["indent"]}raise NotImplementedError({json.dumps(message, ensure_ascii=False)})')
         i = end + 1
     return "\n".join(out) + "\n"
 
@@ -158,23 +163,25 @@ def rename_package(source: str) -> str:
     return source.replace("from autograder.check import public", f"from {PACKAGE} import checks as public")
 
 
-def student_module(path: Path) -> str:
-    """The student version of one ``reference_impl`` module."""
+def student_module(path: Path, lang: str = "en") -> str:
+    """The student version of one ``reference_impl`` module, for the kit of the ``lang`` notebooks."""
     source = path.read_text(encoding="utf-8")
     if "### BEGIN SOLUTION" in source:
         where = "lab" if path.name in LAB_PORTS else "assignment"
-        source = drop_unused_private_functions(stub_solutions(source, where, path.name))
+        source = drop_unused_private_functions(stub_solutions(source, where, path.name, lang))
     source = rename_package(source)
     header = (f"# Generated from reference_impl/{path.name} by the course's release build; do not edit.\n"
               "# The graded kernels are stubs here: write them in the notebooks.\n")
     source = header + source
     if path.name == "__init__.py":
-        source = source.rstrip("\n") + "\n" + NOTEBOOK_LANGUAGE
+        source = source.rstrip("\n") + "\n" + NOTEBOOK_LANGUAGE.format(lang=lang)
     return source
 
 
-def build_student_library(dest: Path) -> list[Path]:
-    """Write ``dest`` (the ``m5_student`` package); returns the files written."""
+def build_student_library(dest: Path, lang: str = "en") -> list[Path]:
+    """Write ``dest`` (the ``m5_student`` package of the ``lang`` notebooks); returns the files written."""
+    if lang not in sources.LANGS:
+        raise ValueError(f"build_student_library: `lang` must be one of {sources.LANGS}, got {lang!r}")
     from autograder.check.selfcheck import answer_formats
 
     dest = Path(dest)
@@ -186,7 +193,7 @@ def build_student_library(dest: Path) -> list[Path]:
         if path.name in EXCLUDED_MODULES:
             continue
         target = dest / path.name
-        target.write_text(student_module(path), encoding="utf-8")
+        target.write_text(student_module(path, lang), encoding="utf-8")
         written.append(target)
     for module, shipped in SHIPPED_CHECKS.items():
         target = dest / shipped
@@ -314,7 +321,7 @@ README_TITLE = {
 def build_kit(folder: Path, lang: str) -> list[Path]:
     """The student kit in the assignment folder ``folder``: m5_student/, requirements.txt, README.md."""
     folder = Path(folder)
-    written = build_student_library(folder / PACKAGE)
+    written = build_student_library(folder / PACKAGE, lang)
     for name, text in (("requirements.txt", student_requirements()), ("README.md", student_readme(lang))):
         (folder / name).write_text(text, encoding="utf-8")
         written.append(folder / name)
@@ -337,7 +344,8 @@ def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600, co
     ``course_id`` and ``exchange`` (the exchange folder shared with the students) are
     needed only with nbgrader's exchange (release_assignment, collect, release_feedback).
 
-    Besides the paths: the stubs nbgrader writes, a per-cell execution timeout long
+    Besides the paths: the stubs nbgrader writes, in each notebook's language
+    (:mod:`autograder.assign.stubs`), a per-cell execution timeout long
     enough for the hidden test cells (the first one grades the whole notebook), feedback
     that strips the hidden test regions (nbgrader shows them by default), and no grader
     traces in ``autograded/`` or ``feedback/``: the notebook kernels (started by this
@@ -351,12 +359,13 @@ def course_config(root: Path, gradebook: Path, *, execute_timeout: int = 600, co
         "import tempfile\n\n"
         "from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor\n"
         "from nbgrader.preprocessors import ClearHiddenTests, GetGrades\n\n"
+        "from autograder.assign.stubs import generate_assignment_preprocessors\n\n"
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
         f"c.CourseDirectory.db_url = {('sqlite:///' + str(gradebook))!r}\n"
         f"c.CourseDirectory.ignore = {list(NBGRADER_IGNORE)!r}\n"
-        "c.ClearSolutions.code_stub = {'python': '# YOUR CODE HERE\\nraise NotImplementedError()'}\n"
-        "c.ClearSolutions.text_stub = 'YOUR ANSWER HERE'\n"
+        "# Answer stubs in the notebook's language (metadata m5.lang): # YOUR CODE HERE / # ВАШ КОД ...\n"
+        "c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()\n"
         f"c.Execute.timeout = {int(execute_timeout)}\n"
         "c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]\n"
         + (f"c.CourseDirectory.course_id = {course_id!r}\n" if course_id else "")
@@ -391,7 +400,9 @@ def generate_assignment(source_folder: Path, dest: Path) -> list[Path]:
         shutil.copytree(source_folder, course / "source" / assignment,
                         ignore=lambda folder, names: [n for n in names if _is_cache(Path(n))])
         (course / "nbgrader_config.py").write_text(course_config(course, Path(tmp) / "gradebook.db"), encoding="utf-8")
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        # The config imports this checkout's autograder (the localised stubs), whatever is installed.
+        python_path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+        env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": python_path}
         proc = subprocess.run([*_nbgrader_executable(), "generate_assignment", assignment, "--force", "--no-db"],
                               cwd=course, env=env, capture_output=True, text=True)
         produced = course / "release" / assignment

@@ -5,7 +5,8 @@ Outputs one nbgrader assignment per language, ``source/module05_en/`` and
 (one assignment per language, so nbgrader's maximum is the true one; the student kit
 that :mod:`autograder.assign.release` adds to each folder travels with nbgrader's release).
 Every code cell is built once, without a language argument, so the English and the
-Russian notebooks cannot drift apart in code; only markdown differs.
+Russian notebooks cannot drift apart in code; only markdown, docstrings and comments
+differ (the Russian ones come from :mod:`autograder.i18n.contracts_ru`).
 
 Where the text and the code come from (never retyped):
 
@@ -30,6 +31,7 @@ import nbformat
 
 import reference_impl
 from autograder.assign import claims
+from autograder.i18n import contracts_ru
 from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[2]
@@ -223,11 +225,10 @@ def numerical_answer_cell(number: int) -> nbformat.NotebookNode:
 
 def numerical_test_cell(number: int) -> nbformat.NotebookNode:
     names = exercises.ANSWER_NAMES[number]
-    # The visible part only reports: an exception here would print a traceback whose
-    # context lines show the hidden part in nbgrader's feedback.
-    visible = (f"_missing = [n for n in {names!r} if n not in globals()]\n"
-               f"print(\"not assigned yet: \" + \", \".join(_missing) if _missing else \"all answers assigned\")\n")
-    source = visible + _hidden("graded after you submit / оценивается после сдачи", f"answer_points({number})")
+    # The visible part only reports, in the kit's language (the code is the same in every
+    # notebook); it never raises: a traceback would show the hidden part in nbgrader's feedback.
+    visible = f"from m5_student.notebook import report_assigned\n\nreport_assigned({list(names)!r}, globals())\n"
+    source = visible + _hidden("graded after you submit", f"answer_points({number})")
     return code(f"ex{number:02d}_tests", source, grade=True, locked=True, points=len(names))
 
 
@@ -236,7 +237,7 @@ def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
     return [
         code(f"kernel_{name}", solution_source(name), solution=True),
         locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG)"),
-        code(f"test_{name}", _hidden("hidden tests, run after you submit / скрытые тесты, запускаются после сдачи", f'kernel_points("{name}")'),
+        code(f"test_{name}", _hidden("hidden tests, run after you submit", f'kernel_points("{name}")'),
              grade=True, locked=True, points=KERNEL_POINTS),
     ]
 
@@ -399,7 +400,9 @@ def _with_claims(cells: list) -> list:
 def _notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.nbformat, nb.nbformat_minor = 4, 5
-    nb.cells = _with_claims(list(cells))
+    # Code is written once; docstrings and comments are given in the notebook's language.
+    nb.cells = _with_claims([nbformat.from_dict({**c, "source": contracts_ru.localise_source(c.source, lang)})
+                             if c.cell_type == "code" else c for c in cells])
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
@@ -447,8 +450,9 @@ def write_sources(out_root: Path = SOURCE_ROOT) -> list[Path]:
 
 
 def code_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, dict]]:
-    """(id, source, metadata) of every code cell: what must match across languages."""
-    return [(c.id, c.source, dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
+    """(id, code, metadata) of every code cell: what must match across languages (the code
+    without its docstrings and comments, :func:`autograder.i18n.contracts_ru.code_skeleton`)."""
+    return [(c.id, contracts_ru.code_skeleton(c.source), dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
 
 
 __all__ = ["ASSIGNMENTS", "assignment_notebook", "build_notebooks", "code_cells", "exercise_text", "notebook_path",

@@ -44,8 +44,7 @@ def execute_notebook(nb, folder: Path, *, notebook_path: Path | None = None, pro
 
     env = {"RL_LLM_M5_PROFILE": profile, "M5_PROGRESS": "0", "PYTHONDONTWRITEBYTECODE": "1"}
     if notebook_path is not None:
-        env["M5_NOTEBOOK"] = str(notebook_path)      # the nbgrader bridge grades this file
-        env["JPY_SESSION_NAME"] = str(notebook_path)  # as Jupyter does: the notebook finds its language
+        env["M5_NOTEBOOK"] = str(notebook_path)  # the nbgrader bridge grades this file
     client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
                             resources={"metadata": {"path": str(folder)}})
     with _environment(**env):

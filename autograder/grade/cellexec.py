@@ -28,6 +28,10 @@ import sys
 # Set for the student's code while it is graded: m5_student.checks.check() returns at
 # once under grading, so a self-check call in an answer cell costs no grading time.
 GRADING_FLAG = "M5_GRADING"
+# The submission's language (its notebook's m5.lang), set by the grader: the one support
+# library in the sandbox (m5_student.notebook_language()) speaks the submission's language.
+LANGUAGE_VARIABLE = "M5_LANG"
+LANGUAGES = ("en", "ru")
 # The id extract.py gives the one cell of a .py file: with a worker that passes only
 # {"id", "source"}, the id alone says to run it statement by statement.
 PYTHON_FILE_ID = "python-file"
@@ -413,10 +417,15 @@ def grading_namespace() -> tuple[dict, GradingShell]:
     return namespace, shell
 
 
-def prepare_environment(import_dirs=()) -> None:
-    """What the student's process sees: the grading flag, a non-interactive matplotlib,
-    and the read-only support libraries first on sys.path."""
+def prepare_environment(import_dirs=(), lang=None) -> None:
+    """What the student's process sees: the grading flag, the submission's language
+    (``lang``, "en" or "ru"; anything else leaves it unset), a non-interactive
+    matplotlib, and the read-only support libraries first on sys.path."""
     os.environ[GRADING_FLAG] = "1"
+    if lang in LANGUAGES:
+        os.environ[LANGUAGE_VARIABLE] = lang
+    else:
+        os.environ.pop(LANGUAGE_VARIABLE, None)
     os.environ["MPLBACKEND"] = "Agg"
     for folder in reversed([str(d) for d in import_dirs]):
         if folder not in sys.path:
@@ -430,9 +439,11 @@ def load_cells(cells, kernels, cell_timeout, send, *, timed, untimed, timeout_ex
     "found": {kernel: bool}, "namespace": dict}. A .py file gives one entry per failing
     statement (or one ok entry). ``send({"op": "cell", "id"})`` announces each cell
     first, so the grader knows which cell killed the worker if it dies. ``request`` is
-    the whole load request; its optional "import_dirs" go on sys.path.
+    the whole load request; its optional "import_dirs" go on sys.path and its optional
+    "lang" is the submission's language (see :func:`prepare_environment`).
     """
-    prepare_environment((request or {}).get("import_dirs") or ())
+    request = request or {}
+    prepare_environment(request.get("import_dirs") or (), request.get("lang"))
     namespace, shell = grading_namespace()
     report = []
     for cell in cells:

@@ -116,7 +116,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
     tests: list[TestResult] = []
     notes = []
     with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs(),
-                       preload=corpus_requests(corpus)) as session:
+                       preload=corpus_requests(corpus), lang=language) as session:
         report = session.start()
         notes += cell_notes(sub, report.cells)
         # The worker runs kernel k+1 while kernel k is judged here.

@@ -146,12 +146,13 @@ def reply_limits(request: bytes) -> tuple[int, int]:
 class WorkerSession:
     def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
                  limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
-                 spare: "SpareWorker | None" = None, preload: Sequence[bytes] = ()):
+                 spare: "SpareWorker | None" = None, preload: Sequence[bytes] = (), lang: str = "en"):
         """``import_dirs``: read-only directories put at the front of the student
         process's ``sys.path`` (support libraries such as ``m5_student``). ``spare``:
         take a worker started ahead of time, and start the next one once loaded.
         ``preload``: encoded call requests (the corpus') whose calls every worker of
-        this session gets when it starts; batches of them then travel by name."""
+        this session gets when it starts; batches of them then travel by name.
+        ``lang``: the submission's language, which the support library reports to it."""
         self.preload = tuple(preload)
         self._worker_has: frozenset[str] = frozenset()  # names the running worker was given
         self.cells = list(cells)
@@ -160,6 +161,7 @@ class WorkerSession:
         self.limits = limits
         self.import_dirs = [Path(d) for d in import_dirs]
         self.spare = spare
+        self.lang = lang
         self.deadline = time.monotonic() + budget.submission_timeout
         self.proc = None
         self.report = LoadReport()
@@ -182,7 +184,7 @@ class WorkerSession:
 
     def _load_request(self) -> dict:
         return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
-                "budget": self.budget.for_worker(), "import_dirs": list(self._import_dirs_inside()),
+                "budget": self.budget.for_worker(), "import_dirs": list(self._import_dirs_inside()), "lang": self.lang,
                 "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells]}
 
     def _import_dirs_inside(self) -> dict[str, Path]:

@@ -1,11 +1,27 @@
 """Shared fixtures of the grader tests: one corpus per test session (disk-cached)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
+# What cellexec.prepare_environment sets when a test loads cells in this process.
+GRADING_VARIABLES = ("M5_GRADING", "M5_LANG", "MPLBACKEND")
+
+
+@pytest.fixture(autouse=True)
+def _grading_environment_stays_in_its_test():
+    """A test that runs cells the way the worker does (in this process) sets the grading
+    variables; the notebooks later tests start (nbclient, nbgrader) must not inherit them."""
+    saved = {name: os.environ.get(name) for name in GRADING_VARIABLES}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -79,6 +79,23 @@ def test_no_grader_traces_in_autograded_or_feedback(course):
     assert_no_grader_traces(course)
 
 
+def test_russian_feedback_is_russian_throughout(course):
+    """The self-check and answer-report lines come from the kit nbgrader copied from
+    source/module05_ru (its language, not the environment's); the hidden tests' lines
+    from the grader: all Russian, no English self-check line left, the stubs localised."""
+    import html
+
+    from autograder.assign.student_extras import notebook as glue
+    from autograder.check import public
+
+    page = html.unescape((course / "feedback" / "bob" / "module05_ru" / "m05_assignment_ru.html").read_text("utf-8"))
+    assert public.TEXT["ru"]["disclaimer"] in page and glue.TEXT["ru"]["assigned"] in page
+    assert "пройдено" in page and "численный ответ" in page
+    for english in (public.TEXT["en"]["disclaimer"], "public checks passed", glue.TEXT["en"]["assigned"],
+                    "numerical answer", "YOUR ANSWER HERE", "YOUR CODE HERE"):
+        assert english not in page, english
+
+
 def test_bridge_keeps_hypothesis_files_out_of_the_working_directory(tmp_path):
     """Hypothesis caches the constants of every local module (the hidden suite too) under ./.hypothesis."""
     script = ("import autograder.nbgrader_bridge as bridge, autograder.hidden.kernels\n"

@@ -103,7 +103,8 @@ def test_committed_source_folders_are_what_m5_release_writes(tmp_path):
 
 
 @pytest.mark.parametrize("pair", [ASSIGNMENT, LAB])
-def test_english_and_russian_code_cells_are_identical(pair):
+def test_english_and_russian_notebooks_differ_in_words_only(pair):
+    """Same code (tests/autograder/test_contracts_ru.py compares it closely), translated markdown."""
     en, ru = (nbformat.read(source_nb(name), as_version=4) for name in pair)
     assert sources.code_cells(en) == sources.code_cells(ru)
     assert en.metadata["m5"]["lang"] == "en" and ru.metadata["m5"]["lang"] == "ru"
@@ -266,16 +267,21 @@ def test_release_has_no_worked_answers(release_texts):
     assert "exercises.py" not in {Path(n).name for n in release_texts}
 
 
-def test_release_notebooks_have_stubs_and_no_outputs():
+def test_release_notebooks_have_stubs_in_their_language_and_no_outputs():
+    from autograder.assign.stubs import STUBS
+
     for name in ASSIGNMENT + LAB:
         nb = nbformat.read(release_nb(name), as_version=4)
+        stubs, other = STUBS[_lang(name)], STUBS["ru" if _lang(name) == "en" else "en"]
         solution_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
         assert solution_cells
         for cell in solution_cells:
             if cell.cell_type == "code":
-                assert "raise NotImplementedError()" in cell.source
+                lines = "\n".join(line.strip() for line in cell.source.splitlines())
+                assert stubs["code"] in lines and other["code"].split("\n")[0] not in lines
+                assert lines.endswith("raise NotImplementedError()")
             else:
-                assert cell.source == "YOUR ANSWER HERE"
+                assert cell.source == stubs["text"]
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None
@@ -304,13 +310,17 @@ for name in ('masked_token_nll_torch', 'cql_discrete_penalty_torch', 'expectile_
 print('\\n'.join(out))
 """
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # keep release/ free of caches
-    proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_EN, env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    for name in reference_impl.KERNEL_NAMES:
-        assert f"implement {name} in the assignment notebook" in lines
-    for name in ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights"):
-        assert f"implement {name}_torch in the lab notebook" in lines
+    for lang, (assignment, lab) in {"en": ("the assignment notebook", "the lab notebook"),
+                                    "ru": ("ноутбуке задания", "ноутбуке лабораторной работы")}.items():
+        proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_ROOT / sources.ASSIGNMENTS[lang], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        verb = release.STUB_MESSAGES[lang]["message"].split()[0]
+        for name in reference_impl.KERNEL_NAMES:
+            assert f"{verb} {name} в {assignment}" in lines if lang == "ru" else f"{verb} {name} in {assignment}" in lines
+        for name in lab_source.PORTS:
+            assert f"{verb} {name}_torch в {lab}" in lines if lang == "ru" else f"{verb} {name}_torch in {lab}" in lines
 
 
 def test_stub_solutions_rejects_unbalanced_markers():
@@ -364,7 +374,8 @@ def test_filled_release_lab_trains_with_the_students_code_only(tmp_path, monkeyp
 
 
 _IDENT = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(lambda s: s not in keyword.kwlist)
-_BODY_LINE = st.from_regex(r"[a-z_]{1,8} = [1-9][0-9]{0,3}", fullmatch=True)
+_BODY_LINE = st.from_regex(r"[a-z_]{1,8} = [1-9][0-9]{0,3}", fullmatch=True).filter(
+    lambda line: not keyword.iskeyword(line.split(" = ")[0]))
 
 
 @settings(max_examples=60, deadline=None)
@@ -400,19 +411,36 @@ def test_drop_unused_private_functions_keeps_used_helpers():
     exec(compile(out, "<dropped>", "exec"), {})
 
 
-@pytest.mark.parametrize("session, expected", [
-    ("m05_assignment_ru.ipynb", "ru"),
-    ("course/module05_ru/m05_lab_ru.ipynb", "ru"),   # relative to the server root
-    ("m05_assignment_en.ipynb", "en"),
-    ("", "en"),                                    # nbclient, plain python
-    ("missing.ipynb", "en"),
-])
-def test_notebook_language_follows_the_open_notebook(session, expected):
-    env = {"PATH": "", "JPY_SESSION_NAME": session, "PYTHONDONTWRITEBYTECODE": "1"}
+# As Jupyter, VS Code, nbconvert or nbgrader may leave the environment: none of it matters.
+ENVIRONMENTS = [{}, {"JPY_SESSION_NAME": "m05_assignment_en.ipynb"}, {"JPY_SESSION_NAME": "m05_lab_ru.ipynb"},
+                {"__vsc_ipynb_file__": "/home/s/m05_assignment_en.ipynb", "LANG": "en_US.UTF-8"},
+                {"M5_LANG": "en"}, {"M5_LANG": "ru"}]
+
+
+@pytest.mark.parametrize("root", [SOURCE_ROOT, RELEASE_ROOT], ids=["source", "release"])
+@pytest.mark.parametrize("lang", sources.LANGS)
+def test_each_kit_knows_the_language_of_its_notebooks_whatever_the_environment(root, lang):
+    folder = root / sources.ASSIGNMENTS[lang]
+    for path in folder.glob("*.ipynb"):
+        assert json.loads(path.read_text(encoding="utf-8"))["metadata"]["m5"]["lang"] == lang
+    for extra in ENVIRONMENTS:
+        env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1", **extra}
+        proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
+                              cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+        assert proc.stdout.strip() == lang, (extra, proc.stderr)
+
+
+@pytest.mark.parametrize("lang", sources.LANGS)
+def test_under_grading_the_kit_speaks_the_language_the_grader_passes(lang):
+    """The grader's sandbox holds one kit (release/module05_en) for every submission."""
+    env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1", "M5_GRADING": "1", "M5_LANG": lang}
     proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
-                          cwd=RELEASE_ROOT / sources.ASSIGNMENTS[expected], env=env, capture_output=True, text=True,
-                          timeout=60)
-    assert proc.stdout.strip() == expected, proc.stderr
+                          cwd=RELEASE_EN, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == lang, proc.stderr
+    env["M5_LANG"] = "de"  # not a course language: the kit's own
+    proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
+                          cwd=RELEASE_EN, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "en", proc.stderr
 
 
 # ------------------------------------------------------------------ m5_student.notebook (student glue)
@@ -493,3 +521,34 @@ def test_setup_cell_finds_the_kit_next_to_the_notebook_or_says_where_it_must_be(
                              timeout=120)
     assert missing.returncode != 0
     assert "m5_student not found" in missing.stderr and "m5_student не найдена" in missing.stderr
+
+
+# ------------------------------------------------------------------ an untouched Russian notebook
+def test_the_grader_sees_an_untouched_russian_release_notebook_as_not_implemented(corpus):
+    """The localised stub (# ВАШ КОД) still raises NotImplementedError: nothing is graded as an attempt."""
+    from autograder.grade import pipeline
+    from autograder.grade.judge import LOST
+
+    result = pipeline.grade_submission(release_nb(ASSIGNMENT[1]), corpus, answers=True, shrink=False)
+    assert result.language == "ru" and sum(t.score for t in result.tests) == 0
+    for kernel in reference_impl.KERNEL_NAMES:
+        tests = [t for t in result.tests if t.group == kernel]
+        assert tests and all(t.failure.message["ru"] == LOST["not_implemented"]["ru"].format(k=kernel) for t in tests)
+
+
+def test_the_self_check_and_the_lab_see_an_untouched_russian_notebook_as_untouched(tmp_path, capsys):
+    import importlib.util
+    import shutil
+
+    from autograder.check import kit, public, selfcheck
+
+    path = tmp_path / ASSIGNMENT[1]
+    shutil.copyfile(release_nb(ASSIGNMENT[1]), path)
+    assert kit.check_notebook(path, formats=selfcheck.answer_formats()) == 1
+    out = capsys.readouterr().out
+    for kernel in reference_impl.KERNEL_NAMES:
+        assert public.TEXT["ru"]["not_impl"].format(name=kernel) in out.splitlines()
+    spec = importlib.util.spec_from_file_location("m5_notebook_glue_ru", release.EXTRAS / "notebook.py")
+    glue = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(glue)
+    assert glue._implemented(path) == 0

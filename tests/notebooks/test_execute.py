@@ -20,6 +20,7 @@ from autograder.assign import sources
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_ROOT = REPO / "source"
 NOTEBOOK_BUDGET = 900  # seconds for a whole notebook; a stuck run fails instead of hanging CI
+CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 
 
 def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
@@ -27,7 +28,10 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
 
     monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
     monkeypatch.setenv("M5_NOTEBOOK", str(path))  # both languages share the folder
-    monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # as Jupyter sets it: labels follow the notebook's language
+    # As under nbconvert, nbgrader autograde or VS Code: nothing names the notebook; its
+    # language comes from the kit next to it, which the release build wrote for it.
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.delenv("__vsc_ipynb_file__", raising=False)
     monkeypatch.setenv("M5_PROGRESS", "0")
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the kernel imports the m5_student next to the notebook
     # A notebook in a student's Jupyter: not under grading, figures shown inline (another
@@ -93,6 +97,38 @@ def test_assignment_english_and_russian_print_the_same_numbers(assignment_runs):
     en, ru = printed_numbers(assignment_runs["en"]), printed_numbers(assignment_runs["ru"])
     assert en == ru
     assert sum(len(v) for v in en.values()) > 20  # the self-checks really printed results
+
+
+def printed_text(nb, prefixes: tuple[str, ...]) -> dict[str, str]:
+    """What the code cells whose id starts with one of ``prefixes`` printed."""
+    return {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+            for c in nb.cells if c.cell_type == "code" and c.id.startswith(prefixes)}
+
+
+def test_russian_notebook_prints_russian_without_jupyter_naming_it(assignment_runs):
+    """No JPY_SESSION_NAME (as under nbconvert and nbgrader autograde): the self-checks, the
+    answer reports and the hidden tests' feedback (what nbgrader's feedback page shows) are
+    all Russian, none of their English lines appear; and the English notebook stays English."""
+    from autograder.assign.student_extras import notebook
+    from autograder.check import public
+
+    for lang, other in (("ru", "en"), ("en", "ru")):
+        printed = printed_text(assignment_runs[lang], ("check_", "ex", "test_"))
+        checks = {cid: text for cid, text in printed.items() if cid.startswith("check_")}
+        assert len(checks) == 10
+        for cid, text in checks.items():
+            kernel = cid[len("check_"):]
+            summary = public.TEXT[lang]["summary"].split("{name}")[1].split("{passed}")[0]
+            assert f"{kernel}{summary}" in text and public.TEXT[lang]["disclaimer"] in text, (lang, cid)
+            assert public.TEXT[other]["disclaimer"] not in text
+        # An answer test cell's first line is its visible report; the hidden part's grades follow.
+        reports = [text.splitlines()[0] for cid, text in printed.items() if cid.endswith("_tests")]
+        assert reports and all(r == notebook.TEXT[lang]["assigned"] for r in reports), (lang, reports)
+        everything = "".join(printed.values())
+        for english in ("public checks passed", "all answers assigned"):
+            assert (english in everything) == (lang == "en"), (lang, english)
+        graded = [text for cid, text in printed.items() if cid.startswith("test_")]
+        assert graded and all(CYRILLIC.search(t) for t in graded) == (lang == "ru"), (lang, graded[:1])
 
 
 @pytest.fixture(scope="module")

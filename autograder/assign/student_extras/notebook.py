@@ -5,7 +5,11 @@
   trains with the student's own code;
 * :func:`check_port` is the public property test of a torch port written in the lab:
   on random inputs its values must equal the student's numpy kernel and its autograd
-  gradients must equal central finite differences of that numpy kernel.
+  gradients must equal central finite differences of that numpy kernel;
+* :func:`report_assigned` is the visible part of the numerical answers' test cells.
+
+What they print is in the language of the kit (``m5_student.notebook_language()``, the
+language of the notebooks it was built for), so one code cell serves every notebook.
 """
 from __future__ import annotations
 
@@ -21,6 +25,53 @@ KERNEL_NAMES = (
 )
 PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")
 STUB = "raise NotImplementedError()"
+LANGUAGES = ("en", "ru")
+TEXT = {
+    "en": {"missing_kernel": "implement {name} in the assignment notebook ({notebook})",
+           "cell_error": "{notebook}, cell {cell}: {error}",
+           "port_missing": "{name} port: not implemented yet",
+           "port_failed": "{name} port: {failed}/{cases} cases FAIL; first: {first}",
+           "port_passed": "{name} port: values and gradients match your numpy kernel on {cases} random cases",
+           "case_error": "case {case}: {error}",
+           "case_value": "case {case}: value {got} != numpy {want}",
+           "case_gradient": "case {case}: gradient {got} != finite differences {want}",
+           "unassigned": "not assigned yet: {names}",
+           "assigned": "all answers assigned"},
+    "ru": {"missing_kernel": "реализуйте {name} в ноутбуке задания ({notebook})",
+           "cell_error": "{notebook}, ячейка {cell}: {error}",
+           "port_missing": "{name}, версия на torch: ещё не реализована",
+           "port_failed": "{name}, версия на torch: ОШИБКА в {failed} из {cases} случаев; первый: {first}",
+           "port_passed": "{name}, версия на torch: значения и градиенты совпадают с вашим ядром numpy "
+                          "на {cases} случайных примерах",
+           "case_error": "случай {case}: {error}",
+           "case_value": "случай {case}: значение {got} != numpy {want}",
+           "case_gradient": "случай {case}: градиент {got} != конечные разности {want}",
+           "unassigned": "ещё не присвоены: {names}",
+           "assigned": "все ответы присвоены"},
+}
+
+
+def _language(lang: str | None = None) -> str:
+    """``lang`` if given, else the kit's (English outside the kit)."""
+    if lang is not None:
+        if lang not in LANGUAGES:
+            raise ValueError(f"`lang` must be one of {LANGUAGES}, got {lang!r}")
+        return lang
+    try:
+        from m5_student import notebook_language
+    except ImportError:  # loaded on its own, outside the kit
+        return "en"
+    return notebook_language()
+
+
+def report_assigned(names, namespace, lang: str | None = None) -> None:
+    """Print which of ``names`` are not yet assigned in ``namespace`` (never raises on them)."""
+    try:
+        t = TEXT[_language(lang)]
+        missing = [str(n) for n in names if n not in namespace]
+        print(t["unassigned"].format(names=", ".join(missing)) if missing else t["assigned"])
+    except Exception as exc:  # a traceback here would show nbgrader's hidden part of the cell
+        print(f"{type(exc).__name__}: {exc}")
 
 
 def _cells(path: Path) -> list[dict]:
@@ -59,9 +110,11 @@ def find_assignment(folder: str | Path = ".", lang: str | None = None) -> Path:
     return max(candidates, key=lambda p: (_implemented(p), p.stem.endswith(f"_{lang}")))
 
 
-def _missing(name: str, path: Path) -> Callable:
+def _missing(name: str, path: Path, lang: str) -> Callable:
+    message = TEXT[lang]["missing_kernel"].format(name=name, notebook=path.name)
+
     def kernel(*args, **kwargs):
-        raise NotImplementedError(f"implement {name} in the assignment notebook ({path.name})")
+        raise NotImplementedError(message)
     kernel.__name__ = name
     return kernel
 
@@ -71,16 +124,18 @@ def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> 
 
     Only the imports cell and the kernel answer cells run. A kernel that is missing
     (or whose cell fails) is replaced by a function raising NotImplementedError that
-    names the notebook; cell errors are printed.
+    names the notebook; cell errors are printed. ``lang`` (default: the kit's) is the
+    language of the messages and, among equally complete notebooks, the one preferred.
     """
+    lang = _language(lang)
     path = find_assignment(".", lang) if path is None else Path(path)
     namespace: dict = {"__name__": "m5_student_kernels"}
     for cell in _kernel_cells(path):
         try:
             exec(compile(cell["source"], f"<{path.name}:{cell['id']}>", "exec"), namespace)
         except Exception as exc:  # one broken cell costs only its kernels
-            print(f"{path.name}, cell {cell['id']}: {type(exc).__name__}: {exc}")
-    return {name: namespace[name] if callable(namespace.get(name)) else _missing(name, path) for name in KERNEL_NAMES}
+            print(TEXT[lang]["cell_error"].format(notebook=path.name, cell=cell["id"], error=f"{type(exc).__name__}: {exc}"))
+    return {name: namespace[name] if callable(namespace.get(name)) else _missing(name, path, lang) for name in KERNEL_NAMES}
 
 
 # ------------------------------------------------------------------ torch ports
@@ -123,18 +178,19 @@ def _cases(name: str, rng: np.random.Generator):
 
 
 def check_port(torch_fn: Callable, numpy_fn: Callable, name: str, *, cases: int = 25, seed: int = 0,
-               tol: float = 1e-6) -> bool:
+               tol: float = 1e-6, lang: str | None = None) -> bool:
     """Compare a torch port with the numpy kernel on ``cases`` random inputs; print a report.
 
     Values: the port's output (float64 tensors in) equals ``numpy_fn``'s within ``tol``.
     Gradients: d(sum of the output * fixed random weights)/d(input) from autograd
     equals central finite differences of ``numpy_fn``. Returns True when all pass.
-    Raises ValueError for an unknown ``name``.
+    The report is in ``lang`` (default: the kit's). Raises ValueError for an unknown ``name``.
     """
     import torch
 
     if name not in PORTS:
         raise ValueError(f"check_port: `name` must be one of {PORTS}, got {name!r}")
+    words = TEXT[_language(lang)]
     rng = np.random.default_rng(seed)
     failures = []
     for case in range(cases):
@@ -152,20 +208,20 @@ def check_port(torch_fn: Callable, numpy_fn: Callable, name: str, *, cases: int 
             (out * torch.as_tensor(weights)).sum().backward()
             grad = t.grad.numpy() if t.grad is not None else np.zeros_like(x)
         except NotImplementedError:
-            print(f"{name} port: not implemented yet")
+            print(words["port_missing"].format(name=name))
             return False
         except Exception as exc:
-            failures.append(f"case {case}: {type(exc).__name__}: {exc}")
+            failures.append(words["case_error"].format(case=case, error=f"{type(exc).__name__}: {exc}"))
             continue
         want = np.asarray(numpy_fn(x, *args, **kwargs), dtype=float)
         if value.shape != want.shape or not np.allclose(value, want, rtol=tol, atol=tol):
-            failures.append(f"case {case}: value {value} != numpy {want}")
+            failures.append(words["case_value"].format(case=case, got=value, want=want))
             continue
         numeric = _numeric_grad(scalar, x.copy())
         if not np.allclose(grad, numeric, rtol=1e-4, atol=1e-5):
-            failures.append(f"case {case}: gradient {np.round(grad, 6)} != finite differences {np.round(numeric, 6)}")
+            failures.append(words["case_gradient"].format(case=case, got=np.round(grad, 6), want=np.round(numeric, 6)))
     if failures:
-        print(f"{name} port: {len(failures)}/{cases} cases FAIL; first: {failures[0]}")
+        print(words["port_failed"].format(name=name, failed=len(failures), cases=cases, first=failures[0]))
         return False
-    print(f"{name} port: values and gradients match your numpy kernel on {cases} random cases")
+    print(words["port_passed"].format(name=name, cases=cases))
     return True

@@ -35,24 +35,20 @@ KERNEL_NAMES = (
 __all__ = [*KERNEL_NAMES, "KERNEL_NAMES", "KernelInputError"]
 
 
-def notebook_language(default: str = "en") -> str:
-    """Language of the open notebook ("en" or "ru") from its metadata ``m5.lang``.
+# The language of the notebooks this kit was built for (their metadata m5.lang), written by
+# the course's release build: one kit per language folder.
+KIT_LANGUAGE = "ru"
 
-    Jupyter sets ``JPY_SESSION_NAME`` (VS Code ``__vsc_ipynb_file__``) to the notebook's
-    path; without it (nbclient, plain python) ``default`` is returned.
+
+def notebook_language() -> str:
+    """Language of the notebooks next to this kit ("en" or "ru"), as the release build wrote it.
+
+    It never depends on how the notebook is run (Jupyter, VS Code, nbconvert, nbgrader).
+    While the course's grader runs a submission (``M5_GRADING``), the one kit it uses for
+    every submission says the submission's own language, which the grader passes in ``M5_LANG``.
     """
-    import json
     import os
 
-    path = os.environ.get("JPY_SESSION_NAME") or os.environ.get("__vsc_ipynb_file__")
-    if not path:
-        return default
-    # The path may be relative to the server's root; the kernel runs in the notebook's folder.
-    for candidate in (path, os.path.basename(path)):
-        try:
-            with open(candidate, encoding="utf-8") as fh:
-                lang = (json.load(fh).get("metadata", {}).get("m5") or {}).get("lang")
-        except (OSError, ValueError, AttributeError):
-            continue
-        return lang if lang in ("en", "ru") else default
-    return default
+    if os.environ.get("M5_GRADING") and os.environ.get("M5_LANG") in ("en", "ru"):
+        return os.environ["M5_LANG"]
+    return KIT_LANGUAGE

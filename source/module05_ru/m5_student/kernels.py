@@ -48,7 +48,7 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     non-finite values that are used, or gamma outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement dqn_targets in the assignment notebook")
+    raise NotImplementedError("реализуйте dqn_targets в ноутбуке задания")
 
 
 def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=0.99):
@@ -61,7 +61,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement double_dqn_targets in the assignment notebook")
+    raise NotImplementedError("реализуйте double_dqn_targets в ноутбуке задания")
 
 
 def masked_token_nll(token_logprobs, mask):
@@ -75,7 +75,7 @@ def masked_token_nll(token_logprobs, mask):
     entry, or non-finite log-probabilities at active positions.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement masked_token_nll in the assignment notebook")
+    raise NotImplementedError("реализуйте masked_token_nll в ноутбуке задания")
 
 
 def cql_discrete_penalty(q_values, actions):
@@ -90,7 +90,7 @@ def cql_discrete_penalty(q_values, actions):
     axis or batch, non-finite Q, or actions that are non-integer or out of range.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement cql_discrete_penalty in the assignment notebook")
+    raise NotImplementedError("реализуйте cql_discrete_penalty в ноутбуке задания")
 
 
 def expectile_loss(diff, tau):
@@ -103,7 +103,7 @@ def expectile_loss(diff, tau):
     not in the open interval (0, 1) or ``diff`` is empty or not finite.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement expectile_loss in the assignment notebook")
+    raise NotImplementedError("реализуйте expectile_loss в ноутбуке задания")
 
 
 def return_to_go(rewards, gamma=1.0):
@@ -115,7 +115,7 @@ def return_to_go(rewards, gamma=1.0):
     a non 1-D or non-finite ``rewards`` or gamma outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement return_to_go in the assignment notebook")
+    raise NotImplementedError("реализуйте return_to_go в ноутбуке задания")
 
 
 def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
@@ -129,7 +129,7 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     means where n > 0, or a negative or non-finite ``radius_scale``.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement pessimistic_values in the assignment notebook")
+    raise NotImplementedError("реализуйте pessimistic_values в ноутбуке задания")
 
 
 def behavior_support_mask(probabilities, threshold_ratio=0.35):
@@ -143,7 +143,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     ``threshold_ratio`` outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement behavior_support_mask in the assignment notebook")
+    raise NotImplementedError("реализуйте behavior_support_mask в ноутбуке задания")
 
 
 def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
@@ -157,7 +157,7 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     differs from 1 by more than 1e-6.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement fqe_targets in the assignment notebook")
+    raise NotImplementedError("реализуйте fqe_targets в ноутбуке задания")
 
 
 def iql_advantage_weights(advantages, beta, max_weight=100.0):
@@ -171,4 +171,4 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     finite.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement iql_advantage_weights in the assignment notebook")
+    raise NotImplementedError("реализуйте iql_advantage_weights в ноутбуке задания")
