@@ -1,7 +1,7 @@
 """DAgger vs behaviour cloning at an equal expert-label budget, over seeds.
 
     .venv/bin/python bench/dagger_budget.py [--seeds 17 18 19 20 21] [--figure out.png]
-        [--smoke] [--slip 0.05] [--beta 0.5] [--constant-beta] [--initial-labels 40]
+        [--smoke] [--slip 0.2] [--demo-slip 0.0|same] [--beta 0.5] [--constant-beta] [--initial-labels 40]
         [--labels-per-round 40]
 
 Runs :func:`reference_impl.imitation.label_budget_curve` for every seed and prints
@@ -93,6 +93,14 @@ def draw(runs: list[dict], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def _demo_slip(text: str):
+    """``--demo-slip``: a probability, or 'same' (None: demonstrations slip like the learner)."""
+    return SAME if text == "same" else float(text)
+
+
+SAME = "same"  # sentinel: --demo-slip same -> demonstration_slip_probability=None
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[17, 18, 19, 20, 21])
@@ -100,6 +108,8 @@ def main(argv=None) -> None:
     parser.add_argument("--figure", type=Path, help="write the figure (PNG) here")
     parser.add_argument("--smoke", action="store_true", help="one seed, two budgets, short training")
     parser.add_argument("--slip", type=float, dest="slip_probability")
+    parser.add_argument("--demo-slip", type=_demo_slip, dest="demonstration_slip_probability",
+                        help="slip probability while the expert demonstrates, or 'same' as --slip")
     parser.add_argument("--beta", type=float)
     parser.add_argument("--constant-beta", action="store_const", const=False, dest="decay_beta",
                         help="the expert acts with probability beta in every round (default: beta**round)")
@@ -107,14 +117,15 @@ def main(argv=None) -> None:
     parser.add_argument("--labels-per-round", type=int, dest="labels_per_round")
     args = parser.parse_args(argv)
 
-    overrides = {k: v for k in ("slip_probability", "beta", "decay_beta", "initial_labels", "labels_per_round")
+    overrides = {k: (None if v == SAME else v)
+                 for k in ("slip_probability", "demonstration_slip_probability", "beta", "decay_beta",
+                           "initial_labels", "labels_per_round")
                  if (v := getattr(args, k)) is not None}
     seeds = args.seeds[:1] if args.smoke else args.seeds
     budgets = args.budgets or (SMOKE_BUDGETS if args.smoke else LABEL_BUDGETS)
     config = LabelBudgetConfig(**{**(SMOKE_CONFIG if args.smoke else {}), **overrides})
-    changed = {k: v for k, v in dataclasses.asdict(config).items()
-               if k != "bc" and v != getattr(LabelBudgetConfig(), k)}
-    print(f"setting: LabelBudgetConfig defaults{'' if not changed else ' with ' + str(changed)}")
+    setting = {k: v for k, v in dataclasses.asdict(config).items() if k != "bc"}
+    print(f"setting: {setting}; bc: {config.bc}")
 
     wall, cpu = time.perf_counter(), time.process_time()
     runs = run_curves(seeds, budgets, config)
@@ -122,7 +133,9 @@ def main(argv=None) -> None:
     print(format_table(runs))
     print(f"{len(seeds)} seed(s) x {len(budgets)} budgets: wall {wall:.1f} s, CPU {cpu:.1f} s")
     if args.figure:
-        draw(runs, args.figure, f"Equal expert-label budget, {len(seeds)} seed(s), slip {config.slip_probability}")
+        demo = config.demonstration_slip_probability
+        slips = f"slip {config.slip_probability}" + ("" if demo is None else f", demonstrations slip {demo}")
+        draw(runs, args.figure, f"Equal expert-label budget, {len(seeds)} seed(s), {slips}")
         print(f"figure: {args.figure}")
 
 

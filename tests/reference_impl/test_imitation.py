@@ -198,6 +198,23 @@ def test_greedy_table_policy_matches_argmax_policy():
                 assert table(obs) == argmax(obs)
 
 
+def test_clean_demonstrations_do_not_depend_on_the_learners_slips(monkeypatch):
+    fitted = []
+
+    def recording(observations, actions, **kwargs):
+        fitted.append(np.array(observations))
+        return behavior_cloning(observations, actions, **kwargs)
+
+    monkeypatch.setattr(imitation, "behavior_cloning", recording)
+    small = dict(epochs=1, evaluation_episodes=2, initial_labels=60, labels_per_round=10)
+    label_budget_curve(5, (60,), LabelBudgetConfig(slip_probability=0.0, **small))
+    label_budget_curve(5, (60,), LabelBudgetConfig(slip_probability=0.5, demonstration_slip_probability=0.0, **small))
+    label_budget_curve(5, (60,), LabelBudgetConfig(slip_probability=0.5, demonstration_slip_probability=None, **small))
+    clean, clean_again, slipped = fitted[0], fitted[2], fitted[4]  # each run: DAgger's round 0, then BC
+    assert (clean == clean_again).all()
+    assert not np.array_equal(clean, slipped)
+
+
 @pytest.mark.parametrize("budgets", [[], [0], [-5], [1.5], [True], "40", 40, [40, 20], [40, 40]])
 def test_label_budget_curve_rejects_bad_budgets(budgets):
     with pytest.raises(ValueError, match="budgets"):
@@ -206,6 +223,7 @@ def test_label_budget_curve_rejects_bad_budgets(budgets):
 
 @pytest.mark.parametrize("name, value", [("initial_labels", 0), ("labels_per_round", -1), ("epochs", 1.5),
                                          ("evaluation_episodes", 0), ("beta", 1.5), ("slip_probability", 1.0),
+                                         ("slip_probability", None), ("demonstration_slip_probability", -0.1),
                                          ("max_steps", True), ("bc", {}), ("decay_beta", 1)])
 def test_label_budget_config_rejects_bad_values(name, value):
     with pytest.raises(ValueError, match=name):
@@ -214,18 +232,22 @@ def test_label_budget_config_rejects_bad_values(name, value):
 
 @pytest.mark.slow
 def test_five_seed_equal_budget_finding():
-    """docs/dagger_budget.md: at an equal label budget DAgger does NOT beat BC here.
+    """docs/dagger_budget.md: in the setting most favourable to DAgger that was found
+    (the LabelBudgetConfig defaults), DAgger is ahead at an equal budget on most seeds,
+    but by little, and the spreads overlap: the advantage is not clear.
 
-    Default setting, seeds 17-21: at no budget does DAgger beat BC on more than 2 of
-    the 5 seeds or by 0.1 in mean success, and with 400 labels BC is within 0.05 of
-    the expert. If a setting is found where DAgger's advantage is real, this test and
-    the note change together.
+    Seeds 17-21: from 160 labels on DAgger beats BC on at least 4 of the 5 seeds, by
+    less than 0.1 in mean success, and the worst DAgger seed is never above the best
+    BC seed. BC trained on clean demonstrations stays at least 0.05 below the expert.
+    If a setting with a clear advantage is found, this test and the note change together.
     """
     runs = [label_budget_curve(seed) for seed in range(17, 22)]
     bc = np.array([run["bc_success_rate"] for run in runs])
     dagger = np.array([run["dagger_success_rate"] for run in runs])
     assert all(run["bc_labels"] == run["dagger_labels"] == list(LABEL_BUDGETS) for run in runs)
-    assert ((dagger > bc).sum(axis=0) <= 2).all()
+    later = np.array(LABEL_BUDGETS) >= 160
+    assert ((dagger > bc).sum(axis=0)[later] >= 4).all()
     assert (dagger.mean(axis=0) - bc.mean(axis=0) < 0.1).all()
+    assert (dagger.min(axis=0) <= bc.max(axis=0)).all()
     expert = np.mean([run["expert_success_rate"] for run in runs])
-    assert bc[:, -1].mean() >= expert - 0.05
+    assert bc[:, -1].mean() <= expert - 0.05
