@@ -1,4 +1,4 @@
-"""DAgger vs behaviour cloning at an equal expert-label budget, over seeds.
+"""DAgger vs behavior cloning at an equal expert-label budget, over seeds.
 
     .venv/bin/python bench/dagger_budget.py [--seeds 17 18 19 20 21] [--figure out.png]
         [--smoke] [--slip 0.2] [--demo-slip 0.0|same] [--beta 0.5] [--constant-beta] [--initial-labels 40]
@@ -41,7 +41,7 @@ def per_budget(runs: list[dict], key: str) -> np.ndarray:
 
 def format_table(runs: list[dict]) -> str:
     """The printed table: budget | BC per seed, mean ± sd | DAgger per seed, mean ± sd | wins
-    | distinct labelled states (mean over seeds) of BC / DAgger."""
+    | distinct labeled states (mean over seeds) of BC / DAgger."""
     bc, dagger = per_budget(runs, "bc_success_rate"), per_budget(runs, "dagger_success_rate")
     distinct = {key: per_budget(runs, f"{key}_distinct_states").mean(axis=0) for key in ("bc", "dagger")}
     seeds = [run["seed"] for run in runs]

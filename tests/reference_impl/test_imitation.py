@@ -1,4 +1,4 @@
-"""Behavior cloning fits expert labels; DAgger aggregates expert-labelled learner states."""
+"""Behavior cloning fits expert labels; DAgger aggregates expert-labeled learner states."""
 from __future__ import annotations
 
 import numpy as np
@@ -232,7 +232,7 @@ def test_label_budget_config_rejects_bad_values(name, value):
 
 @pytest.mark.slow
 def test_five_seed_equal_budget_finding():
-    """docs/dagger_budget.md: in the setting most favourable to DAgger that was found
+    """docs/dagger_budget.md: in the setting most favorable to DAgger that was found
     (the LabelBudgetConfig defaults), DAgger is ahead at an equal budget on most seeds,
     but by little, and the spreads overlap: the advantage is not clear.
 

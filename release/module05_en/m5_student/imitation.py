@@ -336,7 +336,7 @@ class LabelBudgetConfig:
     shared by all learners of one seed.
     """
 
-    # The default is the most favourable setting to DAgger found (docs/dagger_budget.md):
+    # The default is the most favorable setting to DAgger found (docs/dagger_budget.md):
     # clean demonstrations (a narrow tube of states, no recovery shown) and a learner
     # whose actions slip one time in five.
     slip_probability: float = 0.2
@@ -417,7 +417,7 @@ def label_budget_curve(
       demonstration labels, then rounds k = 1, 2, ...: the learner trained on all
       labels so far is rolled out mixed with the expert (the expert acts with
       probability ``beta**k``, or ``beta`` if not ``decay_beta``), and the first
-      ``labels_per_round`` states those rollouts visit are labelled by the expert;
+      ``labels_per_round`` states those rollouts visit are labeled by the expert;
       the round that reaches ``b`` labels stops there. The expert acts only in states it labels, so expert queries equal
       labels. The labels of a smaller budget are a prefix of a larger one's, so one
       pass serves every budget and equals a run with that budget alone.
@@ -481,9 +481,9 @@ def label_budget_curve(
 
 
 def _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progress):
-    """DAgger's labelled states up to ``largest`` labels, and its learner after each round.
+    """DAgger's labeled states up to ``largest`` labels, and its learner after each round.
 
-    Returns ``(states, nets)``: ``states`` (largest, d) in labelling order, ``nets``
+    Returns ``(states, nets)``: ``states`` (largest, d) in labeling order, ``nets``
     maps a label count reached at the end of a round to the learner trained on it.
     """
     states = demonstrations[:min(cfg.initial_labels, largest)]
