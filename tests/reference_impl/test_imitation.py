@@ -1,12 +1,24 @@
-"""Behavior cloning fits expert labels; DAgger aggregates expert-labelled learner states."""
+"""Behavior cloning fits expert labels; DAgger aggregates expert-labeled learner states."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
+from reference_impl import imitation
 from reference_impl.expert import ExpertPolicy
-from reference_impl.imitation import ArgmaxPolicy, BCConfig, bc_loss, behavior_cloning, dagger_experiment
+from reference_impl.imitation import (
+    ArgmaxPolicy,
+    BCConfig,
+    LABEL_BUDGETS,
+    GreedyTablePolicy,
+    LabelBudgetConfig,
+    bc_loss,
+    behavior_cloning,
+    collect_states,
+    dagger_experiment,
+    label_budget_curve,
+)
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.rollout import rollout
 
@@ -99,3 +111,143 @@ def test_lab_full_profile_dagger_beats_bc():
     records = run["records"]
     assert records[-1]["success_rate"] > records[0]["success_rate"]
     assert records[-1]["success_rate"] >= 0.9
+
+
+# --------------------------------------------------------------------------- equal label budget
+FAST = LabelBudgetConfig(epochs=3, evaluation_episodes=20, initial_labels=20, labels_per_round=15)
+FAST_BUDGETS = (10, 20, 45, 60)
+
+
+@pytest.fixture(scope="module")
+def fast_curve():
+    return label_budget_curve(17, FAST_BUDGETS, FAST)
+
+
+def test_label_budget_curve_shape(fast_curve):
+    n = len(FAST_BUDGETS)
+    assert fast_curve["budgets"] == list(FAST_BUDGETS)
+    for key in ("bc_labels", "bc_success_rate", "bc_mean_return", "bc_distinct_states", "dagger_labels",
+                "dagger_learner_labels", "dagger_rounds", "dagger_success_rate", "dagger_mean_return",
+                "dagger_distinct_states"):
+        assert len(fast_curve[key]) == n, key
+    assert fast_curve["bc_labels"] == fast_curve["dagger_labels"] == list(FAST_BUDGETS)
+    # 20 demonstration labels, then rounds of 15: 45 = 20 + 15 + 10 (round 2 cut), 60 = 20 + 15 + 15 + 10.
+    assert fast_curve["dagger_learner_labels"] == [0, 0, 25, 40]
+    assert fast_curve["dagger_rounds"] == [0, 0, 2, 3]
+    for key in ("bc_success_rate", "dagger_success_rate"):
+        assert all(0.0 <= v <= 1.0 for v in fast_curve[key])
+    assert 0.0 <= fast_curve["expert_success_rate"] <= 1.0
+    assert fast_curve["config"]["initial_labels"] == 20 and fast_curve["seed"] == 17
+    # Up to the initial labels both learners train on the same demonstrations.
+    for i, budget in enumerate(FAST_BUDGETS):
+        if budget <= FAST.initial_labels:
+            assert fast_curve["dagger_success_rate"][i] == fast_curve["bc_success_rate"][i]
+            assert fast_curve["dagger_distinct_states"][i] == fast_curve["bc_distinct_states"][i]
+
+
+def test_label_budget_curve_trains_every_learner_on_exactly_its_budget(monkeypatch):
+    sizes = []
+
+    def recording(observations, actions, **kwargs):
+        sizes.append(len(observations))
+        assert len(actions) == len(observations)
+        return behavior_cloning(observations, actions, **kwargs)
+
+    monkeypatch.setattr(imitation, "behavior_cloning", recording)
+    label_budget_curve(3, (10, 20, 45, 60), FAST)
+    # DAgger's learners after each round (20, 35, 50, 60 labels: the last round is cut at
+    # the largest budget), then per budget: BC on b demonstrations, and DAgger on its
+    # first b labels where b is not a round's end (45); b <= 20 reuses BC's learner and
+    # b = 60 the last round's.
+    assert sizes == [20, 35, 50, 60, 10, 20, 45, 45, 60]
+
+
+def test_collect_states_asks_the_policy_only_about_recorded_states():
+    env = KeyDoorGrid(seed=0)
+    expert = ExpertPolicy(env)
+    asked = []
+
+    def counting(obs, info=None):
+        asked.append(obs)
+        return expert(obs, info)
+
+    states = collect_states(env, counting, 30, iter(range(100)))  # expert episodes are < 30 steps: two episodes
+    assert states.shape == (30, env.observation_dim)
+    assert len(asked) == 30 and all((a == s).all() for a, s in zip(asked, states))
+    assert collect_states(env, expert, 0, iter(())).shape == (0, env.observation_dim)
+
+
+def test_label_budget_curve_is_deterministic_and_prefix_consistent(fast_curve):
+    assert label_budget_curve(17, FAST_BUDGETS, FAST) == fast_curve
+    # A budget alone gives what it gives inside a longer curve: labels of a smaller
+    # budget are a prefix of a larger one's.
+    alone = label_budget_curve(17, (45,), FAST)
+    assert alone["dagger_success_rate"] == [fast_curve["dagger_success_rate"][2]]
+    assert alone["bc_success_rate"] == [fast_curve["bc_success_rate"][2]]
+
+
+def test_greedy_table_policy_matches_argmax_policy():
+    env = KeyDoorGrid(seed=0)
+    torch.manual_seed(0)
+    net = imitation.make_mlp(env.observation_dim, 16, env.action_dim)
+    table, argmax = GreedyTablePolicy(net, env), ArgmaxPolicy(net)
+    for key in (False, True):
+        for row in range(env.height):
+            for col in range(env.width):
+                obs = env.encode((row, col), key)
+                assert table(obs) == argmax(obs)
+
+
+def test_clean_demonstrations_do_not_depend_on_the_learners_slips(monkeypatch):
+    fitted = []
+
+    def recording(observations, actions, **kwargs):
+        fitted.append(np.array(observations))
+        return behavior_cloning(observations, actions, **kwargs)
+
+    monkeypatch.setattr(imitation, "behavior_cloning", recording)
+    small = dict(epochs=1, evaluation_episodes=2, initial_labels=60, labels_per_round=10)
+    label_budget_curve(5, (60,), LabelBudgetConfig(slip_probability=0.0, **small))
+    label_budget_curve(5, (60,), LabelBudgetConfig(slip_probability=0.5, demonstration_slip_probability=0.0, **small))
+    label_budget_curve(5, (60,), LabelBudgetConfig(slip_probability=0.5, demonstration_slip_probability=None, **small))
+    clean, clean_again, slipped = fitted[0], fitted[2], fitted[4]  # each run: DAgger's round 0, then BC
+    assert (clean == clean_again).all()
+    assert not np.array_equal(clean, slipped)
+
+
+@pytest.mark.parametrize("budgets", [[], [0], [-5], [1.5], [True], "40", 40, [40, 20], [40, 40]])
+def test_label_budget_curve_rejects_bad_budgets(budgets):
+    with pytest.raises(ValueError, match="budgets"):
+        label_budget_curve(0, budgets, FAST)
+
+
+@pytest.mark.parametrize("name, value", [("initial_labels", 0), ("labels_per_round", -1), ("epochs", 1.5),
+                                         ("evaluation_episodes", 0), ("beta", 1.5), ("slip_probability", 1.0),
+                                         ("slip_probability", None), ("demonstration_slip_probability", -0.1),
+                                         ("max_steps", True), ("bc", {}), ("decay_beta", 1)])
+def test_label_budget_config_rejects_bad_values(name, value):
+    with pytest.raises(ValueError, match=name):
+        LabelBudgetConfig(**{name: value})
+
+
+@pytest.mark.slow
+def test_five_seed_equal_budget_finding():
+    """docs/dagger_budget.md: in the setting most favorable to DAgger that was found
+    (the LabelBudgetConfig defaults), DAgger is ahead at an equal budget on most seeds,
+    but by little, and the spreads overlap: the advantage is not clear.
+
+    Seeds 17-21: from 160 labels on DAgger beats BC on at least 4 of the 5 seeds, by
+    less than 0.1 in mean success, and the worst DAgger seed is never above the best
+    BC seed. BC trained on clean demonstrations stays at least 0.05 below the expert.
+    If a setting with a clear advantage is found, this test and the note change together.
+    """
+    runs = [label_budget_curve(seed) for seed in range(17, 22)]
+    bc = np.array([run["bc_success_rate"] for run in runs])
+    dagger = np.array([run["dagger_success_rate"] for run in runs])
+    assert all(run["bc_labels"] == run["dagger_labels"] == list(LABEL_BUDGETS) for run in runs)
+    later = np.array(LABEL_BUDGETS) >= 160
+    assert ((dagger > bc).sum(axis=0)[later] >= 4).all()
+    assert (dagger.mean(axis=0) - bc.mean(axis=0) < 0.1).all()
+    assert (dagger.min(axis=0) <= bc.max(axis=0)).all()
+    expert = np.mean([run["expert_success_rate"] for run in runs])
+    assert bc[:, -1].mean() <= expert - 0.05

@@ -13,10 +13,17 @@ is thrown away) and retrains. Round 0 is plain BC. As in the paper, the data-col
 in the expert: at each step it acts as the expert with probability beta_k = beta**k
 (beta = 0.5 by default) and as the learner otherwise, so later rounds are closer to
 the pure learner. The labels always come from the expert.
+
+:func:`label_budget_curve` compares the two at an equal *expert-label budget*: a label
+is one (state, expert action) pair in a learner's training set, and every time the
+expert is consulted (to demonstrate, to act inside DAgger's mixture or to label a
+learner state) the state it answers for is one of those pairs. BC spends its budget
+on expert demonstrations; DAgger on a few demonstrations plus states its own rollouts
+reach. ``docs/dagger_budget.md`` reports what that comparison shows on KeyDoorGrid.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
@@ -31,10 +38,15 @@ from m5_student.rollout import evaluate_policy, rollout
 __all__ = [
     "ArgmaxPolicy",
     "BCConfig",
+    "GreedyTablePolicy",
+    "LABEL_BUDGETS",
+    "LabelBudgetConfig",
     "MixturePolicy",
     "behavior_cloning",
     "bc_loss",
+    "collect_states",
     "dagger_experiment",
+    "label_budget_curve",
     "make_mlp",
 ]
 
@@ -262,3 +274,227 @@ def dagger_experiment(
         },
         "policy": learner,
     }
+
+
+# --------------------------------------------------------------------------- equal label budget
+class GreedyTablePolicy:
+    """The greedy policy of a network on KeyDoorGrid, evaluated once for every state.
+
+    KeyDoorGrid has ``2 * height * width`` observations (each cell, with and without
+    the key), so the network's argmax is computed for all of them in one batch and
+    acting is a table look-up: the same choices as :class:`ArgmaxPolicy`, without a
+    forward pass per step (the budget curve runs thousands of evaluation episodes).
+    """
+
+    def __init__(self, net: nn.Module, env: KeyDoorGrid) -> None:
+        cells = [(r, c) for r in range(env.height) for c in range(env.width)]
+        observations = np.stack([env.encode(cell, key) for key in (False, True) for cell in cells])
+        with torch.no_grad():
+            actions = net(torch.from_numpy(observations)).argmax(dim=1).numpy()
+        self.env = env
+        self.table = actions.reshape(2, env.height, env.width)
+
+    def __call__(self, obs, info=None) -> int:
+        (row, col), has_key = self.env.decode(obs)
+        return int(self.table[int(has_key), row, col])
+
+
+def collect_states(env: KeyDoorGrid, policy, count: int, reset_seeds) -> np.ndarray:
+    """The first ``count`` states that ``policy`` visits, episode after episode.
+
+    Episode ``i`` starts with ``env.reset(seed=reset_seeds[i])`` (``reset_seeds`` is
+    any iterable of ints, consumed lazily). A state is recorded *before* the policy
+    acts in it, and collection stops as soon as ``count`` states are recorded, so the
+    policy is only ever asked about recorded states (the last episode is cut short).
+    Returns ``(count, observation_dim)`` float32 in visit order.
+    """
+    seeds = iter(reset_seeds)
+    states: list[np.ndarray] = []
+    while len(states) < count:
+        obs, info = env.reset(seed=next(seeds))
+        done = False
+        while not done and len(states) < count:
+            states.append(obs)
+            obs, _, terminated, truncated, info = env.step(policy(obs, info))
+            done = terminated or truncated
+    return np.stack(states) if states else np.zeros((0, env.observation_dim), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class LabelBudgetConfig:
+    """Setting of :func:`label_budget_curve` (the environment, DAgger's schedule, training).
+
+    ``slip_probability`` and ``max_steps`` configure the KeyDoorGrid the learners act
+    in (DAgger's rollouts, every evaluation); the expert demonstrates in a KeyDoorGrid
+    with ``demonstration_slip_probability`` (None: the same), so 0.0 models clean
+    demonstrations that never show a recovery. Start cells stay the environment's own. DAgger starts from the first ``initial_labels`` labels of
+    the expert demonstrations; each round then labels ``labels_per_round`` states of
+    the round's mixture rollouts (expert with probability ``beta**round``, or ``beta``
+    in every round when ``decay_beta`` is False; else the current learner). Every
+    learner is a fresh :func:`behavior_cloning` fit for ``epochs`` epochs with ``bc``;
+    each is scored greedily on ``evaluation_episodes`` episodes whose start seeds are
+    shared by all learners of one seed.
+    """
+
+    # The default is the most favorable setting to DAgger found (docs/dagger_budget.md):
+    # clean demonstrations (a narrow tube of states, no recovery shown) and a learner
+    # whose actions slip one time in five.
+    slip_probability: float = 0.2
+    demonstration_slip_probability: float | None = 0.0
+    max_steps: int = 50
+    initial_labels: int = 40
+    labels_per_round: int = 40
+    beta: float = 0.5
+    decay_beta: bool = True
+    epochs: int = 20
+    evaluation_episodes: int = 300
+    bc: BCConfig = field(default_factory=BCConfig)
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "initial_labels", "labels_per_round", "epochs", "evaluation_episodes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"LabelBudgetConfig: `{name}` must be a positive integer, got {value!r}")
+        if not 0.0 <= self.beta <= 1.0:
+            raise ValueError(f"LabelBudgetConfig: `beta` must lie in [0, 1], got {self.beta!r}")
+        if not isinstance(self.decay_beta, bool):
+            raise ValueError(f"LabelBudgetConfig: `decay_beta` must be True or False, got {self.decay_beta!r}")
+        for name in ("slip_probability", "demonstration_slip_probability"):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value < 1.0:
+                raise ValueError(f"LabelBudgetConfig: `{name}` must lie in [0, 1), got {value!r}")
+        if self.slip_probability is None:
+            raise ValueError("LabelBudgetConfig: `slip_probability` must lie in [0, 1), got None")
+        if not isinstance(self.bc, BCConfig):
+            raise ValueError(f"LabelBudgetConfig: `bc` must be a BCConfig, got {type(self.bc).__name__}")
+
+
+#: Default budgets of :func:`label_budget_curve`: from DAgger's initial demonstrations
+#: alone (40 labels) to where both learners have stopped improving (docs/dagger_budget.md).
+LABEL_BUDGETS: tuple[int, ...] = (40, 80, 120, 160, 200, 300, 400)
+
+
+def _check_budgets(budgets) -> list[int]:
+    """``budgets`` as a list of strictly increasing positive ints, else ValueError."""
+    if isinstance(budgets, (str, bytes)) or not hasattr(budgets, "__iter__"):
+        raise ValueError(f"label_budget_curve: `budgets` must be a sequence of positive integers, got {budgets!r}")
+    values = list(budgets)
+    if not values:
+        raise ValueError("label_budget_curve: `budgets` is empty; give at least one label budget")
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"label_budget_curve: `budgets` must hold positive integers, got {value!r}")
+    if any(b <= a for a, b in zip(values, values[1:])):
+        raise ValueError(f"label_budget_curve: `budgets` must be strictly increasing, got {values}")
+    return [int(v) for v in values]
+
+
+def _reset_seeds(seed: int, stream: int):
+    """Endless reset seeds of one data stream (0: demonstrations, k: DAgger round k).
+
+    Streams are 10,000 episodes apart and far below the evaluation seeds, so no
+    collection episode repeats another stream's or an evaluation episode's start.
+    """
+    base = seed * 1_000_000 + stream * 10_000
+    return (base + i for i in range(10_000))
+
+
+def label_budget_curve(
+    seed: int,
+    budgets=LABEL_BUDGETS,
+    config: LabelBudgetConfig | None = None,
+    *,
+    progress: bool | None = None,
+) -> dict:
+    """BC and DAgger trained on exactly ``b`` expert labels, for each budget ``b``.
+
+    A label is one (state, expert action) pair in a learner's training set; the two
+    learners share one seed, one environment and the same evaluation episodes.
+
+    * BC at budget ``b``: the first ``b`` states of the expert's demonstrations
+      (episodes played one after another, the last one cut at ``b``).
+    * DAgger at budget ``b``: the first ``min(b, initial_labels)`` of those same
+      demonstration labels, then rounds k = 1, 2, ...: the learner trained on all
+      labels so far is rolled out mixed with the expert (the expert acts with
+      probability ``beta**k``, or ``beta`` if not ``decay_beta``), and the first
+      ``labels_per_round`` states those rollouts visit are labeled by the expert;
+      the round that reaches ``b`` labels stops there. The expert acts only in states it labels, so expert queries equal
+      labels. The labels of a smaller budget are a prefix of a larger one's, so one
+      pass serves every budget and equals a run with that budget alone.
+
+    Returns a dict of lists aligned with ``budgets``: ``budgets``, ``bc_labels``,
+    ``bc_success_rate``, ``bc_mean_return``, ``bc_distinct_states``, ``dagger_labels``,
+    ``dagger_learner_labels`` (labels on states of DAgger's own rollouts),
+    ``dagger_rounds``, ``dagger_success_rate``, ``dagger_mean_return``,
+    ``dagger_distinct_states``; plus ``expert_success_rate`` and ``expert_mean_return``
+    (the expert on the same evaluation episodes: the ceiling), ``seed`` and ``config``.
+    Raises ValueError on a bad ``budgets`` (empty, not positive integers, not increasing).
+    """
+    cfg = config or LabelBudgetConfig()
+    budgets = _check_budgets(budgets)
+    seed_everything(seed)
+    env = KeyDoorGrid(seed=seed, slip_probability=cfg.slip_probability, max_steps=cfg.max_steps)
+    demo_slip = cfg.slip_probability if cfg.demonstration_slip_probability is None else cfg.demonstration_slip_probability
+    demo_env = KeyDoorGrid(seed=seed, slip_probability=demo_slip, max_steps=cfg.max_steps)
+    expert = ExpertPolicy(env)
+    largest = budgets[-1]
+    eval_seed = seed * 1_000_000 + 900_000
+
+    def fit(states: np.ndarray) -> nn.Module:
+        net, _ = behavior_cloning(states, expert.label(states), epochs=cfg.epochs, seed=seed,
+                                  action_dim=env.action_dim, config=cfg.bc)
+        return net
+
+    def score(policy) -> dict:
+        return evaluate_policy(env, policy, episodes=cfg.evaluation_episodes, seed=eval_seed)
+
+    demonstrations = collect_states(demo_env, expert, largest, _reset_seeds(seed, 0))
+    dagger_states, round_nets = _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progress)
+
+    out = {key: [] for key in ("bc_labels", "bc_success_rate", "bc_mean_return", "bc_distinct_states",
+                               "dagger_labels", "dagger_learner_labels", "dagger_rounds",
+                               "dagger_success_rate", "dagger_mean_return", "dagger_distinct_states")}
+    for budget in progress_bar(budgets, desc="label budgets", total=len(budgets), enabled=progress):
+        bc_metrics = score(GreedyTablePolicy(fit(demonstrations[:budget]), env))
+        if budget <= cfg.initial_labels:
+            dagger_metrics = bc_metrics  # the same demonstrations, seed and training: the same learner
+        else:
+            net = round_nets[budget] if budget in round_nets else fit(dagger_states[:budget])
+            dagger_metrics = score(GreedyTablePolicy(net, env))
+        learner_labels = max(0, budget - cfg.initial_labels)
+        for name, states, metrics in (("bc", demonstrations[:budget], bc_metrics),
+                                      ("dagger", dagger_states[:budget], dagger_metrics)):
+            out[f"{name}_labels"].append(len(states))
+            out[f"{name}_success_rate"].append(metrics["success_rate"])
+            out[f"{name}_mean_return"].append(metrics["mean_return"])
+            out[f"{name}_distinct_states"].append(len(np.unique(states, axis=0)))
+        out["dagger_learner_labels"].append(learner_labels)
+        out["dagger_rounds"].append(-(-learner_labels // cfg.labels_per_round))
+    expert_metrics = score(expert)
+    return {
+        "budgets": budgets, **out,
+        "expert_success_rate": expert_metrics["success_rate"],
+        "expert_mean_return": expert_metrics["mean_return"],
+        "seed": seed,
+        "config": asdict(cfg),
+    }
+
+
+def _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progress):
+    """DAgger's labeled states up to ``largest`` labels, and its learner after each round.
+
+    Returns ``(states, nets)``: ``states`` (largest, d) in labeling order, ``nets``
+    maps a label count reached at the end of a round to the learner trained on it.
+    """
+    states = demonstrations[:min(cfg.initial_labels, largest)]
+    nets = {len(states): fit(states)}
+    rounds = -(-max(0, largest - len(states)) // cfg.labels_per_round)
+    for k in progress_bar(range(1, rounds + 1), desc="DAgger rounds", total=rounds, enabled=progress):
+        learner = GreedyTablePolicy(nets[len(states)], env)
+        beta = cfg.beta**k if cfg.decay_beta else cfg.beta
+        policy = MixturePolicy(expert, learner, beta, np.random.default_rng([seed, k]))
+        count = min(cfg.labels_per_round, largest - len(states))
+        # The DAgger step: the expert labels the states the learner's own rollouts reach.
+        states = np.concatenate([states, collect_states(env, policy, count, _reset_seeds(seed, k))])
+        nets[len(states)] = fit(states)
+    return states, nets
