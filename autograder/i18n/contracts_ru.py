@@ -194,6 +194,11 @@ L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
 Выбрасывает ValueError, когда beta отрицательна или равна {_NON_FINITE}, max_weight не
 является конечным положительным числом, или advantages не вещественного типа или
 содержат {_NON_FINITE}."""),
+    # ---------------------------------------------------------------- the lab notebook's own helpers (lab_source.py)
+    "cells.show": ("0fffd6fe1ef8", """\
+Печатает сообщение ноутбука ``key`` на его языке, подставив ``fields``."""),
+    "cells.compare": ("9ac033294001", """\
+Ваши числа рядом с числами закреплённого полного прогона: строки (name, yours, pinned)."""),
 }
 
 # English comment (the text after "# ") -> Russian.
@@ -213,6 +218,9 @@ COMMENTS_RU: dict[str, str] = {
         "Найти библиотеку поддержки m5_student (она лежит рядом с этим ноутбуком) и добавить её в sys.path.",
     "hidden tests, run after you submit": "скрытые тесты, запускаются после сдачи",
     "graded after you submit": "оценивается после сдачи",
+    "figures of your own loops": "рисунки по вашим собственным циклам обучения",
+    "figures of the pinned full-profile artifacts in reference_impl/data":
+        "рисунки по закреплённым артефактам полного профиля (reference_impl/data)",
     "smoke unless RL_LLM_M5_PROFILE=full": "профиль smoke, если не задано RL_LLM_M5_PROFILE=full",
     "your ten numpy kernels, from the assignment notebook next to this one":
         "ваши десять ядер numpy из ноутбука задания, который лежит рядом с этим",
