@@ -162,3 +162,17 @@ def test_lab_sections_restore_the_seed_points(lang):
 
 def test_fixture_is_marked_synthetic():
     assert "synthetic" in json.loads(FIXTURE.read_text(encoding="utf-8"))["_note"]
+
+
+def test_worded_verdicts_hold_in_the_committed_report():
+    """Sentences that state a comparison in words (not as a cited number) must match the run."""
+    report = claims.load_claims()
+    per = lambda key: report[key]["per_seed"]  # noqa: E731
+    # DAgger answer: "small and the per-seed results overlap" at an equal label budget.
+    bc, dagger = per("dagger.bc_equal_budget_success"), per("dagger.dagger_equal_budget_success")
+    assert abs(report["dagger.dagger_equal_budget_success"]["mean"] - report["dagger.bc_equal_budget_success"]["mean"]) < 0.1
+    assert min(dagger) <= max(bc), "the equal-budget results no longer overlap: reword the DAgger answer"
+    # Offline answer: CQL's learned value of its greedy action sits above the true value (not conservative in level).
+    assert all(q > v for q, v in zip(per("offline.greedy_q_learned.cql"), per("offline.greedy_value_true.cql")))
+    # Token answer: advantage-weighted cloning ties the ILQL-like decoder on every seed.
+    assert per("language.exact_match.advantage_weighted_bc") == per("language.exact_match.ilql_like")
