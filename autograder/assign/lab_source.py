@@ -85,6 +85,9 @@ yours = {record["round"]: record["success_rate"] for record in dagger_run["recor
 compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), v)
          for k, v in zip(pinned["rounds"], pinned["success_rate"])])
 figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS, run_label=PINNED_RUN);
+# the same number of expert labels for both learners (a separate, slippery setting; docs/lab-results for 5 seeds)
+figures.plot_label_budget(pinned["budget_labels"], pinned["budget_bc_success"], pinned["budget_dagger_success"],
+                          labels=LABELS, run_label=PINNED_RUN);
 '''
 
 DQN = '''

@@ -218,6 +218,8 @@ COMMENTS_RU: dict[str, str] = {
         "Найти библиотеку поддержки m5_student (она лежит рядом с этим ноутбуком) и добавить её в sys.path.",
     "hidden tests, run after you submit": "скрытые тесты, запускаются после сдачи",
     "graded after you submit": "оценивается после сдачи",
+    "the same number of expert labels for both learners (a separate, slippery setting; docs/lab-results for 5 seeds)":
+        "одинаковое число меток эксперта у обоих учеников (отдельная постановка со срывами; 5 seed — в docs/lab-results)",
     "figures of your own loops": "рисунки по вашим собственным циклам обучения",
     "figures of the pinned full-profile artifacts in reference_impl/data":
         "рисунки по закреплённым артефактам полного профиля (reference_impl/data)",

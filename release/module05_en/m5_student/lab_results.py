@@ -121,6 +121,16 @@ def _gap_count(result: dict) -> float:
     return float(np.count_nonzero((returns > DT_GAP[0]) & (returns < DT_GAP[1])))
 
 
+#: The label budget at which BC and DAgger are compared in the claims (one of the lab's budgets).
+EQUAL_BUDGET = 200
+
+
+def _at_budget(result: dict, key: str) -> float | None:
+    """``result[key]`` at :data:`EQUAL_BUDGET` labels, None when the run did not use that budget (smoke)."""
+    where = np.flatnonzero(np.asarray(result["budget_labels"]) == EQUAL_BUDGET)
+    return float(np.asarray(result[key])[where[0]]) if where.size else None
+
+
 def _build_claims() -> list[Claim]:
     from m5_student.lab import PROFILE_PARAMS
     from m5_student.language import LANGUAGE_METHODS
@@ -139,6 +149,21 @@ def _build_claims() -> list[Claim]:
         Claim("dagger.dagger_labels", "dagger", {"en": "DAgger, final round: expert labels it trains on",
                                                   "ru": "DAgger, последний раунд: число меток эксперта в обучении"},
               lambda r: float(r["dataset_size"][-1]), 0),
+        Claim("dagger.equal_budget_labels", "dagger", {"en": "Equal-budget comparison: expert labels each learner trains on",
+                                                        "ru": "Сравнение при равном бюджете: число меток эксперта у каждого ученика"},
+              lambda r: _at_budget(r, "budget_labels"), 0),
+        Claim("dagger.bc_equal_budget_success", "dagger",
+              {"en": f"Behavior cloning on {EQUAL_BUDGET} expert labels (slippery setting): greedy success rate",
+               "ru": f"Клонирование поведения на {EQUAL_BUDGET} метках эксперта (постановка со срывами): доля успехов"},
+              lambda r: _at_budget(r, "budget_bc_success")),
+        Claim("dagger.dagger_equal_budget_success", "dagger",
+              {"en": f"DAgger on {EQUAL_BUDGET} expert labels (slippery setting): greedy success rate",
+               "ru": f"DAgger на {EQUAL_BUDGET} метках эксперта (постановка со срывами): доля успехов"},
+              lambda r: _at_budget(r, "budget_dagger_success")),
+        Claim("dagger.equal_budget_expert_success", "dagger",
+              {"en": "The expert's own success in the slippery setting (the ceiling)",
+               "ru": "Успех самого эксперта в постановке со срывами (потолок)"},
+              lambda r: float(r["budget_expert_success"])),
         Claim("dqn.dqn_success", "dqn", {"en": "DQN: greedy evaluation success rate after training",
                                           "ru": "DQN: доля успехов жадной политики после обучения"},
               lambda r: float(r["dqn_eval_success"])),
@@ -220,6 +245,7 @@ CLAIMS: list[Claim] = _build_claims()
 #: The claims the README table shows (the report and claims.json hold all of them).
 README_CLAIMS: tuple[str, ...] = (
     "dagger.bc_success", "dagger.bc_labels", "dagger.dagger_success", "dagger.dagger_labels",
+    "dagger.bc_equal_budget_success", "dagger.dagger_equal_budget_success", "dagger.equal_budget_expert_success",
     "dqn.dqn_success", "dqn.double_success",
     *(f"offline.return.{_slug(m)}" for m in ("behavior cloning", "naive DQN", "restricted DQN", "CQL", "IQL")),
     *(f"offline.greedy_q_learned.{_slug(m)}" for m in ("naive DQN", "restricted DQN", "CQL", "IQL")),
@@ -339,6 +365,13 @@ def caveats(claims: Mapping[str, dict], lang: str) -> list[str]:
             better=_seeds_where(claims, "dagger.dagger_success", "dagger.bc_success", lambda d, b: d > b),
             ties=_seeds_where(claims, "dagger.dagger_success", "dagger.bc_success", lambda d, b: d == b), seeds=n,
             bc_labels=_listed(claims["dagger.bc_labels"], 0), dagger_labels=_listed(claims["dagger.dagger_labels"], 0)))
+    if has("dagger.bc_equal_budget_success", "dagger.dagger_equal_budget_success", "dagger.equal_budget_expert_success"):
+        gap = claims["dagger.dagger_equal_budget_success"]["mean"] - claims["dagger.bc_equal_budget_success"]["mean"]
+        out.append(labels["report.caveat_equal_budget"].format(
+            budget=EQUAL_BUDGET, bc=ms("dagger.bc_equal_budget_success"), dagger=ms("dagger.dagger_equal_budget_success"),
+            expert=ms("dagger.equal_budget_expert_success"), seeds=n,
+            ahead=_seeds_where(claims, "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success", lambda d, b: d > b),
+            verdict=labels["report.budget_verdict_clear" if gap >= 0.1 else "report.budget_verdict_small"]))
     protected = [m for m in ("restricted DQN", "CQL", "IQL") if has(f"offline.return.{_slug(m)}")]
     if has("offline.return.behavior_cloning") and protected:
         best = max(protected, key=lambda m: claims[f"offline.return.{_slug(m)}"]["mean"])

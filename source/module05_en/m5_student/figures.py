@@ -150,6 +150,27 @@ def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] |
     return ax
 
 
+def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapping[str, str] | None = None, *,
+                      bc_spread=None, dagger_spread=None, run_label: str | None = None):
+    """Greedy success of behavior cloning and of DAgger trained on the same number of expert labels."""
+    where = "plot_label_budget"
+    lab = _labels(labels)
+    x = _vector(budgets, "budgets", where)
+    ax = _axes(ax, (8.5, 4.8))
+    for values, spread, name, key, marker in ((bc_success, bc_spread, "bc_success", "budget_bc", "o"),
+                                              (dagger_success, dagger_spread, "dagger_success", "budget_dagger", "s")):
+        y = _vector(values, name, where, x.size)
+        err = _optional(spread, name.replace("success", "spread"), where, x.size)
+        ax.errorbar(x, y, yerr=err, marker=marker, capsize=3, label=lab[key])
+    ax.set_ylim(-0.03, 1.05)
+    ax.set_xlabel(lab["budget_x"])
+    ax.set_ylabel(lab["success"])
+    ax.legend(loc="lower right")
+    _title(ax, lab["budget_title"], run_label)
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
 def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW,
                     run_label: str | None = None):
     """Rolling success (trailing mean over ``window`` episodes) of DQN and Double DQN.

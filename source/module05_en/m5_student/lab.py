@@ -82,7 +82,7 @@ PROTOCOL_FILE = "M5_experiment_protocol.json"
 
 #: Pinned artifact -> the arrays it must hold (extra arrays may follow these).
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
-    "M5_dagger_curve.npz": ("rounds", "success_rate"),
+    "M5_dagger_curve.npz": ("rounds", "success_rate", "budget_labels", "budget_bc_success", "budget_dagger_success"),
     "M5_online_dqn_curve.npz": ("dqn_success", "double_success"),
     "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values",
                                       "greedy_q_mean", "greedy_value_true", "fqe_logged_values"),
@@ -112,6 +112,10 @@ class DaggerParams:
     learner_episodes_per_round: int
     epochs: int
     evaluation_episodes: int
+    # BC and DAgger at equal expert-label budgets (imitation.label_budget_curve, its own setting).
+    label_budgets: tuple[int, ...] = (40, 80, 120, 160, 200, 300, 400)
+    budget_evaluation_episodes: int = 300
+    budget_epochs: int = 20
 
 
 @dataclass(frozen=True)
@@ -194,7 +198,8 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
     ),
     "smoke": LabProfile(
         name="smoke",
-        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=2, learner_episodes_per_round=6, epochs=6, evaluation_episodes=12),
+        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=2, learner_episodes_per_round=6, epochs=6, evaluation_episodes=12,
+                            label_budgets=(40, 80), budget_evaluation_episodes=30, budget_epochs=5),
         dqn=DQNParams(seed=5, episodes=35, evaluation_episodes=12),
         log=LogParams(seed=41, episodes=30),
         offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5, evaluation_episodes=12),
@@ -352,17 +357,23 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.imitation import dagger_experiment
+    from m5_student.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
 
     p = _offset(profile.dagger, offset)
     run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
     records = run["records"]
+    budget = label_budget_curve(p.seed, p.label_budgets, LabelBudgetConfig(
+        epochs=p.budget_epochs, evaluation_episodes=p.budget_evaluation_episodes))
     return {
         "seed": p.seed,
         "rounds": np.asarray([r["round"] for r in records], dtype=np.int64),
         "success_rate": np.asarray([r["success_rate"] for r in records], dtype=np.float64),
         "mean_return": np.asarray([r["mean_return"] for r in records], dtype=np.float64),
         "dataset_size": np.asarray([r["dataset_size"] for r in records], dtype=np.int64),
+        "budget_labels": np.asarray(budget["budgets"], dtype=np.int64),
+        "budget_bc_success": np.asarray(budget["bc_success_rate"], dtype=np.float64),
+        "budget_dagger_success": np.asarray(budget["dagger_success_rate"], dtype=np.float64),
+        "budget_expert_success": float(budget["expert_success_rate"]),
     }
 
 
@@ -603,8 +614,27 @@ def _report_dagger(runs: list[dict], r: _Render) -> list[str]:
     for i, rnd in enumerate(runs[0]["rounds"]):
         per = [x["success_rate"][i] for x in runs]
         rows.append((int(rnd), int(runs[0]["dataset_size"][i]), _cell(per), _cell([x["mean_return"][i] for x in runs]), _per_seed(per)))
-    return [f"![dagger]({png})", ""] + _table(
+    lines = [f"![dagger]({png})", ""] + _table(
         _header(labels, "round", "dataset_size", "success_rate", "mean_return", "success_per_seed"), rows)
+    return lines + ["", ""] + _report_label_budget(runs, r)
+
+
+def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
+    """BC and DAgger trained on the same number of expert labels (its own, slippery setting)."""
+    from m5_student.figures import plot_label_budget
+
+    labels = r.labels
+    budgets = runs[0]["budget_labels"]
+    bc, dagger = _stats([x["budget_bc_success"] for x in runs]), _stats([x["budget_dagger_success"] for x in runs])
+    png = r.figure("dagger_budget", lambda ax: plot_label_budget(
+        budgets, bc["mean"], dagger["mean"], ax, labels, bc_spread=_spread(bc, runs), dagger_spread=_spread(dagger, runs),
+        run_label=r.run_label))
+    rows = [(int(b), _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]),
+             f"{int(np.sum(dagger['values'][:, i] > bc['values'][:, i]))}/{len(runs)}")
+            for i, b in enumerate(budgets)]
+    expert = _cell([x["budget_expert_success"] for x in runs])
+    return [_t(labels, "budget_intro", expert=expert), "", f"![dagger_budget]({png})", ""] + _table(
+        _header(labels, "expert_labels", "bc_success", "dagger_success", "dagger_ahead"), rows)
 
 
 def _report_dqn(runs: list[dict], r: _Render) -> list[str]:
@@ -775,6 +805,8 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
         "M5_dagger_curve.npz": {
             "rounds": dagger["rounds"], "success_rate": dagger["success_rate"],
             "mean_return": dagger["mean_return"], "dataset_size": dagger["dataset_size"],
+            "budget_labels": dagger["budget_labels"], "budget_bc_success": dagger["budget_bc_success"],
+            "budget_dagger_success": dagger["budget_dagger_success"],
         },
         "M5_online_dqn_curve.npz": {
             "dqn_success": dqn["dqn_success"], "double_success": dqn["double_success"],

@@ -27,6 +27,10 @@ LABELS: dict[str, dict[str, str]] = {
         "success": "share of episodes that reach the goal",
         "success_short": "success",
         "dagger_title": "Behavior cloning, then DAgger relabeling rounds",
+        "budget_title": "Behavior cloning and DAgger with the same number of expert labels",
+        "budget_x": "expert labels (state, expert action) pairs",
+        "budget_bc": "behavior cloning (expert demonstrations)",
+        "budget_dagger": "DAgger (labels on the learner's own states)",
         "episode": "training episode",
         "rolling_success": "success rate over the last 15 episodes",
         "dqn_title": "DQN vs Double DQN (rolling window 15)",
@@ -102,6 +106,10 @@ LABELS: dict[str, dict[str, str]] = {
         "success": "доля эпизодов, дошедших до цели",
         "success_short": "успех",
         "dagger_title": "Клонирование поведения, затем раунды DAgger",
+        "budget_title": "Клонирование поведения и DAgger при одинаковом числе меток эксперта",
+        "budget_x": "метки эксперта (пары «состояние, действие эксперта»)",
+        "budget_bc": "клонирование поведения (демонстрации эксперта)",
+        "budget_dagger": "DAgger (метки в состояниях самого ученика)",
         "episode": "эпизод обучения",
         "rolling_success": "доля успехов за последние 15 эпизодов",
         "dqn_title": "DQN и Double DQN (скользящее окно 15)",
@@ -211,6 +219,11 @@ _REPORT: dict[str, dict[str, str]] = {
         "expert_from_start": "expert from the start cell", "expert_run": "{outcome}, steps: {steps}, return {ret}",
         "round": "round", "dataset_size": "dataset size (seed offset 0)", "success_rate": "success rate",
         "mean_return": "mean return", "success_per_seed": "success per seed",
+        "expert_labels": "expert labels", "bc_success": "behavior cloning: success", "dagger_success": "DAgger: success",
+        "dagger_ahead": "seeds where DAgger is ahead",
+        "budget_intro": "At an equal label budget (a separate setting: the learner's actions slip with probability 0.2, "
+                        "the expert demonstrates without slips; `imitation.label_budget_curve`). The expert's own success "
+                        "in this setting, the ceiling: {expert}.",
         "seeds_suffix": "[seeds: {count}]", "method": "method", "greedy_eval_success": "greedy evaluation success",
         "greedy_eval_return": "greedy evaluation return", "late_success": "success, last 15 training episodes",
         "eval_success_per_seed": "evaluation success per seed",
@@ -251,6 +264,11 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_dagger": "DAgger's final success exceeds behavior cloning's on {better} of {seeds} seeds and ties on {ties}; "
                          "behavior cloning trains on {bc_labels} expert labels and DAgger's final round on {dagger_labels}, "
                          "so this is not a comparison at an equal label budget.",
+        "caveat_equal_budget": "With the same {budget} expert labels, DAgger reaches {dagger} and behavior cloning {bc} "
+                               "(the expert itself {expert}); DAgger is ahead on {ahead} of {seeds} seeds: {verdict}.",
+        "budget_verdict_clear": "labeling the learner's own states clearly helps here",
+        "budget_verdict_small": "labeling the learner's own states helps a little at most on this small grid, and the "
+                                "per-seed results overlap, so this is no proof that DAgger wins at an equal budget",
         "caveat_bc_offline": "Offline behavior cloning reaches a mean return of {bc}, the best protected method ({best}) {best_value} "
                              "and naive DQN {naive}: {verdict}.",
         "bc_verdict_equal": "on this log the protected methods guard against extrapolation but do not beat imitation",
@@ -301,6 +319,11 @@ _REPORT: dict[str, dict[str, str]] = {
         "expert_from_start": "эксперт из стартовой клетки", "expert_run": "{outcome}, шагов: {steps}, отдача {ret}",
         "round": "раунд", "dataset_size": "размер набора данных (сдвиг seed 0)", "success_rate": "доля успехов",
         "mean_return": "средняя отдача", "success_per_seed": "успех по seed",
+        "expert_labels": "метки эксперта", "bc_success": "клонирование поведения: успех", "dagger_success": "DAgger: успех",
+        "dagger_ahead": "seed, где DAgger впереди",
+        "budget_intro": "При равном числе меток (отдельная постановка: действия ученика с вероятностью 0.2 заменяются "
+                        "случайными, эксперт демонстрирует без таких срывов; `imitation.label_budget_curve`). Успех самого "
+                        "эксперта в этой постановке, потолок: {expert}.",
         "seeds_suffix": "[число seed: {count}]", "method": "метод", "greedy_eval_success": "успех жадной политики при оценке",
         "greedy_eval_return": "отдача жадной политики при оценке", "late_success": "успех за последние 15 эпизодов обучения",
         "eval_success_per_seed": "успех при оценке по seed",
@@ -344,6 +367,12 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_dagger": "Итоговая доля успехов DAgger выше, чем у клонирования поведения, для {better} из {seeds} seed и "
                          "равна для {ties}; клонирование поведения обучается на {bc_labels} метках эксперта, а последний "
                          "раунд DAgger — на {dagger_labels}, так что это сравнение не при равном числе меток.",
+        "caveat_equal_budget": "При одних и тех же {budget} метках эксперта DAgger достигает {dagger}, а клонирование "
+                               "поведения — {bc} (сам эксперт — {expert}); DAgger впереди для {ahead} из {seeds} seed: {verdict}.",
+        "budget_verdict_clear": "разметка состояний самого ученика здесь явно помогает",
+        "budget_verdict_small": "на этой маленькой сетке разметка состояний самого ученика помогает разве что немного, "
+                                "а результаты по seed перекрываются, так что это не доказывает превосходства DAgger при "
+                                "равном бюджете",
         "caveat_bc_offline": "Офлайн-клонирование поведения даёт среднюю отдачу {bc}, лучший метод с защитой ({best}) — "
                              "{best_value}, наивный DQN — {naive}: {verdict}.",
         "bc_verdict_equal": "на этом журнале методы с защитой оберегают от экстраполяции, но не превосходят имитацию",
