@@ -43,6 +43,22 @@ _UNCHANGED = "Входы могут быть списками или масси�
 # "module.function" -> (fingerprint of the English docstring, the Russian docstring).
 DOCSTRINGS_RU: dict[str, tuple[str, str]] = {
     # ---------------------------------------------------------------- reference_impl/kernels.py
+    "kernels._discounted_scan": ("d86f637c432d", """\
+G_t = r_t + g * G_{t+1} (G за концом эпизода равно 0) для 0 <= g < 1, векторно.
+
+Эпизод режется на блоки по n шагов (первый блок может быть короче). В блоке,
+начинающемся с s, при p_j = g**j и A — оставшейся отдаче после блока,
+
+    G_{s+j} = sum_{i >= j} p_i r_{s+i} / p_j  +  g**(n-j) * A.
+
+В сумму для G_{s+j} входят только p_i <= p_j, поэтому ничего не сокращается, а
+g**(n-1) остаётся намного выше порога исчезновения порядка, так что деление на p_j
+не теряет точности (``g**-t`` по всему длинному эпизоду переполнилось бы). Начала
+блоков X_b подчиняются X_b = H_b + g**n X_{b+1} (H_b — блок сам по себе). Если
+блоков больше одного, то g**n <= e**-345, и двух шагов этой рекурсии в float64
+достаточно: отброшенное меньше 1e-450 от наибольшего |G|. Слишком малые или большие
+награды масштабируются степенью двойки (точно), чтобы веса их не обнуляли, а суммы
+не переполнялись."""),
     "kernels._transition_batch": ("fbce4fe66db0", """\
 Общие проверки ядер с бутстрэп-целями: (B,), (B,), (B, A)."""),
     "kernels._bootstrap": ("16249fcbc3b7", """\
@@ -218,6 +234,19 @@ COMMENTS_RU: dict[str, str] = {
         "Найти библиотеку поддержки m5_student (она лежит рядом с этим ноутбуком) и добавить её в sys.path.",
     "hidden tests, run after you submit": "скрытые тесты, запускаются после сдачи",
     "graded after you submit": "оценивается после сдачи",
+    "an empty batch (0, A) is a valid batch: an empty mask":
+        "пустой батч (0, A) допустим: маска тоже пустая",
+    "p_0 .. p_n": "степени p_0 .. p_n",
+    "X_b = H_b + g**n X_{b+1}": "рекурсия по блокам X_b = H_b + g**n X_{b+1}",
+    "g**(n-j) * A": "прибавляем хвост g**(n-j) * A",
+    "Blocks where g**(n-1) >= e**-345 (~1e-150), far above float64's underflow (~1e-308).":
+        "Блоки, где g**(n-1) >= e**-345 (~1e-150), намного выше порога исчезновения порядка float64 (~1e-308).",
+    "zeros in front change no return-to-go after them":
+        "нули в начале не меняют оставшуюся отдачу после них",
+    "A of each block: the return-to-go from the next block's start":
+        "A каждого блока: оставшаяся отдача с начала следующего блока",
+    "the recursion's first step, exactly (p r / p may be off by one ulp)":
+        "первый шаг рекурсии, точно (p r / p может отличаться на одну ulp)",
     "the same number of expert labels for both learners (a separate, slippery setting; docs/lab-results for 5 seeds)":
         "одинаковое число меток эксперта у обоих учеников (отдельная постановка со срывами; 5 seed — в docs/lab-results)",
     "figures of your own loops": "рисунки по вашим собственным циклам обучения",

@@ -284,7 +284,7 @@ def _check_pinned(data_dir):
 def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes():
     loaded, protocol = _check_pinned(lab.DATA_DIR)
     # The pinned runs are the full profile's offset-0 runs.
-    assert protocol["parameters"]["dagger"] == dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)
+    assert protocol["parameters"]["dagger"] == json.loads(json.dumps(dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)))  # tuples are JSON lists
     assert len(loaded["M5_dagger_curve.npz"]["rounds"]) == lab.PROFILE_PARAMS["full"].dagger.rounds + 1
     assert len(loaded["M5_online_dqn_curve.npz"]["dqn_success"]) == lab.PROFILE_PARAMS["full"].dqn.episodes
     np.testing.assert_array_equal(loaded["M5_decision_transformer_results.npz"]["target_return"],
