@@ -217,8 +217,6 @@ class WorkerSession:
                     found = reply.get("found", {})
                     self.report.found = {k: bool(found.get(k)) for k in self.kernels}
                     self.report.time_cap = reply.get("time_cap") is True
-                    if self.spare:  # the next submission's worker starts while this one is graded
-                        self.spare.refill()
                     return self.report
             except WorkerLost:
                 self._stop()
@@ -276,8 +274,13 @@ class WorkerSession:
     # ------------------------------------------------------------ requests
     def plan(self, requests: Sequence[tuple[bytes, int]]) -> None:
         """The call batches (encoded request, number of calls) the caller will ask for
-        next, in order: each is sent as soon as the previous one's reply is read."""
+        next, in order: the first is sent now, each next one as soon as the previous
+        one's reply is read. Then the next submission's spare worker (if any) is
+        started, so its start-up overlaps the first batch instead of delaying it."""
         self._planned = list(requests)
+        self._send_ahead()
+        if self.spare:
+            self.spare.refill()
 
     def call_batch(self, request: bytes, n_calls: int) -> list[dict]:
         """Send a pre-encoded call request (unless sent ahead); return one outcome per call."""
@@ -292,8 +295,7 @@ class WorkerSession:
         if not any(r is request for r, _, _ in self._inflight) and not any(r is request for r, _ in self._replies):
             self._submit(request, n_calls, keep=planned)
         reply = self._collect(request)
-        if planned:
-            self._send_ahead()
+        self._send_ahead()  # the next planned batch, if none is in flight
         if isinstance(reply, WorkerLost):
             raise reply
         if reply.get("op") == "lost":
