@@ -84,11 +84,12 @@ def _draw(strategy, examples: int) -> list:
 def draw_cases(prop: Property, examples: int | None = None) -> list:
     """The cases of one property: its small, round cases first, then the generated ones.
 
-    ``examples`` (a smaller corpus, e.g. for quick runs) caps both parts.
+    ``examples`` (default: the property's own) is the total, small ones included; a
+    smaller number (e.g. for quick runs) keeps at least half of it generated.
     """
     n = examples or prop.examples
-    small = _draw(prop.small, min(prop.small_examples, n)) if prop.small is not None else []
-    return small + _draw(prop.strategy, n)
+    small = _draw(prop.small, min(prop.small_examples, n // 2)) if prop.small is not None else []
+    return small + _draw(prop.strategy, n - len(small))
 
 
 def counts_per_property(corpus: dict[str, KernelCorpus]) -> dict[str, int]:

@@ -56,7 +56,7 @@ class Property:
     hint: dict[str, str]
     relation: Callable[[Any, list[dict], list[dict]], Failure | None] | None = None
     check_mutation: bool = False
-    examples: int = 200
+    examples: int = 200                        # generated inputs in all, small ones included
     # Small, round cases of the same kind, drawn first (``small_examples`` of them) so
     # that the failing input a student is shown is one they could have written by hand.
     small: st.SearchStrategy | None = None

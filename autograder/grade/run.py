@@ -41,6 +41,7 @@ WORKER_SOURCE = Path(wire.__file__)
 # (it loads them by path, not by import).
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
+AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
@@ -167,7 +168,7 @@ class WorkerSession:
         self.report = LoadReport()
         self._buffer = bytearray()
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
-        self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits)
+        self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits, calls)
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
 
     # ------------------------------------------------------------ lifecycle
@@ -240,14 +241,15 @@ class WorkerSession:
             files[wire.PRELOAD_FILE] = preload_file(self.preload)
         return files
 
-    def _spawn(self) -> None:
+    def _spawn(self, wait: bool = True) -> None:
         self._stop()
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
         # worker, so a submission that depends on it is graded the same every time.
         self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_SOURCE.name}"],
                                   files=self._worker_files(),
-                                  ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"})
+                                  ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
+                                  wait=wait)
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer.clear()
         self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
@@ -292,7 +294,7 @@ class WorkerSession:
                 raise WorkerLost("timeout" if self.out_of_time else "crashed")
         planned = any(r is request for r, _ in self._planned)
         self._planned = [(r, n) for r, n in self._planned if r is not request]
-        if not any(r is request for r, _, _ in self._inflight) and not any(r is request for r, _ in self._replies):
+        if not any(entry[0] is request for entry in self._inflight) and not any(r is request for r, _ in self._replies):
             self._submit(request, n_calls, keep=planned)
         reply = self._collect(request)
         self._send_ahead()  # the next planned batch, if none is in flight
@@ -323,7 +325,8 @@ class WorkerSession:
     def _submit(self, request: bytes, n_calls: int, keep: bool) -> None:
         forms = prepared(request, keep=keep)
         self._write(forms.by_name if forms.by_name and forms.name in self._worker_has else forms.inline)
-        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), forms.limits))
+        # A batch queued behind others starts its clock when it reaches the head (_collect).
+        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), forms.limits, n_calls))
 
     def _batch_deadline(self, n_calls: int) -> float:
         """Seconds the grader waits for a batch: the worker's own backstop, plus a
@@ -331,13 +334,17 @@ class WorkerSession:
         return self.budget.batch_wall(n_calls) + self.budget.load_timeout + GRACE
 
     def _send_ahead(self) -> None:
-        if self._planned and not self._inflight and self.proc is not None and not self.out_of_time:
+        """Keep up to AHEAD planned batches in flight: the worker starts the next one
+        the moment it finishes one, while the grader decodes and judges."""
+        while self._planned and len(self._inflight) < AHEAD and self.proc is not None and not self.out_of_time:
             request, n_calls = self._planned.pop(0)
             try:
                 self._submit(request, n_calls, keep=True)
             except WorkerLost as lost:
                 self._stop()
-                self._replies.append((request, lost))
+                self._replies += [(entry[0], lost) for entry in self._inflight] + [(request, lost)]
+                self._inflight.clear()
+                return
 
     def _collect(self, request: bytes):
         """The reply to ``request``: replies arrive in the order sent; those of other
@@ -350,20 +357,23 @@ class WorkerSession:
                     return reply
             if not self._inflight:
                 return WorkerLost("crashed")
-            head, deadline, limits = self._inflight[0]
+            head, deadline, limits, _ = self._inflight[0]
             try:
                 reply = self._receive(min(deadline, self.deadline), limits)
             except WorkerLost as lost:
                 self._stop()
-                self._replies += [(sent, lost) for sent, _, _ in self._inflight]
+                self._replies += [(entry[0], lost) for entry in self._inflight]
                 self._inflight.clear()
                 continue
             self._inflight.pop(0)
+            if self._inflight:  # the next batch starts running now: its clock starts now
+                queued, _, queued_limits, n_calls = self._inflight[0]
+                self._inflight[0] = (queued, time.monotonic() + self._batch_deadline(n_calls), queued_limits, n_calls)
             self._replies.append((head, reply))
 
     def _discard_inflight(self) -> None:
-        for sent, _, _ in list(self._inflight):
-            self._collect(sent)
+        for entry in list(self._inflight):
+            self._collect(entry[0])
         self._replies.clear()
 
     def _load_limits(self) -> tuple[int, int]:
@@ -463,7 +473,7 @@ class SpareWorker:
         if self._holder is None and self.remaining > 0:
             self.remaining -= 1
             holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
-            holder._spawn()
+            holder._spawn(wait=False)  # its set-up overlaps this submission's grading
             self._holder = holder
 
     def hand_over(self, session: WorkerSession) -> bool:
@@ -472,7 +482,8 @@ class SpareWorker:
         if holder is None:
             return False
         fits = (holder.limits == session.limits and holder.import_dirs == session.import_dirs
-                and holder.preload == session.preload and holder.proc is not None and holder.proc.poll() is None)
+                and holder.preload == session.preload and holder.proc is not None
+                and sandbox.await_started(holder.proc) and holder.proc.poll() is None)
         if not fits:
             holder.close()
             return False

@@ -91,7 +91,7 @@ def prop(kernel: str, key: str, strategy, small=None, **kw) -> Property:
 
 
 def no_mutation(kernel, strategy) -> Property:
-    return prop(kernel, "no_mutation", strategy, check_mutation=True, examples=60, needs_correct_values=True)
+    return prop(kernel, "no_mutation", strategy, check_mutation=True, examples=30, needs_correct_values=True)
 
 
 def rejects(kernel, bad_calls: list[Call]) -> Property:
@@ -107,7 +107,7 @@ def as_plain_call(call: Call) -> Call:
 
 
 def plain_call(kernel, strategy, small) -> Property:
-    return prop(kernel, "plain_call", strategy.map(as_plain_call), small.map(as_plain_call), examples=60)
+    return prop(kernel, "plain_call", strategy.map(as_plain_call), small.map(as_plain_call), examples=50)
 
 
 def _with_call(failure, call):

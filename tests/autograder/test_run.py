@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import time
+
 import numpy as np
 import pytest
 
@@ -58,6 +60,25 @@ def test_pipelined_batches_and_an_unplanned_batch_in_between_get_their_own_repli
     assert extra[0]["v"].tolist() == [1.5, 1.0, 2.0]
     assert [o["v"] for o in second] == [pytest.approx(1.4)] * len(LOSS)
     assert all(o["mut"] is False for o in first + second)
+
+
+def test_planned_batches_are_sent_two_ahead_and_a_queued_one_starts_its_clock_at_the_head():
+    rtg, loss = request("return_to_go", RTG), request("expectile_loss", LOSS)
+    tail = request("return_to_go", RTG[:3])
+    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
+        session.start()
+        session.plan([(rtg, len(RTG)), (loss, len(LOSS)), (tail, 3)])
+        # Two in flight at once: the worker never waits for the grader to judge.
+        assert [entry[0] for entry in session._inflight] == [rtg, loss]
+        queued_deadline = session._inflight[1][1]
+        time.sleep(0.05)
+        first = session.call_batch(rtg, len(RTG))
+        # loss reached the head when rtg's reply was read: its deadline was set then.
+        assert session._inflight[0][0] is loss and session._inflight[0][1] > queued_deadline
+        assert [entry[0] for entry in session._inflight] == [loss, tail]
+        second, third = session.call_batch(loss, len(LOSS)), session.call_batch(tail, 3)
+    assert first[1]["v"].tolist() == [3.0] and third[1]["v"].tolist() == [3.0]
+    assert [o["v"] for o in second] == [pytest.approx(1.4)] * len(LOSS)
 
 
 def test_a_call_that_kills_the_student_process_costs_only_its_batch():
@@ -139,7 +160,7 @@ def test_a_batch_naming_calls_the_worker_was_not_given_is_lost_not_run():
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
         session.start()
         session._write(prepared(rtg, keep=True).by_name)
-        session._inflight.append((rtg, float("inf"), prepared(rtg).limits))
+        session._inflight.append((rtg, float("inf"), prepared(rtg).limits, len(RTG)))
         with pytest.raises(WorkerLost) as lost:
             session.call_batch(rtg, len(RTG))
     assert lost.value.reason == "protocol"

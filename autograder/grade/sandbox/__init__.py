@@ -25,7 +25,7 @@ says why and :func:`spawn` raises :class:`SandboxUnavailable`.
 """
 from autograder.grade.sandbox.launch import (
     INSIDE_FILES, INSIDE_SCRATCH, Isolation, SandboxResult, SandboxUnavailable, isolation,
-    run, spawn, stderr_tail, terminate,
+    await_started, run, spawn, stderr_tail, terminate,
 )
 from autograder.grade.sandbox.launch import _probe  # noqa: F401 - tests inspect the plan
 from autograder.grade.sandbox.limits import SANDBOX_UID, Limits
@@ -39,6 +39,7 @@ __all__ = [
     "SeccompUnavailable",
     "isolation",
     "spawn",
+    "await_started",
     "terminate",
     "run",
     "stderr_tail",

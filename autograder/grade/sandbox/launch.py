@@ -409,6 +409,7 @@ def spawn(
     hide: tuple | list = (),
     files: Mapping[str, bytes] = {},  # noqa: B006 - read only
     ro_dirs: Mapping[str, Path] = {},  # noqa: B006 - read only
+    wait: bool = True,
 ) -> subprocess.Popen:
     """Start ``argv`` inside the sandbox and return the Popen.
 
@@ -422,6 +423,9 @@ def spawn(
     files:   ``{name: bytes}`` placed read-only at ``/m5/<name>``.
     ro_dirs: ``{"/m5/<name>": host directory}`` bound read-only (its content must be
              readable by uid 65534 when the grader is root).
+    wait:    return only once bubblewrap's setup is complete (see :func:`await_started`).
+             False returns at once; call :func:`await_started` before using the process
+             (a worker started ahead of time does its set-up while the grader works).
 
     The working directory and HOME are ``/scratch``, a private size-capped tmpfs that
     vanishes with the sandbox. stdin and stdout are binary pipes; stderr is captured
@@ -430,7 +434,25 @@ def spawn(
     when ``isolation().fatal`` is set.
     """
     plan, request = _checked_request(argv, limits, env, hide, files, ro_dirs)
-    return _launch(plan, **request)
+    proc = _launch(plan, **request)
+    if wait:
+        await_started(proc)
+    return proc
+
+
+def await_started(proc: subprocess.Popen) -> bool:
+    """Wait (once) until the sandbox's set-up is complete; True if it started.
+
+    bwrap arms the parent-death kill of its inner processes only during set-up; were
+    the grader killed before that, they would outlive it (a known bwrap race).
+    Waiting for the launcher's byte keeps that window before the process is used.
+    (A worker left over that way still exits: its stdin, the grader's pipe, closes.)
+    """
+    ready_read = getattr(proc, "sandbox_ready_fd", None)
+    if ready_read is not None:
+        proc.sandbox_ready_fd = None  # type: ignore[attr-defined]
+        proc.sandbox_started = _await_ready(ready_read, _READY_TIMEOUT)  # type: ignore[attr-defined]
+    return getattr(proc, "sandbox_started", True)
 
 
 def _checked_request(argv, limits, env, hide, files, ro_dirs) -> tuple[_Plan, dict]:
@@ -504,11 +526,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
     proc.sandbox_cgroup = cgroup  # type: ignore[attr-defined]
     proc.sandbox_tree = tree  # type: ignore[attr-defined]
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
-    if ready_read is not None:
-        # bwrap arms the parent-death kill of its inner processes only during setup;
-        # were the grader killed before that, they would outlive it (a known bwrap
-        # race). Returning only once the launcher runs keeps that window inside spawn.
-        proc.sandbox_started = _await_ready(ready_read, _READY_TIMEOUT)  # type: ignore[attr-defined]
+    proc.sandbox_ready_fd = ready_read  # type: ignore[attr-defined]  # see await_started
     return proc
 
 
@@ -558,6 +576,10 @@ def terminate(proc: subprocess.Popen) -> None:
     the cgroup are killed, the cgroup removed and (fallback) the private tree deleted.
     """
     try:
+        ready_read = getattr(proc, "sandbox_ready_fd", None)
+        if ready_read is not None:  # never waited for: the set-up byte is not wanted now
+            proc.sandbox_ready_fd = None  # type: ignore[attr-defined]
+            os.close(ready_read)
         cgroup = getattr(proc, "sandbox_cgroup", None)
         if proc.returncode is None:
             inner = set(_descendants(proc.pid))
@@ -627,6 +649,7 @@ def _run_with_plan(plan: _Plan, argv: list[str], *, input: bytes = b"", timeout:
     """:func:`run` with checked arguments and a given plan."""
     start = time.monotonic()
     proc = _launch(plan, argv, limits, extra_env or {}, hide, files or {}, ro_dirs or {})
+    await_started(proc)
     chunks: list[bytes] = []
     received = 0
     truncated = timed_out = False
