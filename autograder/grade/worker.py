@@ -42,7 +42,9 @@ Requests (grader -> worker)
       -> {"op": "values", "values": {name: array | None}}   (numerical answers)
   {"op": "exit"}
 Outcome: {"s": "ok", "v": array, "mut": bool} | {"s": "raised", "exc": [type names
-of the MRO], "msg": str} | {"s": "timeout"} | {"s": "bad_return", "msg": str}
+of the MRO], "msg": str} | {"s": "timeout"} | {"s": "bad_return", "msg": str} |
+{"s": "unsent"} (finished before a later call of the batch hung, its outcome not yet
+sent: the child writes outcomes in bunches)
 
 The preload file (``PRELOAD_FILE`` beside this file, read-only, optional): a pickle
 ``{name: [[args, kwargs], ...]}`` of the corpus' calls, written by the grader when it
@@ -78,6 +80,7 @@ _setitimer = signal.setitimer
 _signal = signal.signal
 _write = os.write
 _read = os.read
+_monotonic = time.monotonic
 
 MAX_FRAME = 256 << 20          # no message may exceed this (grader side check)
 PRELOAD_FILE = "preload.pkl"
@@ -85,6 +88,7 @@ ANSWER_TIMEOUT = 0.1           # seconds to read one numerical answer (the child
 MAX_ARRAY_ELEMENTS = 1 << 24
 SAFE_KINDS = "biuf"
 _LEN = struct.Struct(">Q")
+_PROGRESS = struct.Struct("<Q")  # the progress word: index of the call the child is running
 _HDR = struct.Struct(">I")
 _PICKLED = b"\x80"              # a JSON-codec payload starts with its u32 header length, never 0x80
 _DTYPES: dict = {}
@@ -521,15 +525,40 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
         return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
-def _send_outcome(fd: int, index: int, kind: int, body, cap) -> None:
-    """``cap``: the most values allowed, or a function of nothing computing it (only a
-    return longer than OUTPUT_SLACK needs it)."""
+def outcome_message(index: int, kind: int, body, cap) -> bytes:
+    """One call's outcome as a child -> parent message. ``cap``: the most values
+    allowed, or a function of nothing computing it (only a return longer than
+    OUTPUT_SLACK needs it)."""
     if kind == K_OK and body.size > OUTPUT_SLACK and body.size > (cap() if callable(cap) else cap):
         kind, body = K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
-    if kind == K_OK:
-        _send_message(fd, K_OK, index, pack_array(body))
-    else:
-        _send_text(fd, kind, index, body)
+    payload = pack_array(body) if kind == K_OK else _dumps(body, ensure_ascii=True).encode()
+    return _MSG.pack(kind, index, len(payload)) + payload
+
+
+class Outbox:
+    """The child's outcomes on their way to the parent, written in bunches (a write per
+    call would cost more than many kernels do), at least every FLUSH_SECONDS while calls
+    complete. Before each call the child notes its index in the shared progress word,
+    so the parent blames a hung call exactly even when earlier outcomes were unsent."""
+
+    def __init__(self, fd: int, progress):
+        self.fd, self.progress = fd, progress
+        self.pending = bytearray()
+        self.since = _monotonic()
+
+    def starting(self, index: int) -> None:
+        _PROGRESS.pack_into(self.progress, 0, index)
+
+    def add(self, message: bytes) -> None:
+        self.pending += message
+        if len(self.pending) >= FLUSH_BYTES or _monotonic() - self.since >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            _write_all(self.fd, self.pending)
+            self.pending.clear()
+        self.since = _monotonic()
 
 
 def shared_arguments(args, kwargs, layout, buffer) -> tuple[list, dict]:
@@ -544,21 +573,26 @@ def shared_arguments(args, kwargs, layout, buffer) -> tuple[list, dict]:
     return args, kwargs
 
 
-def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: int, out: int, inputs) -> None:
+def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: int, out: int, inputs,
+                 progress) -> None:
     _reseed()
     fn = namespace.get(name)
     me = _getpid()
+    outbox = Outbox(out, progress)
     for index, (args, kwargs) in enumerate(calls):
+        outbox.starting(index)
         if index in watched:
+            outbox.flush()  # the parent arms a watched call once it has read the previous one
             order = _read_order(orders)  # ("go", index, layout): the parent placed the inputs
             if order is None:
                 _exit_now(0)
             args, kwargs = shared_arguments(args, kwargs, order[2], inputs)
         if not callable(fn):
-            _send_text(out, K_RAISED, index, {"exc": ["NameError"], "msg": f"{name} is not defined"})
+            outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}, 0))
             continue
         kind, body = run_call(fn, tuple(args), dict(kwargs), me)
-        _send_outcome(out, index, kind, body, lambda: output_cap(args, kwargs))
+        outbox.add(outcome_message(index, kind, body, lambda: output_cap(args, kwargs)))
+    outbox.flush()
 
 
 def _child_values(namespace: dict, names: list, out: int) -> None:
@@ -574,10 +608,10 @@ def _child_values(namespace: dict, names: list, out: int) -> None:
         if value is None:
             _send_text(out, K_BAD, index, {"msg": "missing"})
         else:
-            _send_outcome(out, index, K_OK, value, MAX_ANSWER_ELEMENTS)
+            _write_all(out, outcome_message(index, K_OK, value, MAX_ANSWER_ELEMENTS))
 
 
-def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, inputs, preloaded: dict) -> None:
+def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, inputs, preloaded: dict, progress) -> None:
     """The executor: load the cells, then serve batches until told to exit. Never returns.
 
     A batch's calls come from the inbox (a pickled blob) or from ``preloaded`` (the
@@ -600,7 +634,7 @@ def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, input
                 break
             if order[0] in ("batch", "preloaded"):  # (kind, blob size | name, kernel, watched call indices)
                 calls = pickle.loads(inbox[:order[1]]) if order[0] == "batch" else preloaded[order[1]]
-                _child_batch(namespace, order[2], calls, set(order[3]), orders, out, inputs)
+                _child_batch(namespace, order[2], calls, set(order[3]), orders, out, inputs, progress)
             elif order[0] == "values":
                 _child_values(namespace, order[1], out)
     finally:
@@ -611,6 +645,8 @@ def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, input
 POLL = 0.05                  # how often the parent looks at the child's clocks (s)
 GATHER = 0.001               # while the child streams results, the parent reads them in bunches (s)
 GATHER_AHEAD = 64            # ... unless a watched call (which waits for the parent) is this close
+FLUSH_BYTES = 32 << 10       # the child writes its outcomes in bunches of this size ...
+FLUSH_SECONDS = 0.002        # ... or at least this often while calls complete
 CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
 ANSWER_WALL = 2.0            # outside deadline of one numerical answer
 MIN_BATCH_CPU = 10.0         # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
@@ -831,6 +867,7 @@ class Parent:
         self.protocol_fds = protocol_fds
         self.inbox = mmap.mmap(-1, INBOX_BYTES, flags=mmap.MAP_SHARED)
         self.inputs = mmap.mmap(-1, INPUT_BYTES, flags=mmap.MAP_SHARED)
+        self.progress = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED)  # the child's current call
         self.load_request: dict | None = None
         self.budget = dict(DEFAULT_BUDGET)
         self.fatal: dict[str, str] = {}     # cell id -> why it cannot run
@@ -878,7 +915,8 @@ class Parent:
         if pid == 0:
             for fd in (*self.protocol_fds, orders_w, replies_r):
                 os.close(fd)
-            child_main(self.cellexec, request, orders_r, replies_w, self.inbox, self.inputs, self.preloaded)
+            child_main(self.cellexec, request, orders_r, replies_w, self.inbox, self.inputs, self.preloaded,
+                       self.progress)
         os.close(orders_r)
         os.close(replies_w)
         os.set_blocking(orders_w, False)
@@ -1046,12 +1084,13 @@ class Parent:
                 layout, placed = self._place(args, kwargs)
                 child.order(("go", armed, layout))
 
+        _PROGRESS.pack_into(self.progress, 0, 0)
         child.order((*source, request["kernel"], watched))
         arm_next_watched()
         outcomes: list[dict] = []
         start = time.monotonic()
         call_start, batch_cpu0 = start, child.cpu()
-        timed_call, call_cpu0, last_check = -1, batch_cpu0, start
+        timed_call, call_cpu0, last_check = 0, batch_cpu0, start
 
         def cap_for(kind, index):
             return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) and index < n else 0
@@ -1066,7 +1105,6 @@ class Parent:
                         outcome["mut"] = self._mutated(placed)
                     arm_next_watched()
                 outcomes.append(outcome)
-                call_start = time.monotonic()
             now = time.monotonic()
             if len(outcomes) >= n or now - last_check < POLL:
                 if len(outcomes) < n and (armed is None or armed - len(outcomes) > GATHER_AHEAD):
@@ -1074,13 +1112,23 @@ class Parent:
                 continue
             last_check = now
             cpu = child.cpu()
-            if timed_call != len(outcomes):  # the call's clock starts at its first look
-                timed_call, call_cpu0 = len(outcomes), cpu
+            running = self._running(len(outcomes), n)
+            if timed_call != running:  # the call's clocks start at its first look
+                timed_call, call_cpu0, call_start = running, cpu, now
             if (cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
                     or now - call_start > call_wall or now - start > batch_wall):
                 self.stop_child()
+                running = self._running(len(outcomes), n)
+                # Calls the child finished but had not sent yet are unknown, the one it was
+                # running is the one that hung, and the rest never ran.
+                outcomes += [{"s": "unsent"} for _ in range(running - len(outcomes))]
                 outcomes += [{"s": "timeout"} for _ in range(n - len(outcomes))]
         return outcomes
+
+    def _running(self, received: int, n: int) -> int:
+        """The call the child is running, from its progress word; kept within the calls
+        not yet received (the word is the child's: it only blames its own calls)."""
+        return min(max(_PROGRESS.unpack_from(self.progress)[0], received), n - 1)
 
     # ------------------------------------------------------------ numerical answers
     def values(self, names: list) -> dict:

@@ -81,6 +81,31 @@ def test_planned_batches_are_sent_two_ahead_and_a_queued_one_starts_its_clock_at
     assert [o["v"] for o in second] == [pytest.approx(1.4)] * len(LOSS)
 
 
+def test_a_hung_call_is_blamed_exactly_though_the_child_sends_outcomes_in_bunches():
+    # The child writes its outcomes in bunches; the call it was running when the
+    # parent stopped it comes from its progress word, not from what arrived.
+    spinner = CORRECT.read_text() + """
+
+_honest_return_to_go = return_to_go
+
+
+def return_to_go(rewards, gamma=1.0):
+    if len(rewards) == 7:
+        while True:
+            pass
+    return _honest_return_to_go(rewards, gamma)
+"""
+    calls = [((np.array([1.0, 2.0]),), {})] * 500 + [((np.zeros(7),), {})] + [((np.array([3.0]),), {})] * 20
+    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 0.3,
+                                   "calls": [[list(a), k] for a, k in calls]})
+    with WorkerSession([Cell("a", spinner)], KERNELS) as session:
+        session.start()
+        outcomes = session.call_batch(encoded, len(calls))
+    statuses = [o["s"] for o in outcomes]
+    assert statuses.index("timeout") == 500 and set(statuses[501:]) == {"timeout"}
+    assert set(statuses[:500]) <= {"ok", "unsent"} and statuses[0] == "ok"
+
+
 def test_a_call_that_kills_the_student_process_costs_only_its_batch():
     killer = request("expectile_loss", [((np.array([1.0]), 0.123), {})])
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
