@@ -24,7 +24,7 @@ import numpy as np
 import reference_impl
 from autograder.grade import corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
-from autograder.grade.run import Budget, SpareWorker, WorkerSession, prepared
+from autograder.grade.run import Budget, SpareWorker, WorkerSession, adopt_forms, prepared, worker_forms
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
 
@@ -43,7 +43,8 @@ POOL_DIED = "grading failed: the grading process stopped (out of memory or kille
 def _corpus_key(examples: int | None) -> str:
     digest = hashlib.sha256()
     for module in ("autograder/hidden/kernels.py", "autograder/grade/properties.py", "autograder/grade/corpus.py",
-                   "reference_impl/kernels.py", "reference_impl/validation.py"):
+                   "reference_impl/kernels.py", "reference_impl/validation.py",
+                   "autograder/grade/worker.py", "autograder/grade/run.py"):  # the last two: the worker forms
         digest.update((Path(__file__).resolve().parents[2] / module).read_bytes())
     digest.update(f"{hypothesis.__version__}|{np.__version__}|{examples}".encode())
     return digest.hexdigest()[:16]
@@ -65,14 +66,22 @@ def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
         if path.exists():
             try:
                 with path.open("rb") as fh:
-                    return _attach(pickle.load(fh), examples)
+                    raw = pickle.load(fh)
+                corpus = _attach(raw, examples)
+                adopt_forms(raw.get(WORKER_FORMS))
+                return corpus
             except Exception:  # a stale or partial cache file: rebuild
                 pass
         built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
+        raw = _detach(built)
+        raw[WORKER_FORMS] = worker_forms(corpus_requests(built))
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-            pickle.dump(_detach(built), tmp, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(raw, tmp, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp.name, path)
         return built
+
+
+WORKER_FORMS = "__worker_forms__"  # cached beside the kernels' entries (see run.worker_forms)
 
 
 def _detach(built: dict) -> dict:

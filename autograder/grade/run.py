@@ -139,6 +139,23 @@ def preload_file(requests: tuple[bytes, ...]) -> bytes:
     return _PRELOADS[requests]
 
 
+def worker_forms(requests: tuple[bytes, ...]) -> dict:
+    """The kept forms of these call requests and their preload file, to be cached on
+    disk beside the corpus (making them costs most of a one-submission run's start)."""
+    return {"prepared": [(request, prepared(request, keep=True)) for request in requests],
+            "preload": (requests, preload_file(requests))}
+
+
+def adopt_forms(forms: dict | None) -> None:
+    """Take forms made by :func:`worker_forms` (from the trusted corpus cache)."""
+    if not forms:
+        return
+    for request, entry in forms["prepared"]:
+        _PREPARED.setdefault(request, entry)
+    requests, data = forms["preload"]
+    _PRELOADS.setdefault(tuple(requests), data)
+
+
 def reply_limits(request: bytes) -> tuple[int, int]:
     """(header, blob) bytes a reply to this encoded call request may use."""
     return prepared(request).limits
