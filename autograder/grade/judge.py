@@ -56,13 +56,19 @@ def _flat_expected(kc) -> FlatExpected:
     return _FLAT[id(kc)][1]
 
 
-def failing_cases(kc, outcomes: list[dict]) -> dict[str, tuple]:
+def agreeing_calls(kc, outcomes: list[dict]) -> set[int]:
+    """The calls whose outcome agrees with the reference, found in one vectorised pass."""
+    return passing_calls(_flat_expected(kc), outcomes)
+
+
+def failing_cases(kc, outcomes: list[dict], passed: set[int] | None = None) -> dict[str, tuple]:
     """The failing corpus case to show for each property: {key: (case, failure, order)}.
 
     A readable case (small, round numbers) is preferred, then the one with fewest values.
+    ``passed``: :func:`agreeing_calls`, if already known.
     """
     failed: dict[str, tuple] = {}
-    passed = passing_calls(_flat_expected(kc), outcomes)
+    passed = agreeing_calls(kc, outcomes) if passed is None else passed
     for case in kc.cases:
         if case.prop.relation is None and not case.prop.check_mutation and all(
                 i in passed for i in range(case.first_call, case.first_call + case.n_calls)):
@@ -126,9 +132,10 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
         return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
-    failed = failing_cases(kc, outcomes)
+    passed = agreeing_calls(kc, outcomes)
+    failed = failing_cases(kc, outcomes, passed)
     values_ok = values_checked(kc.properties, failed)
-    mistake = likely_mistake(kc, outcomes) if _value_failed(failed) else None
+    mistake = likely_mistake(kc, outcomes, passed) if _value_failed(failed) else None
     results = []
     for prop in kc.properties:
         name = {l: prop.name(l) for l in ("en", "ru")}

@@ -462,14 +462,19 @@ def reproduces(mistake: Mistake, kc, outcomes: list[dict], order: list[int]) -> 
     return all(same_outcome(outcomes[i], _outcome_at(mistake, kc, i), kc.expected[i].get("scale")) for i in order)
 
 
-def likely_mistake(kc, outcomes: list[dict]) -> Mistake | None:
+def likely_mistake(kc, outcomes: list[dict], passed: set[int] | None = None) -> Mistake | None:
     """The first catalog mistake that reproduces the student on every judged call, if any.
 
-    ``kc`` is the kernel's corpus; ``outcomes`` are the student's outcomes of its calls.
-    Every catalog entry differs from the reference somewhere on the corpus
-    (tests/autograder/test_mistakes.py checks it), so a match is a real mistake.
+    ``kc`` is the kernel's corpus; ``outcomes`` are the student's outcomes of its calls;
+    ``passed``, if known, the calls already found to agree with the reference (only an
+    ordering hint: the answer is the same without it). Every catalog entry differs from
+    the reference somewhere on the corpus (tests/autograder/test_mistakes.py checks it),
+    so a match is a real mistake.
     """
     indices = judged_calls(kc)
     # The student's failing calls first: most mistakes are rejected on the first few.
-    order = sorted(indices, key=lambda i: same_outcome(outcomes[i], kc.expected[i]))
+    if passed is None:
+        order = sorted(indices, key=lambda i: same_outcome(outcomes[i], kc.expected[i]))
+    else:
+        order = sorted(indices, key=passed.__contains__)
     return next((m for m in CATALOG[kc.kernel] if reproduces(m, kc, outcomes, order)), None)

@@ -131,3 +131,17 @@ def test_feedback_leads_with_the_mistake_and_drops_the_fixed_hint(corpus, tmp_pa
             assert lead in shown
             assert "~" not in shown  # the float-flags hint ("do not use ~") would contradict the failure
             assert "Hint" not in shown and "Подсказка" not in shown
+
+
+@pytest.mark.parametrize("kernel", reference_impl.KERNEL_NAMES)
+def test_the_ordering_hint_never_changes_the_mistake_named(kernel, corpus):
+    """``passed`` only orders the search (grading passes it); the answer is the same."""
+    from autograder.grade.judge import agreeing_calls
+    from autograder.hidden.mistakes import _outcome_at, likely_mistake
+
+    kc = corpus[kernel]
+    for mistake in CATALOG[kernel]:
+        # The mistake itself as the student: every call is its own outcome.
+        outcomes = [_outcome_at(mistake, kc, i) for i in range(len(kc.calls))]
+        hinted = likely_mistake(kc, outcomes, agreeing_calls(kc, outcomes))
+        assert hinted is likely_mistake(kc, outcomes) and hinted is not None
