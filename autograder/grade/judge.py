@@ -104,8 +104,9 @@ def with_mistake(failure: Failure, mistake) -> Failure:
     return dataclasses.replace(failure, message=message, likely_mistake={"id": mistake.name, **mistake.explanation})
 
 
-# Properties about input checks and writes: a mistake in the values does not explain them.
-CHECKS_BEYOND_VALUES = ("bad_input", "no_mutation")
+# Properties about input checks, empty batches and writes: a mistake in the values does
+# not explain them.
+CHECKS_BEYOND_VALUES = ("bad_input", "empty_batch", "no_mutation")
 
 
 def _value_failed(failed: dict) -> bool:

@@ -98,6 +98,16 @@ def rejects(kernel, bad_calls: list[Call]) -> Property:
     return prop(kernel, "bad_input", st.sampled_from(bad_calls), examples=len(bad_calls) * 3, needs_correct_values=True)
 
 
+def empty_inputs(kernel, calls: list[Call]) -> Property:
+    """Empty batches (or episodes), where the contract allows them: a fixed list."""
+    return prop(kernel, "empty_batch", st.sampled_from(calls), examples=len(calls) * 3, needs_correct_values=True)
+
+
+def _empty_transitions(a: int, tables: int, flags_dtype=np.bool_) -> tuple:
+    """(rewards, terminated, *tables) of a batch of B = 0 transitions with A = ``a``."""
+    return (np.zeros(0), np.zeros(0, dtype=flags_dtype), *[np.zeros((0, a)) for _ in range(tables)])
+
+
 def as_plain_call(call: Call) -> Call:
     """The call as a beginner writes it: Python lists, defaulted arguments left out.
 
@@ -192,6 +202,7 @@ DQN = [
     plain_call("dqn_targets", *drawn(dqn_calls)),
     no_mutation("dqn_targets", dqn_calls()),
     rejects("dqn_targets", DQN_BAD),
+    empty_inputs("dqn_targets", [Call(_empty_transitions(3, 1)), Call(_empty_transitions(1, 1, np.float64), {"gamma": 0.5})]),
 ]
 
 DOUBLE = [
@@ -203,6 +214,8 @@ DOUBLE = [
     no_mutation("double_dqn_targets", dqn_calls(double=True)),
     rejects("double_dqn_targets", [Call((c.args[0], c.args[1], c.args[2], c.args[2]), c.kwargs) for c in DQN_BAD]
             + [Call(([1.0, 2.0], [0, 1], QB, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))]),
+    empty_inputs("double_dqn_targets", [Call(_empty_transitions(3, 2)),
+                                        Call(_empty_transitions(1, 2, np.float64), {"gamma": 0.5})]),
 ]
 
 
@@ -329,6 +342,8 @@ RTG = [
     plain_call("return_to_go", *drawn(rtg_calls)),
     no_mutation("return_to_go", rtg_calls()),
     rejects("return_to_go", [Call(([[1.0, 2.0]],)), Call(([1.0],), {"gamma": 2.0}), Call(([1.0],), {"gamma": -1.0})]),
+    empty_inputs("return_to_go", [Call((np.zeros(0),)), Call((np.zeros(0),), {"gamma": 0.5}),
+                                  Call((np.zeros(0, dtype=np.int64),), {"gamma": 0.9})]),
 ]
 
 
@@ -369,6 +384,8 @@ PESSIMISTIC = [
         Call(([1.0, 2.0], [1.0])), Call(([1.0], [-1.0])), Call(([1.0], [1.0]), {"radius_scale": -1.0}),
         Call(([1.0], [1.0]), {"radius_scale": float("inf")}),
     ]),
+    empty_inputs("pessimistic_values", [Call((np.zeros(0), np.zeros(0))),
+                                        Call((np.zeros((0, 3)), np.zeros((0, 3))), {"radius_scale": 2.0})]),
 ]
 
 
@@ -406,6 +423,7 @@ SUPPORT = [
         Call(([0.5, -0.1],)), Call(([0.0, 0.0],)), Call(([0.5, 0.5],), {"threshold_ratio": 1.5}),
         Call(([0.5, 0.5],), {"threshold_ratio": -0.1}), Call((np.ones((2, 2, 2)),)),
     ]),
+    empty_inputs("behavior_support_mask", [Call((np.zeros((0, 3)),)), Call((np.zeros((0, 2)),), {"threshold_ratio": 0.5})]),
 ]
 
 
@@ -440,6 +458,7 @@ FQE = [
         Call(([0.0], [0], [[1.0, 2.0]], [[1.5, -0.5]])), Call(([0.0], [0], [[1.0, 2.0]], [[1.0]])),
         Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.5]]), {"gamma": 1.5}),
     ]),
+    empty_inputs("fqe_targets", [Call(_empty_transitions(3, 2)), Call(_empty_transitions(1, 2, np.float64), {"gamma": 0.5})]),
 ]
 
 
@@ -468,6 +487,7 @@ IQL = [
         Call(([1.0], -0.5)), Call(([1.0], 1.0), {"max_weight": 0.0}), Call(([1.0], 1.0), {"max_weight": -3.0}),
         Call(([1.0], float("inf"))),
     ]),
+    empty_inputs("iql_advantage_weights", [Call((np.zeros(0), 1.0)), Call((np.zeros((0, 2)), 3.0), {"max_weight": 10.0})]),
 ]
 
 PROPERTIES: list[Property] = [*DQN, *DOUBLE, *NLL, *CQL, *EXPECTILE, *RTG, *PESSIMISTIC, *SUPPORT, *FQE, *IQL]

@@ -448,9 +448,14 @@ def _outcome_at(mistake: Mistake, kc, index: int) -> dict:
     return done[index]
 
 
+# Properties about edge inputs (invalid ones, empty batches): a mistake in the formula
+# says nothing about them, and a kernel may get them wrong on its own.
+EDGE_PROPERTIES = ("bad_input", "empty_batch")
+
+
 def judged_calls(kc) -> list[int]:
-    """Indices of the calls whose values matter: every case except the invalid-input ones."""
-    return [i for case in kc.cases if case.prop.key != "bad_input"
+    """Indices of the calls whose values matter: every case except the edge inputs."""
+    return [i for case in kc.cases if case.prop.key not in EDGE_PROPERTIES
             for i in range(case.first_call, case.first_call + case.n_calls)]
 
 

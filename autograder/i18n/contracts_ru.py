@@ -66,23 +66,25 @@ r + gamma * next_value в нетерминальных строках, одно 
 
 ``next_values`` — новый массив, которым владеет вызывающий код; терминальные строки
 обнуляются на месте, чтобы их содержимое (даже NaN) никогда не попало в результат."""),
-    "kernels.dqn_targets": ("78c6f952652f", f"""\
+    "kernels.dqn_targets": ("57d23472fb8c", f"""\
 Цели регрессии DQN.
 
 y_i = r_i + gamma * (1 - terminated_i) * max_a Qbar(s'_i, a)
 
 Формы: rewards (B,), terminated (B,) bool или 0/1, next_q_target (B, A) -> (B,).
+Пустой пакет (B = 0) даёт пустой результат.
 В терминальных строках ``next_q_target`` не читается (там может быть что угодно).
 Выбрасывает ValueError при неверных формах, пустой оси действий, флагах не из 0/1,
 значениях {_NON_FINITE} там, где они используются, а также при gamma вне [0, 1].
 {_UNCHANGED}"""),
-    "kernels.double_dqn_targets": ("fc1f6d910be1", f"""\
+    "kernels.double_dqn_targets": ("6c368ef1ec51", f"""\
 Цели Double DQN: онлайн-таблица выбирает действие, целевая таблица его оценивает.
 
 a*_i = argmax_a Q(s'_i, a)            (при равенстве — первый индекс)
 y_i  = r_i + gamma * (1 - terminated_i) * Qbar(s'_i, a*_i)
 
 Формы: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
+Пустой пакет (B = 0) даёт пустой результат.
 Выбрасывает ValueError в тех же случаях, что и :func:`dqn_targets`, а также когда формы
 двух таблиц различаются.
 {_UNCHANGED}"""),
@@ -97,7 +99,7 @@ L = - sum(mask * logp) / sum(mask)
 маске без единой активной позиции, а также когда среди логарифмов вероятностей в
 активных позициях есть {_NON_FINITE}.
 {_UNCHANGED}"""),
-    "kernels.cql_discrete_penalty": ("f8bd0f00f881", f"""\
+    "kernels.cql_discrete_penalty": ("bceca1a9309f", f"""\
 Регуляризатор CQL для дискретных действий: мягкий максимум минус значение записанного действия.
 
 penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (всегда >= 0)
@@ -106,8 +108,8 @@ penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (всегда >= 0)
 ``actions`` формы (B,) даёт среднее по батчу. Вычисляется как
 (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q): точно и без предупреждений даже
 при больших |Q|. Возвращает float. Выбрасывает ValueError при неверных формах, пустой
-оси действий или пустом батче, значениях {_NON_FINITE} в Q, а также при действиях,
-которые не целые или выходят за пределы диапазона.
+оси действий, значениях {_NON_FINITE} в Q, а также при действиях, которые не целые
+или выходят за пределы диапазона.
 {_UNCHANGED}"""),
     "kernels.expectile_loss": ("5a96909462de", f"""\
 Асимметричная квадратичная функция потерь для функции ценности в IQL.
@@ -119,53 +121,56 @@ tau = 0.5 это половина MSE. ``diff`` — любой непустой 
 Выбрасывает ValueError, когда tau не лежит в открытом интервале (0, 1) или ``diff``
 пуст или содержит {_NON_FINITE}.
 {_UNCHANGED}"""),
-    "kernels.return_to_go": ("1be33d40ffa8", f"""\
+    "kernels.return_to_go": ("9c471ec8c08e", f"""\
 Дисконтированная оставшаяся отдача (return-to-go), накопленная с конца эпизода.
 
 G_{{T-1}} = r_{{T-1}},   G_t = r_t + gamma * G_{{t+1}}
 
-``rewards`` (T,) -> (T,) float64 (целые награды дают float). Выбрасывает ValueError,
+``rewards`` (T,) -> (T,) float64 (целые награды дают float). Пустой эпизод (T = 0)
+даёт пустой результат. Выбрасывает ValueError,
 когда ``rewards`` не одномерный (не 1-D) или содержит {_NON_FINITE}, а также при
 gamma вне [0, 1].
 {_UNCHANGED}"""),
-    "kernels.pessimistic_values": ("ba527c5447b7", f"""\
+    "kernels.pessimistic_values": ("fec65ce395e6", f"""\
 Нижние доверительные значения по числу наблюдений.
 
 value = mean - radius_scale / sqrt(n)   где n > 0
 value = -inf                            где n = 0 (каким бы ни было среднее)
 
-``empirical_means`` и ``counts`` одной (любой) формы; у результата та же форма.
+``empirical_means`` и ``counts`` одной (любой) формы; у результата та же форма,
+поэтому пустые входы дают пустой результат.
 Выбрасывает ValueError при несовпадении форм, отрицательных значениях или {_NON_FINITE}
 в ``counts``, {_NON_FINITE} в средних там, где n > 0, а также когда ``radius_scale``
 отрицателен или равен {_NON_FINITE}.
 {_UNCHANGED}"""),
-    "kernels.behavior_support_mask": ("36caf5827b2f", f"""\
+    "kernels.behavior_support_mask": ("6467198b006e", f"""\
 Действия, которые поведенческая политика выбирает достаточно часто, чтобы им доверять.
 
 eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (вдоль последней оси)
 
 ``probabilities`` (A,) или (B, A), неотрицательные (подойдут и счётчики) -> bool той же
-формы. Самое вероятное действие допустимо всегда. Выбрасывает ValueError при другом
+формы; пустой пакет (B = 0) даёт пустую маску. Самое вероятное действие допустимо всегда. Выбрасывает ValueError при другом
 числе осей, пустой оси действий, отрицательных элементах или {_NON_FINITE}, строке из
 одних нулей, а также при ``threshold_ratio`` вне [0, 1].
 {_UNCHANGED}"""),
-    "kernels.fqe_targets": ("67edce8a1911", f"""\
+    "kernels.fqe_targets": ("187aeffbb9b3", f"""\
 Цели fitted Q evaluation (FQE): математическое ожидание по оцениваемой политике.
 
 y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
 Формы: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
--> (B,). Выбрасывает ValueError в тех же случаях, что и :func:`dqn_targets`, а также
-когда таблица политики другой формы, содержит отрицательные элементы или {_NON_FINITE},
+-> (B,). Пустой пакет (B = 0) даёт пустой результат. Выбрасывает ValueError в тех же
+случаях, что и :func:`dqn_targets`, а также когда таблица политики другой формы, содержит отрицательные элементы или {_NON_FINITE},
 строку из одних нулей или строку, сумма которой отличается от 1 больше чем на 1e-6.
 {_UNCHANGED}"""),
-    "kernels.iql_advantage_weights": ("bda2bb8c9992", f"""\
+    "kernels.iql_advantage_weights": ("2067f22019c8", f"""\
 Веса IQL для регрессии, взвешенной по преимуществу (advantage-weighted regression), с ограничением сверху.
 
 w = min(exp(beta * A), max_weight) = exp(min(beta * A, log max_weight))
 
 Вторая форма никогда не переполняется, поэтому допустимы beta * A вплоть до 1e6.
-``advantages`` любой формы; у результата та же форма. Выбрасывает ValueError, когда beta отрицательна
+``advantages`` любой формы; у результата та же форма, поэтому пустые преимущества дают
+пустой результат. Выбрасывает ValueError, когда beta отрицательна
 или равна {_NON_FINITE}, max_weight не является конечным положительным числом или
 advantages содержат {_NON_FINITE}.
 {_UNCHANGED}"""),

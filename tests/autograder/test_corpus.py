@@ -15,6 +15,7 @@ from mutants.mutants import MUTANTS  # tests/autograder is on sys.path (pytest r
 # Properties with fewer generated inputs, and why.
 FEWER = {
     "bad_input": "a fixed list of invalid calls",
+    "empty_batch": "a fixed list of empty batches (or episodes)",
     "no_mutation": "draws of the reference strategy, each watched for writes (one at a time)",
     "plain_call": "small and generated draws of the reference strategy, as lists without defaults",
 }

@@ -43,6 +43,7 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     y_i = r_i + gamma * (1 - terminated_i) * max_a Qbar(s'_i, a)
 
     Shapes: rewards (B,), terminated (B,) bool or 0/1, next_q_target (B, A) -> (B,).
+    An empty batch (B = 0) gives an empty result.
     Terminal rows never read ``next_q_target`` (it may hold anything there).
     Raises ValueError on wrong shapes, an empty action axis, non-0/1 flags,
     non-finite values that are used, or gamma outside [0, 1].
@@ -58,6 +59,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     y_i  = r_i + gamma * (1 - terminated_i) * Qbar(s'_i, a*_i)
 
     Shapes: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
+    An empty batch (B = 0) gives an empty result.
     Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
     Inputs may be lists or arrays and are never modified.
     """
@@ -87,7 +89,7 @@ def cql_discrete_penalty(q_values, actions):
     integer ``actions`` gives the batch mean. Computed as
     (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q), exact and warning-free for
     large |Q|. Returns a float. Raises ValueError on wrong shapes, an empty action
-    axis or batch, non-finite Q, or actions that are non-integer or out of range.
+    axis, non-finite Q, or actions that are non-integer or out of range.
     Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement cql_discrete_penalty in the assignment notebook")
@@ -111,8 +113,9 @@ def return_to_go(rewards, gamma=1.0):
 
     G_{T-1} = r_{T-1},   G_t = r_t + gamma * G_{t+1}
 
-    ``rewards`` (T,) -> (T,) float64 (int rewards give floats). Raises ValueError on
-    a non 1-D or non-finite ``rewards`` or gamma outside [0, 1].
+    ``rewards`` (T,) -> (T,) float64 (int rewards give floats). An empty episode
+    (T = 0) gives an empty result. Raises ValueError on a non 1-D or non-finite
+    ``rewards`` or gamma outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement return_to_go in the assignment notebook")
@@ -124,7 +127,8 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     value = mean - radius_scale / sqrt(n)   where n > 0
     value = -inf                            where n = 0 (whatever the mean is)
 
-    ``empirical_means`` and ``counts`` share any shape; the output has it too.
+    ``empirical_means`` and ``counts`` share any shape; the output has it too, so
+    empty inputs give an empty result.
     Raises ValueError on a shape mismatch, negative or non-finite counts, non-finite
     means where n > 0, or a negative or non-finite ``radius_scale``.
     Inputs may be lists or arrays and are never modified.
@@ -138,7 +142,8 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (along the last axis)
 
     ``probabilities`` (A,) or (B, A), non-negative (counts work too) -> bool, same
-    shape. The most likely action is always eligible. Raises ValueError on other
+    shape; an empty batch (B = 0) gives an empty mask. The most likely action is
+    always eligible. Raises ValueError on other
     ranks, an empty action axis, negative or non-finite entries, an all-zero row, or
     ``threshold_ratio`` outside [0, 1].
     Inputs may be lists or arrays and are never modified.
@@ -152,7 +157,7 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
     Shapes: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
-    -> (B,). Raises ValueError as :func:`dqn_targets`, and when the policy table has
+    -> (B,). An empty batch (B = 0) gives an empty result. Raises ValueError as :func:`dqn_targets`, and when the policy table has
     another shape, negative or non-finite entries, an all-zero row, or a row whose sum
     differs from 1 by more than 1e-6.
     Inputs may be lists or arrays and are never modified.
@@ -166,7 +171,8 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     w = min(exp(beta * A), max_weight) = exp(min(beta * A, log max_weight))
 
     The second form never overflows, so beta * A up to 1e6 is fine. ``advantages``
-    has any shape; the output has it too. Raises ValueError when beta is negative or
+    has any shape; the output has it too, so empty advantages give an empty result.
+    Raises ValueError when beta is negative or
     non-finite, max_weight is not a finite positive number, or advantages are not
     finite.
     Inputs may be lists or arrays and are never modified.

@@ -59,7 +59,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     g = _check_gamma(gamma)
     r, done, online = _transitions(rewards, terminated, next_q_online, "next_q_online")
     target = _table(next_q_target, "next_q_target", len(r))
-    if len(target[0]) != len(online[0]):
+    if np.shape(target) != np.shape(online):  # not len(row 0): a batch may be empty
         raise ValueError("next_q_target must have the shape of next_q_online")
     out = []
     for reward, ended, row_online, row_target in zip(r, done, online, target):
@@ -178,7 +178,7 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     g = _check_gamma(gamma)
     r, done, q = _transitions(rewards, terminated, next_q, "next_q")
     pi = _table(next_policy_probs, "next_policy_probs", len(r))
-    if len(pi[0]) != len(q[0]):
+    if np.shape(pi) != np.shape(q):  # not len(row 0): a batch may be empty
         raise ValueError("next_policy_probs must have the shape of next_q")
     out = []
     for reward, ended, q_row, pi_row in zip(r, done, q, pi):
