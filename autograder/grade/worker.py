@@ -342,11 +342,19 @@ def _send_text(fd: int, kind: int, index: int, obj) -> None:
 
 def pack_array(arr: np.ndarray) -> bytes:
     """Child side: dtype, shape and raw bytes of a plain numeric array (native order)."""
-    if arr.dtype.str not in _NATIVE_DTYPES:
+    code = arr.dtype.str
+    if code not in _NATIVE_DTYPES:
         arr = arr.astype(arr.dtype.newbyteorder("="))
-    code = arr.dtype.str.encode()
-    dims = b"".join(_DIM.pack(int(n)) for n in arr.shape)
-    return _ARR.pack(len(code), arr.ndim) + code + dims + arr.tobytes(order="C")
+        code = arr.dtype.str
+    ndim = arr.ndim
+    head = _PACK_HEADS.get((code, ndim))
+    if head is None:  # a few (dtype, ndim) pairs occur: their heads are made once
+        head = _PACK_HEADS[(code, ndim)] = (_ARR.pack(len(code), ndim) + code.encode(),
+                                            struct.Struct(f">{ndim}Q"))
+    return head[0] + head[1].pack(*arr.shape) + arr.tobytes(order="C")
+
+
+_PACK_HEADS: dict = {}
 
 
 class RawArray:
@@ -469,6 +477,13 @@ def _untimed():
     _setitimer(signal.ITIMER_REAL, 0)
 
 
+_FORKED = [False]  # set in the child when student code forks through Python (os.register_at_fork)
+
+
+def _note_fork() -> None:
+    _FORKED[0] = True
+
+
 def _reap_children() -> None:
     """Collect children that student code forked and that have exited (no zombies)."""
     while True:
@@ -518,7 +533,9 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: student code
         return K_RAISED, {"exc": _exception_names(exc), "msg": _describe(exc)}
     finally:
-        _reap_children()
+        if _FORKED[0]:  # reaped after the call that forked (and after every batch, see _child_batch)
+            _FORKED[0] = False
+            _reap_children()
     try:
         return K_OK, _as_plain_array(result)
     except BaseException as exc:
@@ -593,6 +610,7 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
         kind, body = run_call(fn, tuple(args), dict(kwargs), me)
         outbox.add(outcome_message(index, kind, body, lambda: output_cap(args, kwargs)))
     outbox.flush()
+    _reap_children()  # whatever student code started without Python's fork (ctypes, subprocess)
 
 
 def _child_values(namespace: dict, names: list, out: int) -> None:
@@ -618,6 +636,7 @@ def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, input
     parent's, inherited through fork: a fresh child gets them untouched)."""
     try:
         os.setpgid(0, 0)  # its own group: killpg(0) from student code reaches only the child
+        os.register_at_fork(after_in_parent=_note_fork)
         _reseed()
 
         def announce(message):  # cellexec announces each cell before running it

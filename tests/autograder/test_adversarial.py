@@ -54,7 +54,7 @@ EXPECTED: dict[str, dict[str, float]] = {
     "lying_return_values": {"dqn_targets": 0, "masked_token_nll": 0, "iql_advantage_weights": 0},
     "mutate_inputs": {"behavior_support_mask": 9, "fqe_targets": 9},
     "peek_at_reference": {"masked_token_nll": 0},
-    "fake_results_json": {"return_to_go": 3},     # forward cumsum, as its mutant
+    "fake_results_json": {"return_to_go": 4},     # forward cumsum, as its mutant (empty episodes right)
     "print_fake_json": {},
     "forge_protocol_frames": {"iql_advantage_weights": 0},
     "network_access": {},
