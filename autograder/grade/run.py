@@ -185,7 +185,7 @@ class WorkerSession:
         self.report = LoadReport()
         self._buffer = bytearray()
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
-        self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits, calls)
+        self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits, calls, planned)
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
 
     # ------------------------------------------------------------ lifecycle
@@ -343,7 +343,7 @@ class WorkerSession:
         forms = prepared(request, keep=keep)
         self._write(forms.by_name if forms.by_name and forms.name in self._worker_has else forms.inline)
         # A batch queued behind others starts its clock when it reaches the head (_collect).
-        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), forms.limits, n_calls))
+        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), forms.limits, n_calls, keep))
 
     def _batch_deadline(self, n_calls: int) -> float:
         """Seconds the grader waits for a batch: the worker's own backstop, plus a
@@ -358,15 +358,25 @@ class WorkerSession:
             try:
                 self._submit(request, n_calls, keep=True)
             except WorkerLost as lost:
-                self._stop()
-                self._replies += [(entry[0], lost) for entry in self._inflight] + [(request, lost)]
-                self._inflight.clear()
+                self._lose_worker(lost, unsent=(request, n_calls))
                 return
+
+    def _lose_worker(self, lost: WorkerLost, unsent: tuple | None = None) -> None:
+        """The worker is gone. The batch it was running (the first in flight) gets
+        ``lost``; planned batches queued behind it never started and go back to the plan,
+        for the next worker: a loss costs only the kernel that caused it."""
+        self._stop()
+        entries, self._inflight = self._inflight, []
+        if entries:
+            self._replies.append((entries[0][0], lost))
+        requeue = [(entry[0], entry[3]) for entry in entries[1:] if entry[4]]
+        self._replies += [(entry[0], lost) for entry in entries[1:] if not entry[4]]  # one-off requests
+        self._planned[:0] = requeue + ([unsent] if unsent is not None else [])
 
     def _collect(self, request: bytes):
         """The reply to ``request``: replies arrive in the order sent; those of other
         requests read on the way are kept for their callers. A loss of the worker is
-        the reply of every request in flight."""
+        the reply of the batch it was running (see :meth:`_lose_worker`)."""
         while True:
             for i, (sent, reply) in enumerate(self._replies):
                 if sent is request:
@@ -374,18 +384,17 @@ class WorkerSession:
                     return reply
             if not self._inflight:
                 return WorkerLost("crashed")
-            head, deadline, limits, _ = self._inflight[0]
+            head, deadline, limits, _, _ = self._inflight[0]
             try:
                 reply = self._receive(min(deadline, self.deadline), limits)
             except WorkerLost as lost:
-                self._stop()
-                self._replies += [(entry[0], lost) for entry in self._inflight]
-                self._inflight.clear()
+                self._lose_worker(lost)
                 continue
             self._inflight.pop(0)
             if self._inflight:  # the next batch starts running now: its clock starts now
-                queued, _, queued_limits, n_calls = self._inflight[0]
-                self._inflight[0] = (queued, time.monotonic() + self._batch_deadline(n_calls), queued_limits, n_calls)
+                queued, _, queued_limits, n_calls, planned = self._inflight[0]
+                self._inflight[0] = (queued, time.monotonic() + self._batch_deadline(n_calls), queued_limits, n_calls,
+                                     planned)
             self._replies.append((head, reply))
 
     def _discard_inflight(self) -> None:

@@ -106,6 +106,34 @@ def return_to_go(rewards, gamma=1.0):
     assert set(statuses[:500]) <= {"ok", "unsent"} and statuses[0] == "ok"
 
 
+def test_a_batch_that_kills_the_whole_worker_costs_only_its_kernel_not_the_one_queued_behind():
+    parent_killer = CORRECT.read_text() + """
+
+_honest_expectile_loss = expectile_loss
+
+
+def expectile_loss(diff, tau):
+    import os
+    import signal
+    if tau == 0.321:
+        os.kill(os.getppid(), signal.SIGKILL)  # the worker's trusted parent
+        os._exit(0)
+    return _honest_expectile_loss(diff, tau)
+"""
+    killer = request("expectile_loss", [((np.array([1.0]), 0.321), {})])
+    rtg = request("return_to_go", RTG)
+    with WorkerSession([Cell("a", parent_killer)], KERNELS) as session:
+        session.start()
+        first_worker = session.proc.pid
+        session.plan([(killer, 1), (rtg, len(RTG))])  # both in flight at once
+        with pytest.raises(WorkerLost):
+            session.call_batch(killer, 1)
+        session.restart()
+        assert session.proc is not None and session.proc.pid != first_worker
+        again = session.call_batch(rtg, len(RTG))  # sent again, to the fresh worker
+    assert again[1]["v"].tolist() == [3.0]
+
+
 def test_a_call_that_kills_the_student_process_costs_only_its_batch():
     killer = request("expectile_loss", [((np.array([1.0]), 0.123), {})])
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
@@ -185,7 +213,7 @@ def test_a_batch_naming_calls_the_worker_was_not_given_is_lost_not_run():
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
         session.start()
         session._write(prepared(rtg, keep=True).by_name)
-        session._inflight.append((rtg, float("inf"), prepared(rtg).limits, len(RTG)))
+        session._inflight.append((rtg, float("inf"), prepared(rtg).limits, len(RTG), False))
         with pytest.raises(WorkerLost) as lost:
             session.call_batch(rtg, len(RTG))
     assert lost.value.reason == "protocol"
