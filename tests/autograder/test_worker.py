@@ -133,7 +133,8 @@ def test_reply_limits_grow_with_the_request_not_with_the_reply():
     small = wire.reply_limits([[[np.zeros(3)], {}]])
     large = wire.reply_limits([[[np.zeros(300)], {"gamma": 0.5}]] * 10)
     assert small[0] < large[0] and small[1] < large[1]
-    assert large[1] == 10 * wire.output_cap([np.zeros(300)], {"gamma": 0.5}) * wire.MAX_ITEMSIZE
+    # each call: its values at the widest dtype, plus its share of the outcome columns
+    assert large[1] == 10 * (wire.output_cap([np.zeros(300)], {"gamma": 0.5}) * wire.MAX_ITEMSIZE + wire.COLUMN_BYTES)
 
 
 def test_count_values_walks_nested_lists_and_counts_scalars():
@@ -155,21 +156,78 @@ def _header_and_blob(frame: bytes):
     return json.loads(frame[12:12 + size]), frame[12 + size:]
 
 
-def test_outcome_replies_written_directly_are_what_the_generic_encoder_writes():
+def _sample_outcomes():
     outcomes = [wire.parse_outcome(wire.K_OK, wire.pack_array(np.arange(n, dtype=dt)), 64)
                 for n, dt in [(3, np.float64), (0, np.float32), (1, np.bool_), (2, np.int64)]]
     outcomes[1]["mut"] = True
     outcomes += [{"s": "raised", "exc": ["ValueError"], "msg": 'a "quoted" \\ message'}, {"s": "timeout"},
                  {"s": "bad_return", "msg": "x"}]
     outcomes.append(wire.parse_outcome(wire.K_OK, wire.pack_array(np.ones((2, 2))), 64))
-    direct = wire.encode({"op": "outcomes", "outcomes": outcomes})
-    generic = wire.encode({"op": "outcomes", "outcomes": outcomes, "generic": True})  # not the fast path
-    (head_d, blob_d), (head_g, blob_g) = _header_and_blob(direct), _header_and_blob(generic)
-    head_g.pop("generic")
-    assert head_d == head_g and blob_d == blob_g
-    decoded = wire.decode(direct[8:], trusted=False)["outcomes"]
+    return outcomes
+
+
+def _same(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(np.array_equal(a[k], b[k]) and np.asarray(a[k]).dtype == np.asarray(b[k]).dtype
+               if k == "v" else a[k] == b[k] for k in a)
+
+
+def test_outcome_columns_decode_to_what_the_generic_encoder_carries():
+    outcomes = _sample_outcomes()
+    columns = wire.encode({"op": "outcomes", "outcomes": outcomes})
+    generic = wire.encode({"op": "outcomes", "outcomes": outcomes, "generic": True})  # the plain JSON form
+    head, _ = _header_and_blob(columns)
+    assert "cols" in head and [i for i, _ in head["others"]] == [4, 5, 6]  # only the non-arrays as JSON
+    decoded = wire.decode(columns[8:], trusted=False)["outcomes"]
+    plain = wire.decode(generic[8:], trusted=False)["outcomes"]
+    assert len(decoded) == len(plain) == len(outcomes) and all(map(_same, decoded, plain))
     assert decoded[0]["v"].tolist() == [0.0, 1.0, 2.0] and decoded[1]["mut"] is True
     assert decoded[-1]["v"].shape == (2, 2) and decoded[4]["msg"] == 'a "quoted" \\ message'
+
+
+def _tampered(field: str, change) -> bytes:
+    frame = wire.encode({"op": "outcomes", "outcomes": _sample_outcomes()})
+    head, blob = _header_and_blob(frame)
+    blob = bytearray(blob)
+    change(head, blob, field)
+    header = json.dumps(head).encode()
+    return wire._HDR.pack(len(header)) + header + bytes(blob)
+
+
+def _column(head, blob, field):
+    offset, nbytes, dtype, shape = head["cols"][field]["__nd__"]
+    return np.frombuffer(blob, dtype=dtype, count=nbytes // np.dtype(dtype).itemsize, offset=offset)
+
+
+def _set(field, index, value):
+    def change(head, blob, _):
+        view = _column(head, blob, field)
+        raw = bytearray(view.tobytes())
+        arr = np.frombuffer(raw, dtype=view.dtype)
+        arr[index] = value
+        offset = head["cols"][field]["__nd__"][0]
+        blob[offset:offset + len(raw)] = raw
+    return change
+
+
+@pytest.mark.parametrize("field,change", [
+    ("index", _set("index", 0, 9)),            # an index past n
+    ("index", _set("index", 1, 0)),            # indices out of order (a duplicate)
+    ("code", _set("code", 0, 250)),            # no such dtype
+    ("ndim", _set("ndim", 0, 40)),             # rank beyond MAX_NDIM
+    ("dims", _set("dims", 0, 1 << 40)),        # a dimension far too large
+    ("dims", _set("dims", 0, 4)),              # values no longer fill their part of the blob
+    ("mut", _set("mut", 0, 7)),                # a write flag that is not 0/1
+    ("n", lambda head, blob, _: head.update(n=3)),
+    ("others", lambda head, blob, _: head["others"].append([0, {"s": "timeout"}])),  # filled twice
+    ("others", lambda head, blob, _: head["others"].pop()),                           # one missing
+    ("cols", lambda head, blob, _: head["cols"].pop("dims")),
+    ("cols", lambda head, blob, _: head["cols"]["values"]["__nd__"].__setitem__(2, "<f8")),
+])
+def test_untrusted_outcome_columns_refuse_every_inconsistency(field, change):
+    with pytest.raises(wire.WireError):
+        wire.decode(_tampered(field, change), trusted=False)
 
 
 def test_a_forged_array_outside_an_outcomes_value_stays_plain_json():
