@@ -24,8 +24,8 @@ Grader -> parent payloads are pickles (fast for thousands of small arrays; only 
 worker unpickles). Parent -> grader payloads are ``u32 header length`` + JSON header +
 one binary blob; arrays inside the header are ``{"__nd__": [offset, nbytes, dtype,
 shape]}`` references into the blob, so outcomes cross as plain numeric bytes (never
-pickle). The grader decodes with ``trusted=False`` and caps every frame with
-:func:`reply_limits`.
+pickle); an outcomes reply carries its arrays as columns (:func:`_outcome_columns`).
+The grader decodes with ``trusted=False`` and caps every frame with :func:`reply_limits`.
 
 Requests (grader -> worker)
   {"op": "load", "cells": [cell dicts], "kernels": [...], "cell_timeout": s,
