@@ -201,6 +201,8 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
         raise WireError("bad outcomes columns")
     if int(ndim.sum()) != len(dims) or (len(dims) and (dims.min() < 0 or dims.max() > MAX_ARRAY_ELEMENTS)):
         raise WireError("bad outcome shapes")
+    if n != k + len(others):  # every outcome is a column row or a JSON entry: n is what the frame holds
+        raise WireError("outcome count does not match the frame")
     out: list = [None] * n
     dtypes = [_NATIVE_DTYPES[c] for c in WIRE_DTYPES]
     flat, offset, at = dims.tolist(), 0, 0

@@ -220,6 +220,7 @@ def _set(field, index, value):
     ("dims", _set("dims", 0, 4)),              # values no longer fill their part of the blob
     ("mut", _set("mut", 0, 7)),                # a write flag that is not 0/1
     ("n", lambda head, blob, _: head.update(n=3)),
+    ("n", lambda head, blob, _: head.update(n=1 << 23)),  # a huge claim: refused before any list of that size
     ("others", lambda head, blob, _: head["others"].append([0, {"s": "timeout"}])),  # filled twice
     ("others", lambda head, blob, _: head["others"].pop()),                           # one missing
     ("cols", lambda head, blob, _: head["cols"].pop("dims")),
