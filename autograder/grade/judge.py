@@ -14,7 +14,7 @@ from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten
 from autograder.grade.run import WorkerLost, WorkerSession
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import case_size, search_counterexample, shown_order
-from autograder.hidden.mistakes import LEAD, likely_mistake
+from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, likely_mistake
 
 LOST = {
     "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
@@ -104,9 +104,9 @@ def with_mistake(failure: Failure, mistake) -> Failure:
     return dataclasses.replace(failure, message=message, likely_mistake={"id": mistake.name, **mistake.explanation})
 
 
-# Properties about input checks, empty batches and writes: a mistake in the values does
-# not explain them.
-CHECKS_BEYOND_VALUES = ("bad_input", "empty_batch", "no_mutation")
+# Properties about edge inputs (invalid ones, empty batches) and writes: a mistake in the
+# values does not explain them.
+CHECKS_BEYOND_VALUES = (*EDGE_PROPERTIES, "no_mutation")
 
 
 def _value_failed(failed: dict) -> bool:

@@ -94,13 +94,18 @@ def no_mutation(kernel, strategy) -> Property:
     return prop(kernel, "no_mutation", strategy, check_mutation=True, examples=30, needs_correct_values=True)
 
 
+def _fixed_calls(kernel, key: str, calls: list[Call]) -> Property:
+    """A property over a fixed list of edge calls, gated on a passing value check."""
+    return prop(kernel, key, st.sampled_from(calls), examples=len(calls) * 3, needs_correct_values=True)
+
+
 def rejects(kernel, bad_calls: list[Call]) -> Property:
-    return prop(kernel, "bad_input", st.sampled_from(bad_calls), examples=len(bad_calls) * 3, needs_correct_values=True)
+    return _fixed_calls(kernel, "bad_input", bad_calls)
 
 
 def empty_inputs(kernel, calls: list[Call]) -> Property:
-    """Empty batches (or episodes), where the contract allows them: a fixed list."""
-    return prop(kernel, "empty_batch", st.sampled_from(calls), examples=len(calls) * 3, needs_correct_values=True)
+    """Empty batches (or episodes), where the contract allows them."""
+    return _fixed_calls(kernel, "empty_batch", calls)
 
 
 def _empty_transitions(a: int, tables: int, flags_dtype=np.bool_) -> tuple:
