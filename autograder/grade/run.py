@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import os
 import pickle
+import select
 import selectors
 import sys
 import time
@@ -42,6 +43,7 @@ WORKER_SOURCE = Path(wire.__file__)
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
+RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
@@ -179,6 +181,7 @@ class WorkerSession:
         self.limits = limits
         self.import_dirs = [Path(d) for d in import_dirs]
         self.spare = spare
+        self.recycle = bool(spare and spare.recycle)  # start workers that can be recycled
         self.lang = lang
         self.deadline = time.monotonic() + budget.submission_timeout
         self.proc = None
@@ -249,8 +252,21 @@ class WorkerSession:
             try:
                 self._send({"op": "exit"})
             except (WorkerLost, OSError):
-                pass
+                self._stop()
+        if self.proc is not None and self.spare is not None and self.recyclable:
+            self.spare.take_back(self)
         self._stop()
+
+    @property
+    def recycles(self) -> bool:
+        """The running worker was started as a recycling one (see :class:`SpareWorker`)."""
+        return self.proc is not None and getattr(self.proc, "sandbox_recycle_fd", None) is not None
+
+    @property
+    def recyclable(self) -> bool:
+        """The worker may serve the next submission once its sandbox reports itself
+        clean: it recycles and no batch of it is unanswered."""
+        return self.recycles and not self._inflight and not self.out_of_time
 
     def _worker_files(self) -> dict[str, bytes]:
         files = {source.name: source.read_bytes() for source in WORKER_FILES}
@@ -266,7 +282,7 @@ class WorkerSession:
         self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_SOURCE.name}"],
                                   files=self._worker_files(),
                                   ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
-                                  wait=wait)
+                                  wait=wait, recycle_env=wire.RECYCLE_FD_ENV if self.recycle else None)
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer.clear()
         self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
@@ -299,7 +315,7 @@ class WorkerSession:
         self._planned = list(requests)
         self._send_ahead()
         if self.spare:
-            self.spare.refill()
+            self.spare.refill(self)
 
     def call_batch(self, request: bytes, n_calls: int) -> list[dict]:
         """Send a pre-encoded call request (unless sent ahead); return one outcome per call."""
@@ -473,21 +489,31 @@ class WorkerSession:
 
 
 class SpareWorker:
-    """A sandboxed worker started ahead of time, for the next submission of a class run.
+    """The worker for the next submission of a class run, made ready ahead of time.
 
-    Starting a worker (the sandbox, the interpreter, numpy) takes a good part of a
-    fast submission's time; a spare does it while the current submission is graded.
+    Starting a worker (the sandbox, the interpreter, numpy, the preload) costs more CPU
+    than grading a fast submission. With ``recycle`` (the default) a session that ends
+    cleanly gives its sandbox back (:meth:`take_back`): the worker there is a zygote
+    that never runs student code; it kills every process of the last submission,
+    empties the writable directories and forks a fresh parent (``worker.zygote``).
+    The sandbox is handed on only once it reports itself clean on a pipe no submission
+    can reach; otherwise, and whenever recycling is off or impossible, a new sandbox is
+    started while the current submission is graded (docs/sandbox.md, "Recycling").
     ``remaining`` says how many more submissions will want one (none: no refill).
     Always :meth:`close` it: an unused spare is stopped there.
     """
 
     def __init__(self, limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
-                 preload: Sequence[bytes] = ()):
+                 preload: Sequence[bytes] = (), recycle: bool = True):
         self.limits = limits
         self.import_dirs = [Path(d) for d in import_dirs]
         self.preload = tuple(preload)
+        self.recycle = recycle
         self.remaining = 0
+        self.started = 0      # sandboxes started ahead of time
+        self.recycled = 0     # sandboxes handed on after a clean recycle
         self._holder: WorkerSession | None = None
+        self._expect_back = False  # the current session's sandbox is promised to the next one
 
     def __enter__(self):
         return self
@@ -495,21 +521,45 @@ class SpareWorker:
     def __exit__(self, *exc):
         self.close()
 
-    def refill(self) -> None:
-        if self._holder is None and self.remaining > 0:
-            self.remaining -= 1
-            holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
-            holder._spawn(wait=False)  # its set-up overlaps this submission's grading
-            self._holder = holder
+    def refill(self, session: WorkerSession | None = None) -> None:
+        """Called once the current ``session`` is busy: plan the next one's worker."""
+        if self._holder is not None or self.remaining <= 0:
+            return
+        self.remaining -= 1
+        if session is not None and session.recycles:
+            self._expect_back = True
+            return
+        holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
+        holder.recycle = self.recycle
+        holder._spawn(wait=False)  # its set-up overlaps this submission's grading
+        self._holder = holder
+        self.started += 1
+
+    def take_back(self, session: WorkerSession) -> None:
+        """Keep ``session``'s worker (already told to exit) for the next submission, if
+        one was promised; :meth:`hand_over` checks that the sandbox came back clean."""
+        if not self._expect_back or self._holder is not None:
+            return
+        self._expect_back = False
+        holder = WorkerSession([], [], limits=session.limits, import_dirs=session.import_dirs,
+                               preload=session.preload)
+        holder.proc, session.proc = session.proc, None
+        holder._worker_has = session._worker_has
+        holder.returning = True
+        self._holder = holder
 
     def hand_over(self, session: WorkerSession) -> bool:
         """Give the spare's running worker to ``session`` if it fits; True if given."""
         holder, self._holder = self._holder, None
+        self._expect_back = False
         if holder is None:
             return False
         fits = (holder.limits == session.limits and holder.import_dirs == session.import_dirs
                 and holder.preload == session.preload and holder.proc is not None
                 and sandbox.await_started(holder.proc) and holder.proc.poll() is None)
+        if fits and getattr(holder, "returning", False):
+            fits = _came_back_clean(holder.proc)
+            self.recycled += fits
         if not fits:
             holder.close()
             return False
@@ -523,3 +573,25 @@ class SpareWorker:
         holder, self._holder = self._holder, None
         if holder is not None:
             holder.close()
+
+
+def _came_back_clean(proc) -> bool:
+    """Wait for a recycled sandbox's "clean" byte; then drop whatever the last parent
+    wrote to the grader and nobody read (it is dead: nothing more can follow)."""
+    fd = proc.sandbox_recycle_fd
+    ready, _, _ = select.select([fd], [], [], RECYCLE_WAIT)
+    try:
+        if not ready or os.read(fd, 1) != wire.RECYCLED:
+            return False
+    except OSError:
+        return False
+    out = proc.stdout.fileno()
+    for _ in range(1 << 12):  # at most 4 GiB of leftovers, read 1 MiB at a time
+        try:
+            if not os.read(out, 1 << 20):
+                return False
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+    return False

@@ -410,6 +410,7 @@ def spawn(
     files: Mapping[str, bytes] = {},  # noqa: B006 - read only
     ro_dirs: Mapping[str, Path] = {},  # noqa: B006 - read only
     wait: bool = True,
+    recycle_env: str | None = None,
 ) -> subprocess.Popen:
     """Start ``argv`` inside the sandbox and return the Popen.
 
@@ -426,6 +427,12 @@ def spawn(
     wait:    return only once bubblewrap's setup is complete (see :func:`await_started`).
              False returns at once; call :func:`await_started` before using the process
              (a worker started ahead of time does its set-up while the grader works).
+    recycle_env: under bubblewrap only, a pipe whose write end the command gets, its
+             descriptor number in this environment variable; the read end is
+             ``proc.sandbox_recycle_fd`` (closed by :func:`terminate`), else None. A
+             recycling worker writes there when the sandbox is clean for the next
+             submission (see ``worker.zygote``). Without bubblewrap there is no pid
+             namespace in which to kill "every process but mine", so no recycling.
 
     The working directory and HOME are ``/scratch``, a private size-capped tmpfs that
     vanishes with the sandbox. stdin and stdout are binary pipes; stderr is captured
@@ -434,7 +441,9 @@ def spawn(
     when ``isolation().fatal`` is set.
     """
     plan, request = _checked_request(argv, limits, env, hide, files, ro_dirs)
-    proc = _launch(plan, **request)
+    if recycle_env is not None and not (isinstance(recycle_env, str) and recycle_env.isidentifier()):
+        raise ValueError(f"spawn: recycle_env must be an environment variable name, got {recycle_env!r}")
+    proc = _launch(plan, **request, recycle_env=recycle_env if plan.level == "bubblewrap" else None)
     if wait:
         await_started(proc)
     return proc
@@ -470,10 +479,10 @@ def _checked_request(argv, limits, env, hide, files, ro_dirs) -> tuple[_Plan, di
 
 
 def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, str], hide: tuple,
-            files: dict[str, bytes], ro_dirs: dict[str, Path]) -> subprocess.Popen:
+            files: dict[str, bytes], ro_dirs: dict[str, Path], recycle_env: str | None = None) -> subprocess.Popen:
     """spawn, for a given plan (the probe uses it before a plan is chosen)."""
     fds: list[int] = []
-    cgroup = tree = ready_read = stderr_fd = None
+    cgroup = tree = ready_read = stderr_fd = recycle_read = None
     try:
         if plan.cgroups.bases:
             try:
@@ -488,6 +497,10 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
             command += _launcher(limits, plan.nproc_rlimit, ready_write, argv)
             cwd, home = "/", INSIDE_SCRATCH
             env = {**default_env(home), **extra_env}
+            if recycle_env is not None:
+                recycle_read, recycle_write = os.pipe()
+                fds.append(recycle_write)
+                env[recycle_env] = str(recycle_write)
         else:
             links = {inside[len(INSIDE_FILES) + 1:]: host for inside, host in ro_dirs.items()}
             tree = sfiles.private_tree(plan.drop_to_uid, files, links)
@@ -514,7 +527,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
             cgroup.remove()
         if tree is not None:
             sfiles.remove_tree(tree)
-        for fd in (ready_read, stderr_fd):
+        for fd in (ready_read, stderr_fd, recycle_read):
             if fd is not None:
                 os.close(fd)
         raise
@@ -527,6 +540,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
     proc.sandbox_tree = tree  # type: ignore[attr-defined]
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
     proc.sandbox_ready_fd = ready_read  # type: ignore[attr-defined]  # see await_started
+    proc.sandbox_recycle_fd = recycle_read  # type: ignore[attr-defined]  # see spawn(recycle_env=)
     return proc
 
 
@@ -576,10 +590,11 @@ def terminate(proc: subprocess.Popen) -> None:
     the cgroup are killed, the cgroup removed and (fallback) the private tree deleted.
     """
     try:
-        ready_read = getattr(proc, "sandbox_ready_fd", None)
-        if ready_read is not None:  # never waited for: the set-up byte is not wanted now
-            proc.sandbox_ready_fd = None  # type: ignore[attr-defined]
-            os.close(ready_read)
+        for name in ("sandbox_ready_fd", "sandbox_recycle_fd"):  # bytes no longer wanted
+            fd = getattr(proc, name, None)
+            if fd is not None:
+                setattr(proc, name, None)
+                os.close(fd)
         cgroup = getattr(proc, "sandbox_cgroup", None)
         if proc.returncode is None:
             inner = set(_descendants(proc.pid))
