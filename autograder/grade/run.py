@@ -22,6 +22,7 @@ while the previous submission is graded.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import os
 import pickle
@@ -43,6 +44,7 @@ WORKER_SOURCE = Path(wire.__file__)
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
+REPLY_PIPE_BYTES = 1 << 20   # the worker -> grader pipe's capacity (Linux's default unprivileged maximum)
 RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
@@ -284,6 +286,10 @@ class WorkerSession:
                                   ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
                                   wait=wait, recycle_env=wire.RECYCLE_FD_ENV if self.recycle else None)
         os.set_blocking(self.proc.stdout.fileno(), False)
+        try:  # room for whole replies: the worker never waits for the grader to read one
+            fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, REPLY_PIPE_BYTES)
+        except OSError:
+            pass  # above /proc/sys/fs/pipe-max-size: the default size works, only slower
         self._buffer.clear()
         self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
 

@@ -308,44 +308,13 @@ def decode(payload: bytes, *, trusted: bool = True):
     return walk(header)
 
 
-class FrameReader:
-    """Frames from the grader's pipe (worker side), whole or not at all: :meth:`take`
-    waits for the next one, :meth:`poll` returns it only if it has fully arrived."""
-
-    def __init__(self, fd: int):
-        self.fd, self.buffer, self.closed = fd, bytearray(), False
-
-    def _complete(self) -> bytes | None:
-        if len(self.buffer) >= _LEN.size:
-            end = _LEN.size + _LEN.unpack_from(self.buffer)[0]
-            if len(self.buffer) >= end:
-                frame = bytes(self.buffer[_LEN.size:end])
-                del self.buffer[:end]
-                return frame
+def read_frame(stream):
+    """Blocking read of one frame from a binary stream (worker side)."""
+    head = stream.read(_LEN.size)
+    if len(head) < _LEN.size:
         return None
-
-    def _fill(self, timeout: float | None) -> None:
-        if self.closed or not select.select([self.fd], [], [], timeout)[0]:
-            return
-        chunk = os.read(self.fd, 1 << 20)
-        self.buffer += chunk
-        self.closed = not chunk
-
-    def take(self) -> bytes | None:
-        """The next frame; None once the grader has closed the pipe."""
-        while True:
-            frame = self._complete()
-            if frame is not None or self.closed:
-                return frame
-            self._fill(None)
-
-    def poll(self) -> bytes | None:
-        """The next frame if it is already here, else None (never waits)."""
-        frame = self._complete()
-        if frame is None and not self.closed:
-            self._fill(0)
-            frame = self._complete()
-        return frame
+    (n,) = _LEN.unpack(head)
+    return stream.read(n)
 
 
 # ------------------------------------------------------------------ reply limits
@@ -911,23 +880,22 @@ class Child:
             return bool(select.select([self.pidfd], [], [], 0)[0])
         return _state(self.pid) in (b"Z", None)
 
-    def messages(self, timeout: float, cap_for, limit: int | None = None) -> list[tuple[int, int, bytes]]:
-        """Complete messages within ``timeout`` seconds ([] if none), at most ``limit``
-        (the rest stay for the next call: they belong to the next batch). ``cap_for(kind,
+    def messages(self, timeout: float, cap_for) -> list[tuple[int, int, bytes]]:
+        """Complete messages within ``timeout`` seconds ([] if none). ``cap_for(kind,
         index)`` bounds each payload before it is read. Raises ChildGone, ProtocolError."""
-        out = self._parse(cap_for, limit)
+        out = self._parse(cap_for)
         if out:
             return out
         watched = [self.replies] + ([self.pidfd] if self.pidfd is not None else [])
         ready = select.select(watched, [], [], max(timeout, 0))[0]
         if self.replies in ready:
             self._drain()
-            out = self._parse(cap_for, limit)
+            out = self._parse(cap_for)
             if out:
                 return out
         if (self.pidfd in ready) if self.pidfd is not None else self.exited():
             self._drain()  # what it wrote before it died still counts
-            out = self._parse(cap_for, limit)
+            out = self._parse(cap_for)
             if not out:
                 raise ChildGone()
         return out
@@ -946,9 +914,9 @@ class Child:
             if len(self.buffer) > (64 << 20):  # far beyond any capped message: stop reading
                 raise ProtocolError("flood")
 
-    def _parse(self, cap_for, limit: int | None = None) -> list[tuple[int, int, bytes]]:
+    def _parse(self, cap_for) -> list[tuple[int, int, bytes]]:
         out, offset, buffer = [], 0, self.buffer
-        while len(buffer) - offset >= _MSG.size and (limit is None or len(out) < limit):
+        while len(buffer) - offset >= _MSG.size:
             kind, index, length = _MSG.unpack_from(buffer, offset)
             if length > cap_for(kind, index):
                 raise ProtocolError("oversized message")
@@ -984,38 +952,6 @@ class Child:
                     pass
 
 
-class _Batch:
-    """A batch the parent has started in the child: its request, clocks and the
-    watched call whose inputs are in the shared buffer."""
-
-    def __init__(self, parent: "Parent", child: Child, request: dict, source: tuple):
-        budget = parent.budget
-        self.parent, self.child, self.request = parent, child, request
-        self.n, self.caps, self.watched_calls = request["n"], request["caps"], request["watched"]
-        self.call_cpu = float(request["call_timeout"])
-        self.batch_cpu = max(MIN_BATCH_CPU, self.n * float(budget["kernel_cpu_per_call"]))
-        self.batch_wall = float(budget["kernel_timeout"]) + float(budget["wall_factor"]) * self.batch_cpu
-        self.call_wall = float(budget["call_wall"])
-        watched = sorted(self.watched_calls)
-        self.watched_set = set(watched)
-        self.pending_watch = iter(watched)
-        self.placed = None
-        self.armed = None  # the watched call whose inputs are in the shared buffer
-        self.outcomes: list[dict] = []
-        _PROGRESS.pack_into(parent.progress, 0, 0)
-        child.order((*source, request["kernel"], watched))
-        self.arm_next_watched()
-        self.start = time.monotonic()
-        self.cpu0 = child.cpu()
-
-    def arm_next_watched(self) -> None:
-        self.armed = next(self.pending_watch, None)
-        if self.armed is not None:
-            args, kwargs = self.watched_calls[self.armed]
-            layout, self.placed = self.parent._place(args, kwargs)
-            self.child.order(("go", self.armed, layout))
-
-
 class Parent:
     """The trusted side: owns the child, the shared buffers and the grader's pipe."""
 
@@ -1032,23 +968,14 @@ class Parent:
         self.child: Child | None = None
         self.out_of_time = False            # loading hit its wall-clock cap: no more children
         self.preloaded: dict[str, list] = {}  # name -> calls, given by the grader ahead of the batches
-        self.reader: FrameReader | None = None
-        self.queued = None     # the next request, read early (see _start_next)
-        self.started = None    # (request, _Batch | exception): a batch started before its turn
 
     # ------------------------------------------------------------ grader side
     def reply(self, obj) -> None:
         _write_all(self.reply_fd, encode(obj))
 
-    def serve(self, reader: FrameReader) -> int:
-        self.reader = reader
-        while True:
-            request, self.queued = self.queued, None
-            if request is None:
-                frame = reader.take()
-                if frame is None:
-                    break
-                request = decode(frame)
+    def serve(self, frames) -> int:
+        for frame in frames:
+            request = decode(frame)
             op = request.get("op")
             if op == "load":
                 self.reply(self.load(request))
@@ -1173,50 +1100,6 @@ class Parent:
     # ------------------------------------------------------------ one kernel's batch
     def batch(self, request: dict) -> dict:
         """One kernel's batch (a :func:`prepare_call_request` dict) through the child."""
-        started, self.started = self.started, None
-        try:
-            if started is not None and started[0] is request:
-                if isinstance(started[1], BaseException):
-                    raise started[1]
-                run = started[1]
-            else:
-                if started is not None:  # never happens (serve takes the started request next)
-                    self.stop_child()
-                run = self._begin(request)
-                if isinstance(run, dict):
-                    return run
-            outcomes = self._finish(run)
-        except ChildGone:
-            self.stop_child()
-            return {"op": "lost", "reason": "crashed"}
-        except ProtocolError:
-            self.stop_child()
-            return {"op": "lost", "reason": "protocol"}
-        if self.child is not None:
-            kill_descendants(keep=self.child.pid)  # nothing the batch started outlives it
-            self._start_next()
-        return {"op": "outcomes", "outcomes": outcomes}
-
-    def _start_next(self) -> None:
-        """If the grader's next request has already arrived and is a batch, start it in
-        the child now, before this batch's reply is encoded and sent: the child never
-        waits for the parent between kernels. (Its outcome is still the next reply.)"""
-        frame = self.reader.poll() if self.reader is not None else None
-        if frame is None:
-            return
-        self.queued = request = decode(frame)
-        if request.get("op") != "call":
-            return
-        try:
-            run = self._begin(request)
-        except (ChildGone, ProtocolError) as exc:
-            run = exc
-        if not isinstance(run, dict):  # a refused request is refused again in its turn
-            self.started = (request, run)
-
-    def _begin(self, request: dict):
-        """Check the request, place it for the child and start it: a :class:`_Batch`, or
-        the reply (a dict) when it cannot start. Raises ChildGone, ProtocolError."""
         ref = request.get("ref")
         if ref is not None:
             if ref not in self.preloaded:
@@ -1231,7 +1114,17 @@ class Parent:
             return {"op": "lost", "reason": "timeout" if self.out_of_time else "crashed"}
         if ref is None:
             self.inbox[:len(blob)] = blob
-        return _Batch(self, self.child, request, source)
+        try:
+            outcomes = self._run(self.child, request, source)
+        except ChildGone:
+            self.stop_child()
+            return {"op": "lost", "reason": "crashed"}
+        except ProtocolError:
+            self.stop_child()
+            return {"op": "lost", "reason": "protocol"}
+        if self.child is not None:
+            kill_descendants(keep=self.child.pid)  # nothing the batch started outlives it
+        return {"op": "outcomes", "outcomes": outcomes}
 
     def _place(self, args, kwargs) -> tuple[list, list]:
         """Copy a watched call's array inputs into the shared buffer: (layout, placed)."""
@@ -1251,31 +1144,52 @@ class Parent:
     def _mutated(self, placed) -> bool:
         return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
 
-    def _finish(self, run: "_Batch") -> list[dict]:
+    def _run(self, child: Child, request: dict, source: tuple) -> list[dict]:
         """Stream the batch through the child: one message per call, the watched calls
         one at a time (inputs placed, go, compare), the clocks looked at every POLL."""
-        child, n, caps = run.child, run.n, run.caps
-        outcomes = run.outcomes
-        start, call_cpu, batch_cpu = run.start, run.call_cpu, run.batch_cpu
-        call_start, batch_cpu0 = start, run.cpu0
+        n, caps, watched_calls = request["n"], request["caps"], request["watched"]
+        call_cpu = float(request["call_timeout"])
+        batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
+        batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
+        call_wall = float(self.budget["call_wall"])
+        watched = sorted(watched_calls)
+        watched_set = set(watched)
+        pending_watch = iter(watched)
+        placed = None
+        armed = None  # the watched call whose inputs are in the shared buffer
+
+        def arm_next_watched():
+            nonlocal placed, armed
+            armed = next(pending_watch, None)
+            if armed is not None:
+                args, kwargs = watched_calls[armed]
+                layout, placed = self._place(args, kwargs)
+                child.order(("go", armed, layout))
+
+        _PROGRESS.pack_into(self.progress, 0, 0)
+        child.order((*source, request["kernel"], watched))
+        arm_next_watched()
+        outcomes: list[dict] = []
+        start = time.monotonic()
+        call_start, batch_cpu0 = start, child.cpu()
         timed_call, call_cpu0, last_check = 0, batch_cpu0, start
 
         def cap_for(kind, index):
             return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) and index < n else 0
 
         while len(outcomes) < n:
-            for kind, index, payload in child.messages(POLL, cap_for, limit=n - len(outcomes)):
+            for kind, index, payload in child.messages(POLL, cap_for):
                 if index != len(outcomes):
                     raise ProtocolError("out of order")
                 outcome = parse_outcome(kind, payload, caps[index])
-                if index in run.watched_set:
+                if index in watched_set:
                     if outcome["s"] == "ok":
-                        outcome["mut"] = self._mutated(run.placed)
-                    run.arm_next_watched()
+                        outcome["mut"] = self._mutated(placed)
+                    arm_next_watched()
                 outcomes.append(outcome)
             now = time.monotonic()
             if len(outcomes) >= n or now - last_check < POLL:
-                if len(outcomes) < n and (run.armed is None or run.armed - len(outcomes) > GATHER_AHEAD):
+                if len(outcomes) < n and (armed is None or armed - len(outcomes) > GATHER_AHEAD):
                     time.sleep(GATHER)  # fewer wake-ups: the child keeps writing meanwhile
                 continue
             last_check = now
@@ -1284,7 +1198,7 @@ class Parent:
             if timed_call != running:  # the call's clocks start at its first look
                 timed_call, call_cpu0, call_start = running, cpu, now
             if (cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
-                    or now - call_start > run.call_wall or now - start > run.batch_wall):
+                    or now - call_start > call_wall or now - start > batch_wall):
                 self.stop_child()
                 running = self._running(len(outcomes), n)
                 # Calls the child finished but had not sent yet are unknown, the one it was
@@ -1370,9 +1284,18 @@ def main() -> int:
 
 def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> int:
     """Be the trusted parent of one submission until the grader says exit."""
+    reader = os.fdopen(proto_in, "rb", buffering=1 << 16, closefd=False)
     parent = Parent(cellexec, proto_out, (proto_in, proto_out))
     parent.preloaded = preloaded
-    return parent.serve(FrameReader(proto_in))
+
+    def frames():
+        while True:
+            frame = read_frame(reader)
+            if frame is None:
+                return
+            yield frame
+
+    return parent.serve(frames())
 
 
 def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd: int) -> int:
