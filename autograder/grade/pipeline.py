@@ -177,14 +177,15 @@ def _pool_grade(args):
 
 
 def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, on_result=None,
-               **kwargs) -> list[SubmissionResult]:
+               recycle: bool = True, **kwargs) -> list[SubmissionResult]:
     """Grade several submissions; return the results in input order (unreadable ones
     get ``error`` set).
 
     ``on_result(index, path, result)`` is called in this process as each submission
     finishes (in completion order), so a class run that is killed keeps what it
     graded. A submission whose grading process dies gets an error result; the class
-    goes on in a fresh pool.
+    goes on in a fresh pool. ``recycle`` False: a new sandbox for every submission
+    instead of a cleaned one (see :class:`run.SpareWorker`).
     """
     global _POOL_CORPUS
     _POOL_CORPUS = corpus
@@ -202,7 +203,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
 
     if jobs <= 1 or len(paths) <= 1:
         # One at a time: the next submission's worker starts while this one is graded.
-        with SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus)) as spare:
+        with SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=recycle) as spare:
             spare.remaining = len(tasks) - 1
             for index, (path, task_kwargs) in enumerate(tasks):
                 deliver(index, _pool_grade((path, {**task_kwargs, "spare": spare})))

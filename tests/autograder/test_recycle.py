@@ -1,0 +1,196 @@
+"""Recycled sandboxes: a class run hands a cleaned sandbox from one submission to the next.
+
+The zygote inside (``worker.zygote``) never runs student code. Between two submissions
+it kills every other process of the sandbox, empties /scratch, /tmp and /dev/shm and
+drains the grader's pipe; only then does it say "clean" on a pipe no submission holds.
+These tests grade a submission that leaves everything it can behind, then one that
+looks for any trace of it and loses every point if it finds one.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import autograder.grade.run as run
+from autograder.demo import CORRECT
+from autograder.grade import sandbox
+from autograder.grade import worker as wire
+from autograder.grade.pipeline import KERNELS, grade_many
+
+pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap",
+                                reason="recycling needs bubblewrap's pid namespace")
+
+# Leaves files in every writable place, a 2,000-deep directory chain, a link to /etc,
+# a FIFO, and a detached process that outlives its parent: it is started while the
+# grader reads the numerical answers (after the last batch's clean-up) and keeps
+# writing into /tmp.
+DIRTY = CORRECT.read_text() + '''
+
+import os as _os
+
+for _place in ("/scratch", "/tmp", "/dev/shm"):
+    with open(_place + "/left_behind.txt", "w") as _fh:
+        _fh.write("from the previous submission")
+_fd = _os.open("/tmp", _os.O_RDONLY)
+for _ in range(2000):
+    _os.mkdir("d", dir_fd=_fd)
+    _next = _os.open("d", _os.O_RDONLY, dir_fd=_fd)
+    _os.close(_fd)
+    _fd = _next
+_os.close(_fd)
+_os.symlink("/etc", "/scratch/etc_link")
+_os.mkfifo("/dev/shm/fifo")
+
+
+class _Daemon:
+    def __array__(self, dtype=None, copy=None):
+        import time
+        if _os.fork() == 0:
+            _os.setsid()
+            if _os.fork() == 0:
+                while True:
+                    with open("/tmp/still_here_%d" % _os.getpid(), "w"):
+                        pass
+                    time.sleep(0.01)
+            _os._exit(0)
+        import numpy
+        return numpy.asarray(1.0)
+
+
+ex09_active_mean_nll = _Daemon()
+'''
+
+# Full marks only in a clean sandbox: its first statement looks for any file in the
+# writable places and any process that is not its own ancestor.
+INSPECTOR = '''
+import os as _os
+
+def _ancestors():
+    pid, seen = _os.getpid(), set()
+    while pid > 0 and pid not in seen:
+        seen.add(pid)
+        with open("/proc/%d/stat" % pid, "rb") as _fh:
+            stat = _fh.read()
+        pid = int(stat[stat.rfind(b")") + 2:].split()[1])
+    return seen
+
+_TRACES = [p + "/" + n for p in ("/scratch", "/tmp", "/dev/shm") for n in _os.listdir(p)]
+_TRACES += ["pid %s" % p for p in _os.listdir("/proc") if p.isdigit() and int(p) not in _ancestors()]
+''' + CORRECT.read_text() + '''
+
+if _TRACES:
+    for _name in %r:
+        del globals()[_name]
+''' % (list(KERNELS),)
+
+
+@pytest.fixture
+def recycles(monkeypatch):
+    """Count the sandboxes handed on clean."""
+    counted = []
+    real = run._came_back_clean
+
+    def counting(proc):
+        clean = real(proc)
+        counted.append(clean)
+        return clean
+
+    monkeypatch.setattr(run, "_came_back_clean", counting)
+    return counted
+
+
+def _files(tmp_path, *sources):
+    paths = []
+    for i, source in enumerate(sources):
+        path = tmp_path / f"s{i}" / "kernels.py"
+        path.parent.mkdir()
+        path.write_text(source)
+        paths.append(path)
+    return paths
+
+
+def test_a_recycled_sandbox_keeps_no_trace_of_the_previous_submission(tmp_path, corpus, recycles):
+    paths = _files(tmp_path, DIRTY, INSPECTOR, DIRTY, INSPECTOR)
+    results = grade_many(paths, corpus, jobs=1, shrink=False, answers=True)
+    assert recycles == [True, True, True]  # every hand-over was a recycled sandbox
+    for result in results:
+        kernel_points = sum(t.score for t in result.tests if t.group in KERNELS)
+        assert kernel_points == 100, [t.key for t in result.tests if not t.passed]
+
+
+def test_a_recycled_sandbox_grades_exactly_like_a_fresh_one(tmp_path, corpus, recycles):
+    path = _files(tmp_path, CORRECT.read_text().replace("def expectile_loss", "def _unused"))[0]
+    fresh = grade_many([path], corpus, jobs=1, shrink=False)[0]
+    twice = grade_many([path, path, path], corpus, jobs=1, shrink=False)
+    assert recycles == [True, True]
+    for again in twice:
+        assert [repr(t) for t in again.tests] == [repr(t) for t in fresh.tests]  # scores, failures, counterexamples
+
+
+STOP_OR_KILL_THE_ZYGOTE = CORRECT.read_text() + '''
+
+import os as _os, signal as _signal
+with open("/proc/{}/stat".format(_os.getppid()), "rb") as _fh:
+    _stat = _fh.read()
+_os.kill(int(_stat[_stat.rfind(b")") + 2:].split()[1]), _signal.SIGNAL)  # the parent's parent: the zygote
+'''
+
+
+@pytest.mark.parametrize("sig", ["SIGSTOP", "SIGKILL"])
+def test_a_submission_that_stops_or_kills_the_zygote_costs_the_next_one_nothing(tmp_path, corpus, recycles, sig):
+    paths = _files(tmp_path, STOP_OR_KILL_THE_ZYGOTE.replace('SIGNAL', sig), INSPECTOR)
+    results = grade_many(paths, corpus, jobs=1, shrink=False)
+    assert recycles == [False] * (sig == "SIGSTOP")  # a stopped zygote never says clean; a dead one is seen at once
+    attacker, victim = (sum(t.score for t in r.tests) for r in results)
+    assert victim == 100
+    # Killing the zygote ends the sandbox during loading, as killing the worker parent
+    # does: the attacking cell is the one that stopped the grading process.
+    assert attacker == (100 if sig == "SIGSTOP" else 0)
+
+
+def test_recycling_can_be_turned_off(tmp_path, corpus, recycles):
+    paths = _files(tmp_path, INSPECTOR, INSPECTOR)
+    results = grade_many(paths, corpus, jobs=1, shrink=False, recycle=False)
+    assert recycles == []
+    assert [sum(t.score for t in r.tests) for r in results] == [100, 100]
+
+
+def test_empty_dir_removes_deep_chains_links_and_fifos_without_following_links(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not the zygote's to remove")
+    top = tmp_path / "top"
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for depth in range(3000):
+        os.mkdir("d", dir_fd=fd)
+        deeper = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = deeper
+        if depth % 500 == 0:
+            os.symlink(outside, "link", dir_fd=fd)
+            os.mkfifo("fifo", dir_fd=fd)
+    os.close(fd)
+    assert wire._empty_dir(str(top)) is True
+    assert os.listdir(top) == []
+    assert (outside / "keep.txt").exists()
+
+
+def test_empty_dir_refuses_a_link_in_place_of_the_directory(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "keep.txt").write_text("x")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    assert wire._empty_dir(str(tmp_path / "link")) is False
+    assert (tmp_path / "real" / "keep.txt").exists()
+    assert wire._empty_dir(str(tmp_path / "missing")) is True
+
+
+def test_spawn_refuses_a_bad_recycle_variable_name():
+    with pytest.raises(ValueError, match="recycle_env must be an environment variable name"):
+        sandbox.spawn(["/bin/true"], recycle_env="M5 BAD")
+    proc = sandbox.spawn(["/bin/true"])
+    try:
+        assert proc.sandbox_recycle_fd is None  # only asked-for pipes exist
+    finally:
+        sandbox.terminate(proc)
