@@ -69,7 +69,8 @@ def _with_identity(result, item):
                    timestamp=item.timestamp)
 
 
-def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None) -> list:
+def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None,
+                recycle: bool = True) -> list:
     """Grade every found submission (refused ones become error rows without grading);
     ``on_result(index, result)`` is called as each one finishes. Results in input order."""
     import inspect
@@ -93,7 +94,7 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
         return results
     corpus = pipeline.load_corpus()
     # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
-    options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True)
+    options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True, recycle=recycle)
     paths = [found[i].path for i in todo]
     if "on_result" in inspect.signature(pipeline.grade_many).parameters:
         pipeline.grade_many(paths, corpus, on_result=lambda i, _path, result: deliver(todo[i], result), **options)
@@ -104,7 +105,7 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
 
 
 def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
-               isolation_warning: str | None = None, csv_format: str = "m5", progress=None):
+               isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
     written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``).
     Returns (results in input order, {index: results.json path})."""
@@ -117,7 +118,8 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
     def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
         written[index] = report.write_results(result, out / folders[index], isolation_warning)
 
-    results = grade_found(found, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress)
+    results = grade_found(found, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress,
+                          recycle=recycle)
     report.write_grades_csv(results, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
@@ -154,7 +156,7 @@ def cmd_grade(args) -> int:
     out = Path(args.out)
     results, written = grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
                                   isolation_warning=iso.warning, csv_format=args.csv_format,
-                                  progress=bar.update if bar else None)
+                                  progress=bar.update if bar else None, recycle=not args.fresh_sandbox)
     if bar:
         bar.close()
     if args.json:
@@ -269,6 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
                    help="search for the smallest counterexample of each failed test (default: on for one "
                         "submission, off for several; off uses the smallest failing generated input)")
+    g.add_argument("--fresh-sandbox", action="store_true",
+                   help="start a new sandbox for every submission instead of handing on a cleaned one "
+                        "(slower; docs/sandbox.md, 'Recycling')")
 
     _subcommand(
         sub, "check", "run the public self-check tests on a notebook or .py",

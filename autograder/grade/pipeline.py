@@ -160,14 +160,28 @@ def _not_graded(kc, session: WorkerSession):
 
 # ---------------------------------------------------------------- a class
 _POOL_CORPUS: dict | None = None
+_POOL_SPARE: SpareWorker | None = None  # a grading process's own recycled sandbox (--jobs > 1)
 
 
 def _error_result(path, kwargs: dict, error: str) -> SubmissionResult:
     return SubmissionResult(Path(path).name, kwargs.get("lang") or "en", [], 0.0, error=error)
 
 
+def _pool_init() -> None:
+    """In each grading process of a pool: a spare that recycles the process's sandbox
+    from one submission to the next, stopped when the process exits."""
+    global _POOL_SPARE
+    from multiprocessing import util
+
+    _POOL_SPARE = SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(_POOL_CORPUS), recycle=True)
+    _POOL_SPARE.remaining = 1 << 30  # how many this process will get is unknown: the last one is closed at exit
+    util.Finalize(_POOL_SPARE, _POOL_SPARE.close, exitpriority=10)
+
+
 def _pool_grade(args):
     path, kwargs = args
+    if _POOL_SPARE is not None and "spare" not in kwargs:
+        kwargs = {**kwargs, "spare": _POOL_SPARE}
     try:
         return grade_submission(path, _POOL_CORPUS, **kwargs)
     except SubmissionError as exc:
@@ -211,7 +225,8 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
     def run_pool(indices: list[int], workers: int) -> list[int]:
         """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""
         broken = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"),
+                                 initializer=_pool_init if recycle else None) as pool:
             futures = {pool.submit(_pool_grade, tasks[i]): i for i in indices}
             for future in as_completed(futures):
                 try:
