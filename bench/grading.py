@@ -304,6 +304,7 @@ def main(argv=None) -> int:
     t_m5 = run([*m5, "--jobs", "1", "--out", str(course / "m5")], course, env)
     t_m5_2 = run([*m5, "--jobs", "2", "--out", str(course / "m5j2")], course, env)
     t_m5_shrink = run([*m5, "--jobs", "1", "--shrink", "--out", str(course / "m5s")], course, env)
+    t_m5_fresh = run([*m5, "--jobs", "1", "--fresh-sandbox", "--out", str(course / "m5f")], course, env)
 
     from autograder.grade.pipeline import load_corpus
 
@@ -320,8 +321,10 @@ def main(argv=None) -> int:
     print(f"| m5 grade --jobs 1 | {t_m5:.1f} | {t_m5 / n:.2f} | {calls} kernel calls |")
     print(f"| m5 grade --jobs 2 | {t_m5_2:.1f} | {t_m5_2 / n:.2f} | {calls} kernel calls |")
     print(f"| m5 grade --jobs 1 --shrink | {t_m5_shrink:.1f} | {t_m5_shrink / n:.2f} | {calls} calls + shrinking |")
+    print(f"| m5 grade --jobs 1 --fresh-sandbox | {t_m5_fresh:.1f} | {t_m5_fresh / n:.2f} | {calls} kernel calls |")
     print(f"\nspeed-up per submission: jobs 1 {t_nbgrader / t_m5:.1f}x, jobs 2 {t_nbgrader / t_m5_2:.1f}x, "
-          f"jobs 1 with shrinking {t_nbgrader / t_m5_shrink:.1f}x")
+          f"jobs 1 with shrinking {t_nbgrader / t_m5_shrink:.1f}x, jobs 1 with a fresh sandbox each "
+          f"{t_nbgrader / t_m5_fresh:.1f}x")
     print(f"generated inputs per property: min {min(per_property)}, "
           f"{len(main_props)} of {len(per_property)} properties have >= 150 (bad-input properties use fixed lists)")
     print_inputs_per_property(corpus)

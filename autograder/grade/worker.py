@@ -19,6 +19,10 @@ Two processes inside the sandbox:
   A child that dies, hangs or writes garbage costs only the batch (one kernel) it was
   running: the parent forks a fresh child and loads the cells again.
 
+In a class run (``M5_RECYCLE_FD`` set) a third, the **zygote** (:func:`zygote`), comes
+first: after the imports and the preload it forks one parent per submission and cleans
+the sandbox between them; it never runs student code either.
+
 Grader <-> parent wire format, both directions: frames of ``u64 length`` + payload.
 Grader -> parent payloads are pickles (fast for thousands of small arrays; only the
 worker unpickles). Parent -> grader payloads are ``u32 header length`` + JSON header +

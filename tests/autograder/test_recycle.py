@@ -194,3 +194,10 @@ def test_spawn_refuses_a_bad_recycle_variable_name():
         assert proc.sandbox_recycle_fd is None  # only asked-for pipes exist
     finally:
         sandbox.terminate(proc)
+
+
+def test_each_process_of_a_jobs_2_pool_recycles_its_own_sandbox_clean(tmp_path, corpus):
+    paths = _files(tmp_path, *[DIRTY, INSPECTOR] * 3)
+    results = grade_many(paths, corpus, jobs=2, shrink=False, answers=True)
+    for result in results:
+        assert sum(t.score for t in result.tests if t.group in KERNELS) == 100, result.error
