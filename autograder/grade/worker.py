@@ -72,6 +72,7 @@ import sys
 import time
 
 import numpy as np
+import numpy.random  # noqa: F401 - numpy imports it lazily; each child reseeds it (_reseed): import it once, before forking
 
 # References taken before any student code runs: student code in the child may
 # monkeypatch modules (json.dumps, os.write, ...); the child's own protocol code keeps
@@ -708,14 +709,20 @@ def _child_values(namespace: dict, names: list, out: int) -> None:
             _write_all(out, outcome_message(index, K_OK, value, MAX_ANSWER_ELEMENTS))
 
 
-def child_main(cellexec, load_request: dict, orders: int, out: int, inbox, inputs, preloaded: dict, progress) -> None:
-    """The executor: load the cells, then serve batches until told to exit. Never returns.
+def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, progress) -> None:
+    """The executor: wait for the load order, load the cells, then serve batches until
+    told to exit. Never returns.
 
-    A batch's calls come from the inbox (a pickled blob) or from ``preloaded`` (the
-    parent's, inherited through fork: a fresh child gets them untouched)."""
+    The load request (the cells) and a batch's calls come from the inbox (pickled blobs
+    the parent wrote) or, for calls, from ``preloaded`` (the parent's, inherited through
+    fork: a fresh child gets them untouched)."""
     try:
         os.setpgid(0, 0)  # its own group: killpg(0) from student code reaches only the child
         os.register_at_fork(after_in_parent=_note_fork)
+        order = _read_order(orders)  # ("load", request size): nothing of the student's runs before it
+        if order is None or order[0] != "load":
+            return
+        load_request = pickle.loads(inbox[:order[1]])
         _reseed()
 
         def announce(message):  # cellexec announces each cell before running it
@@ -972,6 +979,7 @@ class Parent:
         self.child: Child | None = None
         self.out_of_time = False            # loading hit its wall-clock cap: no more children
         self.preloaded: dict[str, list] = {}  # name -> calls, given by the grader ahead of the batches
+        self.blank: Child | None = None       # a child forked ahead of time, waiting for its cells
 
     # ------------------------------------------------------------ grader side
     def reply(self, obj) -> None:
@@ -990,19 +998,36 @@ class Parent:
             elif op == "exit":
                 break
         self.stop_child()
+        self.stop_blank()
         return 0
 
     # ------------------------------------------------------------ the child
     def fork_child(self, cells: list) -> Child:
+        """A child loading ``cells``: the one forked ahead of time if there is one."""
+        request = pickle.dumps({**self.load_request, "cells": cells}, protocol=pickle.HIGHEST_PROTOCOL)
+        self.inbox[:len(request)] = request  # fits: a submission is read only up to 16 MiB (grade/files.py)
+        child, self.blank = self.blank, None
+        if child is not None:
+            try:
+                child.order(("load", len(request)))
+                return child
+            except (ChildGone, ProtocolError):  # it died waiting (nothing of the student's ran in it)
+                child.kill()
+        child = self.fork_blank()
+        child.order(("load", len(request)))  # a fresh pipe holds this short order
+        return child
+
+    def fork_blank(self) -> Child:
+        """Fork a child that waits for its load order (through the inbox). A parent forks
+        one as soon as it starts, so the fork and its page copies are paid while the
+        grader is still busy, not when the submission's cells arrive."""
         orders_r, orders_w = os.pipe()
         replies_r, replies_w = os.pipe()
-        request = {**self.load_request, "cells": cells}
         pid = os.fork()
         if pid == 0:
             for fd in (*self.protocol_fds, orders_w, replies_r):
                 os.close(fd)
-            child_main(self.cellexec, request, orders_r, replies_w, self.inbox, self.inputs, self.preloaded,
-                       self.progress)
+            child_main(self.cellexec, orders_r, replies_w, self.inbox, self.inputs, self.preloaded, self.progress)
         os.close(orders_r)
         os.close(replies_w)
         os.set_blocking(orders_w, False)
@@ -1013,6 +1038,11 @@ class Parent:
         if self.child is not None:
             self.child.kill()
             self.child = None
+
+    def stop_blank(self) -> None:
+        if self.blank is not None:
+            self.blank.kill()
+            self.blank = None
 
     def ensure_child(self) -> bool:
         """A loaded child, forking and loading a fresh one after a loss."""
@@ -1291,6 +1321,7 @@ def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> in
     reader = os.fdopen(proto_in, "rb", buffering=1 << 16, closefd=False)
     parent = Parent(cellexec, proto_out, (proto_in, proto_out))
     parent.preloaded = preloaded
+    parent.blank = parent.fork_blank()
 
     def frames():
         while True:
