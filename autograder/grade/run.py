@@ -516,9 +516,8 @@ class SpareWorker:
         self.preload = tuple(preload)
         self.recycle = recycle
         self.remaining = 0
-        self.started = 0      # sandboxes started ahead of time
-        self.recycled = 0     # sandboxes handed on after a clean recycle
         self._holder: WorkerSession | None = None
+        self._returned = False     # the holder's sandbox is a recycled one, not yet seen clean
         self._expect_back = False  # the current session's sandbox is promised to the next one
 
     def __enter__(self):
@@ -538,8 +537,7 @@ class SpareWorker:
         holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
         holder.recycle = self.recycle
         holder._spawn(wait=False)  # its set-up overlaps this submission's grading
-        self._holder = holder
-        self.started += 1
+        self._holder, self._returned = holder, False
 
     def take_back(self, session: WorkerSession) -> None:
         """Keep ``session``'s worker (already told to exit) for the next submission, if
@@ -551,21 +549,18 @@ class SpareWorker:
                                preload=session.preload)
         holder.proc, session.proc = session.proc, None
         holder._worker_has = session._worker_has
-        holder.returning = True
-        self._holder = holder
+        self._holder, self._returned = holder, True
 
     def hand_over(self, session: WorkerSession) -> bool:
         """Give the spare's running worker to ``session`` if it fits; True if given."""
         holder, self._holder = self._holder, None
-        self._expect_back = False
-        if holder is None:
+        if holder is None:  # (a promised sandbox, if any, may still come back: see take_back)
             return False
         fits = (holder.limits == session.limits and holder.import_dirs == session.import_dirs
                 and holder.preload == session.preload and holder.proc is not None
                 and sandbox.await_started(holder.proc) and holder.proc.poll() is None)
-        if fits and getattr(holder, "returning", False):
+        if fits and self._returned:
             fits = _came_back_clean(holder.proc)
-            self.recycled += fits
         if not fits:
             holder.close()
             return False
