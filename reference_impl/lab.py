@@ -360,8 +360,8 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
     p = _offset(profile.dagger, offset)
     run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
     records = run["records"]
-    budget = label_budget_curve(p.seed, p.label_budgets, LabelBudgetConfig(
-        epochs=p.budget_epochs, evaluation_episodes=p.budget_evaluation_episodes))
+    budget_config = LabelBudgetConfig(epochs=p.budget_epochs, evaluation_episodes=p.budget_evaluation_episodes)
+    budget = label_budget_curve(p.seed, p.label_budgets, budget_config)
     return {
         "seed": p.seed,
         "rounds": np.asarray([r["round"] for r in records], dtype=np.int64),
@@ -372,6 +372,7 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
         "budget_bc_success": np.asarray(budget["bc_success_rate"], dtype=np.float64),
         "budget_dagger_success": np.asarray(budget["dagger_success_rate"], dtype=np.float64),
         "budget_expert_success": float(budget["expert_success_rate"]),
+        "budget_slip_probability": float(budget_config.slip_probability),  # the report says it
     }
 
 
@@ -631,7 +632,8 @@ def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
              f"{int(np.sum(dagger['values'][:, i] > bc['values'][:, i]))}/{len(runs)}")
             for i, b in enumerate(budgets)]
     expert = _cell([x["budget_expert_success"] for x in runs])
-    return [_t(labels, "budget_intro", expert=expert), "", f"![dagger_budget]({png})", ""] + _table(
+    slip = f"{runs[0]['budget_slip_probability']:g}"
+    return [_t(labels, "budget_intro", expert=expert, slip=slip), "", f"![dagger_budget]({png})", ""] + _table(
         _header(labels, "expert_labels", "bc_success", "dagger_success", "dagger_ahead"), rows)
 
 

@@ -221,7 +221,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "mean_return": "mean return", "success_per_seed": "success per seed",
         "expert_labels": "expert labels", "bc_success": "behavior cloning: success", "dagger_success": "DAgger: success",
         "dagger_ahead": "seeds where DAgger is ahead",
-        "budget_intro": "At an equal label budget (a separate setting: the learner's actions slip with probability 0.2, "
+        "budget_intro": "At an equal label budget (a separate setting: the learner's actions slip with probability {slip}, "
                         "the expert demonstrates without slips; `imitation.label_budget_curve`). The expert's own success "
                         "in this setting, the ceiling: {expert}.",
         "seeds_suffix": "[seeds: {count}]", "method": "method", "greedy_eval_success": "greedy evaluation success",
@@ -321,7 +321,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "mean_return": "средняя отдача", "success_per_seed": "успех по seed",
         "expert_labels": "метки эксперта", "bc_success": "клонирование поведения: успех", "dagger_success": "DAgger: успех",
         "dagger_ahead": "seed, где DAgger впереди",
-        "budget_intro": "При равном числе меток (отдельная постановка: действия ученика с вероятностью 0.2 заменяются "
+        "budget_intro": "При равном числе меток (отдельная постановка: действия ученика с вероятностью {slip} заменяются "
                         "случайными, эксперт демонстрирует без таких срывов; `imitation.label_budget_curve`). Успех самого "
                         "эксперта в этой постановке, потолок: {expert}.",
         "seeds_suffix": "[число seed: {count}]", "method": "метод", "greedy_eval_success": "успех жадной политики при оценке",
