@@ -1336,10 +1336,10 @@ def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> in
 def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd: int) -> int:
     """Serve one submission after another from one sandbox, each from a fresh fork.
 
-    This process never runs student code and never reads what a submission wrote. It
-    forks a parent for the next submission only once every process of the previous one
-    is dead, the writable directories are empty and the unread grader input is drained;
-    then it tells the grader on the recycle pipe (which no parent holds). Any doubt (a
+    This process never runs student code and never reads what a submission wrote. Only
+    once every process of the previous submission is dead, the writable directories are
+    empty and the unread grader input is drained does it tell the grader so, on the
+    recycle pipe (which no parent holds), and fork the next parent. Any doubt (a
     parent that did not exit cleanly, a process that will not die, an entry that cannot
     be removed) ends the zygote, and with it the sandbox: the grader starts a new one.
     """
@@ -1388,7 +1388,8 @@ def _clean_sandbox() -> bool:
 def _empty_dir(path: str) -> bool:
     """Remove everything inside ``path`` without following links; True if it is empty
     afterwards. Iterative and depth-first with one directory open at a time, so a
-    10,000-deep directory chain exhausts neither the stack nor the descriptor table.
+    10,000-deep directory chain exhausts neither the stack nor the descriptor table,
+    and each listing's files are removed in one pass (100,000 files stay linear).
     (Nothing else runs while it works: every other process is dead.)"""
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     try:
@@ -1409,12 +1410,15 @@ def _empty_dir(path: str) -> bool:
                 fd = up
                 os.rmdir(trail.pop(), dir_fd=fd)
                 continue
-            name = entries[0]
-            try:
-                os.unlink(name, dir_fd=fd)
+            name = None
+            for entry in entries:  # every file of this listing at once: linear in the entries
+                try:
+                    os.unlink(entry, dir_fd=fd)
+                except IsADirectoryError:
+                    name = entry
+                    break
+            if name is None:
                 continue
-            except IsADirectoryError:
-                pass
             down = os.open(name, flags, dir_fd=fd)
             os.close(fd)
             fd = down
