@@ -41,7 +41,8 @@ from autograder.grade.extract import Cell
 WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
 # (it loads them by path, not by import).
-WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"))
+WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"),
+                WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
 REPLY_PIPE_BYTES = 1 << 20   # the worker -> grader pipe's capacity (Linux's default unprivileged maximum)

@@ -1343,6 +1343,7 @@ def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd:
     parent that did not exit cleanly, a process that will not die, an entry that cannot
     be removed) ends the zygote, and with it the sandbox: the grader starts a new one.
     """
+    files = _load_sibling("files")
     while True:
         pid = os.fork()
         if pid == 0:
@@ -1356,7 +1357,7 @@ def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd:
             _, status = os.waitpid(pid, 0)
         except ChildProcessError:
             return 1
-        if status != 0 or not _clean_sandbox() or not _drain(proto_in):
+        if status != 0 or not _clean_sandbox(files) or not _drain(proto_in):
             return 1
         try:
             _write_all(recycle_fd, RECYCLED)
@@ -1364,9 +1365,10 @@ def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd:
             return 1
 
 
-def _clean_sandbox() -> bool:
+def _clean_sandbox(files) -> bool:
     """Kill every process of the sandbox but this one and its pid 1 (bubblewrap's),
-    then empty the writable directories. True only when both are verified."""
+    then empty the writable directories (``files.empty_tree``: the grader's own remover
+    of hostile trees, loaded beside this file). True only when both are verified."""
     me = _getpid()
     for _ in range(CLEAN_ROUNDS):
         try:
@@ -1382,51 +1384,7 @@ def _clean_sandbox() -> bool:
         time.sleep(0.001)
     else:
         return False
-    return all(_empty_dir(path) for path in WRITABLE_DIRS)
-
-
-def _empty_dir(path: str) -> bool:
-    """Remove everything inside ``path`` without following links; True if it is empty
-    afterwards. Iterative and depth-first with one directory open at a time, so a
-    10,000-deep directory chain exhausts neither the stack nor the descriptor table,
-    and each listing's files are removed in one pass (100,000 files stay linear).
-    (Nothing else runs while it works: every other process is dead.)"""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    trail: list[str] = []  # the names walked down from ``path`` to ``fd``
-    try:
-        while True:
-            entries = os.listdir(fd)
-            if not entries:
-                if not trail:
-                    return True
-                up = os.open("..", flags, dir_fd=fd)
-                os.close(fd)
-                fd = up
-                os.rmdir(trail.pop(), dir_fd=fd)
-                continue
-            name = None
-            for entry in entries:  # every file of this listing at once: linear in the entries
-                try:
-                    os.unlink(entry, dir_fd=fd)
-                except IsADirectoryError:
-                    name = entry
-                    break
-            if name is None:
-                continue
-            down = os.open(name, flags, dir_fd=fd)
-            os.close(fd)
-            fd = down
-            trail.append(name)
-    except OSError:  # an entry that cannot be removed (a mode-000 directory, ...): give up
-        return False
-    finally:
-        os.close(fd)
+    return all(files.empty_tree(path) for path in WRITABLE_DIRS)
 
 
 def _drain(fd: int) -> bool:

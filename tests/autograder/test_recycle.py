@@ -15,7 +15,7 @@ import pytest
 import autograder.grade.run as run
 from autograder.demo import CORRECT
 from autograder.grade import sandbox
-from autograder.grade import worker as wire
+from autograder.grade.sandbox import files as sfiles
 from autograder.grade.pipeline import KERNELS, grade_many
 
 pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap",
@@ -157,7 +157,7 @@ def test_recycling_can_be_turned_off(tmp_path, corpus, recycles):
     assert [sum(t.score for t in r.tests) for r in results] == [100, 100]
 
 
-def test_empty_dir_removes_deep_chains_links_and_fifos_without_following_links(tmp_path):
+def test_empty_tree_removes_deep_chains_links_and_fifos_without_following_links(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("not the zygote's to remove")
@@ -175,18 +175,18 @@ def test_empty_dir_removes_deep_chains_links_and_fifos_without_following_links(t
     os.close(fd)
     for i in range(20000):  # a wide directory too: one pass per listing, not one per file
         (top / f"f{i}").touch()
-    assert wire._empty_dir(str(top)) is True
+    assert sfiles.empty_tree(str(top)) is True
     assert os.listdir(top) == []
     assert (outside / "keep.txt").exists()
 
 
-def test_empty_dir_refuses_a_link_in_place_of_the_directory(tmp_path):
+def test_empty_tree_refuses_a_link_in_place_of_the_directory(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "keep.txt").write_text("x")
     os.symlink(tmp_path / "real", tmp_path / "link")
-    assert wire._empty_dir(str(tmp_path / "link")) is False
+    assert sfiles.empty_tree(str(tmp_path / "link")) is False
     assert (tmp_path / "real" / "keep.txt").exists()
-    assert wire._empty_dir(str(tmp_path / "missing")) is True
+    assert sfiles.empty_tree(str(tmp_path / "missing")) is True
 
 
 def test_spawn_refuses_a_bad_recycle_variable_name():

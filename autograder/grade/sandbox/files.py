@@ -7,6 +7,8 @@
 * The fallback (no bubblewrap) needs a host directory: :func:`private_tree` builds one,
   :func:`remove_tree` removes whatever the worker did to it without recursion and
   without following links, and :func:`sweep_stale_trees` removes trees of dead graders.
+  :func:`empty_tree`, the same without removing the top, also empties a recycled
+  sandbox's writable directories (this file is then loaded inside it, stdlib only).
 """
 from __future__ import annotations
 
@@ -86,10 +88,8 @@ def private_tree(owner_uid: int | None, files: dict[str, bytes], links: dict[str
 def remove_tree(root: Path) -> bool:
     """Delete ``root`` and everything below it; True when it is gone.
 
-    The content is hostile: links are never followed, and depth costs nothing. Instead
-    of recursing, every subdirectory found is first moved up to ``root`` itself (a
-    rename, so a 1000-deep chain becomes 1000 siblings), then emptied and removed;
-    at most two descriptors are open at any time.
+    The content is hostile: links are never followed, and depth costs nothing (see
+    :func:`_empty`); at most two descriptors are open at any time.
     """
     try:
         top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -99,12 +99,7 @@ def remove_tree(root: Path) -> bool:
         return _unlink_entry(root)
     try:
         os.fchmod(top, 0o700)
-        while True:
-            names = os.listdir(top)
-            if not names:
-                break
-            for name in names:
-                _flatten_or_remove(top, name)
+        _empty(top)
     except OSError:
         return False
     finally:
@@ -114,6 +109,37 @@ def remove_tree(root: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def empty_tree(path: str | Path) -> bool:
+    """Delete everything inside the directory ``path`` and keep it (with its mode: it
+    may be a mount point such as /tmp); True when it is empty afterwards. Used inside
+    the sandbox too, between two submissions (``worker.zygote``), so stdlib only."""
+    try:
+        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        _empty(top)
+        return not os.listdir(top)
+    except OSError:
+        return False
+    finally:
+        os.close(top)
+
+
+def _empty(top: int) -> None:
+    """Empty the directory ``top`` without recursing: every subdirectory found is first
+    moved up into ``top`` itself (a rename, so a 1000-deep chain becomes 1000 siblings),
+    then emptied and removed. Raises OSError for an entry it cannot remove."""
+    while True:
+        names = os.listdir(top)
+        if not names:
+            return
+        for name in names:
+            _flatten_or_remove(top, name)
 
 
 def _unlink_entry(path: Path) -> bool:
