@@ -28,13 +28,14 @@ Grader -> parent payloads are pickles (fast for thousands of small arrays; only 
 worker unpickles). Parent -> grader payloads are ``u32 header length`` + JSON header +
 one binary blob; arrays inside the header are ``{"__nd__": [offset, nbytes, dtype,
 shape]}`` references into the blob, so outcomes cross as plain numeric bytes (never
-pickle); an outcomes reply carries its arrays as columns (:func:`_outcome_columns`).
+pickle); an outcomes reply carries its arrays as columns (:class:`OutcomeColumns`).
 The grader decodes with ``trusted=False`` and caps every frame with :func:`reply_limits`.
 
 Requests (grader -> worker)
   {"op": "load", "cells": [cell dicts], "kernels": [...], "cell_timeout": s,
    "budget": {...}, ...}      (the whole request reaches ``cellexec.load_cells(request=)``)
-      -> {"op": "cell", "id"} before each cell, then
+      -> {"op": "cell", "id"} before each cell (the child runs the cell only once the
+         parent has passed this on), then
          {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool},
           "time_cap": bool}
   {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s,
@@ -146,8 +147,10 @@ def encode(obj) -> bytes:
             return x
         raise WireError(f"cannot encode {type(x).__name__}")
 
-    if _is_outcomes_reply(obj):
-        header = _dumps(_outcome_columns(obj["outcomes"], walk), allow_nan=True,
+    if type(obj) is dict and obj.keys() == {"op", "outcomes"} and type(obj["outcomes"]) is OutcomeColumns:
+        header = _dumps(obj["outcomes"].header(walk), allow_nan=True, separators=(",", ":")).encode()
+    elif _is_outcomes_reply(obj):
+        header = _dumps(OutcomeColumns.of(obj["outcomes"]).header(walk), allow_nan=True,
                         separators=(",", ":")).encode()
     else:
         header = _dumps(walk(obj), allow_nan=True, separators=(",", ":")).encode()
@@ -164,25 +167,42 @@ def encode(obj) -> bytes:
 # [[index, outcome], ...]}. decode() gives back the same list of outcome dicts.
 
 
-def _outcome_columns(outcomes: list, walk) -> dict:
-    index, code, ndim, mut, dims, others, data = [], [], [], [], [], [], []
-    for i, outcome in enumerate(outcomes):
+class OutcomeColumns:
+    """A batch's outcomes gathered as columns while the child sends them, so that the
+    reply is ready the moment the last one arrives (the child waits for it)."""
+
+    def __init__(self):
+        self.n = 0
+        self.index, self.code, self.ndim, self.mut, self.dims, self.data, self.others = [], [], [], [], [], [], []
+
+    @classmethod
+    def of(cls, outcomes: list) -> "OutcomeColumns":
+        columns = cls()
+        for outcome in outcomes:
+            columns.add(outcome)
+        return columns
+
+    def add(self, outcome: dict) -> None:
         value = outcome.get("v") if type(outcome) is dict else None
         if type(value) is RawArray and outcome.keys() == {"s", "v", "mut"} and outcome["s"] == "ok" \
                 and type(outcome["mut"]) is bool:
-            index.append(i)
-            code.append(_WIRE_CODE[value.dtype])
-            ndim.append(len(value.shape))
-            mut.append(outcome["mut"])
-            dims += value.shape
-            data.append(value.data)
+            self.index.append(self.n)
+            self.code.append(_WIRE_CODE[value.dtype])
+            self.ndim.append(len(value.shape))
+            self.mut.append(outcome["mut"])
+            self.dims += value.shape
+            self.data.append(value.data)
         else:
-            others.append(i)
-    joined = b"".join(data)
-    cols = {"values": walk(RawArray("|u1", (len(joined),), joined)), "index": walk(np.asarray(index, dtype=np.int64)),
-            "code": walk(np.asarray(code, dtype=np.uint8)), "ndim": walk(np.asarray(ndim, dtype=np.uint8)),
-            "mut": walk(np.asarray(mut, dtype=np.uint8)), "dims": walk(np.asarray(dims, dtype=np.int64))}
-    return {"op": "outcomes", "n": len(outcomes), "cols": cols, "others": [[i, walk(outcomes[i])] for i in others]}
+            self.others.append((self.n, outcome))
+        self.n += 1
+
+    def header(self, walk) -> dict:
+        joined = b"".join(self.data)
+        cols = {"values": walk(RawArray("|u1", (len(joined),), joined)),
+                "index": walk(np.asarray(self.index, dtype=np.int64)),
+                "code": walk(np.asarray(self.code, dtype=np.uint8)), "ndim": walk(np.asarray(self.ndim, dtype=np.uint8)),
+                "mut": walk(np.asarray(self.mut, dtype=np.uint8)), "dims": walk(np.asarray(self.dims, dtype=np.int64))}
+        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others]}
 
 
 def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
@@ -396,7 +416,7 @@ TEXT_CAP = 16 << 10                # a raised / bad_return / cell message
 _NATIVE_DTYPES = {d.str: d for d in map(np.dtype, (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
     np.float16, np.float32, np.float64, np.longdouble)) if d.itemsize <= MAX_ITEMSIZE}
-# Outcome columns (see _outcome_columns): dtype codes, and the blob bytes per outcome.
+# Outcome columns (see OutcomeColumns): dtype codes, and the blob bytes per outcome.
 WIRE_DTYPES = sorted(_NATIVE_DTYPES)
 _WIRE_CODE = {code: i for i, code in enumerate(WIRE_DTYPES)}
 COLUMN_BYTES = 11 + 8 * MAX_NDIM   # the most blob bytes the columns take per outcome
@@ -725,8 +745,13 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
         load_request = pickle.loads(inbox[:order[1]])
         _reseed()
 
-        def announce(message):  # cellexec announces each cell before running it
+        def announce(message):
+            """cellexec announces each cell before running it. The cell runs only once the
+            parent has passed the announcement on: a cell that kills the parent is then
+            the one blamed, every time, never the cell before it."""
             _send_text(out, K_CELL, 0, {"id": message.get("id")})
+            if _read_order(orders) is None:
+                _exit_now(0)
 
         loaded = cellexec.load_cells(load_request["cells"], load_request["kernels"], load_request["cell_timeout"],
                                      announce, timed=_timed, untimed=_untimed, timeout_exc=CallTimeout,
@@ -1086,6 +1111,7 @@ class Parent:
                             cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
                             if forward:
                                 self.reply({"op": "cell", "id": current})
+                            child.order(("cell",))  # passed on: the child may run it
                         elif kind == K_LOADED:
                             loaded = self._loaded(_text(payload), ids)
                         else:
@@ -1178,7 +1204,7 @@ class Parent:
     def _mutated(self, placed) -> bool:
         return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
 
-    def _run(self, child: Child, request: dict, source: tuple) -> list[dict]:
+    def _run(self, child: Child, request: dict, source: tuple) -> OutcomeColumns:
         """Stream the batch through the child: one message per call, the watched calls
         one at a time (inputs placed, go, compare), the clocks looked at every POLL."""
         n, caps, watched_calls = request["n"], request["caps"], request["watched"]
@@ -1203,7 +1229,7 @@ class Parent:
         _PROGRESS.pack_into(self.progress, 0, 0)
         child.order((*source, request["kernel"], watched))
         arm_next_watched()
-        outcomes: list[dict] = []
+        outcomes = OutcomeColumns()
         start = time.monotonic()
         call_start, batch_cpu0 = start, child.cpu()
         timed_call, call_cpu0, last_check = 0, batch_cpu0, start
@@ -1211,34 +1237,36 @@ class Parent:
         def cap_for(kind, index):
             return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) and index < n else 0
 
-        while len(outcomes) < n:
+        while outcomes.n < n:
             for kind, index, payload in child.messages(POLL, cap_for):
-                if index != len(outcomes):
+                if index != outcomes.n:
                     raise ProtocolError("out of order")
                 outcome = parse_outcome(kind, payload, caps[index])
                 if index in watched_set:
                     if outcome["s"] == "ok":
                         outcome["mut"] = self._mutated(placed)
                     arm_next_watched()
-                outcomes.append(outcome)
+                outcomes.add(outcome)
             now = time.monotonic()
-            if len(outcomes) >= n or now - last_check < POLL:
-                if len(outcomes) < n and (armed is None or armed - len(outcomes) > GATHER_AHEAD):
+            if outcomes.n >= n or now - last_check < POLL:
+                if outcomes.n < n and (armed is None or armed - outcomes.n > GATHER_AHEAD):
                     time.sleep(GATHER)  # fewer wake-ups: the child keeps writing meanwhile
                 continue
             last_check = now
             cpu = child.cpu()
-            running = self._running(len(outcomes), n)
+            running = self._running(outcomes.n, n)
             if timed_call != running:  # the call's clocks start at its first look
                 timed_call, call_cpu0, call_start = running, cpu, now
             if (cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
                     or now - call_start > call_wall or now - start > batch_wall):
                 self.stop_child()
-                running = self._running(len(outcomes), n)
+                running = self._running(outcomes.n, n)
                 # Calls the child finished but had not sent yet are unknown, the one it was
                 # running is the one that hung, and the rest never ran.
-                outcomes += [{"s": "unsent"} for _ in range(running - len(outcomes))]
-                outcomes += [{"s": "timeout"} for _ in range(n - len(outcomes))]
+                while outcomes.n < running:
+                    outcomes.add({"s": "unsent"})
+                while outcomes.n < n:
+                    outcomes.add({"s": "timeout"})
         return outcomes
 
     def _running(self, received: int, n: int) -> int:
