@@ -3,19 +3,21 @@
 Builds a throw-away nbgrader course with one assignment notebook (the ten kernels,
 each followed by an autograder test cell with the usual handful of asserts: three
 visible and two hidden), fills 20 submissions (correct ones and ones with typical
-mistakes), then times, in one run:
+mistakes), then times, in each of ``--rounds`` rounds (the host's speed drifts, so
+every ratio is taken within a round and the median over rounds is reported):
 
 * ``nbgrader autograde`` over all of them (executes every notebook in a kernel);
-* ``m5 grade`` over the same notebooks (sandboxed worker, hidden property suite);
+* ``m5 grade`` over the same notebooks (sandboxed worker, hidden property suite), with
+  ``--jobs 1``, ``--jobs 2``, ``--shrink`` and ``--fresh-sandbox``;
 
-and prints per-submission wall time, the ratio, and how many inputs each checked, with
+and prints per-submission wall time, the ratios, and how many inputs each checked, with
 the number of generated inputs of every property. Then it times a class of
 ``--class-size`` submissions with ``m5 grade --jobs 2``, and grades the hostile corpus
 (every attack of ``tests/autograder/adversarial``) one submission per grading process
 and then as one class run, printing the grading process's own time and peak RSS
 (VmHWM of the grader, never of its sandboxed workers).
 
-    .venv/bin/python bench/grading.py [--submissions 20] [--class-size 200] [--no-hostile]
+    .venv/bin/python bench/grading.py [--submissions 20] [--rounds 3] [--class-size 200] [--no-hostile]
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import ast
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -262,6 +265,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=20)
     parser.add_argument("--class-size", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds of nbgrader and every m5 variant")
     parser.add_argument("--keep", action="store_true", help="keep the temporary course folder")
     parser.add_argument("--hostile", action=argparse.BooleanOptionalAction, default=True,
                         help="grade the hostile corpus and print the grader's time and peak RSS")
@@ -298,13 +302,20 @@ def main(argv=None) -> int:
     # Warm the corpus cache so neither side pays a one-off build inside the timing.
     run([BIN / "m5", "grade", str(notebooks[0]), "--json", "--out", str(course / "warm")], course, env)
 
+    # The host's speed drifts by 10-20 % within minutes: each round times the baseline and
+    # then every m5 variant, and the ratios are taken per round (median over rounds).
     load_before = os.getloadavg()[0]
-    t_nbgrader = run([BIN / "nbgrader", "autograde", "ps1", "--create", "--force"], course, env)
     m5 = [BIN / "m5", "grade", *map(str, notebooks)]
-    t_m5 = run([*m5, "--jobs", "1", "--out", str(course / "m5")], course, env)
-    t_m5_2 = run([*m5, "--jobs", "2", "--out", str(course / "m5j2")], course, env)
-    t_m5_shrink = run([*m5, "--jobs", "1", "--shrink", "--out", str(course / "m5s")], course, env)
-    t_m5_fresh = run([*m5, "--jobs", "1", "--fresh-sandbox", "--out", str(course / "m5f")], course, env)
+    variants = [("m5 grade --jobs 1", ["--jobs", "1"], "kernel calls"),
+                ("m5 grade --jobs 2", ["--jobs", "2"], "kernel calls"),
+                ("m5 grade --jobs 1 --shrink", ["--jobs", "1", "--shrink"], "calls + shrinking"),
+                ("m5 grade --jobs 1 --fresh-sandbox", ["--jobs", "1", "--fresh-sandbox"], "kernel calls")]
+    rounds = []  # per round: {label: seconds}
+    for r in range(args.rounds):
+        times = {"nbgrader autograde": run([BIN / "nbgrader", "autograde", "ps1", "--create", "--force"], course, env)}
+        for label, flags, _ in variants:
+            times[label] = run([*m5, *flags, "--out", str(course / f"m5-{r}-{len(times)}")], course, env)
+        rounds.append(times)
 
     from autograder.grade.pipeline import load_corpus
 
@@ -314,17 +325,20 @@ def main(argv=None) -> int:
     main_props = [n for n in per_property if n >= 150]
     n = len(notebooks)
     print(f"{n} notebook submissions, same files for both graders ({os.cpu_count()} cores; "
-          f"load average {load_before:.2f} before the timed runs, {os.getloadavg()[0]:.2f} after)\n")
-    print("| grader | total (s) | per submission (s) | inputs checked per submission |")
+          f"load average {load_before:.2f} before the timed runs, {os.getloadavg()[0]:.2f} after; "
+          f"{args.rounds} rounds, each timing nbgrader then every m5 variant)\n")
+    print("| grader | per submission (s), median | per round | speed-up over nbgrader, median (per round) |")
     print("|---|---:|---:|---:|")
-    print(f"| nbgrader autograde | {t_nbgrader:.1f} | {t_nbgrader / n:.2f} | {sum(len(v) for v in ASSERTS.values())} asserts |")
-    print(f"| m5 grade --jobs 1 | {t_m5:.1f} | {t_m5 / n:.2f} | {calls} kernel calls |")
-    print(f"| m5 grade --jobs 2 | {t_m5_2:.1f} | {t_m5_2 / n:.2f} | {calls} kernel calls |")
-    print(f"| m5 grade --jobs 1 --shrink | {t_m5_shrink:.1f} | {t_m5_shrink / n:.2f} | {calls} calls + shrinking |")
-    print(f"| m5 grade --jobs 1 --fresh-sandbox | {t_m5_fresh:.1f} | {t_m5_fresh / n:.2f} | {calls} kernel calls |")
-    print(f"\nspeed-up per submission: jobs 1 {t_nbgrader / t_m5:.1f}x, jobs 2 {t_nbgrader / t_m5_2:.1f}x, "
-          f"jobs 1 with shrinking {t_nbgrader / t_m5_shrink:.1f}x, jobs 1 with a fresh sandbox each "
-          f"{t_nbgrader / t_m5_fresh:.1f}x")
+    base = [t["nbgrader autograde"] for t in rounds]
+    print(f"| nbgrader autograde | {statistics.median(base) / n:.2f} | "
+          f"{', '.join(f'{t / n:.2f}' for t in base)} | ({sum(len(v) for v in ASSERTS.values())} asserts) |")
+    for label, _, what in variants:
+        mine = [t[label] for t in rounds]
+        ratios = [b / m for b, m in zip(base, mine)]
+        print(f"| {label} | {statistics.median(mine) / n:.2f} | {', '.join(f'{t / n:.2f}' for t in mine)} | "
+              f"**{statistics.median(ratios):.1f}x** ({', '.join(f'{x:.1f}' for x in ratios)}) |")
+    print(f"\ninputs checked per submission: nbgrader {sum(len(v) for v in ASSERTS.values())} asserts, "
+          f"m5 {calls} kernel calls")
     print(f"generated inputs per property: min {min(per_property)}, "
           f"{len(main_props)} of {len(per_property)} properties have >= 150 (bad-input properties use fixed lists)")
     print_inputs_per_property(corpus)

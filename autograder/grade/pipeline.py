@@ -7,6 +7,7 @@ a shrunk counterexample for its feedback.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -105,32 +106,58 @@ def _attach(raw: dict, examples: int | None) -> dict:
 
 
 # ---------------------------------------------------------------- one submission
+def _selected(kernels) -> list[str]:
+    wanted = set(KERNELS) if kernels is None else set(kernels)
+    if wanted - set(KERNELS):
+        raise ValueError(f"kernels: unknown kernel names {sorted(wanted - set(KERNELS))}")
+    return [k for k in KERNELS if k in wanted]
+
+
+def _session(sub: Submission, corpus: dict, budget: Budget, spare, lang: str | None) -> WorkerSession:
+    return WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs(),
+                         preload=corpus_requests(corpus), lang=lang or sub.language)
+
+
+def _plan(session: WorkerSession, corpus: dict, selected: list[str]) -> None:
+    """Hand the worker the batches of every selected kernel it found, in grading order."""
+    session.plan([(corpus[k].request, len(corpus[k].calls)) for k in selected
+                  if k in corpus and session.report.found.get(k)])
+
+
 def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
                      shrink: bool = True, shrink_budget: float = 0.3, shrink_total: float = 2.0,
-                     answers: bool | None = None, kernels=None, spare: SpareWorker | None = None) -> SubmissionResult:
+                     answers: bool | None = None, kernels=None, spare: SpareWorker | None = None,
+                     ahead: "NextSubmission | None" = None,
+                     next_up: "NextSubmission | None" = None) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all.
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
     the others are left out of the result (not failed). Unknown names raise ValueError.
     ``spare``: a worker started ahead of time (see :class:`run.SpareWorker`).
+    ``ahead``: this submission, made ready while the previous one was graded;
+    ``next_up``: the next one, to be made ready while this one is graded (class runs).
     """
-    wanted = set(KERNELS) if kernels is None else set(kernels)
-    if wanted - set(KERNELS):
-        raise ValueError(f"kernels: unknown kernel names {sorted(wanted - set(KERNELS))}")
-    selected = [k for k in KERNELS if k in wanted]
+    selected = _selected(kernels)
     start = time.monotonic()
     shrink_until = start + shrink_total  # counterexample search is time-boxed per submission
-    sub: Submission = extract(Path(path), set(KERNELS))
+    taken = ahead.take() if ahead is not None else None
+    if taken is not None:
+        sub, session = taken
+        session.resume()
+    else:
+        sub = extract(Path(path), set(KERNELS))
+        session = _session(sub, corpus, budget, spare, lang)
     language = lang or sub.language
     tests: list[TestResult] = []
     notes = []
-    with WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs(),
-                       preload=corpus_requests(corpus), lang=language) as session:
+    with session:
         report = session.start()
         notes += cell_notes(sub, report.cells)
-        # The worker runs kernel k+1 while kernel k is judged here.
-        session.plan([(corpus[k].request, len(corpus[k].calls)) for k in selected
-                      if k in corpus and report.found.get(k)])
+        if not session.planned:  # the worker runs kernel k+1 while kernel k is judged here
+            _plan(session, corpus, selected)
+        if next_up is not None:
+            next_up.current, session.when_idle = session, next_up.advance
+            next_up.advance()
         for kernel in selected:
             if kernel not in corpus:
                 continue
@@ -139,11 +166,69 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
                 continue
             tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
                                   shrink_until=shrink_until)
+            if next_up is not None:
+                next_up.advance()
         # The front doors (m5 grade, Gradescope) pass answers=True: exNN_ variables count in
         # a .py exactly as in a notebook, one total. Left open, only notebooks are asked.
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
     return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
+
+
+class NextSubmission:
+    """The next submission of a one-at-a-time class run, made ready while the current
+    one is graded, in a second sandbox (its own :class:`SpareWorker`).
+
+    :meth:`advance` is called between the current submission's steps. Once the spare's
+    worker is ready, the next submission is read and its cells start loading. Once they
+    are loaded and the current worker has run its last planned batch, the next one's
+    batches are planned: its first kernel runs while the grader judges the current
+    submission's last one (and, with shrinking, searches its counterexamples). The
+    planned kernels of two submissions never run at the same time, and every limit
+    counts the student process's own CPU time, so the overlap costs no one a point.
+    Anything that goes wrong here is left for :func:`grade_submission` to meet again,
+    in order, as if nothing had been made ready.
+    """
+
+    def __init__(self, path: Path, corpus: dict, spare: SpareWorker, *, lang: str | None = None,
+                 budget: Budget = Budget(), kernels=None, **_ignored):
+        self.path, self.corpus, self.spare = Path(path), corpus, spare
+        self.lang, self.budget, self.kernels = lang, budget, kernels
+        self.sub: Submission | None = None
+        self.session: WorkerSession | None = None
+        self.selected: list[str] = []
+        self.done = False       # taken, or given up
+        self.current: WorkerSession | None = None  # the session being graded now
+
+    def advance(self) -> None:
+        if self.done:
+            return
+        try:
+            if self.session is None:
+                if not self.spare.ready():
+                    return
+                self.sub, self.selected = extract(self.path, set(KERNELS)), _selected(self.kernels)
+                self.session = _session(self.sub, self.corpus, self.budget, self.spare, self.lang)
+                if not self.session.begin():
+                    raise SubmissionError("not begun")
+            if self.session.planned or (self.current is not None and not self.current.idle):
+                return
+            if self.session.poll_loaded():
+                _plan(self.session, self.corpus, self.selected)
+        except Exception:  # grade_submission meets it again (or starts afresh)
+            self.close()
+
+    def take(self) -> tuple[Submission, WorkerSession] | None:
+        """The submission and its session, if they were made ready (once)."""
+        taken = (self.sub, self.session) if self.session is not None and not self.done else None
+        self.session, self.done = None, True
+        return taken
+
+    def close(self) -> None:
+        self.done = True
+        if self.session is not None:
+            self.session.close()
+            self.session = None
 
 
 def corpus_requests(corpus: dict) -> tuple[bytes, ...]:
@@ -216,11 +301,32 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
             progress(1)
 
     if jobs <= 1 or len(paths) <= 1:
-        # One at a time: the next submission's worker starts while this one is graded.
-        with SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=recycle) as spare:
-            spare.remaining = len(tasks) - 1
-            for index, (path, task_kwargs) in enumerate(tasks):
-                deliver(index, _pool_grade((path, {**task_kwargs, "spare": spare})))
+        # One at a time, in two sandboxes taken in turn: the next submission loads in one
+        # while this one is graded in the other (see NextSubmission).
+        with contextlib.ExitStack() as stack:
+            spares = [stack.enter_context(SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus),
+                                                      recycle=recycle)) for _ in range(min(2, len(tasks)))]
+            for i, spare in enumerate(spares):
+                spare.remaining = len(range(i, len(tasks), len(spares))) - 1
+            if len(spares) > 1:
+                spares[1].remaining += 1
+                spares[1].refill()  # the first submission's own sandbox starts with it
+            ahead = None
+            try:
+                for index, (path, task_kwargs) in enumerate(tasks):
+                    next_up = None
+                    if index + 1 < len(tasks):
+                        next_path, next_kwargs = tasks[index + 1]
+                        next_up = NextSubmission(next_path, corpus, spares[(index + 1) % len(spares)], **next_kwargs)
+                    result = _pool_grade((path, {**task_kwargs, "spare": spares[index % len(spares)],
+                                                 "ahead": ahead, "next_up": next_up}))
+                    if ahead is not None:
+                        ahead.close()  # made ready but not taken (grading failed before it)
+                    ahead = next_up
+                    deliver(index, result)
+            finally:
+                if ahead is not None:
+                    ahead.close()
         return results
     def run_pool(indices: list[int], workers: int) -> list[int]:
         """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""

@@ -45,7 +45,9 @@ WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"),
                 WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
-REPLY_PIPE_BYTES = 1 << 20   # the worker -> grader pipe's capacity (Linux's default unprivileged maximum)
+# The worker -> grader pipe's capacity, largest first: the corpus' largest reply is under
+# 4 MiB; an unprivileged grader gets at most /proc/sys/fs/pipe-max-size (1 MiB by default).
+REPLY_PIPE_BYTES = (4 << 20, 1 << 20)
 RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
@@ -193,6 +195,11 @@ class WorkerSession:
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
         self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits, calls, planned)
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
+        self._loading = False      # the load request is out, its final reply unread
+        self._loaded = False       # the cells are loaded (self.report says how)
+        self._current_cell = None  # the cell the worker announced last while loading
+        self._plan_given = False
+        self.when_idle = None      # called whenever the worker has no batch left to run
 
     # ------------------------------------------------------------ lifecycle
     def __enter__(self):
@@ -217,38 +224,101 @@ class WorkerSession:
         return {f"{sandbox.INSIDE_FILES}/lib{i}": d for i, d in enumerate(self.import_dirs)}
 
     def start(self) -> LoadReport:
-        """Start a worker and load the cells; retry without cells that kill it."""
+        """Start a worker and load the cells (or finish a load :meth:`begin` started);
+        retry without cells that kill it."""
         for _ in range(len(self.cells) + 1):
+            if self._loaded:
+                return self.report
             if self.out_of_time:
                 break
-            self._inflight.clear()
-            if not (self.spare and self.spare.hand_over(self)):
-                self._spawn()
-            current = None
             try:
-                self._send(self._load_request())
+                if not self._loading:
+                    self._inflight.clear()
+                    if not (self.spare and self.spare.hand_over(self)):
+                        self._spawn()
+                    self._send_load()
                 deadline = time.monotonic() + self.budget.load_timeout + GRACE
-                while True:
-                    reply = self._receive(deadline, self._load_limits())
-                    if reply.get("op") == "cell":
-                        current = reply.get("id")
-                        continue
-                    if reply.get("op") != "loaded":
-                        raise WorkerLost("protocol")
-                    self.report.cells = [c for c in reply.get("cells", []) if isinstance(c, dict)]
-                    self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL}
-                                          for cid in self.report.fatal_cells]
-                    found = reply.get("found", {})
-                    self.report.found = {k: bool(found.get(k)) for k in self.kernels}
-                    self.report.time_cap = reply.get("time_cap") is True
-                    return self.report
+                while not self._take_load_reply(self._receive(deadline, self._load_limits())):
+                    pass
+                return self.report
             except WorkerLost:
+                self._loading = False
                 self._stop()
+                current = self._current_cell
                 if current is None or current in self.report.fatal_cells:
                     break
                 self.report.fatal_cells.append(current)
         self.report.found = {k: False for k in self.kernels}
         return self.report
+
+    def begin(self) -> bool:
+        """Send the load request now if the spare's worker can be had without waiting
+        (a class run loads the next submission while the current one is graded); True
+        if it went out. :meth:`start` finishes the load."""
+        if self._loading or self._loaded or self.proc is not None or not (self.spare and self.spare.ready()):
+            return False
+        if not self.spare.hand_over(self):
+            return False
+        try:
+            self._send_load()
+        except WorkerLost:
+            self._loading = False
+            self._stop()
+            return False
+        return True
+
+    def poll_loaded(self) -> bool:
+        """Without waiting: True once the load :meth:`begin` started has finished. A worker
+        lost meanwhile is dropped (:meth:`start` then loads the cells afresh)."""
+        try:
+            while self._loading:
+                reply = self._receive(self.deadline, self._load_limits(), wait=False)
+                if reply is None:
+                    return False
+                self._take_load_reply(reply)
+        except WorkerLost:
+            self._loading = False
+            self._stop()
+        return self._loaded
+
+    def resume(self) -> None:
+        """A session made ready ahead of time starts its own clocks now, when its
+        submission's grading begins (its head batch may have waited for the grader)."""
+        self.deadline = time.monotonic() + self.budget.submission_timeout
+        if self._inflight:
+            head, _, limits, n_calls, planned = self._inflight[0]
+            self._inflight[0] = (head, time.monotonic() + self._batch_deadline(n_calls), limits, n_calls, planned)
+
+    @property
+    def idle(self) -> bool:
+        """The worker has no batch left to run (none planned, none in flight)."""
+        return not self._planned and not self._inflight
+
+    @property
+    def planned(self) -> bool:
+        """Batches were planned (:meth:`plan`)."""
+        return self._plan_given
+
+    def _send_load(self) -> None:
+        self._current_cell = None
+        self._send(self._load_request())
+        self._loading = True
+
+    def _take_load_reply(self, reply: dict) -> bool:
+        """One reply to the load request; True once it is the final one."""
+        if reply.get("op") == "cell":
+            self._current_cell = reply.get("id")
+            return False
+        if reply.get("op") != "loaded":
+            raise WorkerLost("protocol")
+        self.report.cells = [c for c in reply.get("cells", []) if isinstance(c, dict)]
+        self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL}
+                              for cid in self.report.fatal_cells]
+        found = reply.get("found", {})
+        self.report.found = {k: bool(found.get(k)) for k in self.kernels}
+        self.report.time_cap = reply.get("time_cap") is True
+        self._loading, self._loaded = False, True
+        return True
 
     def close(self) -> None:
         if self.proc is not None:
@@ -287,10 +357,12 @@ class WorkerSession:
                                   ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
                                   wait=wait, recycle_env=wire.RECYCLE_FD_ENV if self.recycle else None)
         os.set_blocking(self.proc.stdout.fileno(), False)
-        try:  # room for whole replies: the worker never waits for the grader to read one
-            fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, REPLY_PIPE_BYTES)
-        except OSError:
-            pass  # above /proc/sys/fs/pipe-max-size: the default size works, only slower
+        for size in REPLY_PIPE_BYTES:  # room for whole replies: the worker never waits for the grader to read one
+            try:
+                fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, size)
+                break
+            except OSError:
+                pass  # above what this user may have: the default size works, only slower
         self._buffer.clear()
         self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
 
@@ -311,6 +383,7 @@ class WorkerSession:
         if self.proc is None and not self.out_of_time:
             fatal = list(self.report.fatal_cells)
             self.report = LoadReport(fatal_cells=fatal)
+            self._loading = self._loaded = False
             self.start()
 
     # ------------------------------------------------------------ requests
@@ -320,6 +393,7 @@ class WorkerSession:
         one's reply is read. Then the next submission's spare worker (if any) is
         started, so its start-up overlaps the first batch instead of delaying it."""
         self._planned = list(requests)
+        self._plan_given = True
         self._send_ahead()
         if self.spare:
             self.spare.refill(self)
@@ -338,6 +412,8 @@ class WorkerSession:
             self._submit(request, n_calls, keep=planned)
         reply = self._collect(request)
         self._send_ahead()  # the next planned batch, if none is in flight
+        if self.when_idle is not None and self.idle:
+            self.when_idle()
         if isinstance(reply, WorkerLost):
             raise reply
         if reply.get("op") == "lost":
@@ -455,12 +531,14 @@ class WorkerSession:
                     raise WorkerLost("crashed") from None
                 view = view[written:]
 
-    def _receive(self, deadline: float, limits: tuple[int, int]) -> dict:
+    def _receive(self, deadline: float, limits: tuple[int, int], wait: bool = True) -> dict | None:
         """One reply frame, refused unread if it claims more than ``limits`` (header
-        bytes, blob bytes) allow: the grader never holds more than that per reply."""
+        bytes, blob bytes) allow: the grader never holds more than that per reply.
+        ``wait`` False: None unless a whole frame is there after one read that never blocks."""
         header_cap, blob_cap = limits
         fd = self.proc.stdout.fileno()
         need = None
+        polled = False
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
             while True:
@@ -479,14 +557,21 @@ class WorkerSession:
                     if not isinstance(reply, dict):
                         raise WorkerLost("protocol")
                     return reply
-                remaining = min(deadline, self.deadline) - time.monotonic()
-                if remaining <= 0:
-                    raise WorkerLost("timeout")
-                if not sel.select(timeout=remaining):
-                    continue
+                if not wait:
+                    if polled:
+                        return None
+                    polled = True
+                else:
+                    remaining = min(deadline, self.deadline) - time.monotonic()
+                    if remaining <= 0:
+                        raise WorkerLost("timeout")
+                    if not sel.select(timeout=remaining):
+                        continue
                 try:
                     chunk = os.read(fd, 1 << 20)
                 except BlockingIOError:
+                    if not wait:
+                        return None
                     continue
                 except OSError:
                     raise WorkerLost("crashed") from None
@@ -539,6 +624,20 @@ class SpareWorker:
         holder.recycle = self.recycle
         holder._spawn(wait=False)  # its set-up overlaps this submission's grading
         self._holder, self._returned = holder, False
+
+    def ready(self) -> bool:
+        """The spare's worker can be handed over at once: a recycled sandbox has said it
+        is clean (the byte stays unread for :meth:`hand_over`), a new one has started."""
+        holder = self._holder
+        if holder is None or holder.proc is None:
+            return False
+        fd = holder.proc.sandbox_recycle_fd if self._returned else getattr(holder.proc, "sandbox_ready_fd", None)
+        if fd is None:
+            return True
+        try:
+            return bool(select.select([fd], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
 
     def take_back(self, session: WorkerSession) -> None:
         """Keep ``session``'s worker (already told to exit) for the next submission, if

@@ -6,12 +6,9 @@ grade_submission in the sandbox with the session corpus (conftest.py).
 """
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
 import reference_impl
-from autograder.grade import pipeline
 from autograder.grade.extract import cell_notes, extract
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 from autograder.grade.run import WorkerSession
@@ -20,20 +17,10 @@ from habits import corpus as habits  # tests/autograder is on sys.path (pytest r
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 FULL = (10.0, 10.0)
-# Imports of m5_student need the student library on the worker's sys.path:
-# grade_submission passes WorkerSession(import_dirs=extract.library_dirs()) once wired.
-LIBRARY_ON_WORKER_PATH = "import_dirs" in inspect.getsource(pipeline.grade_submission)
 
 
 def _failures(result) -> list[str]:
     return [f"{t.group}/{t.key}: {t.failure.message['en'] if t.failure else ''}" for t in result.tests if not t.passed]
-
-
-def _param(habit):
-    marks = [pytest.mark.xfail(strict=True, reason="grade_submission does not yet put m5_student on the "
-                                                   "worker's path (WorkerSession import_dirs)")] \
-        if habit.needs_library and not LIBRARY_ON_WORKER_PATH else []
-    return pytest.param(habit, marks=marks, id=habit.name)
 
 
 def test_the_corpus_covers_the_habits_of_the_issue():
@@ -47,7 +34,7 @@ def test_the_corpus_covers_the_habits_of_the_issue():
         assert habit in names
 
 
-@pytest.mark.parametrize("habit", [_param(h) for h in habits.HABITS])
+@pytest.mark.parametrize("habit", habits.HABITS, ids=[h.name for h in habits.HABITS])
 def test_a_correct_submission_in_a_real_habit_gets_full_marks(habit, corpus, tmp_path):
     path = habit.write(tmp_path)
     result = grade_submission(path, corpus, shrink=False)

@@ -150,3 +150,40 @@ def test_a_class_run_one_at_a_time_uses_spare_workers_and_leaves_none(tmp_path, 
     results = pipeline.grade_many(paths, corpus, jobs=1, shrink=False)
     assert [r.score for r in results] == [100, 90, 100, 100]
     assert psutil.Process().children(recursive=True) == [] and list(scratch.iterdir()) == []
+
+
+KILLS_ITS_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # the worker parent"
+
+
+def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_path, corpus, correct_source,
+                                                                            monkeypatch):
+    """The next submission's cells load in the other sandbox while the current one is
+    graded. Whatever happens there (an unreadable file, a cell that kills its worker)
+    is met again, in order, and every submission is graded exactly as on its own."""
+    taken = []
+    real_take = pipeline.NextSubmission.take
+
+    def take(self):
+        got = real_take(self)
+        taken.append((self.path.name, got is not None and got[1].planned))
+        return got
+
+    monkeypatch.setattr(pipeline.NextSubmission, "take", take)
+    # A slow kernel in the middle: the other sandbox is surely clean before it ends.
+    slow = correct_source.replace("def return_to_go(", "def _rtg(") + \
+        "\ndef return_to_go(*a, **k):\n    import time\n    time.sleep(0.001)\n    return _rtg(*a, **k)\n"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(correct_source), nbformat.v4.new_code_cell(KILLS_ITS_WORKER)]
+    nbformat.write(nb, tmp_path / "kills.ipynb")
+    paths = [write(tmp_path, "slow.py", slow), write(tmp_path, "unreadable.ipynb", "{not json"),
+             write(tmp_path, "slow2.py", slow), tmp_path / "kills.ipynb", write(tmp_path, "last.py", correct_source)]
+    results = pipeline.grade_many(paths, corpus, jobs=1, shrink=False, answers=False)
+    alone = [pipeline.grade_many([p], corpus, jobs=1, shrink=False, answers=False)[0] for p in paths]
+    for together, single in zip(results, alone):
+        assert together.error == single.error
+        assert [repr(t) for t in together.tests] == [repr(t) for t in single.tests]
+        assert [n["en"] for n in together.notes] == [n["en"] for n in single.notes]
+    assert "unreadable.ipynb" in results[1].error and results[0].score == results[2].score == 100
+    assert results[3].score == 100 and any("stopped the grading process" in n["en"] for n in results[3].notes)
+    # After the slow submission, the next one was loaded and its batches were already running.
+    assert ("kills.ipynb", True) in taken or ("last.py", True) in taken, taken

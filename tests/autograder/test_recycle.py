@@ -111,9 +111,10 @@ def _files(tmp_path, *sources):
 
 
 def test_a_recycled_sandbox_keeps_no_trace_of_the_previous_submission(tmp_path, corpus, recycles):
-    paths = _files(tmp_path, DIRTY, INSPECTOR, DIRTY, INSPECTOR)
+    # A class run takes two sandboxes in turn: submission i + 2 gets the sandbox of i.
+    paths = _files(tmp_path, DIRTY, DIRTY, INSPECTOR, INSPECTOR)
     results = grade_many(paths, corpus, jobs=1, shrink=False, answers=True)
-    assert recycles == [True, True, True]  # every hand-over was a recycled sandbox
+    assert recycles == [True, True]  # both inspectors got a dirty submission's sandbox, recycled
     for result in results:
         kernel_points = sum(t.score for t in result.tests if t.group in KERNELS)
         assert kernel_points == 100, [t.key for t in result.tests if not t.passed]
@@ -122,7 +123,7 @@ def test_a_recycled_sandbox_keeps_no_trace_of_the_previous_submission(tmp_path, 
 def test_a_recycled_sandbox_grades_exactly_like_a_fresh_one(tmp_path, corpus, recycles):
     path = _files(tmp_path, CORRECT.read_text().replace("def expectile_loss", "def _unused"))[0]
     fresh = grade_many([path], corpus, jobs=1, shrink=False)[0]
-    twice = grade_many([path, path, path], corpus, jobs=1, shrink=False)
+    twice = grade_many([path] * 4, corpus, jobs=1, shrink=False)
     assert recycles == [True, True]
     for again in twice:
         assert [repr(t) for t in again.tests] == [repr(t) for t in fresh.tests]  # scores, failures, counterexamples
@@ -139,11 +140,12 @@ _os.kill(int(_stat[_stat.rfind(b")") + 2:].split()[1]), _signal.SIGNAL)  # the p
 
 @pytest.mark.parametrize("sig", ["SIGSTOP", "SIGKILL"])
 def test_a_submission_that_stops_or_kills_the_zygote_costs_the_next_one_nothing(tmp_path, corpus, recycles, sig):
-    paths = _files(tmp_path, STOP_OR_KILL_THE_ZYGOTE.replace('SIGNAL', sig), INSPECTOR)
+    # The victim comes two places after the attacker: it is the one offered the attacked sandbox.
+    paths = _files(tmp_path, STOP_OR_KILL_THE_ZYGOTE.replace('SIGNAL', sig), INSPECTOR, INSPECTOR)
     results = grade_many(paths, corpus, jobs=1, shrink=False)
     if sig == "SIGSTOP":
         assert recycles == [False]  # a stopped zygote never says clean: the victim gets a new sandbox
-    attacker, victim = (sum(t.score for t in r.tests) for r in results)
+    attacker, _, victim = (sum(t.score for t in r.tests) for r in results)
     assert victim == 100
     # Killing the zygote ends the sandbox during loading, as killing the worker parent
     # does: the attacking cell is the one that stopped the grading process.
