@@ -60,6 +60,7 @@ are the inputs every submission receives anyway (no expected value is in the san
 """
 from __future__ import annotations
 
+import collections
 import json
 import math
 import mmap
@@ -696,14 +697,18 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
     fn = namespace.get(name)
     me = _getpid()
     outbox = Outbox(out, progress)
+    layouts: dict = {}  # watched call -> where the parent placed its inputs
     for index, (args, kwargs) in enumerate(calls):
         outbox.starting(index)
         if index in watched:
-            outbox.flush()  # the parent arms a watched call once it has read the previous one
-            order = _read_order(orders)  # ("go", index, layout): the parent placed the inputs
-            if order is None:
-                _exit_now(0)
-            args, kwargs = shared_arguments(args, kwargs, order[2], inputs)
+            if index not in layouts:
+                outbox.flush()  # the parent arms the next watched calls once it has read the earlier ones
+            while index not in layouts:
+                order = _read_order(orders)  # ("go", {index: layout}): the parent placed their inputs
+                if order is None:
+                    _exit_now(0)
+                layouts.update(order[1])
+            args, kwargs = shared_arguments(args, kwargs, layouts.pop(index), inputs)
         if not callable(fn):
             outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}, 0))
             continue
@@ -1186,48 +1191,57 @@ class Parent:
             kill_descendants(keep=self.child.pid)  # nothing the batch started outlives it
         return {"op": "outcomes", "outcomes": outcomes}
 
-    def _place(self, args, kwargs) -> tuple[list, list]:
-        """Copy a watched call's array inputs into the shared buffer: (layout, placed)."""
-        layout, placed, offset = [], [], 0
+    def _place(self, args, kwargs, offset: int, first: bool) -> tuple[list, list, int] | None:
+        """Copy a watched call's array inputs into the shared buffer from ``offset``:
+        (layout, placed, next offset). None if they do not fit beside the calls placed
+        before (``first`` False); the first call of a group places what fits."""
+        layout, placed = [], []
         for where, value in [*enumerate(args), *kwargs.items()]:
             if not isinstance(value, np.ndarray):
                 continue
             raw = value.tobytes(order="C")
             if offset + len(raw) > INPUT_BYTES:
+                if not first:
+                    return None
                 break  # larger than the buffer: the rest stay private copies (never in the corpus)
-            self.inputs[offset:offset + len(raw)] = raw
             layout.append((where, offset, value.dtype.str, value.shape))
             placed.append((offset, raw))
             offset += -(-len(raw) // _ALIGN) * _ALIGN if raw else 0
-        return layout, placed
+        for at, raw in placed:
+            self.inputs[at:at + len(raw)] = raw
+        return layout, placed, offset
 
     def _mutated(self, placed) -> bool:
         return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
 
     def _run(self, child: Child, request: dict, source: tuple) -> OutcomeColumns:
-        """Stream the batch through the child: one message per call, the watched calls
-        one at a time (inputs placed, go, compare), the clocks looked at every POLL."""
+        """Stream the batch through the child: one message per call; the watched calls'
+        inputs placed in the shared buffer ahead, each in its own region, and compared
+        when their outcome is read; the clocks looked at every POLL."""
         n, caps, watched_calls = request["n"], request["caps"], request["watched"]
         call_cpu = float(request["call_timeout"])
         batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
         batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
         call_wall = float(self.budget["call_wall"])
-        watched = sorted(watched_calls)
-        watched_set = set(watched)
-        pending_watch = iter(watched)
-        placed = None
-        armed = None  # the watched call whose inputs are in the shared buffer
+        watched_set = set(watched_calls)
+        pending = collections.deque(sorted(watched_calls))  # watched calls not yet placed
+        armed: dict[int, list] = {}  # watched call -> its inputs as placed in the shared buffer
 
         def arm_next_watched():
-            nonlocal placed, armed
-            armed = next(pending_watch, None)
-            if armed is not None:
-                args, kwargs = watched_calls[armed]
-                layout, placed = self._place(args, kwargs)
-                child.order(("go", armed, layout))
+            """Once every armed call has been read: place as many of the next watched calls
+            as fit, each in its own region, and let the child run them all (one order)."""
+            layouts, offset = {}, 0
+            while pending:
+                args, kwargs = watched_calls[pending[0]]
+                placed = self._place(args, kwargs, offset, first=not layouts)
+                if placed is None:
+                    break
+                layouts[pending[0]], armed[pending.popleft()], offset = placed
+            if layouts:
+                child.order(("go", layouts))
 
         _PROGRESS.pack_into(self.progress, 0, 0)
-        child.order((*source, request["kernel"], watched))
+        child.order((*source, request["kernel"], sorted(watched_set)))
         arm_next_watched()
         outcomes = OutcomeColumns()
         start = time.monotonic()
@@ -1243,13 +1257,15 @@ class Parent:
                     raise ProtocolError("out of order")
                 outcome = parse_outcome(kind, payload, caps[index])
                 if index in watched_set:
+                    placed = armed.pop(index)
                     if outcome["s"] == "ok":
                         outcome["mut"] = self._mutated(placed)
-                    arm_next_watched()
+                    if not armed:
+                        arm_next_watched()
                 outcomes.add(outcome)
             now = time.monotonic()
             if outcomes.n >= n or now - last_check < POLL:
-                if outcomes.n < n and (armed is None or armed - outcomes.n > GATHER_AHEAD):
+                if outcomes.n < n and (not pending or pending[0] - outcomes.n > GATHER_AHEAD):
                     time.sleep(GATHER)  # fewer wake-ups: the child keeps writing meanwhile
                 continue
             last_check = now

@@ -16,7 +16,7 @@ from mutants.mutants import MUTANTS  # tests/autograder is on sys.path (pytest r
 FEWER = {
     "bad_input": "a fixed list of invalid calls",
     "empty_batch": "a fixed list of empty batches (or episodes)",
-    "no_mutation": "draws of the reference strategy, each watched for writes (one at a time)",
+    "no_mutation": "draws of the reference strategy, each watched for writes in its own region of a shared buffer",
     "plain_call": "small and generated draws of the reference strategy, as lists without defaults",
 }
 GOAL_READABLE = 0.80

@@ -158,6 +158,22 @@ def test_mutation_is_seen_by_the_parent_on_watched_calls_only():
     assert [o["mut"] for o in outcomes] == [False, True, False]  # the last one wrote zeros over zeros
 
 
+def test_watched_calls_placed_together_each_report_only_their_own_writes():
+    # The parent places every watched call's inputs at once, each in its own region; the
+    # child runs them without waiting, and each is compared when its outcome is read.
+    source = SOURCE + ("\n\ndef return_to_go(rewards, gamma=1.0):\n"
+                       "    if rewards[0] > 0:\n        rewards[-1] = -1.0\n    return rewards.copy()\n")
+    firsts = [1.0, -1.0, 2.0, 3.0, -2.0, 5.0]
+    calls = [[[np.array([first, 0.5, 0.25])], {}] for first in firsts]
+    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 2.0,
+                                   "watch": [0, 1, 2, 3, 4], "calls": calls})
+    with WorkerSession([Cell("a", source)], KERNELS) as session:
+        session.start()
+        outcomes = session.call_batch(encoded, len(calls))
+    assert [o["mut"] for o in outcomes] == [True, False, True, True, False, False]  # the last is not watched
+    assert [o["v"].tolist()[-1] for o in outcomes] == [-1.0, 0.25, -1.0, -1.0, 0.25, -1.0]
+
+
 def test_the_load_request_carries_every_cell_field_and_the_import_dirs(tmp_path):
     session = WorkerSession([Cell("a", "x = 1")], KERNELS, import_dirs=[tmp_path])
     load = session._load_request()
