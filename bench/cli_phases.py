@@ -1,0 +1,66 @@
+"""Where a `m5 grade --jobs 1` run's time goes: the command's start, the first
+submission, and the rest, timed from inside the command (same process, same options).
+
+    .venv/bin/python bench/cli_phases.py SUBMISSION [SUBMISSION ...]
+
+Prints seconds since start at each mark: the CLI imported, the grading modules
+imported, the corpus cache loaded, the first submission graded, the class graded, and
+the command done; then the per-submission rate after the first one.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+
+START = time.perf_counter()
+MARKS: list[tuple[str, float]] = []
+
+
+def mark(label: str) -> None:
+    MARKS.append((label, time.perf_counter() - START))
+
+
+def main(paths: list[str]) -> int:
+    from autograder import cli
+    mark("CLI imported")
+    from autograder.grade import pipeline, report  # noqa: F401 - what `m5 grade` imports
+    mark("grading modules imported")
+
+    def timed(name, before, after=None):
+        real = getattr(pipeline, name)
+
+        def wrapper(*args, **kwargs):
+            if before:
+                mark(before)
+            result = real(*args, **kwargs)
+            if after:
+                mark(after)
+            return result
+        setattr(pipeline, name, wrapper)
+
+    timed("load_corpus", None, "corpus cache loaded")
+    timed("grade_many", None, "class graded")
+    real_grade = pipeline.grade_submission
+    graded = []
+
+    def grade_submission(*args, **kwargs):
+        result = real_grade(*args, **kwargs)
+        graded.append(time.perf_counter() - START)
+        if len(graded) == 1:
+            mark("first submission graded")
+        return result
+    pipeline.grade_submission = grade_submission
+    with tempfile.TemporaryDirectory() as out:
+        code = cli.main(["grade", *paths, "--jobs", "1", "--out", out])
+    mark("command done")
+    for label, seconds in MARKS:
+        print(f"{seconds:8.3f} s  {label}")
+    if len(graded) > 1:
+        print(f"after the first: {(graded[-1] - graded[0]) / (len(graded) - 1):.3f} s per submission "
+              f"({len(graded)} submissions, {MARKS[-1][1] / len(graded):.3f} s each in all)")
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
