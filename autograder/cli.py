@@ -92,11 +92,21 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
             todo.append(index)
     if not todo:
         return results
-    corpus = pipeline.load_corpus()
+    accepted = inspect.signature(pipeline.grade_many).parameters
+    # One at a time: the first submission's worker starts while the corpus is loaded.
+    first = pipeline.first_worker() if jobs <= 1 and recycle and "first" in accepted else None
+    try:
+        corpus = pipeline.load_corpus()
+    except BaseException:
+        if first is not None:
+            first.close()
+        raise
     # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
     options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True, recycle=recycle)
+    if first is not None:
+        options["first"] = first
     paths = [found[i].path for i in todo]
-    if "on_result" in inspect.signature(pipeline.grade_many).parameters:
+    if "on_result" in accepted:
         pipeline.grade_many(paths, corpus, on_result=lambda i, _path, result: deliver(todo[i], result), **options)
     else:  # a pipeline without streaming: write everything once the class is graded
         for i, result in enumerate(pipeline.grade_many(paths, corpus, **options)):

@@ -55,34 +55,71 @@ def cache_dir() -> Path:
     return Path(os.environ.get("M5_CACHE_DIR") or Path.home() / ".cache" / "m5")
 
 
+def _cache_path(examples: int | None, budget: Budget) -> Path:
+    return cache_dir() / f"corpus-{_corpus_key(examples)}-{budget.call_timeout:g}.pkl"
+
+
+def _forms_path(corpus_path: Path) -> Path:
+    """The worker forms of the corpus' requests, cached beside it (see run.worker_forms)."""
+    return corpus_path.with_suffix(".forms.pkl")
+
+
+def _write_atomically(path: Path, obj) -> None:
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
+        pickle.dump(obj, tmp, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp.name, path)
+
+
+def _adopt_cached_forms(path: Path) -> tuple[bytes, ...] | None:
+    """Take the cached worker forms; the corpus requests they are for (None: no file)."""
+    try:
+        with _forms_path(path).open("rb") as fh:
+            forms = pickle.load(fh)
+        adopt_forms(forms)
+        return tuple(forms["preload"][0])
+    except Exception:  # missing, stale or partial: load_corpus makes them again
+        return None
+
+
 def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
     """The corpus, from the disk cache when fresh (building it takes ~30 s).
 
     A lock file serialises builders, so parallel graders (or test workers) build once.
+    The worker forms of its requests are cached in a file of their own, which
+    :func:`first_worker` reads before the corpus is loaded.
     """
-    path = cache_dir() / f"corpus-{_corpus_key(examples)}-{budget.call_timeout:g}.pkl"
+    path = _cache_path(examples, budget)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if path.exists():
             try:
                 with path.open("rb") as fh:
-                    raw = pickle.load(fh)
-                corpus = _attach(raw, examples)
-                adopt_forms(raw.get(WORKER_FORMS))
+                    corpus = _attach(pickle.load(fh), examples)
+                requests = corpus_requests(corpus)
+                if _adopt_cached_forms(path) != requests:
+                    _write_atomically(_forms_path(path), worker_forms(requests))
                 return corpus
             except Exception:  # a stale or partial cache file: rebuild
                 pass
         built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
-        raw = _detach(built)
-        raw[WORKER_FORMS] = worker_forms(corpus_requests(built))
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-            pickle.dump(raw, tmp, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp.name, path)
+        _write_atomically(path, _detach(built))
+        _write_atomically(_forms_path(path), worker_forms(corpus_requests(built)))
         return built
 
 
-WORKER_FORMS = "__worker_forms__"  # cached beside the kernels' entries (see run.worker_forms)
+def first_worker(budget: Budget = Budget()) -> SpareWorker | None:
+    """A recycling worker for the first submission of a one-at-a-time class run, started
+    from the cached worker forms before the corpus itself is loaded, so that its start
+    (about 0.3 s of CPU) overlaps the load. None when nothing is cached yet. Pass it to
+    :func:`grade_many` (``first=``), which closes it if it does not fit."""
+    requests = _adopt_cached_forms(_cache_path(None, budget))
+    if requests is None:
+        return None
+    spare = SpareWorker(import_dirs=library_dirs(), preload=requests, recycle=True)
+    spare.remaining = 1
+    spare.refill()
+    return spare
 
 
 def _detach(built: dict) -> dict:
@@ -276,7 +313,7 @@ def _pool_grade(args):
 
 
 def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, on_result=None,
-               recycle: bool = True, **kwargs) -> list[SubmissionResult]:
+               recycle: bool = True, first: SpareWorker | None = None, **kwargs) -> list[SubmissionResult]:
     """Grade several submissions; return the results in input order (unreadable ones
     get ``error`` set).
 
@@ -284,7 +321,8 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
     finishes (in completion order), so a class run that is killed keeps what it
     graded. A submission whose grading process dies gets an error result; the class
     goes on in a fresh pool. ``recycle`` False: a new sandbox for every submission
-    instead of a cleaned one (see :class:`run.SpareWorker`).
+    instead of a cleaned one (see :class:`run.SpareWorker`). ``first``: a worker from
+    :func:`first_worker` for the first submission (closed here if it does not fit).
     """
     global _POOL_CORPUS
     _POOL_CORPUS = corpus
@@ -306,11 +344,16 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
         with contextlib.ExitStack() as stack:
             spares = [stack.enter_context(SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus),
                                                       recycle=recycle)) for _ in range(min(2, len(tasks)))]
+            if first is not None:
+                stack.enter_context(first)
+                if spares and (recycle, first.import_dirs, first.preload) == (True, spares[0].import_dirs,
+                                                                              spares[0].preload):
+                    spares[0] = first  # already starting: the first submission takes it
             for i, spare in enumerate(spares):
                 spare.remaining = len(range(i, len(tasks), len(spares))) - 1
             if len(spares) > 1:
                 spares[1].remaining += 1
-                spares[1].refill()  # the first submission's own sandbox starts with it
+                spares[1].refill()  # the second submission's sandbox starts while the first is graded
             ahead = None
             try:
                 for index, (path, task_kwargs) in enumerate(tasks):
@@ -328,6 +371,9 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
                 if ahead is not None:
                     ahead.close()
         return results
+    if first is not None:
+        first.close()  # a pool's processes start their own
+
     def run_pool(indices: list[int], workers: int) -> list[int]:
         """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""
         broken = []

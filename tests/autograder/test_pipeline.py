@@ -187,3 +187,48 @@ def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_
     assert results[3].score == 100 and any("stopped the grading process" in n["en"] for n in results[3].notes)
     # After the slow submission, the next one was loaded and its batches were already running.
     assert ("kills.ipynb", True) in taken or ("last.py", True) in taken, taken
+
+
+def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_submission(tmp_path, corpus,
+                                                                                      correct_source, monkeypatch):
+    from autograder.grade import run
+
+    handed = []
+    real = run.SpareWorker.hand_over
+
+    def hand_over(self, session):
+        given = real(self, session)
+        handed.append((self, given))
+        return given
+
+    monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
+    path = write(tmp_path, "s.py", correct_source)
+    first = pipeline.first_worker()  # the session's corpus is cached: its forms are there
+    assert first is not None and first._holder is not None
+    result = pipeline.grade_many([path], corpus, jobs=1, shrink=False, first=first)[0]
+    assert result.score == 100
+    assert handed[0] == (first, True)  # the first submission took the worker started early
+    assert first._holder is None
+
+    # A worker that does not fit (recycling off) is closed, never used.
+    unfit = pipeline.first_worker()
+    proc = unfit._holder.proc
+    assert pipeline.grade_many([path], corpus, jobs=1, shrink=False, first=unfit, recycle=False)[0].score == 100
+    assert all(spare is not unfit for spare, _ in handed[1:]) and proc.poll() is not None
+
+
+def test_damaged_cached_forms_are_made_again_and_give_no_first_worker(tmp_path, corpus, monkeypatch):
+    monkeypatch.setenv("M5_CACHE_DIR", str(tmp_path))
+    corpus_path = pipeline._cache_path(None, pipeline.Budget())
+    corpus_path.parent.mkdir(parents=True, exist_ok=True)
+    pipeline._write_atomically(corpus_path, pipeline._detach(corpus))
+    forms = pipeline._forms_path(corpus_path)
+    forms.write_bytes(b"not a pickle")
+    assert pipeline.first_worker() is None
+    again = pipeline.load_corpus()
+    assert pipeline.corpus_requests(again) == pipeline.corpus_requests(corpus)
+    first = pipeline.first_worker()
+    try:
+        assert first is not None and first.preload == pipeline.corpus_requests(corpus)
+    finally:
+        first.close()
