@@ -118,7 +118,11 @@ def first_worker(budget: Budget = Budget()) -> SpareWorker | None:
         return None
     spare = SpareWorker(import_dirs=library_dirs(), preload=requests, recycle=True)
     spare.remaining = 1
-    spare.refill()
+    try:
+        spare.refill()
+    except Exception:  # no sandbox here: grading itself reports that, as it always did
+        spare.close()
+        return None
     return spare
 
 
@@ -246,8 +250,9 @@ class NextSubmission:
                     return
                 self.sub, self.selected = extract(self.path, set(KERNELS)), _selected(self.kernels)
                 self.session = _session(self.sub, self.corpus, self.budget, self.spare, self.lang)
-                if not self.session.begin():
-                    raise SubmissionError("not begun")
+                if not self.session.begin():  # the sandbox was not clean: the submission starts afresh
+                    self.close()
+                    return
             if self.session.planned or (self.current is not None and not self.current.idle):
                 return
             if self.session.poll_loaded():
