@@ -1257,7 +1257,9 @@ class Parent:
                     raise ProtocolError("out of order")
                 outcome = parse_outcome(kind, payload, caps[index])
                 if index in watched_set:
-                    placed = armed.pop(index)
+                    placed = armed.pop(index, None)
+                    if placed is None:  # the child cannot have run it: its inputs were never placed
+                        raise ProtocolError("a watched call answered before its inputs were placed")
                     if outcome["s"] == "ok":
                         outcome["mut"] = self._mutated(placed)
                     if not armed:
