@@ -70,13 +70,20 @@ def _write_atomically(path: Path, obj) -> None:
     os.replace(tmp.name, path)
 
 
+_FORMS_READ: dict[Path, tuple[bytes, ...]] = {}  # forms files this process has taken: the requests they hold
+
+
 def _adopt_cached_forms(path: Path) -> tuple[bytes, ...] | None:
-    """Take the cached worker forms; the corpus requests they are for (None: no file)."""
+    """Take the cached worker forms (once per process); the corpus requests they are
+    for (None: no readable file)."""
+    if path in _FORMS_READ:
+        return _FORMS_READ[path]
     try:
         with _forms_path(path).open("rb") as fh:
             forms = pickle.load(fh)
         adopt_forms(forms)
-        return tuple(forms["preload"][0])
+        _FORMS_READ[path] = tuple(forms["preload"][0])
+        return _FORMS_READ[path]
     except Exception:  # missing, stale or partial: load_corpus makes them again
         return None
 
@@ -97,14 +104,16 @@ def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
                 with path.open("rb") as fh:
                     corpus = _attach(pickle.load(fh), examples)
                 requests = corpus_requests(corpus)
-                if _adopt_cached_forms(path) != requests:
+                if _adopt_cached_forms(path) != requests:  # (first_worker may have read them already)
                     _write_atomically(_forms_path(path), worker_forms(requests))
+                    _FORMS_READ[path] = requests
                 return corpus
             except Exception:  # a stale or partial cache file: rebuild
                 pass
         built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
         _write_atomically(path, _detach(built))
         _write_atomically(_forms_path(path), worker_forms(corpus_requests(built)))
+        _FORMS_READ[path] = corpus_requests(built)
         return built
 
 

@@ -148,13 +148,13 @@ def encode(obj) -> bytes:
             return x
         raise WireError(f"cannot encode {type(x).__name__}")
 
-    if type(obj) is dict and obj.keys() == {"op", "outcomes"} and type(obj["outcomes"]) is OutcomeColumns:
-        header = _dumps(obj["outcomes"].header(walk), allow_nan=True, separators=(",", ":")).encode()
+    if _is_outcomes_reply(obj, OutcomeColumns):  # gathered while the batch ran
+        tree = obj["outcomes"].header(walk)
     elif _is_outcomes_reply(obj):
-        header = _dumps(OutcomeColumns.of(obj["outcomes"]).header(walk), allow_nan=True,
-                        separators=(",", ":")).encode()
+        tree = OutcomeColumns.of(obj["outcomes"]).header(walk)
     else:
-        header = _dumps(walk(obj), allow_nan=True, separators=(",", ":")).encode()
+        tree = walk(obj)
+    header = _dumps(tree, allow_nan=True, separators=(",", ":")).encode()
     blob = b"".join(chunks)
     payload = _HDR.pack(len(header)) + header + blob
     return _LEN.pack(len(payload)) + payload
@@ -255,9 +255,9 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
     return out
 
 
-def _is_outcomes_reply(obj) -> bool:
+def _is_outcomes_reply(obj, kind: type = list) -> bool:
     return type(obj) is dict and obj.keys() == {"op", "outcomes"} and obj["op"] == "outcomes" \
-        and type(obj["outcomes"]) is list
+        and type(obj["outcomes"]) is kind
 
 
 def encode_request(obj) -> bytes:
@@ -1223,8 +1223,9 @@ class Parent:
         batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
         batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
         call_wall = float(self.budget["call_wall"])
-        watched_set = set(watched_calls)
-        pending = collections.deque(sorted(watched_calls))  # watched calls not yet placed
+        watched = sorted(watched_calls)
+        watched_set = set(watched)
+        pending = collections.deque(watched)  # watched calls not yet placed
         armed: dict[int, list] = {}  # watched call -> its inputs as placed in the shared buffer
 
         def arm_next_watched():
@@ -1241,7 +1242,7 @@ class Parent:
                 child.order(("go", layouts))
 
         _PROGRESS.pack_into(self.progress, 0, 0)
-        child.order((*source, request["kernel"], sorted(watched_set)))
+        child.order((*source, request["kernel"], watched))
         arm_next_watched()
         outcomes = OutcomeColumns()
         start = time.monotonic()
