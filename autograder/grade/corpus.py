@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import pickle
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,19 +82,59 @@ def _draw(strategy, examples: int) -> list:
     return drawn
 
 
+# How far a property's draws may be extended to find distinct cases: up to this many
+# times the number wanted (a strategy with fewer distinct cases than that yields fewer).
+MAX_DRAW_FACTOR = 8
+
+
+def case_key(prop: Property, value) -> bytes:
+    """What makes two cases the same input: the calls they make, argument for argument
+    (types, dtypes and shapes included)."""
+    return pickle.dumps([(c.args, sorted(c.kwargs.items())) for c in prop.calls(value)],
+                        protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _distinct_draws(prop: Property, strategy, wanted: int, seen: set) -> list:
+    """``wanted`` draws of ``strategy`` that are new inputs (their keys join ``seen``).
+
+    Hypothesis repeats itself on small spaces (the same minimal batch many times), and a
+    repeated input tests nothing new, so more are drawn (with a margin, then doubling;
+    still derandomized, so the corpus is the same on every run) until enough are distinct.
+    """
+    budget = wanted + wanted // 2  # a margin: most properties repeat a few cases
+    while True:
+        drawn = _draw(strategy, budget)
+        picked, keys = [], set()
+        for value in drawn:
+            key = case_key(prop, value)
+            if key not in seen and key not in keys:
+                keys.add(key)
+                picked.append(value)
+                if len(picked) == wanted:
+                    break
+        # Fewer draws than asked for: Hypothesis has exhausted the strategy.
+        if len(picked) == wanted or budget >= MAX_DRAW_FACTOR * wanted or len(drawn) < budget:
+            seen |= keys
+            return picked
+        budget *= 2
+
+
 def draw_cases(prop: Property, examples: int | None = None) -> list:
-    """The cases of one property: its small, round cases first, then the generated ones.
+    """The cases of one property, no two alike: its small, round cases first, then the
+    generated ones.
 
     ``examples`` (default: the property's own) is the total, small ones included; a
     smaller number (e.g. for quick runs) keeps at least half of it generated.
     """
     n = examples or prop.examples
-    small = _draw(prop.small, min(prop.small_examples, n // 2)) if prop.small is not None else []
-    return small + _draw(prop.strategy, n - len(small))
+    seen: set = set()
+    small = _distinct_draws(prop, prop.small, min(prop.small_examples, n // 2), seen) if prop.small is not None else []
+    return small + _distinct_draws(prop, prop.strategy, n - len(small), seen)
 
 
 def counts_per_property(corpus: dict[str, KernelCorpus]) -> dict[str, int]:
-    """{"kernel.property": number of cases}: what the bench and the docs report."""
+    """{"kernel.property": number of cases}, all distinct inputs: what the bench and the
+    docs report."""
     counts: dict[str, int] = {}
     for kc in corpus.values():
         for case in kc.cases:

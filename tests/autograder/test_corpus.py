@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.demo import CORRECT
-from autograder.grade.corpus import counts_per_property
+from autograder.grade.corpus import case_key, counts_per_property
 from autograder.grade.judge import failing_cases
 from autograder.grade.shrink import readable
-from autograder.grade.properties import Call
+from autograder.grade.properties import Call, Property
 
 from mutants.mutants import MUTANTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
@@ -27,6 +27,29 @@ def test_every_value_property_has_at_least_200_generated_inputs(corpus):
     print("\ncases per property:", ", ".join(f"{k} {v}" for k, v in counts.items()))
     short = {k: v for k, v in counts.items() if v < 200 and k.split(".")[1] not in FEWER}
     assert short == {}
+
+
+def test_no_property_checks_the_same_input_twice(corpus):
+    # Hypothesis repeats small cases; a repeat would be counted above as another input.
+    repeated = {}
+    for kc in corpus.values():
+        for prop in kc.properties:
+            keys = [case_key(prop, c.value) for c in kc.cases if c.prop is prop]
+            if len(set(keys)) != len(keys):
+                repeated[f"{kc.kernel}.{prop.key}"] = len(keys) - len(set(keys))
+    assert repeated == {}
+
+
+def test_distinct_draws_stop_when_the_strategy_is_exhausted():
+    from hypothesis import strategies as st
+
+    from autograder.grade.corpus import _distinct_draws
+
+    few = Property(kernel="k", key="few", title={}, points=1.0, strategy=st.sampled_from([1, 2, 3]),
+                   calls=lambda v: [Call((v,))], hint={})
+    seen: set = set()
+    assert sorted(_distinct_draws(few, few.strategy, 10, seen)) == [1, 2, 3]
+    assert _distinct_draws(few, few.strategy, 10, seen) == []  # all three already taken
 
 
 def test_each_corpus_starts_with_small_round_cases(corpus):
