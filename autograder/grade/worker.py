@@ -187,14 +187,19 @@ class OutcomeColumns:
         value = outcome.get("v") if type(outcome) is dict else None
         if type(value) is RawArray and outcome.keys() == {"s", "v", "mut"} and outcome["s"] == "ok" \
                 and type(outcome["mut"]) is bool:
-            self.index.append(self.n)
-            self.code.append(_WIRE_CODE[value.dtype])
-            self.ndim.append(len(value.shape))
-            self.mut.append(outcome["mut"])
-            self.dims += value.shape
-            self.data.append(value.data)
+            self.add_array(value, outcome["mut"])
         else:
             self.others.append((self.n, outcome))
+            self.n += 1
+
+    def add_array(self, value: RawArray, mut: bool) -> None:
+        """``add({"s": "ok", "v": value, "mut": mut})``, without making the dict."""
+        self.index.append(self.n)
+        self.code.append(_WIRE_CODE[value.dtype])
+        self.ndim.append(len(value.shape))
+        self.mut.append(mut)
+        self.dims += value.shape
+        self.data.append(value.data)
         self.n += 1
 
     def header(self, walk) -> dict:
@@ -443,16 +448,20 @@ def _send_text(fd: int, kind: int, index: int, obj) -> None:
 
 def pack_array(arr: np.ndarray) -> bytes:
     """Child side: dtype, shape and raw bytes of a plain numeric array (native order)."""
-    code = arr.dtype.str
-    if code not in _NATIVE_DTYPES:
-        arr = arr.astype(arr.dtype.newbyteorder("="))
-        code = arr.dtype.str
-    ndim = arr.ndim
-    head = _PACK_HEADS.get((code, ndim))
-    if head is None:  # a few (dtype, ndim) pairs occur: their heads are made once
-        head = _PACK_HEADS[(code, ndim)] = (_ARR.pack(len(code), ndim) + code.encode(),
-                                            struct.Struct(f">{ndim}Q"))
-    return head[0] + head[1].pack(*arr.shape) + arr.tobytes(order="C")
+    dtype, ndim = arr.dtype, arr.ndim
+    head = _PACK_HEADS.get((dtype, ndim))  # (dtype.str alone costs a microsecond)
+    if head is None:
+        code = dtype.str
+        if code in _NATIVE_DTYPES:  # a few (dtype, ndim) pairs occur: their heads are made once
+            head = _PACK_HEADS[(dtype, ndim)] = _pack_head(code, ndim)
+        else:
+            arr = arr.astype(dtype.newbyteorder("="))
+            head = _pack_head(arr.dtype.str, ndim)
+    return head[0] + head[1].pack(*arr.shape) + arr.tobytes()  # C order
+
+
+def _pack_head(code: str, ndim: int) -> tuple[bytes, struct.Struct]:
+    return _ARR.pack(len(code), ndim) + code.encode(), struct.Struct(f">{ndim}Q")
 
 
 _PACK_HEADS: dict = {}
@@ -483,11 +492,14 @@ def check_array(payload: bytes, cap: int) -> RawArray:
     end = start + ndim * _DIM.size
     if end > len(payload):
         raise ProtocolError("truncated shape")
-    shape = struct.unpack_from(f">{ndim}Q", payload, start)
+    shape = _SHAPES[ndim].unpack_from(payload, start)
     count = math.prod(shape)
     if count > cap or len(payload) - end != count * dtype.itemsize:
         raise ProtocolError("array size does not match")
     return RawArray(code, shape, memoryview(payload)[end:])
+
+
+_SHAPES = [struct.Struct(f">{ndim}Q") for ndim in range(MAX_NDIM + 1)]
 
 
 def unpack_array(payload: bytes, cap: int) -> np.ndarray:
@@ -643,11 +655,12 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
         return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
-def outcome_message(index: int, kind: int, body, cap) -> bytes:
-    """One call's outcome as a child -> parent message. ``cap``: the most values
-    allowed, or a function of nothing computing it (only a return longer than
-    OUTPUT_SLACK needs it)."""
-    if kind == K_OK and body.size > OUTPUT_SLACK and body.size > (cap() if callable(cap) else cap):
+def outcome_message(index: int, kind: int, body, *inputs) -> bytes:
+    """One call's outcome as a child -> parent message. ``inputs``: the most values
+    allowed, or the call's (args, kwargs) to compute it from (only a return longer
+    than OUTPUT_SLACK needs it)."""
+    if kind == K_OK and body.size > OUTPUT_SLACK and \
+            body.size > (output_cap(*inputs) if len(inputs) == 2 else inputs[0]):
         kind, body = K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
     payload = pack_array(body) if kind == K_OK else _dumps(body, ensure_ascii=True).encode()
     return _MSG.pack(kind, index, len(payload)) + payload
@@ -709,11 +722,11 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
                     _exit_now(0)
                 layouts.update(order[1])
             args, kwargs = shared_arguments(args, kwargs, layouts.pop(index), inputs)
-        if not callable(fn):
+        if not callable(fn):  # still in the loop: the watched calls' orders must be read
             outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}, 0))
             continue
-        kind, body = run_call(fn, tuple(args), dict(kwargs), me)
-        outbox.add(outcome_message(index, kind, body, lambda: output_cap(args, kwargs)))
+        kind, body = run_call(fn, args, kwargs, me)  # the call unpacks them into new ones
+        outbox.add(outcome_message(index, kind, body, args, kwargs))
     outbox.flush()
     _reap_children()  # whatever student code started without Python's fork (ctypes, subprocess)
 
@@ -1256,6 +1269,9 @@ class Parent:
             for kind, index, payload in child.messages(POLL, cap_for):
                 if index != outcomes.n:
                     raise ProtocolError("out of order")
+                if kind == K_OK and index not in watched_set:  # nearly every outcome
+                    outcomes.add_array(check_array(payload, caps[index]), False)
+                    continue
                 outcome = parse_outcome(kind, payload, caps[index])
                 if index in watched_set:
                     placed = armed.pop(index, None)
