@@ -245,7 +245,7 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
         nbytes = count * dt.itemsize
         if count > MAX_ARRAY_ELEMENTS or offset + nbytes > len(values):
             raise WireError("outcome values outside the blob")
-        arr = np.frombuffer(values, dtype=dt, count=count, offset=offset).reshape(shape)
+        arr = np.frombuffer(values, dt, count, offset).reshape(shape)  # positional: keywords cost 1 us
         out[i] = {"s": "ok", "v": arr.copy() if trusted else arr, "mut": m == 1}
         offset += nbytes
     if offset != len(values):
@@ -325,7 +325,7 @@ def decode(payload: bytes, *, trusted: bool = True):
                 raise WireError(f"refused shape {shape}")
         if not (0 <= offset and offset + nbytes <= len(blob)) or nbytes != dt.itemsize * count:
             raise WireError("array reference outside the blob")
-        arr = np.frombuffer(blob, dtype=dt, count=count, offset=offset).reshape(shape)
+        arr = np.frombuffer(blob, dt, count, offset).reshape(shape)
         # The worker hands arrays to student code, which may write into them: give it copies.
         # The grader only reads: read-only views suffice.
         return arr.copy() if trusted else arr
