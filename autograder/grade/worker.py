@@ -125,8 +125,9 @@ def encode(obj) -> bytes:
     def walk(x):
         nonlocal offset
         if isinstance(x, RawArray):  # validated bytes from the child, passed on as they are
+            pieces = x.data.pieces if type(x.data) is Pieces else (x.data,)
             ref = {"__nd__": [offset, len(x.data), x.dtype, list(x.shape)]}
-            chunks.append(x.data)
+            chunks.extend(pieces)
             offset += len(x.data)
             return ref
         if isinstance(x, np.generic):  # numpy scalars travel as plain Python numbers
@@ -155,9 +156,20 @@ def encode(obj) -> bytes:
     else:
         tree = walk(obj)
     header = _dumps(tree, allow_nan=True, separators=(",", ":")).encode()
-    blob = b"".join(chunks)
-    payload = _HDR.pack(len(header)) + header + blob
-    return _LEN.pack(len(payload)) + payload
+    # One copy of the values into the frame (a reply can hold megabytes).
+    return b"".join([_LEN.pack(_HDR.size + len(header) + offset), _HDR.pack(len(header)), header, *chunks])
+
+
+class Pieces:
+    """Buffers that go into a frame one after another, as if joined (without the copy)."""
+
+    __slots__ = ("pieces", "size")
+
+    def __init__(self, pieces: list):
+        self.pieces, self.size = pieces, sum(len(p) for p in pieces)
+
+    def __len__(self) -> int:
+        return self.size
 
 
 # Outcomes replies travel as columns: a batch has thousands of outcomes, nearly all a
@@ -203,8 +215,8 @@ class OutcomeColumns:
         self.n += 1
 
     def header(self, walk) -> dict:
-        joined = b"".join(self.data)
-        cols = {"values": walk(RawArray("|u1", (len(joined),), joined)),
+        values = Pieces(self.data)
+        cols = {"values": walk(RawArray("|u1", (len(values),), values)),
                 "index": walk(np.asarray(self.index, dtype=np.int64)),
                 "code": walk(np.asarray(self.code, dtype=np.uint8)), "ndim": walk(np.asarray(self.ndim, dtype=np.uint8)),
                 "mut": walk(np.asarray(self.mut, dtype=np.uint8)), "dims": walk(np.asarray(self.dims, dtype=np.int64))}
@@ -1035,6 +1047,9 @@ class Parent:
             if op == "load":
                 self.reply(self.load(request))
             elif op == "call":
+                # Written before the next batch is even read: starting it first saves the
+                # child a few ms, but a batch that kills this parent would then take the
+                # previous kernel's reply with it (the kill_parent attack caught that).
                 self.reply(self.batch(request))
             elif op == "values":
                 self.reply({"op": "values", "values": self.values(list(request["names"]))})
