@@ -565,11 +565,14 @@ def _on_alarm(signum, frame):
 
 
 def _as_plain_array(value):
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
-        value = value.detach().cpu().numpy()
-    arr = np.asarray(value)
-    if type(arr) is not np.ndarray:
-        arr = np.array(arr, copy=True)
+    if type(value) is np.ndarray:  # nearly every return: skip the conversions below
+        arr = value
+    else:
+        if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+            value = value.detach().cpu().numpy()
+        arr = np.asarray(value)
+        if type(arr) is not np.ndarray:
+            arr = np.array(arr, copy=True)
     if arr.dtype.kind not in SAFE_KINDS or arr.dtype.hasobject:
         raise TypeError(f"returned values of dtype {arr.dtype}, not numbers")
     if arr.size > MAX_ARRAY_ELEMENTS:
