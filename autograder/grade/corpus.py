@@ -101,6 +101,8 @@ def _distinct_draws(prop: Property, strategy, wanted: int, seen: set) -> list:
     repeated input tests nothing new, so more are drawn (with a margin, then doubling;
     still derandomized, so the corpus is the same on every run) until enough are distinct.
     """
+    if wanted <= 0:
+        return []
     budget = wanted + wanted // 2  # a margin: most properties repeat a few cases
     while True:
         drawn = _draw(strategy, budget)
