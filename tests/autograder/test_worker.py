@@ -88,6 +88,13 @@ def test_child_arrays_reach_the_parent_exactly(arr):
     np.testing.assert_array_equal(back, arr)
 
 
+def test_child_arrays_of_any_layout_reach_the_parent_in_c_order():
+    base = np.arange(12.0).reshape(3, 4)
+    for arr in (base.T, base[:, ::2], np.asfortranarray(base), base.astype(">f8").T):
+        back = wire.unpack_array(wire.pack_array(arr), cap=arr.size)
+        np.testing.assert_array_equal(back, arr)
+
+
 @pytest.mark.parametrize("tamper", [
     lambda p: p.replace(b"<f8", b"|O8"),                  # object dtype
     lambda p: p.replace(b"<f8", b"<c8"),                  # complex: not a plain number
