@@ -111,9 +111,10 @@ def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
             except Exception:  # a stale or partial cache file: rebuild
                 pass
         built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
+        requests = corpus_requests(built)
         _write_atomically(path, _detach(built))
-        _write_atomically(_forms_path(path), worker_forms(corpus_requests(built)))
-        _FORMS_READ[path] = corpus_requests(built)
+        _write_atomically(_forms_path(path), worker_forms(requests))
+        _FORMS_READ[path] = requests
         return built
 
 

@@ -670,12 +670,11 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
         return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
-def outcome_message(index: int, kind: int, body, *inputs) -> bytes:
-    """One call's outcome as a child -> parent message. ``inputs``: the most values
-    allowed, or the call's (args, kwargs) to compute it from (only a return longer
-    than OUTPUT_SLACK needs it)."""
-    if kind == K_OK and body.size > OUTPUT_SLACK and \
-            body.size > (output_cap(*inputs) if len(inputs) == 2 else inputs[0]):
+def outcome_message(index: int, kind: int, body, cap: int | None = None, call: tuple = ()) -> bytes:
+    """One call's outcome as a child -> parent message. ``cap``: the most values
+    allowed; None: computed from ``call``, the call's (args, kwargs), and only for a
+    return longer than OUTPUT_SLACK (a closure per call would cost more)."""
+    if kind == K_OK and body.size > OUTPUT_SLACK and body.size > (output_cap(*call) if cap is None else cap):
         kind, body = K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
     payload = pack_array(body) if kind == K_OK else _dumps(body, ensure_ascii=True).encode()
     return _MSG.pack(kind, index, len(payload)) + payload
@@ -741,7 +740,7 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
             outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}, 0))
             continue
         kind, body = run_call(fn, args, kwargs, me)  # the call unpacks them into new ones
-        outbox.add(outcome_message(index, kind, body, args, kwargs))
+        outbox.add(outcome_message(index, kind, body, call=(args, kwargs)))
     outbox.flush()
     _reap_children()  # whatever student code started without Python's fork (ctypes, subprocess)
 
