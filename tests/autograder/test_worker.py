@@ -247,3 +247,68 @@ def test_a_forged_array_outside_an_outcomes_value_stays_plain_json():
     with pytest.raises(wire.WireError):  # a value's reference is still checked against the blob
         bad = json.dumps({"op": "outcomes", "outcomes": [{"s": "ok", "v": {"__nd__": [0, 80, "<f8", [10]]}}]}).encode()
         wire.decode(wire._HDR.pack(len(bad)) + bad + np.zeros(1).tobytes(), trusted=False)
+
+
+# ---------------------------------------------------------------- imports before the fork
+# A fresh child per submission pays for every module numpy imports on first use (and
+# for copying the zygote's pages the import touches): np.isin of an empty array pulled
+# in numpy.ma for about 20 ms of CPU in every submission. The worker imports such
+# modules before forking (worker.LAZY_NUMPY); this runs student-style kernels over the
+# whole corpus in a clean interpreter set up as the zygote is, and lists what numpy
+# still imports lazily.
+LAZY_IMPORTS_SCRIPT = """
+import importlib.util, json, pickle, sys, warnings
+spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])
+worker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(worker)
+if sys.argv[3] == "preimport":
+    for name in worker.LAZY_NUMPY:
+        __import__(name)
+with open(sys.argv[2], "rb") as fh:
+    calls, submissions = pickle.load(fh)
+before = {m for m in sys.modules if m.split(".")[0] == "numpy"}
+warnings.simplefilter("ignore")
+for source, kernels in submissions:
+    namespace = {}
+    exec(compile(source, "<submission>", "exec"), namespace)
+    for kernel in kernels:
+        for args, kwargs in calls[kernel]:
+            try:
+                namespace[kernel](*args, **kwargs)
+            except Exception:
+                pass
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "numpy" and m not in before)))
+"""
+
+
+def _numpy_imported_lazily(corpus, tmp_path, preimport: bool) -> list[str]:
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from autograder.demo import write_demo_submissions
+    from heldout.heldout import HELD_OUT  # tests/autograder is on sys.path (pytest rootdir-relative import)
+    from mutants.mutants import MUTANTS, compose
+
+    every_kernel = list(corpus)
+    demo = [(p.read_text(), every_kernel) for p in write_demo_submissions(tmp_path / "demo")
+            if p.name != "adversarial.py"]
+    loops = [((Path(__file__).parent / "submissions" / "correct_loops.py").read_text(), every_kernel)]
+    one_kernel = [(compose(m), [m.kernel]) for m in MUTANTS] + [(h.submission(), [h.kernel]) for h in HELD_OUT]
+    calls = {k: [(c.args, c.kwargs) for c in kc.calls] for k, kc in corpus.items()}
+    data = tmp_path / "calls.pkl"
+    data.write_bytes(pickle.dumps((calls, demo + loops + one_kernel)))
+    out = subprocess.run([sys.executable, "-c", LAZY_IMPORTS_SCRIPT, wire.__file__, str(data),
+                          "preimport" if preimport else "plain"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def test_student_style_kernels_import_no_numpy_module_in_a_fresh_child(corpus, tmp_path):
+    assert _numpy_imported_lazily(corpus, tmp_path, preimport=True) == []
+
+
+def test_without_the_preimport_numpy_ma_is_imported_lazily(corpus, tmp_path):
+    # The check above can fail: without the worker's preimport, these kernels do import.
+    assert "numpy.ma" in _numpy_imported_lazily(corpus, tmp_path, preimport=False)
