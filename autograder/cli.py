@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -101,6 +102,9 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
         if first is not None:
             first.close()
         raise
+    # The corpus and the modules live until the command ends: the collections from here
+    # on, and the one at exit (0.05-0.13 s with them), skip them.
+    gc.freeze()
     # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
     options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True, recycle=recycle)
     if first is not None:

@@ -232,3 +232,32 @@ def test_damaged_cached_forms_are_made_again_and_give_no_first_worker(tmp_path, 
         assert first is not None and first.preload == pipeline.corpus_requests(corpus)
     finally:
         first.close()
+
+
+def test_loading_the_corpus_leaves_garbage_collection_as_it_found_it(corpus, monkeypatch):
+    """load_corpus pauses collections while it unpickles (a process-wide switch): it must
+    give back the caller's setting, enabled or not, also when the cache is unreadable."""
+    import gc
+    import pickle
+
+    seen = []
+
+    def unpickle(fh):
+        seen.append(gc.isenabled())
+        return real(fh)
+    real = pickle.load
+    monkeypatch.setattr(pipeline.pickle, "load", unpickle)
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            pipeline.load_corpus()
+            assert gc.isenabled() is enabled
+        gc.enable()
+        monkeypatch.setattr(pipeline, "_attach", lambda raw, examples: 1 / 0)  # a damaged cache: rebuilt
+        monkeypatch.setattr(pipeline.corpus_mod, "build_corpus", lambda **kw: {})
+        monkeypatch.setattr(pipeline, "_write_atomically", lambda path, obj: None)
+        monkeypatch.setattr(pipeline, "worker_forms", lambda requests: {})
+        assert pipeline.load_corpus() == {} and gc.isenabled()
+    finally:
+        gc.enable()
+    assert seen[:2] == [False, False]  # the corpus itself was read with collections paused
