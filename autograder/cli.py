@@ -15,6 +15,7 @@ import argparse
 import gc
 import os
 import sys
+import threading
 from pathlib import Path
 
 EXIT_OK, EXIT_USAGE, EXIT_ISOLATION = 0, 2, 3
@@ -71,12 +72,16 @@ def _with_identity(result, item):
 
 
 def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None,
-                recycle: bool = True) -> list:
+                recycle: bool = True, first=None) -> list:
     """Grade every found submission (refused ones become error rows without grading);
-    ``on_result(index, result)`` is called as each one finishes. Results in input order."""
+    ``on_result(index, result)`` is called as each one finishes. Results in input order.
+
+    ``first``: a function giving the worker started ahead for the first submission (or
+    None), called once the corpus is loaded if the run grades one at a time; the worker
+    is owned from then on. Without it, a one-at-a-time run starts its own."""
     import inspect
 
-    from autograder.grade import pipeline
+    from autograder.grade import cache, pipeline
 
     results: list = [None] * len(found)
 
@@ -94,32 +99,36 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
     if not todo:
         return results
     accepted = inspect.signature(pipeline.grade_many).parameters
-    # One at a time: the first submission's worker starts while the corpus is loaded.
-    first = pipeline.first_worker() if jobs <= 1 and recycle and "first" in accepted else None
+    one_at_a_time = jobs <= 1 and recycle and "first" in accepted
+    worker = None
     try:
+        if one_at_a_time and first is None:  # started before the corpus loads: its start overlaps the load
+            worker = cache.first_worker()
         corpus = pipeline.load_corpus()
-    except BaseException:
-        if first is not None:
-            first.close()
-        raise
-    # The corpus and the modules live until the command ends: the collections from here
-    # on, and the one at exit (0.05-0.13 s with them), skip them.
-    gc.freeze()
-    # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
-    options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True, recycle=recycle)
-    if first is not None:
-        options["first"] = first
-    paths = [found[i].path for i in todo]
-    if "on_result" in accepted:
-        pipeline.grade_many(paths, corpus, on_result=lambda i, _path, result: deliver(todo[i], result), **options)
-    else:  # a pipeline without streaming: write everything once the class is graded
-        for i, result in enumerate(pipeline.grade_many(paths, corpus, **options)):
-            deliver(todo[i], result)
-    return results
+        # The corpus and the modules live until the command ends: the collections from
+        # here on, and the one at exit (0.05-0.13 s with them), skip them.
+        gc.freeze()
+        if one_at_a_time and first is not None:
+            worker = first()
+        # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
+        options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True, recycle=recycle)
+        if worker is not None:
+            options["first"], worker = worker, None  # grade_many closes it if it does not fit
+        paths = [found[i].path for i in todo]
+        if "on_result" in accepted:
+            pipeline.grade_many(paths, corpus, on_result=lambda i, _path, result: deliver(todo[i], result), **options)
+        else:  # a pipeline without streaming: write everything once the class is graded
+            for i, result in enumerate(pipeline.grade_many(paths, corpus, **options)):
+                deliver(todo[i], result)
+        return results
+    finally:
+        if worker is not None:
+            worker.close()
 
 
 def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
-               isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True):
+               isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
+               first=None):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
     written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``).
     Returns (results in input order, {index: results.json path})."""
@@ -133,14 +142,74 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
         written[index] = report.write_results(result, out / folders[index], isolation_warning)
 
     results = grade_found(found, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress,
-                          recycle=recycle)
+                          recycle=recycle, first=first)
     report.write_grades_csv(results, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
     return results, written
 
 
+class _EarlyStart:
+    """The sandbox probe and, for a one-at-a-time run, the first submission's worker,
+    started in a thread as `m5 grade` begins. Both mostly wait on child processes (about
+    0.1 s and 0.2-0.3 s), so they overlap the import of the grading modules, the
+    discovery of the submissions and the corpus load instead of following them.
+    Whatever fails here is met again, and reported, when the main thread asks for it."""
+
+    def __init__(self, want_worker: bool):
+        from autograder.grade import sandbox
+
+        self._worker = self._cache = None
+        self._probed, self._imported = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._start, args=(sandbox, want_worker), name="m5-early-start",
+                                        daemon=True)
+        self._thread.start()
+        try:
+            if want_worker:  # while the probe runs (imported here, never in the thread)
+                from autograder.grade import cache
+
+                self._cache = cache
+        finally:
+            self._imported.set()
+
+    def _start(self, sandbox, want_worker: bool) -> None:
+        try:
+            try:
+                fatal = getattr(sandbox.isolation(), "fatal", None)
+            finally:
+                self._probed.set()
+            self._imported.wait()
+            if want_worker and not fatal and self._cache is not None:
+                self._worker = self._cache.first_worker()
+        except BaseException:
+            pass
+
+    def wait_for_probe(self) -> None:
+        """After this, sandbox.isolation() answers from its cache (never probes twice at once)."""
+        self._probed.wait()
+
+    def worker(self):
+        """Wait for the start; the worker (None if none), handed over to the caller."""
+        self._thread.join()
+        worker, self._worker = self._worker, None
+        return worker
+
+    def close(self) -> None:
+        """Wait for the start and close a worker nobody took."""
+        worker = self.worker()
+        if worker is not None:
+            worker.close()
+
+
 def cmd_grade(args) -> int:
+    early = _EarlyStart(want_worker=args.jobs <= 1 and not args.fresh_sandbox)
+    try:
+        return _grade(args, early)
+    finally:
+        early.close()
+
+
+def _grade(args, early: _EarlyStart) -> int:
     from autograder.grade import report, sandbox
     from autograder.grade.extract import SubmissionError, extract
     from autograder.grade import pipeline
@@ -153,6 +222,7 @@ def cmd_grade(args) -> int:
             extract(found[0].path, set(pipeline.KERNELS))
         except SubmissionError as exc:
             raise UsageError(report.for_terminal(str(exc))) from None
+    early.wait_for_probe()
     iso = sandbox.isolation()
     fatal = getattr(iso, "fatal", None)
     if fatal:  # limits the grader cannot work with: grading would silently score 0
@@ -170,7 +240,8 @@ def cmd_grade(args) -> int:
     out = Path(args.out)
     results, written = grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
                                   isolation_warning=iso.warning, csv_format=args.csv_format,
-                                  progress=bar.update if bar else None, recycle=not args.fresh_sandbox)
+                                  progress=bar.update if bar else None, recycle=not args.fresh_sandbox,
+                                  first=early.worker)
     if bar:
         bar.close()
     if args.json:

@@ -10,23 +10,17 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import gc
-import hashlib
-import os
 import pickle
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 
-import hypothesis
-import numpy as np
-
 import reference_impl
-from autograder.grade import corpus as corpus_mod
+from autograder.grade import cache, corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
-from autograder.grade.run import Budget, SpareWorker, WorkerSession, adopt_forms, prepared, worker_forms
+from autograder.grade.run import Budget, SpareWorker, WorkerSession, prepared, worker_forms
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
 
@@ -42,61 +36,14 @@ POOL_DIED = "grading failed: the grading process stopped (out of memory or kille
 
 
 # ---------------------------------------------------------------- corpus cache
-def _corpus_key(examples: int | None) -> str:
-    digest = hashlib.sha256()
-    for module in ("autograder/hidden/kernels.py", "autograder/grade/properties.py", "autograder/grade/corpus.py",
-                   "reference_impl/kernels.py", "reference_impl/validation.py",
-                   "autograder/grade/worker.py", "autograder/grade/run.py"):  # the last two: the worker forms
-        digest.update((Path(__file__).resolve().parents[2] / module).read_bytes())
-    digest.update(f"{hypothesis.__version__}|{np.__version__}|{examples}".encode())
-    return digest.hexdigest()[:16]
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("M5_CACHE_DIR") or Path.home() / ".cache" / "m5")
-
-
-def _cache_path(examples: int | None, budget: Budget) -> Path:
-    return cache_dir() / f"corpus-{_corpus_key(examples)}-{budget.call_timeout:g}.pkl"
-
-
-def _forms_path(corpus_path: Path) -> Path:
-    """The worker forms of the corpus' requests, cached beside it (see run.worker_forms)."""
-    return corpus_path.with_suffix(".forms.pkl")
-
-
-def _write_atomically(path: Path, obj) -> None:
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-        pickle.dump(obj, tmp, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp.name, path)
-
-
-_FORMS_READ: dict[Path, tuple[bytes, ...]] = {}  # forms files this process has taken: the requests they hold
-
-
-def _adopt_cached_forms(path: Path) -> tuple[bytes, ...] | None:
-    """Take the cached worker forms (once per process); the corpus requests they are
-    for (None: no readable file)."""
-    if path in _FORMS_READ:
-        return _FORMS_READ[path]
-    try:
-        with _forms_path(path).open("rb") as fh:
-            forms = pickle.load(fh)
-        adopt_forms(forms)
-        _FORMS_READ[path] = tuple(forms["preload"][0])
-        return _FORMS_READ[path]
-    except Exception:  # missing, stale or partial: load_corpus makes them again
-        return None
-
-
 def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
-    """The corpus, from the disk cache when fresh (building it takes ~30 s).
+    """The corpus, from the disk cache when fresh (building it takes about a minute).
 
     A lock file serialises builders, so parallel graders (or test workers) build once.
     The worker forms of its requests are cached in a file of their own, which
-    :func:`first_worker` reads before the corpus is loaded.
+    :func:`cache.first_worker` reads before the corpus is loaded.
     """
-    path = _cache_path(examples, budget)
+    path = cache.corpus_path(examples, budget)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -105,17 +52,17 @@ def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
                 with path.open("rb") as fh, _collections_paused():
                     corpus = _attach(pickle.load(fh), examples)
                 requests = corpus_requests(corpus)
-                if _adopt_cached_forms(path) != requests:  # (first_worker may have read them already)
-                    _write_atomically(_forms_path(path), worker_forms(requests))
-                    _FORMS_READ[path] = requests
+                if cache.adopt_cached_forms(path) != requests:  # (first_worker may have read them already)
+                    cache.write_atomically(cache.forms_path(path), worker_forms(requests))
+                    cache.FORMS_READ[path] = requests
                 return corpus
             except Exception:  # a stale or partial cache file: rebuild
                 pass
         built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
         requests = corpus_requests(built)
-        _write_atomically(path, _detach(built))
-        _write_atomically(_forms_path(path), worker_forms(requests))
-        _FORMS_READ[path] = requests
+        cache.write_atomically(path, _detach(built))
+        cache.write_atomically(cache.forms_path(path), worker_forms(requests))
+        cache.FORMS_READ[path] = requests
         return built
 
 
@@ -130,24 +77,6 @@ def _collections_paused():
     finally:
         if was_enabled:
             gc.enable()
-
-
-def first_worker(budget: Budget = Budget()) -> SpareWorker | None:
-    """A recycling worker for the first submission of a one-at-a-time class run, started
-    from the cached worker forms before the corpus itself is loaded, so that its start
-    (about 0.3 s of CPU) overlaps the load. None when nothing is cached yet. Pass it to
-    :func:`grade_many` (``first=``), which closes it if it does not fit."""
-    requests = _adopt_cached_forms(_cache_path(None, budget))
-    if requests is None:
-        return None
-    spare = SpareWorker(import_dirs=library_dirs(), preload=requests, recycle=True)
-    spare.remaining = 1
-    try:
-        spare.refill()
-    except Exception:  # no sandbox here: grading itself reports that, as it always did
-        spare.close()
-        return None
-    return spare
 
 
 def _detach(built: dict) -> dict:
@@ -351,7 +280,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
     graded. A submission whose grading process dies gets an error result; the class
     goes on in a fresh pool. ``recycle`` False: a new sandbox for every submission
     instead of a cleaned one (see :class:`run.SpareWorker`). ``first``: a worker from
-    :func:`first_worker` for the first submission (closed here if it does not fit).
+    :func:`cache.first_worker` for the first submission (closed here if it does not fit).
     """
     global _POOL_CORPUS
     _POOL_CORPUS = corpus

@@ -218,24 +218,27 @@ class FlatExpected:
 
 
 def flatten_expected(expected: list[dict], indices) -> FlatExpected:
-    """Precompute what :func:`passing_calls` needs (trusted side, once per corpus)."""
+    """Precompute what :func:`passing_calls` needs (trusted side, once per corpus).
+
+    An element's tolerance is ATOL_PER_SCALE * scale + RTOL * |want| (its call's scale),
+    or 0 where it must match exactly (a bool output, an infinity): :func:`values_close`'s
+    rule, computed over all the calls' values at once.
+    """
     calls = [i for i in indices if expected[i]["s"] == "ok"]
     raising = [i for i in indices if expected[i]["s"] != "ok"]
-    wants, tolerances, sizes = [], [], []
-    for i in calls:
-        w = np.asarray(expected[i]["v"])
-        flat = w.astype(np.float64).ravel()
-        exact = w.dtype == np.bool_ or ~np.isfinite(flat)
-        scale = expected[i].get("scale") or scale_of(w)
-        with np.errstate(invalid="ignore"):
-            tol = np.where(exact, 0.0, ATOL_PER_SCALE * scale + RTOL * np.abs(flat))
-        wants.append(flat)
-        tolerances.append(tol)
-        sizes.append(flat.size)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp) if sizes else np.zeros(0, np.intp)
-    return FlatExpected(np.asarray(calls, dtype=np.intp), tuple(np.shape(expected[i]["v"]) for i in calls), starts,
-                        np.concatenate(wants) if wants else np.zeros(0), np.concatenate(tolerances) if tolerances
-                        else np.zeros(0), np.asarray(raising, dtype=np.intp))
+    values = [np.asarray(expected[i]["v"]) for i in calls]
+    flats = [v.astype(np.float64).ravel() for v in values]
+    sizes = np.fromiter((f.size for f in flats), dtype=np.intp, count=len(flats))
+    want = np.concatenate(flats) if flats else np.zeros(0)
+    scales = np.fromiter((expected[i].get("scale") or scale_of(v) for i, v in zip(calls, values)),
+                         dtype=np.float64, count=len(calls))
+    boolean = np.fromiter((v.dtype == np.bool_ for v in values), dtype=bool, count=len(values))
+    exact = np.repeat(boolean, sizes) | ~np.isfinite(want)
+    with np.errstate(invalid="ignore"):
+        tolerance = np.where(exact, 0.0, ATOL_PER_SCALE * np.repeat(scales, sizes) + RTOL * np.abs(want))
+    starts = (np.cumsum(sizes) - sizes).astype(np.intp)
+    return FlatExpected(np.asarray(calls, dtype=np.intp), tuple(v.shape for v in values), starts, want, tolerance,
+                        np.asarray(raising, dtype=np.intp))
 
 
 def passing_calls(flat: FlatExpected, outcomes: list[dict]) -> set[int]:

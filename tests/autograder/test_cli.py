@@ -207,3 +207,58 @@ def test_readme_commands_use_the_venv_and_the_computed_total():
     rows = [line for line in commands.splitlines() if line.startswith("| `")]
     assert rows and all(line.startswith("| `.venv/bin/m5 ") for line in rows)
     assert f"out of **{TOTAL}" in " ".join(commands.split()) and f"Enter **{TOTAL}**" in commands
+
+
+# ---------------------------------------------------------------- the early start
+def _recording_first_worker(monkeypatch):
+    """cache.first_worker wrapped to record each worker it starts."""
+    from autograder.grade import cache
+
+    started = []
+    real = cache.first_worker
+
+    def first_worker(*args, **kwargs):
+        worker = real(*args, **kwargs)
+        started.append(worker)
+        return worker
+    monkeypatch.setattr(cache, "first_worker", first_worker)
+    return started
+
+
+def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, correct_source, monkeypatch):
+    from autograder.grade import run
+
+    started = _recording_first_worker(monkeypatch)
+    handed = []
+    real = run.SpareWorker.hand_over
+
+    def hand_over(self, session):
+        given = real(self, session)
+        handed.append((self, given))
+        return given
+    monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
+    (tmp_path / "s.py").write_text(correct_source)
+    assert cli.main(["grade", str(tmp_path / "s.py"), "--out", str(tmp_path / "out"), "--json"]) == 0
+    assert len(started) == 1 and started[0] is not None  # one worker, started by the CLI's early start
+    assert handed[0] == (started[0], True) and started[0]._holder is None  # and the submission took it
+
+
+@pytest.mark.parametrize("why", ["nothing to grade", "a fatal sandbox", "two jobs"])
+def test_an_early_worker_is_closed_or_never_started_when_nothing_takes_it(tmp_path, corpus, correct_source,
+                                                                           monkeypatch, why):
+    import types
+
+    from autograder.grade import sandbox
+
+    started = _recording_first_worker(monkeypatch)
+    (tmp_path / "s.py").write_text(correct_source)
+    args = ["grade", str(tmp_path / "s.py"), "--out", str(tmp_path / "out"), "--json"]
+    if why == "nothing to grade":
+        (tmp_path / "empty").mkdir()
+        assert cli.main(["grade", str(tmp_path / "empty"), "--out", str(tmp_path / "out")]) == cli.EXIT_USAGE
+        assert len(started) == 1 and started[0] is not None and started[0]._holder is None  # closed
+    elif why == "a fatal sandbox":
+        monkeypatch.setattr(sandbox, "isolation", lambda: types.SimpleNamespace(warning=None, fatal="no sandbox"))
+        assert cli.main(args) == cli.EXIT_ISOLATION and started == []
+    else:  # each grading process of a --jobs 2 run starts its own recycled sandbox
+        assert cli.main([*args, "--jobs", "2"]) == 0 and started == []

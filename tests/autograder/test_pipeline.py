@@ -4,7 +4,7 @@ import json
 
 import nbformat
 
-from autograder.grade import pipeline, report
+from autograder.grade import cache, pipeline, report
 
 STUB = '''
 def {name}(*args, **kwargs):
@@ -203,7 +203,7 @@ def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_subm
 
     monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
     path = write(tmp_path, "s.py", correct_source)
-    first = pipeline.first_worker()  # the session's corpus is cached: its forms are there
+    first = cache.first_worker()  # the session's corpus is cached: its forms are there
     assert first is not None and first._holder is not None
     result = pipeline.grade_many([path], corpus, jobs=1, shrink=False, first=first)[0]
     assert result.score == 100
@@ -211,7 +211,7 @@ def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_subm
     assert first._holder is None
 
     # A worker that does not fit (recycling off) is closed, never used.
-    unfit = pipeline.first_worker()
+    unfit = cache.first_worker()
     proc = unfit._holder.proc
     assert pipeline.grade_many([path], corpus, jobs=1, shrink=False, first=unfit, recycle=False)[0].score == 100
     assert all(spare is not unfit for spare, _ in handed[1:]) and proc.poll() is not None
@@ -219,15 +219,15 @@ def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_subm
 
 def test_damaged_cached_forms_are_made_again_and_give_no_first_worker(tmp_path, corpus, monkeypatch):
     monkeypatch.setenv("M5_CACHE_DIR", str(tmp_path))
-    corpus_path = pipeline._cache_path(None, pipeline.Budget())
+    corpus_path = cache.corpus_path(None, pipeline.Budget())
     corpus_path.parent.mkdir(parents=True, exist_ok=True)
-    pipeline._write_atomically(corpus_path, pipeline._detach(corpus))
-    forms = pipeline._forms_path(corpus_path)
+    cache.write_atomically(corpus_path, pipeline._detach(corpus))
+    forms = cache.forms_path(corpus_path)
     forms.write_bytes(b"not a pickle")
-    assert pipeline.first_worker() is None
+    assert cache.first_worker() is None
     again = pipeline.load_corpus()
     assert pipeline.corpus_requests(again) == pipeline.corpus_requests(corpus)
-    first = pipeline.first_worker()
+    first = cache.first_worker()
     try:
         assert first is not None and first.preload == pipeline.corpus_requests(corpus)
     finally:
@@ -255,7 +255,7 @@ def test_loading_the_corpus_leaves_garbage_collection_as_it_found_it(corpus, mon
         gc.enable()
         monkeypatch.setattr(pipeline, "_attach", lambda raw, examples: 1 / 0)  # a damaged cache: rebuilt
         monkeypatch.setattr(pipeline.corpus_mod, "build_corpus", lambda **kw: {})
-        monkeypatch.setattr(pipeline, "_write_atomically", lambda path, obj: None)
+        monkeypatch.setattr(cache, "write_atomically", lambda path, obj: None)
         monkeypatch.setattr(pipeline, "worker_forms", lambda requests: {})
         assert pipeline.load_corpus() == {} and gc.isenabled()
     finally:
