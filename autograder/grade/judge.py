@@ -8,12 +8,14 @@ from __future__ import annotations
 import dataclasses
 import time
 
+import numpy as np
+
 from reference_impl import exercises
 
 from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten_expected, passing_calls
 from autograder.grade.run import WorkerLost, WorkerSession
 from autograder.grade.score import TestResult
-from autograder.grade.shrink import case_size, search_counterexample, shown_order
+from autograder.grade.shrink import search_counterexample, shown_order
 from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, likely_mistake
 
 LOST = {
@@ -61,30 +63,73 @@ def agreeing_calls(kc, outcomes: list[dict]) -> set[int]:
     return passing_calls(_flat_expected(kc), outcomes)
 
 
+class _CaseIndex:
+    """Where each property's cases are in a kernel's corpus, and (ranked when first
+    needed) the order in which they are best shown. One per corpus per process."""
+
+    def __init__(self, kc):
+        self.kc = kc  # held: keeps id(kc) unique while memoised
+        self.first = np.fromiter((c.first_call for c in kc.cases), dtype=np.intp, count=len(kc.cases))
+        self.end = self.first + np.fromiter((c.n_calls for c in kc.cases), dtype=np.intp, count=len(kc.cases))
+        positions: dict[str, list[int]] = {}
+        for position, case in enumerate(kc.cases):
+            positions.setdefault(case.prop.key, []).append(position)
+        self.positions = {key: np.asarray(found, dtype=np.intp) for key, found in positions.items()}
+        self._ranked: dict[str, list] = {}
+
+    def agreeing(self, passed: set[int]) -> np.ndarray:
+        """Per case: every one of its calls agrees with the reference."""
+        disagree = np.ones(len(self.kc.calls), dtype=np.intp)
+        if passed:
+            disagree[np.fromiter(passed, dtype=np.intp, count=len(passed))] = 0
+        total = np.concatenate(([0], np.cumsum(disagree)))
+        return total[self.end] == total[self.first]
+
+    def ranked(self, key: str) -> list[tuple[int, object, tuple]]:
+        """(position, case, shown order) of a property's cases, best to show first:
+        readable (small, round numbers), then fewest values, then corpus order."""
+        if key not in self._ranked:
+            cases = [(int(j), self.kc.cases[j]) for j in self.positions.get(key, ())]
+            shown = [(j, case, shown_order(case.prop.calls(case.value))) for j, case in cases]
+            self._ranked[key] = sorted(shown, key=lambda item: (item[2], item[0]))
+        return self._ranked[key]
+
+
+_INDEX: dict[int, _CaseIndex] = {}
+
+
+def _case_index(kc) -> _CaseIndex:
+    index = _INDEX.get(id(kc))
+    if index is None or index.kc is not kc:
+        index = _INDEX[id(kc)] = _CaseIndex(kc)
+    return index
+
+
 def failing_cases(kc, outcomes: list[dict], passed: set[int] | None = None) -> dict[str, tuple]:
     """The failing corpus case to show for each property: {key: (case, failure, order)}.
 
-    A readable case (small, round numbers) is preferred, then the one with fewest values.
-    ``passed``: :func:`agreeing_calls`, if already known.
+    A readable case (small, round numbers) is preferred, then the one with fewest values,
+    then the earliest. The cases are judged in that order and the first failure is the
+    one shown, so a failing value property costs one judged case (a law or the
+    no-mutation check is judged case by case until one fails). ``passed``:
+    :func:`agreeing_calls`, if already known.
     """
     failed: dict[str, tuple] = {}
     passed = agreeing_calls(kc, outcomes) if passed is None else passed
-    for case in kc.cases:
-        if case.prop.relation is None and not case.prop.check_mutation and all(
-                i in passed for i in range(case.first_call, case.first_call + case.n_calls)):
+    index = _case_index(kc)
+    agree = index.agreeing(passed)
+    for prop in kc.properties:
+        differential = prop.relation is None and not prop.check_mutation
+        if differential and agree[index.positions.get(prop.key, np.zeros(0, dtype=np.intp))].all():
             continue  # every call agrees with the reference: nothing to judge one by one
-        span = slice(case.first_call, case.first_call + case.n_calls)
-        failure = case.prop.judge(case.value, outcomes[span], kc.expected[span])
-        if failure is None:
-            continue
-        best = failed.get(case.prop.key)
-        calls = case.prop.calls(case.value)
-        # Once a readable case is held, only a smaller one can win: skip the digit check.
-        if best is not None and not best[2][0] and case_size(calls) >= best[2][1]:
-            continue
-        order = shown_order(calls)
-        if best is None or order < best[2]:
-            failed[case.prop.key] = (case, failure, order)
+        for position, case, order in index.ranked(prop.key):
+            if differential and agree[position]:
+                continue
+            span = slice(case.first_call, case.first_call + case.n_calls)
+            failure = prop.judge(case.value, outcomes[span], kc.expected[span])
+            if failure is not None:
+                failed[prop.key] = (case, failure, order)
+                break
     return failed
 
 

@@ -58,3 +58,55 @@ def test_a_crash_while_shrinking_is_charged_to_nothing(tmp_path, corpus, correct
     dqn = {t.key: t for t in result.tests if t.group == "dqn_targets"}
     assert not dqn["terminal_rows"].passed and dqn["terminal_rows"].failure.call is not None  # the corpus failure stays
     assert dqn["truncation_bootstraps"].passed
+
+
+def _shown_by_judging_every_case(kc, outcomes, passed):
+    """The selection rule stated directly (the oracle): judge every case, show the failing
+    one with the smallest shown_order, the earliest among equals."""
+    from autograder.grade.shrink import shown_order
+
+    best: dict = {}
+    for position, case in enumerate(kc.cases):
+        span = slice(case.first_call, case.first_call + case.n_calls)
+        failure = case.prop.judge(case.value, outcomes[span], kc.expected[span])
+        if failure is not None:
+            rank = (shown_order(case.prop.calls(case.value)), position)
+            if case.prop.key not in best or rank < best[case.prop.key][0]:
+                best[case.prop.key] = (rank, case, failure)
+    return {key: (case, failure) for key, (_, case, failure) in best.items()}
+
+
+def test_the_case_shown_is_the_best_failing_one_though_most_are_never_judged(corpus, monkeypatch):
+    """failing_cases judges a property's cases best-first and stops at the first failure:
+    for every catalog mistake of every kernel (outcomes computed here, as the worker would
+    report them, some with a write flag), it shows the same case and failure as judging
+    every case would, and a failing value property costs one judged case."""
+    import random
+
+    from autograder.grade import judge
+    from autograder.grade.properties import Property
+    from autograder.hidden.mistakes import CATALOG
+
+    judged = []
+    real = Property.judge
+
+    def counting(self, *args):
+        judged.append(self.key)
+        return real(self, *args)
+    compared = differential_judged = 0
+    for kernel, kc in corpus.items():
+        for mistake in CATALOG[kernel]:
+            flags = random.Random(mistake.name)
+            outcomes = [{**mistake.outcome(call), "mut": flags.random() < 0.01} for call in kc.calls]
+            passed = judge.agreeing_calls(kc, outcomes)
+            want = _shown_by_judging_every_case(kc, outcomes, passed)
+            monkeypatch.setattr(Property, "judge", counting)
+            got = judge.failing_cases(kc, outcomes, passed)
+            monkeypatch.setattr(Property, "judge", real)
+            assert {key: (case, failure) for key, (case, failure, _) in got.items()} == want, mistake.name
+            differential = {p.key for p in kc.properties if p.relation is None and not p.check_mutation}
+            compared += len(want.keys() & differential)
+            differential_judged += sum(key in differential for key in judged)
+            judged.clear()
+    # A failing value property costs one judged case (the vectorised check is exact).
+    assert compared > 100 and differential_judged == compared
