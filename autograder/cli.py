@@ -37,6 +37,19 @@ def version() -> str:
         return "unknown"
 
 
+class _ShowVersion(argparse.Action):
+    """``--version``, looked up only when asked: the lookup reads the installed packages'
+    metadata, 30-60 ms that every other command would pay too."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def find_submissions(paths: list[str]):
     """The discovery of ``paths`` (see autograder.grade.discover), skipped notebooks
     reported on stderr one line each; a usage error when nothing is left to grade."""
@@ -333,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Module 5 course package: grade, check, release, lab. "
                     "Run from the project's .venv (`.venv/bin/m5 ...`, or `source .venv/bin/activate` first).",
         epilog="example:\n  m5 grade course/submitted --jobs 2 --out grades\n  m5 grade --help")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_ShowVersion)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = _subcommand(

@@ -64,8 +64,8 @@ def agreeing_calls(kc, outcomes: list[dict]) -> set[int]:
 
 
 class _CaseIndex:
-    """Where each property's cases are in a kernel's corpus, and (ranked when first
-    needed) the order in which they are best shown. One per corpus per process."""
+    """Where each property's cases are in a kernel's corpus, and the order in which
+    failing ones are best shown. One per corpus per process."""
 
     def __init__(self, kc):
         self.kc = kc  # held: keeps id(kc) unique while memoised
@@ -75,7 +75,7 @@ class _CaseIndex:
         for position, case in enumerate(kc.cases):
             positions.setdefault(case.prop.key, []).append(position)
         self.positions = {key: np.asarray(found, dtype=np.intp) for key, found in positions.items()}
-        self._ranked: dict[str, list] = {}
+        self._orders: dict[str, dict[int, tuple]] = {}
 
     def agreeing(self, passed: set[int]) -> np.ndarray:
         """Per case: every one of its calls agrees with the reference."""
@@ -85,14 +85,16 @@ class _CaseIndex:
         total = np.concatenate(([0], np.cumsum(disagree)))
         return total[self.end] == total[self.first]
 
-    def ranked(self, key: str) -> list[tuple[int, object, tuple]]:
-        """(position, case, shown order) of a property's cases, best to show first:
-        readable (small, round numbers), then fewest values, then corpus order."""
-        if key not in self._ranked:
-            cases = [(int(j), self.kc.cases[j]) for j in self.positions.get(key, ())]
-            shown = [(j, case, shown_order(case.prop.calls(case.value))) for j, case in cases]
-            self._ranked[key] = sorted(shown, key=lambda item: (item[2], item[0]))
-        return self._ranked[key]
+    def ranked(self, key: str, positions: list[int]) -> list[tuple[int, object, tuple]]:
+        """(position, case, shown order) of these cases of a property, best to show first:
+        readable (small, round numbers), then fewest values, then corpus order. Each
+        case's shown order is computed once per process, when first needed."""
+        orders = self._orders.setdefault(key, {})
+        for j in positions:
+            if j not in orders:
+                case = self.kc.cases[j]
+                orders[j] = shown_order(case.prop.calls(case.value))
+        return sorted(((j, self.kc.cases[j], orders[j]) for j in positions), key=lambda item: (item[2], item[0]))
 
 
 _INDEX: dict[int, _CaseIndex] = {}
@@ -109,28 +111,37 @@ def failing_cases(kc, outcomes: list[dict], passed: set[int] | None = None) -> d
     """The failing corpus case to show for each property: {key: (case, failure, order)}.
 
     A readable case (small, round numbers) is preferred, then the one with fewest values,
-    then the earliest. The cases are judged in that order and the first failure is the
-    one shown, so a failing value property costs one judged case (a law or the
-    no-mutation check is judged case by case until one fails). ``passed``:
-    :func:`agreeing_calls`, if already known.
+    then the earliest. A value property's failing cases are known from ``passed``
+    (:func:`agreeing_calls`, computed here if not given) without judging them; only the
+    best is judged, for its message. A law or the write check is judged on every case,
+    and the shown order is computed only for the cases that fail.
     """
     failed: dict[str, tuple] = {}
     passed = agreeing_calls(kc, outcomes) if passed is None else passed
     index = _case_index(kc)
     agree = index.agreeing(passed)
     for prop in kc.properties:
-        differential = prop.relation is None and not prop.check_mutation
-        if differential and agree[index.positions.get(prop.key, np.zeros(0, dtype=np.intp))].all():
-            continue  # every call agrees with the reference: nothing to judge one by one
-        for position, case, order in index.ranked(prop.key):
-            if differential and agree[position]:
+        positions = index.positions.get(prop.key, np.zeros(0, dtype=np.intp))
+        if prop.relation is None and not prop.check_mutation:
+            if agree[positions].all():
+                continue  # every call agrees with the reference: nothing to judge one by one
+            candidates = [j for j in positions.tolist() if not agree[j]]
+        else:  # a law or the write check: judged case by case, nearly always all of them hold
+            candidates = [j for j in positions.tolist() if _judge(prop, kc, outcomes, j) is not None]
+            if not candidates:
                 continue
-            span = slice(case.first_call, case.first_call + case.n_calls)
-            failure = prop.judge(case.value, outcomes[span], kc.expected[span])
+        for position, case, order in index.ranked(prop.key, candidates):
+            failure = _judge(prop, kc, outcomes, position)
             if failure is not None:
                 failed[prop.key] = (case, failure, order)
                 break
     return failed
+
+
+def _judge(prop, kc, outcomes: list[dict], position: int):
+    case = kc.cases[position]
+    span = slice(case.first_call, case.first_call + case.n_calls)
+    return prop.judge(case.value, outcomes[span], kc.expected[span])
 
 
 def values_checked(properties, failed) -> bool:
