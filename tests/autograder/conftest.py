@@ -36,3 +36,19 @@ def correct_source() -> str:
     from autograder.demo import CORRECT
 
     return CORRECT.read_text()
+
+
+@pytest.fixture
+def handed_over(monkeypatch) -> list:
+    """(spare worker, whether it served) for each SpareWorker.hand_over, in order."""
+    from autograder.grade import run
+
+    handed = []
+    real = run.SpareWorker.hand_over
+
+    def hand_over(self, session):
+        given = real(self, session)
+        handed.append((self, given))
+        return given
+    monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
+    return handed

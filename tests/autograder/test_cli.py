@@ -228,18 +228,10 @@ def _recording_first_worker(monkeypatch):
     return started
 
 
-def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, correct_source, monkeypatch):
-    from autograder.grade import run
-
+def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, correct_source, monkeypatch,
+                                                              handed_over):
+    handed = handed_over
     started = _recording_first_worker(monkeypatch)
-    handed = []
-    real = run.SpareWorker.hand_over
-
-    def hand_over(self, session):
-        given = real(self, session)
-        handed.append((self, given))
-        return given
-    monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
     (tmp_path / "s.py").write_text(correct_source)
     assert cli.main(["grade", str(tmp_path / "s.py"), "--out", str(tmp_path / "out"), "--json"]) == 0
     assert len(started) == 1 and started[0] is not None  # one worker, started by the CLI's early start

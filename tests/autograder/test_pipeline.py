@@ -190,18 +190,8 @@ def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_
 
 
 def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_submission(tmp_path, corpus,
-                                                                                      correct_source, monkeypatch):
-    from autograder.grade import run
-
-    handed = []
-    real = run.SpareWorker.hand_over
-
-    def hand_over(self, session):
-        given = real(self, session)
-        handed.append((self, given))
-        return given
-
-    monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
+                                                                                      correct_source, handed_over):
+    handed = handed_over
     path = write(tmp_path, "s.py", correct_source)
     first = cache.first_worker()  # the session's corpus is cached: its forms are there
     assert first is not None and first._holder is not None
