@@ -46,16 +46,14 @@ def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
             for p in kc.properties]
 
 
-_FLAT: dict[int, tuple] = {}
+def _differential(prop) -> bool:
+    """Judged call by call against the reference (not a law, not the write check)."""
+    return prop.relation is None and not prop.check_mutation
 
 
 def _flat_expected(kc) -> FlatExpected:
     """The kernel's differential reference values, flattened once per process."""
-    if id(kc) not in _FLAT or _FLAT[id(kc)][0] is not kc:  # holding kc keeps its id unique
-        calls = [i for case in kc.cases if case.prop.relation is None and not case.prop.check_mutation
-                 for i in range(case.first_call, case.first_call + case.n_calls)]
-        _FLAT[id(kc)] = (kc, flatten_expected(kc.expected, calls))
-    return _FLAT[id(kc)][1]
+    return _case_index(kc).flat
 
 
 def agreeing_calls(kc, outcomes: list[dict]) -> set[int]:
@@ -64,8 +62,9 @@ def agreeing_calls(kc, outcomes: list[dict]) -> set[int]:
 
 
 class _CaseIndex:
-    """Where each property's cases are in a kernel's corpus, and the order in which
-    failing ones are best shown. One per corpus per process."""
+    """What the judge derives from a kernel's corpus, once per process: where each
+    property's cases are, the flattened reference values, and the order in which
+    failing cases are best shown."""
 
     def __init__(self, kc):
         self.kc = kc  # held: keeps id(kc) unique while memoised
@@ -76,6 +75,16 @@ class _CaseIndex:
             positions.setdefault(case.prop.key, []).append(position)
         self.positions = {key: np.asarray(found, dtype=np.intp) for key, found in positions.items()}
         self._orders: dict[str, dict[int, tuple]] = {}
+        self._flat: FlatExpected | None = None
+
+    @property
+    def flat(self) -> FlatExpected:
+        """The differential calls' reference values, flattened when first needed."""
+        if self._flat is None:
+            calls = [i for case in self.kc.cases if _differential(case.prop)
+                     for i in range(case.first_call, case.first_call + case.n_calls)]
+            self._flat = flatten_expected(self.kc.expected, calls)
+        return self._flat
 
     def agreeing(self, passed: set[int]) -> np.ndarray:
         """Per case: every one of its calls agrees with the reference."""
@@ -122,16 +131,16 @@ def failing_cases(kc, outcomes: list[dict], passed: set[int] | None = None) -> d
     agree = index.agreeing(passed)
     for prop in kc.properties:
         positions = index.positions.get(prop.key, np.zeros(0, dtype=np.intp))
-        if prop.relation is None and not prop.check_mutation:
+        differential = _differential(prop)
+        if differential:
             if agree[positions].all():
                 continue  # every call agrees with the reference: nothing to judge one by one
-            candidates = [j for j in positions.tolist() if not agree[j]]
+            candidates = [j for j in positions.tolist() if not agree[j]]  # judged below, best first
         else:  # a law or the write check: judged case by case, nearly always all of them hold
-            candidates = [j for j in positions.tolist() if _judge(prop, kc, outcomes, j) is not None]
-            if not candidates:
-                continue
+            judged = {j: _judge(prop, kc, outcomes, j) for j in positions.tolist()}
+            candidates = [j for j, failure in judged.items() if failure is not None]
         for position, case, order in index.ranked(prop.key, candidates):
-            failure = _judge(prop, kc, outcomes, position)
+            failure = _judge(prop, kc, outcomes, position) if differential else judged[position]
             if failure is not None:
                 failed[prop.key] = (case, failure, order)
                 break

@@ -1381,11 +1381,16 @@ CLEAN_ROUNDS = 400                  # kill rounds before the zygote gives up (a 
 LAZY_NUMPY = ("numpy.ma",)  # what numpy imports on first use in common kernels (np.isin of an empty array)
 
 
-def main() -> int:
-    # Imported once here, before any fork: a fresh child importing numpy.ma spent about
-    # 20 ms of CPU on it (and on copying the pages the import touched) in every submission.
+def import_lazy_numpy() -> None:
+    """Import LAZY_NUMPY now, before any fork: a fresh child importing numpy.ma spent
+    about 20 ms of CPU on it (and on copying the pages the import touched) in every
+    submission."""
     for name in LAZY_NUMPY:
         __import__(name)
+
+
+def main() -> int:
+    import_lazy_numpy()
     cellexec = _load_sibling("cellexec")
     _harden_parent()
     # The protocol gets private copies of stdin/stdout; the standard streams go nowhere.

@@ -253,7 +253,7 @@ def test_a_forged_array_outside_an_outcomes_value_stays_plain_json():
 # A fresh child per submission pays for every module numpy imports on first use (and
 # for copying the zygote's pages the import touches): np.isin of an empty array pulled
 # in numpy.ma for about 20 ms of CPU in every submission. The worker imports such
-# modules before forking (worker.LAZY_NUMPY); this runs student-style kernels over the
+# modules before forking (worker.import_lazy_numpy); this runs student-style kernels over the
 # whole corpus in a clean interpreter set up as the zygote is, and lists what numpy
 # still imports lazily.
 LAZY_IMPORTS_SCRIPT = """
@@ -262,8 +262,7 @@ spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])
 worker = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(worker)
 if sys.argv[3] == "preimport":
-    for name in worker.LAZY_NUMPY:
-        __import__(name)
+    worker.import_lazy_numpy()
 with open(sys.argv[2], "rb") as fh:
     calls, submissions = pickle.load(fh)
 before = {m for m in sys.modules if m.split(".")[0] == "numpy"}
