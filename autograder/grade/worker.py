@@ -60,6 +60,7 @@ are the inputs every submission receives anyway (no expected value is in the san
 """
 from __future__ import annotations
 
+import bisect
 import collections
 import json
 import math
@@ -213,6 +214,17 @@ class OutcomeColumns:
         self.dims += value.shape
         self.data.append(value.data)
         self.n += 1
+
+    def add_bunch(self, checked: tuple) -> None:
+        """The outcomes of a :func:`check_bunch` result, as ``add_array`` would add each."""
+        k, codes, ranks, dims, values = checked
+        self.index.extend(range(self.n, self.n + k))
+        self.code.extend(codes)
+        self.ndim.extend(ranks.tolist())
+        self.mut.extend([False] * k)
+        self.dims.extend(dims.tolist())
+        self.data.append(values)
+        self.n += k
 
     def header(self, walk) -> dict:
         values = Pieces(self.data)
@@ -424,7 +436,13 @@ def prepare_call_request(request: dict, *, ref: str | None = None) -> dict:
 # u8 kind, u32 index (call or answer number), u64 payload length, payload. The parent
 # reads the 13-byte head, checks the length against the cap for that kind and index,
 # and only then reads the payload.
-K_OK, K_RAISED, K_BAD, K_CELL, K_LOADED = 1, 2, 3, 4, 5
+#
+# K_BUNCH carries the plain array outcomes of consecutive unwatched calls, from call
+# ``index`` on, as columns (a batch has thousands of outcomes, and one message each cost
+# the child and the parent more than many kernels do): u32 count k, k dtype codes (u8,
+# indices into WIRE_DTYPES), k ranks (u8), every shape's dims (u64 each, in order), then
+# every outcome's values (C order, native byte order), one after another.
+K_OK, K_RAISED, K_BAD, K_CELL, K_LOADED, K_BUNCH = 1, 2, 3, 4, 5, 6
 _MSG = struct.Struct(">BIQ")
 _ARR = struct.Struct(">BB")        # dtype string length, ndim
 _DIM = struct.Struct(">Q")
@@ -437,7 +455,11 @@ _NATIVE_DTYPES = {d.str: d for d in map(np.dtype, (
 # Outcome columns (see OutcomeColumns): dtype codes, and the blob bytes per outcome.
 WIRE_DTYPES = sorted(_NATIVE_DTYPES)
 _WIRE_CODE = {code: i for i, code in enumerate(WIRE_DTYPES)}
+_CODE_OF_DTYPE = {_NATIVE_DTYPES[code]: i for i, code in enumerate(WIRE_DTYPES)}  # a dict lookup, not dtype.str
+_ITEMSIZES = np.array([_NATIVE_DTYPES[code].itemsize for code in WIRE_DTYPES], dtype=np.int64)
 COLUMN_BYTES = 11 + 8 * MAX_NDIM   # the most blob bytes the columns take per outcome
+_COUNT = struct.Struct(">I")
+BUNCH_ROW_BYTES = 2 + 8 * MAX_NDIM  # a bunch's bytes per outcome besides its values, at most
 
 
 class ProtocolError(Exception):
@@ -512,6 +534,89 @@ def check_array(payload: bytes, cap: int) -> RawArray:
 
 
 _SHAPES = [struct.Struct(f">{ndim}Q") for ndim in range(MAX_NDIM + 1)]
+
+
+class Bunch:
+    """Child side: plain array outcomes of consecutive calls, gathered as the columns of
+    one K_BUNCH message (see above)."""
+
+    __slots__ = ("first", "codes", "ranks", "dims", "values")
+
+    def __init__(self, first: int):
+        self.first = first
+        self.codes, self.ranks, self.dims, self.values = bytearray(), bytearray(), [], bytearray()
+
+    def add(self, arr: np.ndarray) -> bool:
+        """Gather ``arr``; False (nothing gathered) if its dtype is not a wire dtype as it
+        is (another byte order: :func:`pack_array` converts it in a message of its own)."""
+        code = _CODE_OF_DTYPE.get(arr.dtype)
+        if code is None:
+            return False
+        self.codes.append(code)
+        self.ranks.append(arr.ndim)
+        self.dims += arr.shape
+        self.values += arr.tobytes()  # C order
+        return True
+
+    def message(self) -> bytes:
+        k, dims = len(self.codes), self.dims
+        payload = b"".join([_COUNT.pack(k), self.codes, self.ranks, struct.pack(f">{len(dims)}Q", *dims), self.values])
+        return _MSG.pack(K_BUNCH, self.first, len(payload)) + payload
+
+
+def bunch_caps(caps) -> list[int]:
+    """Parent side: the largest K_BUNCH payload that may start at each call of a batch
+    (every later call's outcome in it, each at its cap), so a head is checked before its
+    payload is read, as for any message."""
+    bound, out = _COUNT.size, [0] * len(caps)
+    for i in range(len(caps) - 1, -1, -1):
+        bound += BUNCH_ROW_BYTES + caps[i] * MAX_ITEMSIZE
+        out[i] = bound
+    return out
+
+
+def check_bunch(payload: bytes, first: int, caps: np.ndarray, watched: list[int]) -> tuple:
+    """Parent side: the inverse of :meth:`Bunch.message` for calls ``first``, ``first +
+    1``, ...: (count, dtype codes, ranks, dims, values), every outcome checked as
+    :func:`check_array` checks one (a wire dtype, at most MAX_NDIM dims, at most its
+    call's cap of values in ``caps``), and the values filling the rest of the payload
+    exactly. No watched call (``watched``, sorted) may be among them: a watched call's
+    outcome comes alone, once its inputs have been compared. Raises ProtocolError."""
+    if len(payload) < _COUNT.size:
+        raise ProtocolError("truncated bunch")
+    (k,) = _COUNT.unpack_from(payload)
+    if not 1 <= k <= len(caps) - first:
+        raise ProtocolError("bunch count out of range")
+    at = bisect.bisect_left(watched, first)
+    if at < len(watched) and watched[at] < first + k:
+        raise ProtocolError("a watched call's outcome in a bunch")
+    shapes_at = _COUNT.size + 2 * k
+    if len(payload) < shapes_at:
+        raise ProtocolError("truncated bunch")
+    codes = np.frombuffer(payload, np.uint8, k, _COUNT.size)
+    ranks = np.frombuffer(payload, np.uint8, k, _COUNT.size + k)
+    if int(codes.max()) >= len(WIRE_DTYPES):
+        raise ProtocolError("refused dtype")
+    width = int(ranks.max())
+    if width > MAX_NDIM:
+        raise ProtocolError("too many dimensions")
+    n_dims = int(ranks.sum())
+    values_at = shapes_at + 8 * n_dims
+    if len(payload) < values_at:
+        raise ProtocolError("truncated shape")
+    dims = np.frombuffer(payload, ">u8", n_dims, shapes_at)
+    if n_dims and int(dims.max()) > MAX_ARRAY_ELEMENTS:
+        raise ProtocolError("array size does not match")
+    # Values per outcome: the product of its dims (1 for a 0-d array), in float64 so that
+    # it cannot wrap around (exact up to 2**53, and beyond that far over any cap).
+    grid = np.ones((k, width))
+    grid[np.arange(width) < ranks[:, None]] = dims
+    counts = grid.prod(axis=1)
+    if (counts > caps[first:first + k]).any():
+        raise ProtocolError("array size does not match")
+    if int((counts.astype(np.int64) * _ITEMSIZES[codes]).sum()) != len(payload) - values_at:
+        raise ProtocolError("array size does not match")
+    return k, payload[_COUNT.size:_COUNT.size + k], ranks, dims, memoryview(payload)[values_at:]
 
 
 def unpack_array(payload: bytes, cap: int) -> np.ndarray:
@@ -670,12 +775,19 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
         return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
-def outcome_message(index: int, kind: int, body, cap: int | None = None, call: tuple = ()) -> bytes:
-    """One call's outcome as a child -> parent message. ``cap``: the most values
-    allowed; None: computed from ``call``, the call's (args, kwargs), and only for a
-    return longer than OUTPUT_SLACK (a closure per call would cost more)."""
+def _within_cap(kind: int, body, cap: int | None, call: tuple) -> tuple[int, object]:
+    """(kind, body), a returned array over its call's cap turned into a bad return.
+    ``cap``: the most values allowed; None: computed from ``call``, the call's (args,
+    kwargs), and only for a return longer than OUTPUT_SLACK (a closure per call would
+    cost more)."""
     if kind == K_OK and body.size > OUTPUT_SLACK and body.size > (output_cap(*call) if cap is None else cap):
-        kind, body = K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
+        return K_BAD, {"msg": f"returned {body.size} values, far more than the inputs allow"}
+    return kind, body
+
+
+def outcome_message(index: int, kind: int, body) -> bytes:
+    """One outcome (already within its cap: :func:`_within_cap`) as a child -> parent
+    message of its own."""
     payload = pack_array(body) if kind == K_OK else _dumps(body, ensure_ascii=True).encode()
     return _MSG.pack(kind, index, len(payload)) + payload
 
@@ -683,23 +795,45 @@ def outcome_message(index: int, kind: int, body, cap: int | None = None, call: t
 class Outbox:
     """The child's outcomes on their way to the parent, written in bunches (a write per
     call would cost more than many kernels do), at least every FLUSH_SECONDS while calls
-    complete. Before each call the child notes its index in the shared progress word,
-    so the parent blames a hung call exactly even when earlier outcomes were unsent."""
+    complete; consecutive plain arrays travel as one K_BUNCH message. Before each call
+    the child notes its index in the shared progress word, so the parent blames a hung
+    call exactly even when earlier outcomes were unsent."""
 
     def __init__(self, fd: int, progress):
         self.fd, self.progress = fd, progress
         self.pending = bytearray()
+        self.bunch: Bunch | None = None
         self.since = _monotonic()
 
     def starting(self, index: int) -> None:
         _PROGRESS.pack_into(self.progress, 0, index)
 
+    def add_array(self, index: int, arr: np.ndarray) -> None:
+        """A plain array outcome (within its cap) of an unwatched call."""
+        bunch = self.bunch
+        if bunch is None:
+            bunch = self.bunch = Bunch(index)
+        if not bunch.add(arr):
+            self.add(outcome_message(index, K_OK, arr))
+            return
+        if len(bunch.values) + len(self.pending) >= FLUSH_BYTES or _monotonic() - self.since >= FLUSH_SECONDS:
+            self.flush()
+
     def add(self, message: bytes) -> None:
+        """A message of its own (after the open bunch: messages keep the calls' order)."""
+        self._close_bunch()
         self.pending += message
         if len(self.pending) >= FLUSH_BYTES or _monotonic() - self.since >= FLUSH_SECONDS:
             self.flush()
 
+    def _close_bunch(self) -> None:
+        if self.bunch is not None:
+            if self.bunch.codes:
+                self.pending += self.bunch.message()
+            self.bunch = None
+
     def flush(self) -> None:
+        self._close_bunch()
         if self.pending:
             _write_all(self.fd, self.pending)
             self.pending.clear()
@@ -737,10 +871,14 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
                 layouts.update(order[1])
             args, kwargs = shared_arguments(args, kwargs, layouts.pop(index), inputs)
         if not callable(fn):  # still in the loop: the watched calls' orders must be read
-            outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}, 0))
+            outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}))
             continue
         kind, body = run_call(fn, args, kwargs, me)  # the call unpacks them into new ones
-        outbox.add(outcome_message(index, kind, body, call=(args, kwargs)))
+        kind, body = _within_cap(kind, body, None, (args, kwargs))
+        if kind == K_OK and index not in watched:
+            outbox.add_array(index, body)
+        else:
+            outbox.add(outcome_message(index, kind, body))
     outbox.flush()
     _reap_children()  # whatever student code started without Python's fork (ctypes, subprocess)
 
@@ -758,7 +896,7 @@ def _child_values(namespace: dict, names: list, out: int) -> None:
         if value is None:
             _send_text(out, K_BAD, index, {"msg": "missing"})
         else:
-            _write_all(out, outcome_message(index, K_OK, value, MAX_ANSWER_ELEMENTS))
+            _write_all(out, outcome_message(index, *_within_cap(K_OK, value, MAX_ANSWER_ELEMENTS, ())))
 
 
 def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, progress) -> None:
@@ -1279,14 +1417,26 @@ class Parent:
         call_start, batch_cpu0 = start, child.cpu()
         timed_call, call_cpu0, last_check = 0, batch_cpu0, start
 
+        bunch_bounds: list[int] = []  # made at the first bunch (a batch may send none)
+        caps_array = np.asarray(caps, dtype=np.float64)
+
         def cap_for(kind, index):
-            return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) and index < n else 0
+            if index >= n:
+                return 0
+            if kind == K_BUNCH:
+                if not bunch_bounds:
+                    bunch_bounds.extend(bunch_caps(caps))
+                return bunch_bounds[index]
+            return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) else 0
 
         while outcomes.n < n:
             for kind, index, payload in child.messages(POLL, cap_for):
                 if index != outcomes.n:
                     raise ProtocolError("out of order")
-                if kind == K_OK and index not in watched_set:  # nearly every outcome
+                if kind == K_BUNCH:  # nearly every outcome
+                    outcomes.add_bunch(check_bunch(payload, index, caps_array, watched))
+                    continue
+                if kind == K_OK and index not in watched_set:
                     outcomes.add_array(check_array(payload, caps[index]), False)
                     continue
                 outcome = parse_outcome(kind, payload, caps[index])

@@ -5,6 +5,7 @@ import os
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from autograder.grade import worker as wire
@@ -247,6 +248,162 @@ def test_a_forged_array_outside_an_outcomes_value_stays_plain_json():
     with pytest.raises(wire.WireError):  # a value's reference is still checked against the blob
         bad = json.dumps({"op": "outcomes", "outcomes": [{"s": "ok", "v": {"__nd__": [0, 80, "<f8", [10]]}}]}).encode()
         wire.decode(wire._HDR.pack(len(bad)) + bad + np.zeros(1).tobytes(), trusted=False)
+
+
+# ---------------------------------------------------------------- bunches of outcomes
+# The child sends consecutive plain array outcomes as one K_BUNCH message of columns; the
+# parent checks it in a few vectorised steps. What reaches the grader must be what one
+# message per outcome carried, and every inconsistency must be refused.
+def _child_stream(outcomes, watched=frozenset(), flush_bytes=None, monkeypatch=None) -> bytes:
+    """The bytes a child's Outbox writes for ``outcomes`` (arrays, or (kind, body) for
+    the others), calls in ``watched`` sent as messages of their own."""
+    read_end, write_end = os.pipe()
+    import fcntl
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 1 << 20)
+    outbox = wire.Outbox(write_end, bytearray(8))
+    for index, outcome in enumerate(outcomes):
+        if isinstance(outcome, np.ndarray) and index not in watched:
+            outbox.add_array(index, outcome)
+        elif isinstance(outcome, np.ndarray):
+            outbox.add(wire.outcome_message(index, wire.K_OK, outcome))
+        else:
+            outbox.add(wire.outcome_message(index, *outcome))
+    outbox.flush()
+    os.close(write_end)
+    chunks = []
+    while chunk := os.read(read_end, 1 << 20):
+        chunks.append(chunk)
+    os.close(read_end)
+    return b"".join(chunks)
+
+
+def _parent_reads(stream: bytes, caps: list[int], watched=()) -> list:
+    """The outcomes the parent makes of a child's stream (as Parent._run reads it),
+    through the reply encoding and the grader's untrusted decode."""
+    child = wire.Child.__new__(wire.Child)
+    child.buffer = bytearray(stream)
+    bounds = wire.bunch_caps(caps)
+    columns = wire.OutcomeColumns()
+    for kind, index, payload in child._parse(
+            lambda kind, index: bounds[index] if kind == wire.K_BUNCH else wire.payload_cap(kind, caps[index])):
+        assert index == columns.n
+        if kind == wire.K_BUNCH:
+            columns.add_bunch(wire.check_bunch(payload, index, np.asarray(caps, dtype=float), sorted(watched)))
+        else:
+            columns.add(wire.parse_outcome(kind, payload, caps[index]))
+    assert not child.buffer
+    return roundtrip({"op": "outcomes", "outcomes": columns}, trusted=False)["outcomes"]
+
+
+ANY_ARRAY = hnp.arrays(hnp.scalar_dtypes().filter(lambda d: d.kind in "biuf" and d.itemsize <= wire.MAX_ITEMSIZE),
+                       hnp.array_shapes(min_dims=0, max_dims=3, min_side=0))
+
+
+@settings(max_examples=60, derandomize=True, database=None)
+@given(st.lists(st.one_of(ANY_ARRAY, ANY_ARRAY.map(lambda a: a.T), ANY_ARRAY.map(lambda a: a.astype(a.dtype.newbyteorder())),
+                          st.just((wire.K_RAISED, {"exc": ["E"], "msg": "m"}))),
+                max_size=12), st.sets(st.integers(0, 11)))
+def test_bunched_outcomes_reach_the_grader_as_single_messages_carried_them(outcomes, watched):
+    """Any dtype (other byte orders included), rank, layout, empty arrays, raised calls
+    and watched calls in between: the same outcomes, in order, as one message each."""
+    watched = {i for i in watched if i < len(outcomes)}
+    caps = [max(1, o.size) if isinstance(o, np.ndarray) else 1 for o in outcomes]
+    got = _parent_reads(_child_stream(outcomes, watched), caps, watched)
+    single = b"".join(wire.outcome_message(i, *((wire.K_OK, o) if isinstance(o, np.ndarray) else o))
+                      for i, o in enumerate(outcomes))
+    assert len(got) == len(outcomes)
+    for back, by_one in zip(got, _parent_reads(single, caps)):
+        assert _same(back, by_one)
+    for back, sent in zip(got, outcomes):
+        if isinstance(sent, np.ndarray):
+            assert back["s"] == "ok" and back["v"].shape == sent.shape and back["mut"] is False
+            np.testing.assert_array_equal(back["v"], sent)
+
+
+def test_a_bunch_closes_at_every_message_of_its_own_and_flush():
+    arrays = [np.arange(3.0), np.arange(2, dtype=np.int64), np.zeros((2, 2), dtype=np.float32)]
+    outcomes = [arrays[0], arrays[1], (wire.K_BAD, {"msg": "x"}), arrays[2], arrays[0]]
+    stream = _child_stream(outcomes, watched={3})
+    kinds = []
+    child = wire.Child.__new__(wire.Child)
+    child.buffer = bytearray(stream)
+    for kind, index, _ in child._parse(lambda kind, index: 1 << 20):
+        kinds.append((kind, index))
+    assert kinds == [(wire.K_BUNCH, 0), (wire.K_BAD, 2), (wire.K_OK, 3), (wire.K_BUNCH, 4)]
+
+
+def _bunch(arrays, first=0) -> bytes:
+    bunch = wire.Bunch(first)
+    assert all(bunch.add(a) for a in arrays)
+    return bunch.message()[wire._MSG.size:]
+
+
+def _edit(payload: bytes, at: int, data: bytes) -> bytes:
+    return payload[:at] + data + payload[at + len(data):]
+
+
+# Two outcomes: float64 of shape (2, 3), then int64 of shape (4,). Layout: count (4 bytes),
+# codes (2), ranks (2), dims (3 x 8), values (48 + 32).
+F8, I8 = wire.WIRE_DTYPES.index("<f8"), wire.WIRE_DTYPES.index("<i8")
+BAD_BUNCHES = {
+    "empty payload": lambda p: b"",
+    "truncated count": lambda p: p[:3],
+    "zero outcomes": lambda p: _edit(p, 0, (0).to_bytes(4, "big")),
+    "more outcomes than calls left": lambda p: _edit(p, 0, (3).to_bytes(4, "big")),
+    "huge count": lambda p: _edit(p, 0, (2**32 - 1).to_bytes(4, "big")),
+    "unknown dtype code": lambda p: _edit(p, 4, bytes([len(wire.WIRE_DTYPES)])),
+    "code 255": lambda p: _edit(p, 5, b"\xff"),
+    "rank over MAX_NDIM": lambda p: _edit(p, 6, bytes([wire.MAX_NDIM + 1])),
+    "rank says more dims than sent": lambda p: _edit(p, 6, bytes([20])),
+    "dim over MAX_ARRAY_ELEMENTS": lambda p: _edit(p, 8, (wire.MAX_ARRAY_ELEMENTS + 1).to_bytes(8, "big")),
+    "shape over the call's cap": lambda p: _edit(p, 8, (3).to_bytes(8, "big")),
+    "values cut short": lambda p: p[:-8],
+    "values too long": lambda p: p + b"\0" * 8,
+    "dtype swapped for a narrower one": lambda p: _edit(p, 5, bytes([wire.WIRE_DTYPES.index("|u1")])),
+}
+
+
+def test_a_well_formed_bunch_is_read_back():
+    payload = _bunch([np.arange(6.0).reshape(2, 3), np.arange(4)])
+    k, codes, ranks, dims, values = wire.check_bunch(payload, 0, np.array([6.0, 4.0]), [])
+    assert (k, list(codes), ranks.tolist(), dims.tolist(), len(values)) == (2, [F8, I8], [2, 1], [2, 3, 4], 80)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_BUNCHES))
+def test_the_parent_refuses_every_inconsistent_bunch(name):
+    payload = BAD_BUNCHES[name](_bunch([np.arange(6.0).reshape(2, 3), np.arange(4)]))
+    with pytest.raises(wire.ProtocolError):
+        wire.check_bunch(payload, 0, np.array([6.0, 4.0]), [])
+
+
+def test_dims_whose_product_wraps_around_are_refused():
+    """2**16 four times is 2**64 values: 0 in int64 arithmetic, which would let an empty
+    values part pass."""
+    bunch = wire.Bunch(0)
+    bunch.codes.append(F8)
+    bunch.ranks.append(4)
+    bunch.dims += [2**16] * 4
+    with pytest.raises(wire.ProtocolError):
+        wire.check_bunch(bunch.message()[wire._MSG.size:], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
+
+
+def test_a_bunch_may_not_hold_a_watched_call_nor_start_past_the_batch():
+    payload = _bunch([np.zeros(1), np.zeros(1)], first=3)
+    caps = np.ones(6)
+    assert wire.check_bunch(payload, 3, caps, [0, 2, 5])[0] == 2
+    for watched in ([3], [4], [1, 4, 5]):  # its outcome must come alone, after the inputs are compared
+        with pytest.raises(wire.ProtocolError):
+            wire.check_bunch(payload, 3, caps, watched)
+    with pytest.raises(wire.ProtocolError):
+        wire.check_bunch(payload, 5, caps, [])  # two outcomes, one call left
+
+
+def test_a_bunch_head_is_bounded_by_the_calls_left():
+    caps = [1, 10, 3]
+    bounds = wire.bunch_caps(caps)
+    assert bounds[0] > bounds[1] > bounds[2] > 0
+    widest = [np.zeros(c, dtype=np.float64) for c in caps]  # every later call at its cap
+    assert len(_bunch(widest)) <= bounds[0] and len(_bunch(widest[2:], first=2)) <= bounds[2]
 
 
 # ---------------------------------------------------------------- imports before the fork
