@@ -468,3 +468,47 @@ def test_student_style_kernels_import_no_numpy_module_in_a_fresh_child(corpus, t
 def test_without_the_preimport_numpy_ma_is_imported_lazily(corpus, tmp_path):
     # The check above can fail: without the worker's preimport, these kernels do import.
     assert "numpy.ma" in _numpy_imported_lazily(corpus, tmp_path, preimport=False)
+
+
+# ---------------------------------------------------------------- a blank child's page copies
+TOUCH_SCRIPT = """
+import gc, importlib.util, json, os, resource, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])
+worker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(worker)
+rng = np.random.default_rng(0)
+preloaded = {"k": [[[rng.random(4), rng.integers(0, 3, 4)], {"gamma": float(g)}] for g in rng.random(5000)]}
+gc.freeze()
+faults = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+call = lambda *args, **kwargs: None
+read, write = os.pipe()
+if os.fork() == 0:
+    before = faults()
+    if sys.argv[2] == "touch":
+        worker.touch_preloaded(preloaded)
+    touched = faults()
+    for args, kwargs in preloaded["k"]:
+        call(*args, **kwargs)
+    os.write(write, json.dumps([touched - before, faults() - touched]).encode())
+    os._exit(0)
+os.wait()
+print(os.read(read, 100).decode())
+"""
+
+
+@pytest.mark.parametrize("touch", [True, False])
+def test_a_blank_child_copies_the_pages_its_calls_write_before_its_submission(tmp_path, touch):
+    """After touch_preloaded, passing the preloaded arguments to a kernel copies almost no
+    page; without it, the calls themselves copy them (so the check can fail)."""
+    import subprocess
+    import sys
+    script = tmp_path / "touch.py"
+    script.write_text(TOUCH_SCRIPT)
+    out = subprocess.run([sys.executable, str(script), wire.__file__, "touch" if touch else "none"],
+                         capture_output=True, text=True, check=True).stdout
+    while_waiting, while_calling = json.loads(out)
+    if touch:
+        assert while_waiting > 100 and while_calling < while_waiting / 10
+    else:
+        assert while_calling > 100
