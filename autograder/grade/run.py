@@ -22,7 +22,6 @@ while the previous submission is graded.
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import hashlib
 import os
 import pickle
@@ -45,9 +44,6 @@ WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"),
                 WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
-# The worker -> grader pipe's capacity, largest first: the corpus' largest reply is under
-# 4 MiB; an unprivileged grader gets at most /proc/sys/fs/pipe-max-size (1 MiB by default).
-REPLY_PIPE_BYTES = (4 << 20, 1 << 20)
 RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
@@ -357,12 +353,7 @@ class WorkerSession:
                                   ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
                                   wait=wait, recycle_env=wire.RECYCLE_FD_ENV if self.recycle else None)
         os.set_blocking(self.proc.stdout.fileno(), False)
-        for size in REPLY_PIPE_BYTES:  # room for whole replies: the worker never waits for the grader to read one
-            try:
-                fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, size)
-                break
-            except OSError:
-                pass  # above what this user may have: the default size works, only slower
+        wire.widen_pipe(self.proc.stdout.fileno())  # room for whole replies: the worker never waits for the grader
         self._buffer.clear()
         self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import fcntl
 import json
 import math
 import mmap
@@ -464,6 +465,22 @@ BUNCH_ROW_BYTES = 2 + 8 * MAX_NDIM  # a bunch's bytes per outcome besides its va
 
 class ProtocolError(Exception):
     """The child broke the protocol (malformed, oversized or out-of-order message)."""
+
+
+# A pipe's capacity, largest first: the corpus' largest reply is under 4 MiB; an
+# unprivileged process gets at most /proc/sys/fs/pipe-max-size (1 MiB by default).
+PIPE_BYTES = (4 << 20, 1 << 20)
+
+
+def widen_pipe(fd: int) -> None:
+    """Give a pipe room for whole replies (grader side) or many bunches of outcomes (the
+    worker's parent, for its child), so the writer does not wait for the reader."""
+    for size in PIPE_BYTES:
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
+            return
+        except OSError:
+            pass  # above what this user may have: the default size works, only slower
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -1233,6 +1250,7 @@ class Parent:
         grader is still busy, not when the submission's cells arrive."""
         orders_r, orders_w = os.pipe()
         replies_r, replies_w = os.pipe()
+        widen_pipe(replies_w)  # the child writes on while the parent reads what it sent before
         pid = os.fork()
         if pid == 0:
             for fd in (*self.protocol_fds, orders_w, replies_r):
