@@ -830,14 +830,17 @@ class Outbox:
         if not bunch.add(arr):
             self.add(outcome_message(index, K_OK, arr))
             return
-        if len(bunch.values) + len(self.pending) >= FLUSH_BYTES or _monotonic() - self.since >= FLUSH_SECONDS:
-            self.flush()
+        self._flush_if_due(len(bunch.values))
 
     def add(self, message: bytes) -> None:
         """A message of its own (after the open bunch: messages keep the calls' order)."""
         self._close_bunch()
         self.pending += message
-        if len(self.pending) >= FLUSH_BYTES or _monotonic() - self.since >= FLUSH_SECONDS:
+        self._flush_if_due(0)
+
+    def _flush_if_due(self, open_bytes: int) -> None:
+        """Flush at FLUSH_BYTES (``open_bytes``: those of the open bunch) or FLUSH_SECONDS."""
+        if len(self.pending) + open_bytes >= FLUSH_BYTES or _monotonic() - self.since >= FLUSH_SECONDS:
             self.flush()
 
     def _close_bunch(self) -> None:

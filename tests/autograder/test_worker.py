@@ -254,12 +254,11 @@ def test_a_forged_array_outside_an_outcomes_value_stays_plain_json():
 # The child sends consecutive plain array outcomes as one K_BUNCH message of columns; the
 # parent checks it in a few vectorised steps. What reaches the grader must be what one
 # message per outcome carried, and every inconsistency must be refused.
-def _child_stream(outcomes, watched=frozenset(), flush_bytes=None, monkeypatch=None) -> bytes:
+def _child_stream(outcomes, watched=frozenset()) -> bytes:
     """The bytes a child's Outbox writes for ``outcomes`` (arrays, or (kind, body) for
     the others), calls in ``watched`` sent as messages of their own."""
     read_end, write_end = os.pipe()
-    import fcntl
-    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 1 << 20)
+    wire.widen_pipe(write_end)  # the whole stream fits: read only once the outbox is done
     outbox = wire.Outbox(write_end, bytearray(8))
     for index, outcome in enumerate(outcomes):
         if isinstance(outcome, np.ndarray) and index not in watched:
