@@ -332,6 +332,30 @@ def _package_versions() -> dict[str, str]:
     return versions
 
 
+def machine_description() -> dict[str, str]:
+    """What, besides the package versions, decides the bits of a run's floats.
+
+    torch picks its vectorised CPU kernels by the instructions the CPU offers
+    (``get_cpu_capability``: AVX2, AVX512, ...), and they sum in different orders:
+    on two x86_64 hosts with different capabilities the same seeds give the same
+    DAgger and Decision Transformer numbers but different DQN training curves.
+    """
+    import torch
+
+    return {"arch": platform.machine(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
+
+
+def same_machine(a: Mapping, b: Mapping) -> bool:
+    """Whether two run records (protocol or claims.json) come from equivalent machines.
+
+    Only then must a rerun reproduce a committed run bit for bit. A record written
+    before the machine was described this fully (``machine`` missing or a bare
+    architecture string) is never the same machine: its CPU capability is unknown.
+    """
+    machine = a.get("machine")
+    return isinstance(machine, dict) and machine == b.get("machine") and a.get("package_versions") == b.get("package_versions")
+
+
 # --------------------------------------------------------------------------- section runners
 # Each runner takes (profile, offset, cache) and returns a plain dict for that seed.
 def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
@@ -849,7 +873,7 @@ def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
         "claims": verdicts,
         "artifacts": {name: list(keys) for name, keys in PINNED_KEYS.items()},
         "package_versions": _package_versions(),
-        "machine": platform.machine(),
+        "machine": machine_description(),
     }
 
 
@@ -1026,7 +1050,8 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
 
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
-    document = claims_document(_command(options), options.profile, options.seeds, _package_versions(), claims)
+    document = claims_document(_command(options), options.profile, options.seeds, _package_versions(), claims,
+                               machine_description())
     (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
     reports, verdicts = {}, {}

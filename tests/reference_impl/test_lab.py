@@ -480,20 +480,60 @@ def test_real_smoke_profile_end_to_end(tmp_path):
 
 
 # --------------------------------------------------------------------------- reproduction (slow)
+#: Per-episode success flags of online training: on another CPU the same seed takes
+#: another path through training (measured: 20-24 of 130 flags differ between an
+#: AVX512 and an AVX2 host), so across machines only what the lab reports of them is
+#: compared, the success rate over the second half of training.
+TRAINING_FLAGS = {("M5_online_dqn_curve.npz", "dqn_success"), ("M5_online_dqn_curve.npz", "double_success")}
+
+
+def _close_across_machines(name: str, key: str, new: np.ndarray, old: np.ndarray) -> None:
+    assert new.shape == old.shape, f"{name}:{key}"
+    if (name, key) in TRAINING_FLAGS:
+        assert set(np.unique(new)) <= {0, 1}, f"{name}:{key}"
+        half = len(old) // 2
+        assert abs(new[half:].mean() - old[half:].mean()) <= 0.25, f"{name}:{key}"
+    else:
+        np.testing.assert_allclose(new, old, atol=0.25, err_msg=f"{name}:{key}")
+
+
+def test_same_machine_needs_the_cpu_capability_and_the_versions():
+    here = {"package_versions": {"torch": "2.13.0+cpu"}, "machine": lab.machine_description()}
+    assert lab.same_machine(here, dict(here))
+    assert set(here["machine"]) == {"arch", "torch_cpu_capability"}
+    other_cpu = {**here, "machine": {**here["machine"], "torch_cpu_capability": "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"}}
+    assert not lab.same_machine(here, other_cpu)
+    assert not lab.same_machine(here, {**here, "package_versions": {"torch": "2.14.1"}})
+    # Records written before the CPU was described: a bare architecture, or none.
+    assert not lab.same_machine({**here, "machine": "x86_64"}, here)
+    assert not lab.same_machine({"package_versions": here["package_versions"]}, here)
+
+
+def test_training_flags_are_compared_by_their_second_half_across_machines():
+    old = np.r_[np.zeros(60, np.int64), np.ones(70, np.int64)]
+    shifted = np.r_[np.zeros(70, np.int64), np.ones(60, np.int64)]  # learns 10 episodes later
+    _close_across_machines("M5_online_dqn_curve.npz", "dqn_success", shifted, old)
+    with pytest.raises(AssertionError):
+        _close_across_machines("M5_online_dqn_curve.npz", "dqn_success", np.zeros(130, np.int64), old)
+    with pytest.raises(AssertionError):  # other arrays keep the value tolerance
+        _close_across_machines("M5_dagger_curve.npz", "success_rate", np.array([0.5]), np.array([0.9]))
+
+
 @pytest.mark.slow
 def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
     """`m5 lab --profile full --pin` into a scratch directory equals the committed files.
 
-    Exactly (bit for bit in every array) when numpy/torch versions and the CPU
-    architecture match the protocol; otherwise names and shapes exactly and values
-    within 0.25 (a couple of evaluation episodes ending differently).
+    Exactly (bit for bit in every array) on the same machine as the protocol's
+    (`lab.same_machine`: package versions, architecture and torch's CPU capability);
+    otherwise names and shapes exactly, values within 0.25 (a couple of evaluation
+    episodes ending differently), and training flags by their second half.
     """
     committed = lab.DATA_DIR
     protocol = lab.load_pinned("M5_experiment_protocol", data_dir=committed)
     monkeypatch.setattr(lab, "DATA_DIR", tmp_path / "data")
     assert lab.main(["--profile", "full", "--pin", "--out", str(tmp_path / "out")]) == 0
     fresh = lab.load_pinned("M5_experiment_protocol", data_dir=tmp_path / "data")
-    same_machine = (fresh["package_versions"] == protocol["package_versions"] and fresh["machine"] == protocol["machine"])
+    same_machine = lab.same_machine(fresh, protocol)
     assert fresh["parameters"] == protocol["parameters"] and fresh["seeds"] == protocol["seeds"]
     for name in lab.PINNED_KEYS:
         old, new = lab.load_pinned(name, data_dir=committed), lab.load_pinned(name, data_dir=tmp_path / "data")
@@ -502,8 +542,7 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
             if same_machine or old[key].dtype.kind == "U":
                 np.testing.assert_array_equal(new[key], old[key], err_msg=f"{name}:{key}")
             else:
-                assert new[key].shape == old[key].shape
-                np.testing.assert_allclose(new[key], old[key], atol=0.25, err_msg=f"{name}:{key}")
+                _close_across_machines(name, key, new[key], old[key])
     for name in lab.PINNED_KEYS:  # byte for byte: the .npz writer is deterministic
         if same_machine:
             assert (tmp_path / "data" / name).read_bytes() == (committed / name).read_bytes(), name

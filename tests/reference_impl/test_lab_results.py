@@ -139,7 +139,8 @@ def _document():
     for claim in CLAIMS:
         if claim.id in claims:
             claims[claim.id]["text"] = dict(claim.text)
-    return lab_results.claims_document("m5 lab --profile full --seeds 2", "full", 2, {"numpy": "x"}, claims)
+    return lab_results.claims_document("m5 lab --profile full --seeds 2", "full", 2, {"numpy": "x"}, claims,
+                                       {"arch": "x86_64", "torch_cpu_capability": "AVX2"})
 
 
 def test_readme_section_is_rewritten_between_the_markers_and_checked(tmp_path, capsys):
@@ -202,12 +203,12 @@ def test_committed_claims_are_the_five_seed_full_run_of_every_registered_claim()
 
 @pytest.mark.slow
 def test_five_seed_full_run_reproduces_the_committed_claims(tmp_path):
-    """`m5 lab --profile full --seeds 5` again: every claim equal, exactly on the pinned machine (about 10 minutes)."""
+    """`m5 lab --profile full --seeds 5` again: every claim equal, exactly on the same machine (`lab.same_machine`) (about 10 minutes)."""
     committed = lab_results.load_document(COMMITTED)
     run = lab.run_lab(lab.parse_options(["--profile", "full", "--seeds", "5", "--out", str(tmp_path)], {}))
     fresh = lab_results.load_document(tmp_path / lab.CLAIMS_FILE)
     assert set(fresh["claims"]) == set(committed["claims"])
-    same_machine = fresh["package_versions"] == committed["package_versions"]
+    same_machine = lab.same_machine(fresh, committed)
     for claim_id, entry in committed["claims"].items():
         got = run["claims"][claim_id]
         assert got["seed_ids"] == entry["seed_ids"], claim_id
@@ -221,7 +222,8 @@ def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeyp
     monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
     lab.run_lab(lab.parse_options(["--seeds", "2", "--out", str(tmp_path)], {}))
     document = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
-    assert set(document) == {"command", "profile", "seeds", "package_versions", "claims"}
+    assert set(document) == {"command", "profile", "seeds", "package_versions", "machine", "claims"}
+    assert document["machine"] == lab.machine_description()
     assert document["command"] == f"m5 lab --profile smoke --seeds 2 --out {tmp_path.as_posix()} --lang en"
     entry = document["claims"]["offline.greedy_q_learned.naive_dqn"]
     assert set(entry) == {"per_seed", "seed_ids", "mean", "sd", "text"} and entry["seed_ids"] == [41, 42]

@@ -8,7 +8,7 @@ and a function from one seed's section result (what :mod:`m5_student.lab`'s
 runner returns for that seed) to a number. ``m5 lab`` evaluates every claim whose
 section ran, on every seed, and writes ``claims.json`` next to the report::
 
-    {"command", "profile", "seeds", "package_versions",
+    {"command", "profile", "seeds", "package_versions", "machine",
      "claims": {id: {"per_seed", "seed_ids", "mean", "sd", "text": {"en", "ru"}}}}
 
 Adding a claim is one :class:`Claim` appended to :data:`CLAIMS` (its value function
@@ -293,10 +293,11 @@ def evaluate_claims(results: Mapping[str, Sequence[dict]], claims: Sequence[Clai
     return out
 
 
-def claims_document(command: str, profile: str, seeds: int, package_versions: Mapping[str, str], claims: Mapping[str, dict]) -> dict:
-    """The content of ``claims.json`` (see the module docstring)."""
+def claims_document(command: str, profile: str, seeds: int, package_versions: Mapping[str, str], claims: Mapping[str, dict],
+                    machine: Mapping[str, str]) -> dict:
+    """The content of ``claims.json`` (see the module docstring); ``machine`` as ``lab.machine_description()``."""
     return {"command": command, "profile": profile, "seeds": seeds, "package_versions": dict(package_versions),
-            "claims": dict(claims)}
+            "machine": dict(machine), "claims": dict(claims)}
 
 
 def _digits(claim_id: str) -> int:
