@@ -64,6 +64,10 @@ ATTACK_SCORES = {
     "worker_orphans": ({}, None),
     # the parent refuses the 256 MB message head unread: only the flooding kernel is lost
     "worker_forge_huge_reply": ({"iql_advantage_weights": 0}, "communication"),
+    # forged outcome columns: in call order they clash with the child's own outcomes,
+    # and dims that wrap around in 64 bits are refused; only the forging kernel is lost
+    "worker_forge_bunch": ({"iql_advantage_weights": 0}, "communication"),
+    "worker_forge_bunch_wrap": ({"iql_advantage_weights": 0}, "communication"),
 }
 
 
