@@ -167,12 +167,14 @@ class _EarlyStart:
     started in a thread as `m5 grade` begins. Both mostly wait on child processes (about
     0.1 s and 0.2-0.3 s), so they overlap the import of the grading modules, the
     discovery of the submissions and the corpus load instead of following them.
-    Whatever fails here is met again, and reported, when the main thread asks for it."""
+    Whatever fails here is met again, and reported, when the main thread asks for it;
+    what failed is also said on stderr (one line), so a fault in the early start itself
+    shows instead of only making the run slower."""
 
     def __init__(self, want_worker: bool):
         from autograder.grade import sandbox
 
-        self._worker = self._cache = None
+        self._worker = self._cache = self.error = None
         self._probed, self._imported = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._start, args=(sandbox, want_worker), name="m5-early-start",
                                         daemon=True)
@@ -194,8 +196,8 @@ class _EarlyStart:
             self._imported.wait()
             if want_worker and not fatal and self._cache is not None:
                 self._worker = self._cache.first_worker()
-        except BaseException:
-            pass
+        except BaseException as error:  # noqa: BLE001 - kept and reported by worker()
+            self.error = error
 
     def wait_for_probe(self) -> None:
         """After this, sandbox.isolation() answers from its cache (never probes twice at once)."""
@@ -204,6 +206,13 @@ class _EarlyStart:
     def worker(self):
         """Wait for the start; the worker (None if none), handed over to the caller."""
         self._thread.join()
+        if self.error is not None:
+            from autograder.grade.report import for_terminal
+
+            what = f"{type(self.error).__name__}: {self.error}"
+            print(f"m5 grade: the early start failed ({for_terminal(what)}); "
+                  "its work is done again in order", file=sys.stderr)
+            self.error = None  # said once
         worker, self._worker = self._worker, None
         return worker
 

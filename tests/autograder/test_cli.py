@@ -238,6 +238,21 @@ def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, 
     assert handed[0] == (started[0], True) and started[0]._holder is None  # and the submission took it
 
 
+def test_a_failing_early_start_is_said_once_and_the_run_still_grades(tmp_path, corpus, correct_source, monkeypatch,
+                                                                     capsys):
+    from autograder.grade import cache
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("forms unreadable")
+    monkeypatch.setattr(cache, "first_worker", broken)
+    (tmp_path / "s.py").write_text(correct_source)
+    assert cli.main(["grade", str(tmp_path / "s.py"), "--out", str(tmp_path / "out"), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("the early start failed (RuntimeError: forms unreadable)") == 1
+    result = json.loads((tmp_path / "out" / "s.py" / "results.json").read_text(encoding="utf-8"))
+    assert result["score"] == assignment_total()  # graded by a worker started in order
+
+
 @pytest.mark.parametrize("why", ["nothing to grade", "a fatal sandbox", "two jobs"])
 def test_an_early_worker_is_closed_or_never_started_when_nothing_takes_it(tmp_path, corpus, correct_source,
                                                                            monkeypatch, why):
