@@ -1619,6 +1619,7 @@ def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd:
     be removed) ends the zygote, and with it the sandbox: the grader starts a new one.
     """
     files = _load_sibling("files")
+    kept = setup_mounts()  # before any student code runs
     while True:
         pid = os.fork()
         if pid == 0:
@@ -1632,7 +1633,7 @@ def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd:
             _, status = os.waitpid(pid, 0)
         except ChildProcessError:
             return 1
-        if status != 0 or not _clean_sandbox(files) or not _drain(proto_in):
+        if status != 0 or not _clean_sandbox(files, kept) or not _drain(proto_in):
             return 1
         try:
             _write_all(recycle_fd, RECYCLED)
@@ -1640,10 +1641,42 @@ def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd:
             return 1
 
 
-def _clean_sandbox(files) -> bool:
+def _unescape_mount(field: str) -> str:
+    """A mount point as /proc/self/mountinfo writes it (space, tab, newline and
+    backslash as octal escapes)."""
+    for code in ("\\040", "\\011", "\\012", "\\134"):
+        field = field.replace(code, chr(int(code[1:], 8)))
+    return field
+
+
+def setup_mounts(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, int, int]]:
+    """The sandbox's own mounts inside its writable directories, outermost only, as
+    (path, st_dev, st_ino): an interpreter bound under /tmp when the grader's venv lives
+    there. Read by the zygote before any student code runs; emptying the writable
+    directories keeps them, and a changed one stops the recycling."""
+    try:
+        with open(mountinfo, encoding="utf-8", errors="surrogateescape") as fh:
+            points = [_unescape_mount(line.split()[4]) for line in fh if len(line.split()) > 4]
+    except OSError:
+        return []
+    inside = sorted(p for p in points if any(p.startswith(d + "/") for d in WRITABLE_DIRS))
+    outermost = [p for p in inside if not any(p.startswith(q + "/") for q in inside if q != p)]
+    kept = []
+    for path in outermost:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        kept.append((path, st.st_dev, st.st_ino))
+    return kept
+
+
+def _clean_sandbox(files, kept: list[tuple[str, int, int]] = ()) -> bool:
     """Kill every process of the sandbox but this one and its pid 1 (bubblewrap's),
     then empty the writable directories (``files.empty_tree``: the grader's own remover
-    of hostile trees, loaded beside this file). True only when both are verified."""
+    of hostile trees, loaded beside this file) but for the sandbox's own mounts in
+    ``kept`` (:func:`setup_mounts`), which must be the same ones afterwards. True only
+    when all of it is verified."""
     me = _getpid()
     for _ in range(CLEAN_ROUNDS):
         try:
@@ -1659,7 +1692,18 @@ def _clean_sandbox(files) -> bool:
         time.sleep(0.001)
     else:
         return False
-    return all(files.empty_tree(path) for path in WRITABLE_DIRS)
+    for path in WRITABLE_DIRS:
+        keep = tuple(p for p, _, _ in kept if p.startswith(path + "/"))
+        if not files.empty_tree(path, keep):
+            return False
+    for path, dev, ino in kept:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return False
+        if (st.st_dev, st.st_ino) != (dev, ino):
+            return False
+    return True
 
 
 def _drain(fd: int) -> bool:

@@ -8,6 +8,7 @@ looks for any trace of it and loses every point if it finds one.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -75,7 +76,24 @@ def _ancestors():
         pid = int(stat[stat.rfind(b")") + 2:].split()[1])
     return seen
 
-_TRACES = [p + "/" + n for p in ("/scratch", "/tmp", "/dev/shm") for n in _os.listdir(p)]
+# The sandbox's own mounts (an interpreter bound under /tmp) and the directories leading
+# to them are there in a fresh sandbox too: not traces.
+with open("/proc/self/mountinfo") as _fh:
+    _SETUP = [_line.split()[4] for _line in _fh]
+
+
+def _traces(path):
+    found = []
+    for _n in _os.listdir(path):
+        _full = path + "/" + _n
+        if any(m.startswith(_full + "/") for m in _SETUP):
+            found += _traces(_full)  # on the way to a mount: look inside
+        elif _full not in _SETUP:
+            found.append(_full)
+    return found
+
+
+_TRACES = [t for p in ("/scratch", "/tmp", "/dev/shm") for t in _traces(p)]
 _TRACES += ["pid %s" % p for p in _os.listdir("/proc") if p.isdigit() and int(p) not in _ancestors()]
 ''' + CORRECT.read_text() + '''
 
@@ -150,6 +168,71 @@ def test_a_submission_that_stops_or_kills_the_zygote_costs_the_next_one_nothing(
     # Killing the zygote ends the sandbox during loading, as killing the worker parent
     # does: the attacking cell is the one that stopped the grading process.
     assert attacker == (100 if sig == "SIGSTOP" else 0)
+
+
+@pytest.fixture
+def interpreter_under_tmp(tmp_path, monkeypatch):
+    """The sandbox plan with one more read-only root under /tmp (tmp_path is there), as
+    when the grader's venv lives in /tmp: its mount lies inside the sandbox's /tmp."""
+    from autograder.grade.sandbox import launch
+
+    plan, info = launch._probe()
+    root = tmp_path / "venv_like" / "lib"
+    root.mkdir(parents=True)
+    (root / "site.txt").write_text("read only")
+    assert str(root).startswith("/tmp/")
+    monkeypatch.setattr(launch, "_probe", lambda: (dataclasses.replace(plan, roots=plan.roots + (root,)), info))
+    return root
+
+
+def test_a_sandbox_with_an_interpreter_under_tmp_is_recycled_clean(tmp_path, corpus, recycles, interpreter_under_tmp):
+    # Before: emptying /tmp met the bound root, could not remove it, and ended the sandbox.
+    escape = DIRTY + f"""
+_os.makedirs({str(interpreter_under_tmp.parent)!r} + "/planted", exist_ok=True)  # beside the bound root
+"""
+    paths = _files(tmp_path, escape, escape, INSPECTOR, INSPECTOR)
+    results = grade_many(paths, corpus, jobs=1, shrink=False, answers=True)
+    assert recycles == [True, True]
+    for result in results:
+        assert sum(t.score for t in result.tests if t.group in KERNELS) == 100, [t.key for t in result.tests if not t.passed]
+    assert (interpreter_under_tmp / "site.txt").read_text() == "read only"  # on the host, untouched
+
+
+def test_setup_mounts_reads_mountinfo_outermost_first_with_escapes(tmp_path):
+    from autograder.grade import worker
+
+    (tmp_path / "a b").mkdir()
+    (tmp_path / "a b" / "inner").mkdir()
+    line = "36 35 98:0 / {} ro,nosuid - tmpfs tmpfs ro\n"
+    escaped = str(tmp_path / "a b").replace(" ", "\\040")
+    info = tmp_path / "mountinfo"
+    info.write_text("".join(line.format(p) for p in ["/", "/tmp", "/usr", escaped, escaped + "/inner"]))
+    kept = worker.setup_mounts(str(info))
+    st = os.stat(tmp_path / "a b")
+    assert kept == [(str(tmp_path / "a b"), st.st_dev, st.st_ino)]  # /tmp itself and the nested mount are not kept
+    assert worker.setup_mounts(str(tmp_path / "missing")) == []
+
+
+def test_empty_tree_keeps_the_named_paths_and_empties_the_way_to_them(tmp_path):
+    top = tmp_path / "top"
+    kept = top / "a" / "b" / "mount"
+    kept.mkdir(parents=True)
+    (kept / "inside.txt").write_text("the mount's own content")
+    (top / "a" / "left.txt").write_text("x")
+    (top / "a" / "b" / "sub").mkdir()
+    (top / "other").mkdir()
+    assert sfiles.empty_tree(str(top), (str(kept),)) is True
+    assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*")) == [
+        "a", "a/b", "a/b/mount", "a/b/mount/inside.txt"]
+    # A way to a kept path replaced by a link is refused, its target untouched.
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "f").write_text("x")
+    os.rename(top / "a", tmp_path / "moved")
+    os.symlink(tmp_path / "elsewhere", top / "a")
+    assert sfiles.empty_tree(str(top), (str(kept),)) is False
+    assert (tmp_path / "elsewhere" / "f").exists()
+    with pytest.raises(ValueError, match="not inside"):
+        sfiles.empty_tree(str(top), ("/etc/passwd",))
 
 
 def test_recycling_can_be_turned_off(tmp_path, corpus, recycles):

@@ -111,35 +111,72 @@ def remove_tree(root: Path) -> bool:
     return True
 
 
-def empty_tree(path: str | Path) -> bool:
+def empty_tree(path: str | Path, keep: tuple = ()) -> bool:
     """Delete everything inside the directory ``path`` and keep it (with its mode: it
-    may be a mount point such as /tmp); True when it is empty afterwards. Used inside
-    the sandbox too, between two submissions (``worker.zygote``), so stdlib only."""
+    may be a mount point such as /tmp); True when only what ``keep`` names is left.
+    Used inside the sandbox too, between two submissions (``worker.zygote``), so stdlib
+    only.
+
+    ``keep``: absolute paths inside ``path`` that stay as they are (the sandbox's own
+    mounts, e.g. an interpreter bound under /tmp), with the directories leading to
+    them, which are emptied of everything else. The leading directories are opened
+    without following links: one renamed, replaced or made unreadable gives False."""
     try:
         top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except FileNotFoundError:
-        return True
+        return not keep
     except OSError:
         return False
     try:
-        _empty(top)
-        return not os.listdir(top)
+        kept = _keep_tree(str(path), keep)
+        _empty(top, kept)
+        return sorted(os.listdir(top)) == sorted(kept)
     except OSError:
         return False
     finally:
         os.close(top)
 
 
-def _empty(top: int) -> None:
+def _keep_tree(path: str, keep: tuple) -> dict:
+    """``keep`` as nested names below ``path``: {name: {...}} for a directory leading to
+    a kept path, {name: None} for a kept path itself."""
+    tree: dict = {}
+    base = path.rstrip("/") + "/"
+    for kept in keep:
+        if not str(kept).startswith(base):
+            raise ValueError(f"empty_tree: keep path {kept!r} is not inside {path!r}")
+        parts = [p for p in str(kept)[len(base):].split("/") if p]
+        node = tree
+        for part in parts[:-1]:
+            if node.get(part, {}) is None:
+                break  # inside a kept path already
+            node = node.setdefault(part, {})
+        else:
+            node[parts[-1]] = None
+    return tree
+
+
+def _empty(top: int, keep: dict | None = None) -> None:
     """Empty the directory ``top`` without recursing: every subdirectory found is first
     moved up into ``top`` itself (a rename, so a 1000-deep chain becomes 1000 siblings),
-    then emptied and removed. Raises OSError for an entry it cannot remove."""
+    then emptied and removed. Names in ``keep`` (see :func:`_keep_tree`) stay: a kept
+    path untouched, a directory leading to one emptied the same way. Raises OSError for
+    an entry it cannot remove."""
+    keep = keep or {}
     while True:
-        names = os.listdir(top)
+        names = [name for name in os.listdir(top) if name not in keep]
         if not names:
-            return
+            break
         for name in names:
             _flatten_or_remove(top, name)
+    for name, inner in keep.items():
+        if inner is None:
+            continue
+        lead = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+        try:
+            _empty(lead, inner)
+        finally:
+            os.close(lead)
 
 
 def _unlink_entry(path: Path) -> bool:
