@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 
@@ -15,8 +16,9 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from reference_impl import figures, lab  # noqa: E402
+from reference_impl import figures, lab, online_dqn  # noqa: E402
 from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
+from reference_impl.online_dqn import DQNConfig  # noqa: E402
 from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  # noqa: E402
 
 # The keys the lab notebook reads from its LABELS dict.
@@ -30,7 +32,8 @@ NOTEBOOK_KEYS = (
 # Small enough that every section runs in a second or two.
 TINY = lab.LabProfile(
     name="tiny",
-    dagger=lab.DaggerParams(seed=17, expert_episodes=1, rounds=1, learner_episodes_per_round=1, epochs=1, evaluation_episodes=2),
+    dagger=lab.DaggerParams(seed=17, expert_episodes=1, rounds=1, learner_episodes_per_round=1, epochs=1, evaluation_episodes=2,
+                            label_budgets=(40,), budget_evaluation_episodes=2, budget_epochs=1),
     dqn=lab.DQNParams(seed=5, episodes=2, evaluation_episodes=1),
     log=lab.LogParams(seed=41, episodes=3),
     offline=lab.OfflineParams(seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1,
@@ -49,11 +52,22 @@ def _quiet(monkeypatch):
     plt.close("all")
 
 
-@pytest.fixture
-def tiny(monkeypatch):
-    """Every profile replaced by TINY (the runner looks profiles up at run time)."""
+#: Online DQN's own set-up (warm start, batch) shrunk too: the lab's defaults spend
+#: 2,000 warm-start updates before the first of TINY's two episodes.
+TINY_DQN = DQNConfig(warm_start_episodes=2, warm_start_updates=10, batch_size=16, learning_starts=32)
+
+
+def use_tiny(monkeypatch) -> None:
+    """Every profile replaced by TINY (the runner looks profiles up at run time), and
+    online DQN trained with TINY_DQN."""
     monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
     monkeypatch.setitem(lab.PROFILE_PARAMS, "full", dataclasses.replace(TINY, name="full"))
+    monkeypatch.setattr(online_dqn, "train_online_dqn", functools.partial(online_dqn.train_online_dqn, config=TINY_DQN))
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    use_tiny(monkeypatch)
 
 
 # --------------------------------------------------------------------------- labels

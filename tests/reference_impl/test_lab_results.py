@@ -1,7 +1,6 @@
 """Tests of the claims registry, claims.json and the README table generated from it."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import sys
@@ -20,7 +19,7 @@ from reference_impl.language import LANGUAGE_METHODS  # noqa: E402
 from reference_impl.offline import METHOD_NAMES  # noqa: E402
 
 sys.path.insert(0, str(lab_results.REPO_ROOT / "tests" / "reference_impl"))
-from test_lab import TINY  # noqa: E402
+from test_lab import use_tiny  # noqa: E402
 
 COMMITTED = lab_results.DEFAULT_CLAIMS
 
@@ -219,7 +218,7 @@ def test_five_seed_full_run_reproduces_the_committed_claims(tmp_path):
 
 
 def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeypatch):
-    monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
+    use_tiny(monkeypatch)
     lab.run_lab(lab.parse_options(["--seeds", "2", "--out", str(tmp_path)], {}))
     document = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
     assert set(document) == {"command", "profile", "seeds", "package_versions", "machine", "claims"}
