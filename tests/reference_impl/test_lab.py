@@ -495,9 +495,9 @@ def test_real_smoke_profile_end_to_end(tmp_path):
 
 # --------------------------------------------------------------------------- reproduction (slow)
 #: Per-episode success flags of online training: on another CPU the same seed takes
-#: another path through training (measured: 20-24 of 130 flags differ between an
-#: AVX512 and an AVX2 host), so across machines only what the lab reports of them is
-#: compared, the success rate over the second half of training.
+#: another path through training (measured: 20-24 of 130 flags differ between the
+#: committed run and an AVX2 host), so across machines only what the lab reports of
+#: them is compared, the success rate over the second half of training.
 TRAINING_FLAGS = {("M5_online_dqn_curve.npz", "dqn_success"), ("M5_online_dqn_curve.npz", "double_success")}
 
 

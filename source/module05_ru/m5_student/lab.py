@@ -338,9 +338,11 @@ def machine_description() -> dict[str, str]:
     """What, besides the package versions, decides the bits of a run's floats.
 
     torch picks its vectorised CPU kernels by the instructions the CPU offers
-    (``get_cpu_capability``: AVX2, AVX512, ...), and they sum in different orders:
-    on two x86_64 hosts with different capabilities the same seeds give the same
-    DAgger and Decision Transformer numbers but different DQN training curves.
+    (``get_cpu_capability``: AVX2, AVX512, ...), and they sum in different orders.
+    Measured: on an AVX2 host the committed full-profile pins (made on a host described
+    only as x86_64) came out with the same DAgger and Decision Transformer numbers but
+    other online DQN training curves, and forcing torch's default kernels on that same
+    host (``ATEN_CPU_CAPABILITY=default``) changed the DQN curves again.
     """
     import torch
 
