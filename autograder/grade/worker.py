@@ -1656,7 +1656,7 @@ def setup_mounts(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, int
     directories keeps them, and a changed one stops the recycling."""
     try:
         with open(mountinfo, encoding="utf-8", errors="surrogateescape") as fh:
-            points = [_unescape_mount(line.split()[4]) for line in fh if len(line.split()) > 4]
+            points = [_unescape_mount(fields[4]) for fields in map(str.split, fh) if len(fields) > 4]
     except OSError:
         return []
     inside = sorted(p for p in points if any(p.startswith(d + "/") for d in WRITABLE_DIRS))
@@ -1671,7 +1671,7 @@ def setup_mounts(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, int
     return kept
 
 
-def _clean_sandbox(files, kept: list[tuple[str, int, int]] = ()) -> bool:
+def _clean_sandbox(files, kept: list[tuple[str, int, int]]) -> bool:
     """Kill every process of the sandbox but this one and its pid 1 (bubblewrap's),
     then empty the writable directories (``files.empty_tree``: the grader's own remover
     of hostile trees, loaded beside this file) but for the sandbox's own mounts in
