@@ -511,16 +511,33 @@ def _close_across_machines(name: str, key: str, new: np.ndarray, old: np.ndarray
         np.testing.assert_allclose(new, old, atol=0.25, err_msg=f"{name}:{key}")
 
 
-def test_same_machine_needs_the_cpu_capability_and_the_versions():
+def test_same_machine_needs_the_cpu_its_capability_and_the_versions():
     here = {"package_versions": {"torch": "2.13.0+cpu"}, "machine": lab.machine_description()}
     assert lab.same_machine(here, dict(here))
-    assert set(here["machine"]) == {"arch", "torch_cpu_capability"}
-    other_cpu = {**here, "machine": {**here["machine"], "torch_cpu_capability": "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"}}
-    assert not lab.same_machine(here, other_cpu)
+    assert set(here["machine"]) == {"arch", "cpu", "torch_cpu_capability"}
+    other_capability = {**here, "machine": {**here["machine"], "torch_cpu_capability": "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"}}
+    assert not lab.same_machine(here, other_capability)
+    # Same instructions, another vendor: MKL may take another path.
+    other_vendor = {**here, "machine": {**here["machine"], "cpu": "GenuineIntel family 6 model 143"}}
+    assert not lab.same_machine(here, other_vendor)
     assert not lab.same_machine(here, {**here, "package_versions": {"torch": "2.14.1"}})
-    # Records written before the CPU was described: a bare architecture, or none.
+    # Records written before the CPU was described: a bare architecture, the first
+    # description (no "cpu"), or none.
     assert not lab.same_machine({**here, "machine": "x86_64"}, here)
+    first = {k: v for k, v in here["machine"].items() if k != "cpu"}
+    assert not lab.same_machine({**here, "machine": first}, here)
     assert not lab.same_machine({"package_versions": here["package_versions"]}, here)
+
+
+def test_cpu_identity_reads_the_first_processor_of_cpuinfo(tmp_path, monkeypatch):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+                       "model name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n", encoding="utf-8")
+    assert lab.cpu_identity(str(cpuinfo)) == "AuthenticAMD family 25 model 17"
+    monkeypatch.setattr(lab.platform, "processor", lambda: "arm")
+    assert lab.cpu_identity(str(tmp_path / "missing")) == "arm"
+    cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 50.00\n", encoding="utf-8")  # no vendor line (e.g. some ARM kernels)
+    assert lab.cpu_identity(str(cpuinfo)) == "arm"
 
 
 def test_training_flags_are_compared_by_their_second_half_across_machines():
