@@ -339,9 +339,11 @@ def machine_description() -> dict[str, str]:
     (``get_cpu_capability``: AVX2, AVX512, ...), and its BLAS (MKL) picks its own code
     path by the CPU's vendor and model; both sum in different orders. Measured: forcing
     torch's default kernels (``ATEN_CPU_CAPABILITY=default``) changes the online DQN
-    curves; two AMD hosts (family 25, one AVX2, one AVX512) gave the same bits in every
-    array, and the committed pins of 2026-12-01 (made on a host described only as
-    x86_64) differ from both in the online DQN curves. So the record names the CPU too.
+    curves; on two AMD hosts (family 25, one AVX2, one AVX512) the pins of 2026-12-01
+    (made on a host described only as x86_64, with the same code and packages) came
+    out with the same differences (20 and 24 of 130 DQN flags, FQE values within
+    0.064). So the capability alone does not name the machine: the record names the
+    CPU too.
     """
     import torch
 
