@@ -41,6 +41,7 @@ import nbformat
 
 from autograder.assign import sources
 from autograder.assign.claims import ClaimError
+from autograder.i18n import contracts_ru
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference_impl"
@@ -169,6 +170,9 @@ def student_module(path: Path, lang: str = "en") -> str:
     if "### BEGIN SOLUTION" in source:
         where = "lab" if path.name in LAB_PORTS else "assignment"
         source = drop_unused_private_functions(stub_solutions(source, where, path.name, lang))
+    # The contracts the notebooks state in their language (the kernels' docstrings and
+    # comments), before renaming: the translation table knows the reference's wording.
+    source = contracts_ru.localise_source(source, lang)
     source = rename_package(source)
     header = (f"# Generated from reference_impl/{path.name} by the course's release build; do not edit.\n"
               "# The graded kernels are stubs here: write them in the notebooks.\n")

@@ -283,3 +283,33 @@ def test_code_skeleton_ignores_docstrings_and_comments_only():
 def test_lab_ports_are_all_translated():
     for port in lab_source.PORTS:
         assert f"torch_kernels.{port}_torch" in cr.DOCSTRINGS_RU
+
+
+# ------------------------------------------------------------------ the kit's contracts
+@pytest.mark.parametrize("root", sorted(NOTEBOOK_ROOTS))
+@pytest.mark.parametrize("module", ["kernels", "torch_kernels"])
+def test_the_russian_kit_states_the_kernels_contracts_in_russian_with_the_same_code(root, module):
+    """``m5_student/kernels.py`` and ``torch_kernels.py`` of the Russian kit: the contracts
+    of what students write (the ten kernels, the lab's torch ports) in the notebook's
+    words, and the English kit's code (comments and the stubs' messages aside)."""
+    folder = NOTEBOOK_ROOTS[root]
+    en = (folder / sources.ASSIGNMENTS["en"] / "m5_student" / f"{module}.py").read_text(encoding="utf-8")
+    ru = (folder / sources.ASSIGNMENTS["ru"] / "m5_student" / f"{module}.py").read_text(encoding="utf-8")
+    russian = dict(_docstrings(ru))
+    students_write = (list(reference_impl.KERNEL_NAMES) if module == "kernels"
+                      else [f"{port}_torch" for port in lab_source.PORTS])
+    for name in students_write:
+        assert is_russian(russian[name]), f"{root}: m5_student/{module}.py: {name}"
+        assert russian[name] == cr.translate_docstring(dict(_docstrings(en))[name], "ru")
+    assert cr.code_skeleton(_stub_messages("en").sub("STUB", en)) == cr.code_skeleton(_stub_messages("ru").sub("STUB", ru))
+
+
+def _stub_messages(lang: str) -> re.Pattern:
+    """The stubs' message in ``lang``, whatever kernel and notebook it names."""
+    from autograder.assign import release
+
+    words = release.STUB_MESSAGES[lang]
+    where = "|".join(re.escape(words[kind]) for kind in ("assignment", "lab"))
+    parts = re.split(r"(\{name\}|\{where\})", words["message"])
+    return re.compile("".join(r"\w+" if part == "{name}" else f"(?:{where})" if part == "{where}" else re.escape(part)
+                              for part in parts))

@@ -38,143 +38,148 @@ __all__ = [
 
 
 def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
-    """DQN regression targets.
+    """Цели регрессии DQN.
 
     y_i = r_i + gamma * (1 - terminated_i) * max_a Qbar(s'_i, a)
 
-    Shapes: rewards (B,), terminated (B,) bool or 0/1, next_q_target (B, A) -> (B,).
-    An empty batch (B = 0) gives an empty result.
-    Terminal rows never read ``next_q_target`` (it may hold anything there).
-    Raises ValueError on wrong shapes, an empty action axis, non-0/1 flags,
-    non-finite values that are used, or gamma outside [0, 1].
-    Inputs may be lists or arrays and are never modified.
+    Формы: rewards (B,), terminated (B,) bool или 0/1, next_q_target (B, A) -> (B,).
+    Пустой пакет (B = 0) даёт пустой результат.
+    В терминальных строках ``next_q_target`` не читается (там может быть что угодно).
+    Выбрасывает ValueError при неверных формах, пустой оси действий, флагах не из 0/1,
+    значениях NaN или ±inf там, где они используются, а также при gamma вне [0, 1].
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте dqn_targets в ноутбуке задания")
 
 
 def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=0.99):
-    """Double DQN targets: the online table selects, the target table evaluates.
+    """Цели Double DQN: онлайн-таблица выбирает действие, целевая таблица его оценивает.
 
-    a*_i = argmax_a Q(s'_i, a)            (first index on ties)
+    a*_i = argmax_a Q(s'_i, a)            (при равенстве — первый индекс)
     y_i  = r_i + gamma * (1 - terminated_i) * Qbar(s'_i, a*_i)
 
-    Shapes: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
-    An empty batch (B = 0) gives an empty result.
-    Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
-    Inputs may be lists or arrays and are never modified.
+    Формы: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
+    Пустой пакет (B = 0) даёт пустой результат.
+    Выбрасывает ValueError в тех же случаях, что и :func:`dqn_targets`, а также когда формы
+    двух таблиц различаются.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте double_dqn_targets в ноутбуке задания")
 
 
 def masked_token_nll(token_logprobs, mask):
-    """Mean negative log-likelihood over the active tokens of the whole batch.
+    """Среднее отрицательное логарифмическое правдоподобие по активным токенам всего батча.
 
     L = - sum(mask * logp) / sum(mask)
 
-    ``token_logprobs`` and ``mask`` have the same (any) shape; ``mask`` is bool or 0/1.
-    Masked-out positions are never read (padding may hold -inf). Returns a float.
-    Raises ValueError on a shape mismatch, non-0/1 mask values, a mask with no active
-    entry, or non-finite log-probabilities at active positions.
-    Inputs may be lists or arrays and are never modified.
+    ``token_logprobs`` и ``mask`` одной (любой) формы; ``mask`` — bool или 0/1.
+    Позиции с маской 0 никогда не читаются (в дополнении (padding) может стоять -inf).
+    Возвращает float. Выбрасывает ValueError при несовпадении форм, значениях маски не из 0/1,
+    маске без единой активной позиции, а также когда среди логарифмов вероятностей в
+    активных позициях есть NaN или ±inf.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте masked_token_nll в ноутбуке задания")
 
 
 def cql_discrete_penalty(q_values, actions):
-    """Discrete CQL regularizer: soft maximum minus the value of the logged action.
+    """Регуляризатор CQL для дискретных действий: мягкий максимум минус значение записанного действия.
 
-    penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (always >= 0)
+    penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (всегда >= 0)
 
-    ``q_values`` (A,) with an integer ``actions`` gives that value; (B, A) with (B,)
-    integer ``actions`` gives the batch mean. Computed as
-    (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q), exact and warning-free for
-    large |Q|. Returns a float. Raises ValueError on wrong shapes, an empty action
-    axis, non-finite Q, or actions that are non-integer or out of range.
-    Inputs may be lists or arrays and are never modified.
+    ``q_values`` (A,) с целым ``actions`` даёт это значение; (B, A) с целочисленными
+    ``actions`` формы (B,) даёт среднее по батчу. Вычисляется как
+    (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q): точно и без предупреждений даже
+    при больших |Q|. Возвращает float. Выбрасывает ValueError при неверных формах, пустой
+    оси действий, значениях NaN или ±inf в Q, а также при действиях, которые не целые
+    или выходят за пределы диапазона.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте cql_discrete_penalty в ноутбуке задания")
 
 
 def expectile_loss(diff, tau):
-    """Asymmetric squared loss of IQL's value function.
+    """Асимметричная квадратичная функция потерь для функции ценности в IQL.
 
     L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
 
-    Positive residuals weigh tau, negative ones 1 - tau; tau = 0.5 is half the MSE.
-    ``diff`` has any non-empty shape. Returns a float. Raises ValueError when tau is
-    not in the open interval (0, 1) or ``diff`` is empty or not finite.
-    Inputs may be lists or arrays and are never modified.
+    Положительные остатки входят с весом tau, отрицательные — с весом 1 - tau; при
+    tau = 0.5 это половина MSE. ``diff`` — любой непустой формы. Возвращает float.
+    Выбрасывает ValueError, когда tau не лежит в открытом интервале (0, 1) или ``diff``
+    пуст или содержит NaN или ±inf.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте expectile_loss в ноутбуке задания")
 
 
 def return_to_go(rewards, gamma=1.0):
-    """Discounted return-to-go by reverse accumulation.
+    """Дисконтированная оставшаяся отдача (return-to-go), накопленная с конца эпизода.
 
     G_{T-1} = r_{T-1},   G_t = r_t + gamma * G_{t+1}
 
-    ``rewards`` (T,) -> (T,) float64 (int rewards give floats). An empty episode
-    (T = 0) gives an empty result. Raises ValueError on a non 1-D or non-finite
-    ``rewards`` or gamma outside [0, 1].
-    Inputs may be lists or arrays and are never modified.
+    ``rewards`` (T,) -> (T,) float64 (целые награды дают float). Пустой эпизод (T = 0)
+    даёт пустой результат. Выбрасывает ValueError,
+    когда ``rewards`` не одномерный (не 1-D) или содержит NaN или ±inf, а также при
+    gamma вне [0, 1].
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте return_to_go в ноутбуке задания")
 
 
 def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
-    """Count-based lower confidence values.
+    """Нижние доверительные значения по числу наблюдений.
 
-    value = mean - radius_scale / sqrt(n)   where n > 0
-    value = -inf                            where n = 0 (whatever the mean is)
+    value = mean - radius_scale / sqrt(n)   где n > 0
+    value = -inf                            где n = 0 (каким бы ни было среднее)
 
-    ``empirical_means`` and ``counts`` share any shape; the output has it too, so
-    empty inputs give an empty result.
-    Raises ValueError on a shape mismatch, negative or non-finite counts, non-finite
-    means where n > 0, or a negative or non-finite ``radius_scale``.
-    Inputs may be lists or arrays and are never modified.
+    ``empirical_means`` и ``counts`` одной (любой) формы; у результата та же форма,
+    поэтому пустые входы дают пустой результат.
+    Выбрасывает ValueError при несовпадении форм, отрицательных значениях или NaN или ±inf
+    в ``counts``, NaN или ±inf в средних там, где n > 0, а также когда ``radius_scale``
+    отрицателен или равен NaN или ±inf.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте pessimistic_values в ноутбуке задания")
 
 
 def behavior_support_mask(probabilities, threshold_ratio=0.35):
-    """Actions the behavior policy takes often enough to be trusted.
+    """Действия, которые поведенческая политика выбирает достаточно часто, чтобы им доверять.
 
-    eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (along the last axis)
+    eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (вдоль последней оси)
 
-    ``probabilities`` (A,) or (B, A), non-negative (counts work too) -> bool, same
-    shape; an empty batch (B = 0) gives an empty mask. The most likely action is
-    always eligible. Raises ValueError on other
-    ranks, an empty action axis, negative or non-finite entries, an all-zero row, or
-    ``threshold_ratio`` outside [0, 1].
-    Inputs may be lists or arrays and are never modified.
+    ``probabilities`` (A,) или (B, A), неотрицательные (подойдут и счётчики) -> bool той же
+    формы; пустой пакет (B = 0) даёт пустую маску. Самое вероятное действие допустимо всегда. Выбрасывает ValueError при другом
+    числе осей, пустой оси действий, отрицательных элементах или NaN или ±inf, строке из
+    одних нулей, а также при ``threshold_ratio`` вне [0, 1].
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте behavior_support_mask в ноутбуке задания")
 
 
 def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
-    """Fitted-Q-evaluation targets: an expectation under the evaluated policy.
+    """Цели fitted Q evaluation (FQE): математическое ожидание по оцениваемой политике.
 
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
-    Shapes: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
-    -> (B,). An empty batch (B = 0) gives an empty result. Raises ValueError as :func:`dqn_targets`, and when the policy table has
-    another shape, negative or non-finite entries, an all-zero row, or a row whose sum
-    differs from 1 by more than 1e-6.
-    Inputs may be lists or arrays and are never modified.
+    Формы: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
+    -> (B,). Пустой пакет (B = 0) даёт пустой результат. Выбрасывает ValueError в тех же
+    случаях, что и :func:`dqn_targets`, а также когда таблица политики другой формы, содержит отрицательные элементы или NaN или ±inf,
+    строку из одних нулей или строку, сумма которой отличается от 1 больше чем на 1e-6.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте fqe_targets в ноутбуке задания")
 
 
 def iql_advantage_weights(advantages, beta, max_weight=100.0):
-    """IQL's advantage-weighted regression weights, capped.
+    """Веса IQL для регрессии, взвешенной по преимуществу (advantage-weighted regression), с ограничением сверху.
 
     w = min(exp(beta * A), max_weight) = exp(min(beta * A, log max_weight))
 
-    The second form never overflows, so beta * A up to 1e6 is fine. ``advantages``
-    has any shape; the output has it too, so empty advantages give an empty result.
-    Raises ValueError when beta is negative or
-    non-finite, max_weight is not a finite positive number, or advantages are not
-    finite.
-    Inputs may be lists or arrays and are never modified.
+    Вторая форма никогда не переполняется, поэтому допустимы beta * A вплоть до 1e6.
+    ``advantages`` любой формы; у результата та же форма, поэтому пустые преимущества дают
+    пустой результат. Выбрасывает ValueError, когда beta отрицательна
+    или равна NaN или ±inf, max_weight не является конечным положительным числом или
+    advantages содержат NaN или ±inf.
+    Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте iql_advantage_weights в ноутбуке задания")

@@ -41,50 +41,53 @@ __all__ = [
 # --------------------------------------------------------------------------- checks
 # --------------------------------------------------------------------------- losses
 def masked_token_nll_torch(token_logprobs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Mean negative log-likelihood over the active tokens of the whole batch (0-d).
+    """Среднее отрицательное логарифмическое правдоподобие по активным токенам всего батча (0-d).
 
     L = - sum(mask * logp) / sum(mask)
 
-    Same (any) shape for both; ``mask`` bool or 0/1. Masked-out positions may hold
-    -inf: they are selected away with ``torch.where`` so neither the value nor the
-    gradient sees them (a plain ``mask * logp`` would give NaN from 0 * -inf).
-    Raises ValueError on a shape mismatch, non-0/1 mask values, a mask without an
-    active entry, non-float log-probabilities or non-finite active log-probabilities.
+    Формы у обоих одинаковые (любые); ``mask`` — bool или 0/1. В позициях с маской 0 может
+    стоять -inf: они отбрасываются через ``torch.where``, так что их не видят ни значение,
+    ни градиент (простое ``mask * logp`` дало бы NaN из 0 * -inf).
+    Выбрасывает ValueError при несовпадении форм, значениях маски не из 0/1, маске без
+    активных позиций, логарифмах вероятностей не вещественного типа или со значениями
+    NaN или ±inf в активных позициях.
     """
     raise NotImplementedError("реализуйте masked_token_nll_torch в ноутбуке лабораторной работы")
 
 
 def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-    """Discrete CQL regularizer, log sum_b exp Q(s, b) - Q(s, a), as a 0-d tensor.
+    """Регуляризатор CQL для дискретных действий, log sum_b exp Q(s, b) - Q(s, a), в виде 0-d тензора.
 
-    ``q_values`` (A,) with a 0-d integer ``actions`` gives that value; (B, A) with (B,)
-    integer ``actions`` gives the batch mean. ``torch.logsumexp`` keeps it stable for
-    large |Q|; the gradient w.r.t. Q is softmax(Q) - onehot(a) (per row, / B).
-    Raises ValueError on wrong shapes, an empty action axis or batch, non-finite Q,
-    non-integer or out-of-range actions.
+    ``q_values`` (A,) с 0-d целочисленным ``actions`` даёт это значение; (B, A) с
+    целочисленными ``actions`` формы (B,) даёт среднее по батчу. ``torch.logsumexp``
+    сохраняет устойчивость при больших |Q|; градиент по Q равен softmax(Q) - onehot(a)
+    (по строкам, / B).
+    Выбрасывает ValueError при неверных формах, пустой оси действий или пустом батче,
+    значениях NaN или ±inf в Q, нецелочисленных действиях или действиях вне диапазона.
     """
     raise NotImplementedError("реализуйте cql_discrete_penalty_torch в ноутбуке лабораторной работы")
 
 
 def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
-    """Asymmetric squared loss of IQL's value function (0-d).
+    """Асимметричная квадратичная функция потерь для функции ценности в IQL (0-d).
 
     L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
 
-    ``diff`` has any non-empty shape. Raises ValueError when tau is not in (0, 1) or
-    ``diff`` is empty, not floating point or not finite.
+    ``diff`` любой непустой формы. Выбрасывает ValueError, когда tau не лежит в (0, 1) или
+    ``diff`` пуст, не вещественного типа или содержит NaN или ±inf.
     """
     raise NotImplementedError("реализуйте expectile_loss_torch в ноутбуке лабораторной работы")
 
 
 def iql_advantage_weights_torch(advantages: torch.Tensor, beta: float, max_weight: float = 100.0) -> torch.Tensor:
-    """IQL's capped advantage weights, exp(min(beta * A, log max_weight)).
+    """Ограниченные сверху веса преимущества в IQL, exp(min(beta * A, log max_weight)).
 
-    Same shape as ``advantages``; never overflows (the exponent is clipped first).
-    In IQL the advantages come from frozen critics, so callers usually pass a
-    detached tensor; the function itself is differentiable below the cap.
-    Raises ValueError when beta is negative or non-finite, max_weight is not a
-    finite positive number, or advantages are not floating point or not finite.
+    Той же формы, что ``advantages``; никогда не переполняется (показатель экспоненты
+    сначала обрезается). В IQL преимущества дают замороженные критики, поэтому обычно
+    передают отсоединённый (detached) тензор; сама функция дифференцируема ниже порога.
+    Выбрасывает ValueError, когда beta отрицательна или равна NaN или ±inf, max_weight не
+    является конечным положительным числом, или advantages не вещественного типа или
+    содержат NaN или ±inf.
     """
     raise NotImplementedError("реализуйте iql_advantage_weights_torch в ноутбуке лабораторной работы")
 
