@@ -338,15 +338,37 @@ def machine_description() -> dict[str, str]:
     """What, besides the package versions, decides the bits of a run's floats.
 
     torch picks its vectorised CPU kernels by the instructions the CPU offers
-    (``get_cpu_capability``: AVX2, AVX512, ...), and they sum in different orders.
-    Measured: on an AVX2 host the committed full-profile pins (made on a host described
-    only as x86_64) came out with the same DAgger and Decision Transformer numbers but
-    other online DQN training curves, and forcing torch's default kernels on that same
-    host (``ATEN_CPU_CAPABILITY=default``) changed the DQN curves again.
+    (``get_cpu_capability``: AVX2, AVX512, ...), and its BLAS (MKL) picks its own code
+    path by the CPU's vendor and model; both sum in different orders. Measured: forcing
+    torch's default kernels (``ATEN_CPU_CAPABILITY=default``) changes the online DQN
+    curves; on two AMD hosts (family 25, one AVX2, one AVX512) the pins of 2026-12-01
+    (made on a host described only as x86_64, with the same code and packages) came
+    out with the same differences (20 and 24 of 130 DQN flags, FQE values within
+    0.064). So the capability alone does not name the machine: the record names the
+    CPU too.
     """
     import torch
 
-    return {"arch": platform.machine(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    return {"arch": platform.machine(), "cpu": cpu_identity(),
+            "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
+
+
+def cpu_identity(cpuinfo: str = "/proc/cpuinfo") -> str:
+    """``"<vendor_id> family <f> model <m>"`` of the first CPU, e.g. ``"AuthenticAMD family
+    25 model 17"``; ``platform.processor()`` where ``/proc/cpuinfo`` is missing."""
+    fields: dict[str, str] = {}
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if not line.strip():
+                    break  # the first processor's block is enough
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        return platform.processor() or "unknown"
+    if "vendor_id" not in fields:
+        return platform.processor() or "unknown"
+    return f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
 
 
 def same_machine(a: Mapping, b: Mapping) -> bool:
