@@ -555,7 +555,7 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
     """`m5 lab --profile full --pin` into a scratch directory equals the committed files.
 
     Exactly (bit for bit in every array) on the same machine as the protocol's
-    (`lab.same_machine`: package versions, architecture and torch's CPU capability);
+    (`lab.same_machine`: package versions, architecture, CPU and torch's CPU capability);
     otherwise names and shapes exactly, values within 0.25 (a couple of evaluation
     episodes ending differently), and training flags by their second half.
     """

@@ -375,8 +375,9 @@ def same_machine(a: Mapping, b: Mapping) -> bool:
     """Whether two run records (protocol or claims.json) come from equivalent machines.
 
     Only then must a rerun reproduce a committed run bit for bit. A record written
-    before the machine was described this fully (``machine`` missing or a bare
-    architecture string) is never the same machine: its CPU capability is unknown.
+    before the machine was described this fully (``machine`` missing, a bare
+    architecture string, or a description without ``cpu``) never equals a current
+    description: what decided its bits is unknown.
     """
     machine = a.get("machine")
     return isinstance(machine, dict) and machine == b.get("machine") and a.get("package_versions") == b.get("package_versions")
