@@ -17,7 +17,8 @@ inside the sandbox, never in the grader's process.
   module-level ``input()``, an ``open()`` of a missing file) costs only itself
   (``sys.exit()`` still ends the script, as it would under ``python``); a file
   with a syntax error is split into the largest pieces that parse. Line numbers are
-  the file's.
+  the file's. Each statement is announced, and has its own time limit, as a cell has:
+  one that kills the process is left out when the file is loaded again.
 """
 # No `from __future__` imports here: exec() and compile() would pass them on to the
 # student's code (every compile below also says dont_inherit=True).
@@ -350,7 +351,8 @@ def _run_timed(code, namespace, cell_timeout, timed, untimed):
         untimed()
 
 
-def _run_cell(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_exc) -> list[dict]:
+def _run_cell(cell, namespace, shell, cell_timeout, *, send, timed, untimed, timeout_exc) -> list[dict]:
+    send({"op": "cell", "id": cell["id"]})
     filename = f"<cell {cell['id']}>"
     shell.ignored = []
     shell.current_filename = filename
@@ -369,17 +371,26 @@ def _run_cell(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_e
     return [_entry(cell["id"], True, None, None, shell.ignored)]
 
 
-def _run_file(cell, namespace, shell, cell_timeout, *, timed, untimed, timeout_exc) -> list[dict]:
+def _run_file(cell, namespace, shell, cell_timeout, *, send, timed, untimed, timeout_exc) -> list[dict]:
     """Statement by statement; one entry per failing statement, or one ok entry. A failing
-    statement costs only itself, except sys.exit(), which ends the script as it would."""
+    statement costs only itself, except sys.exit(), which ends the script as it would.
+
+    Each statement is announced with its first line, as a notebook cell is, so one that
+    kills the process or outlives the grader's patience is the one left out when the
+    file is loaded again (``skip_lines``: the first lines of those statements; the
+    grader reports them)."""
     filename = f"<file {cell['id']}>"
     shell.ignored = []
     failures = []
+    skip = set(cell.get("skip_lines") or ())
     source = cell["source"].replace("\r\n", "\n").replace("\r", "\n")  # Python's universal newlines
     for first, piece in split_statements(source):
         if isinstance(piece, SyntaxError):
             failures.append(_entry(cell["id"], False, _describe(piece), piece.lineno or first))
             continue
+        if first in skip:
+            continue
+        send({"op": "cell", "id": cell["id"], "line": first})
         shell.current_filename = filename
         try:
             # Padding keeps the file's line numbers in tracebacks and feedback.
@@ -438,7 +449,8 @@ def load_cells(cells, kernels, cell_timeout, send, *, timed, untimed, timeout_ex
     Returns {"op": "loaded", "cells": [{"id", "ok", "error", "line", "ignored", "timed_out"}],
     "found": {kernel: bool}, "namespace": dict}. A .py file gives one entry per failing
     statement (or one ok entry). ``send({"op": "cell", "id"})`` announces each cell
-    first, so the grader knows which cell killed the worker if it dies. ``request`` is
+    first (``{"op": "cell", "id", "line"}`` each statement of a .py file), so the
+    grader knows which cell or statement killed the worker if it dies. ``request`` is
     the whole load request; its optional "import_dirs" go on sys.path and its optional
     "lang" is the submission's language (see :func:`prepare_environment`).
     """
@@ -447,8 +459,8 @@ def load_cells(cells, kernels, cell_timeout, send, *, timed, untimed, timeout_ex
     namespace, shell = grading_namespace()
     report = []
     for cell in cells:
-        send({"op": "cell", "id": cell["id"]})
         run = _run_file if cell_kind(cell) == "python" else _run_cell
-        report += run(cell, namespace, shell, cell_timeout, timed=timed, untimed=untimed, timeout_exc=timeout_exc)
+        report += run(cell, namespace, shell, cell_timeout, send=send, timed=timed, untimed=untimed,
+                      timeout_exc=timeout_exc)
     found = {name: callable(namespace.get(name)) for name in kernels}
     return {"op": "loaded", "cells": report, "found": found, "namespace": namespace}

@@ -187,7 +187,12 @@ WHERE = {
 CELL_FAILED = {"en": "{where} could not run: {error}. Only what it defines is missing; the rest is graded.",
                "ru": "{where} не выполнилась: {error}. Не хватает только того, что в ней определено; "
                      "остальное проверяется."}
-CELL_TIMED_OUT = {"en": "it ran past the time limit of one cell", "ru": "превышен лимит времени на одну ячейку"}
+CELL_TIMED_OUT = {"cell": {"en": "it ran past the time limit of one cell", "ru": "превышен лимит времени на одну ячейку"},
+                  "python": {"en": "it ran past the time limit of one statement",
+                             "ru": "превышен лимит времени на одну инструкцию"}}
+# The worker stopped it (the process exited, crashed or was killed for its memory).
+CELL_STOPPED = {"en": "it stopped the grading process (an exit, a crash or too much memory)",
+                "ru": "она остановила процесс проверки (выход, сбой или слишком много памяти)"}
 IGNORED_PLACE = {"en": "cell {number}", "ru": "ячейка {number}"}
 IGNORED = {"en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",
            "ru": "Не выполняются при проверке (команды окружения, отображения и оболочки ноутбука): {items}."}
@@ -202,6 +207,16 @@ def _where(cell: Cell | None, entry: dict, lang: str) -> str:
     return where + (WHERE["line"][lang].format(line=line) if line is not None else "")
 
 
+def _why(cell: Cell | None, entry: dict, lang: str) -> str:
+    """Why a cell or statement failed: its exception as raised, or, where the grader
+    stopped it, that in ``lang``."""
+    if entry.get("timed_out"):
+        return CELL_TIMED_OUT["python" if cell is not None and cell.kind == "python" else "cell"][lang]
+    if entry.get("stopped"):
+        return CELL_STOPPED[lang]
+    return entry.get("error") or "?"
+
+
 def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = True) -> list[dict]:
     """Feedback notes ({"en", "ru"}) on the worker's load report: one per cell (or .py
     statement) that failed, naming the notebook's cell number and the line, and (with
@@ -214,10 +229,8 @@ def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = Tru
         if items and ignored:
             skipped.append((items, cell))
         if not entry.get("ok"):
-            notes.append({lang: CELL_FAILED[lang].format(
-                where=_where(cell, entry, lang),
-                error=CELL_TIMED_OUT[lang] if entry.get("timed_out") else entry.get("error") or "?")
-                for lang in LANGS})
+            notes.append({lang: CELL_FAILED[lang].format(where=_where(cell, entry, lang), error=_why(cell, entry, lang))
+                          for lang in LANGS})
     if skipped:
         notes.append({lang: IGNORED[lang].format(items="; ".join(
             f"{items} ({IGNORED_PLACE[lang].format(number=cell.number) if cell and cell.kind == 'cell' else sub.path.name})"

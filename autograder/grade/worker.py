@@ -35,9 +35,10 @@ Requests (grader -> worker)
   {"op": "load", "cells": [cell dicts], "kernels": [...], "cell_timeout": s,
    "budget": {...}, ...}      (the whole request reaches ``cellexec.load_cells(request=)``)
       -> {"op": "cell", "id"} before each cell (the child runs the cell only once the
-         parent has passed this on), then
-         {"op": "loaded", "cells": [{"id", "ok", "error"}], "found": {kernel: bool},
-          "time_cap": bool}
+         parent has passed this on; the child announces each statement of a .py file,
+         the parent passes on the first), then
+         {"op": "loaded", "cells": [{"id", "ok", "error", "line", "timed_out", "stopped"}],
+          "found": {kernel: bool}, "time_cap": bool}
   {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s,
    "watch": [indices of calls checked for writes into their inputs] (absent: all)}
       -> {"op": "outcomes", "outcomes": [outcome, ...]} | {"op": "lost", "reason": r}
@@ -951,7 +952,7 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
             """cellexec announces each cell before running it. The cell runs only once the
             parent has passed the announcement on: a cell that kills the parent is then
             the one blamed, every time, never the cell before it."""
-            _send_text(out, K_CELL, 0, {"id": message.get("id")})
+            _send_text(out, K_CELL, 0, {"id": message.get("id"), "line": message.get("line")})
             if _read_order(orders) is None:
                 _exit_now(0)
 
@@ -989,6 +990,15 @@ _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout": 30.0, "wall_factor": 3.0,
                   "load_timeout": 60.0}
 FATAL_CELL = "this cell stopped the grading process"
+FATAL_STATEMENT = "this statement stopped the grading process"
+MAX_LEFT_OUT = 16            # cells or .py statements left out of one load (each costs a reload)
+
+
+def _left_out_entry(cell_id: str, line: int | None, reason: tuple[str, str]) -> dict:
+    """A load report entry for a cell or statement the parent stopped or left out."""
+    what, message = reason
+    return {"id": cell_id, "ok": False, "error": message, "line": line,
+            "timed_out": what == "timed_out", "stopped": what == "stopped"}
 
 
 class ChildGone(Exception):
@@ -1202,7 +1212,10 @@ class Parent:
         self.progress = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED)  # the child's current call
         self.load_request: dict | None = None
         self.budget = dict(DEFAULT_BUDGET)
-        self.fatal: dict[str, str] = {}     # cell id -> why it cannot run
+        # (cell id, first line of a .py statement or None for the whole cell) -> (what
+        # happened: "stopped", "timed_out" or "protocol", the message): left out when the
+        # cells are loaded again.
+        self.fatal: dict[tuple[str, int | None], tuple[str, str]] = {}
         self.child: Child | None = None
         self.out_of_time = False            # loading hit its wall-clock cap: no more children
         self.preloaded: dict[str, list] = {}  # name -> calls, given by the grader ahead of the batches
@@ -1282,9 +1295,10 @@ class Parent:
         return self.child is not None
 
     def load(self, request: dict | None) -> dict:
-        """Load the cells in a fresh child; a cell that kills the child or outlives its
-        deadline is left out and the rest loaded again, within ``load_timeout`` in all.
-        ``request`` None reloads after a lost batch (nothing is reported to the grader)."""
+        """Load the cells in a fresh child; a cell (or a statement of a .py file) that kills
+        the child or outlives its deadline is left out and the rest loaded again, within
+        ``load_timeout`` in all. ``request`` None reloads after a lost batch (nothing is
+        reported to the grader)."""
         forward = request is not None
         if forward:
             self.load_request = request
@@ -1292,8 +1306,9 @@ class Parent:
             self.fatal = {}
             self.out_of_time = False
         self.stop_child()
-        cells = list(self.load_request["cells"])
-        ids = {c.get("id") for c in cells if isinstance(c, dict)}
+        cells = [c for c in self.load_request["cells"] if isinstance(c, dict)]
+        ids = {c.get("id") for c in cells}
+        files = {c.get("id") for c in cells if self.cellexec.cell_kind(c) == "python"}
         cell_timeout = float(self.load_request["cell_timeout"])
         ce = self.cellexec  # per cell: its listed failures, each with a message and the ignored magics
         per_entry = MAX_MESSAGE_CHARS * 6 + 1024 + ce.MAX_IGNORED * (ce.MAX_MAGIC_NAME * 6 + 4)
@@ -1301,8 +1316,8 @@ class Parent:
                       + len(self.load_request["kernels"]) * 256)
         deadline = time.monotonic() + float(self.budget["load_timeout"])
         while True:
-            child = self.fork_child([c for c in cells if c.get("id") not in self.fatal])
-            current, cell_deadline, loaded = None, math.inf, None
+            child = self.fork_child(self._cells_to_run(cells))
+            current, forwarded, cell_deadline, loaded = None, None, math.inf, None
             try:
                 while loaded is None:
                     now = time.monotonic()
@@ -1311,33 +1326,61 @@ class Parent:
                     for kind, _, payload in child.messages(min(deadline, cell_deadline) - now,
                                                           lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
                         if kind == K_CELL:
-                            current = _text(payload).get("id")
-                            if current not in ids:
-                                raise ProtocolError("unknown cell")
+                            current = self._announced(_text(payload), ids, files)
+                            # Each cell, and each statement of a .py file, has its own deadline.
                             cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
-                            if forward:
-                                self.reply({"op": "cell", "id": current})
+                            if forward and current[0] != forwarded:
+                                self.reply({"op": "cell", "id": current[0]})
+                                forwarded = current[0]
                             child.order(("cell",))  # passed on: the child may run it
                         elif kind == K_LOADED:
                             loaded = self._loaded(_text(payload), ids)
                         else:
                             raise ProtocolError("unexpected message while loading")
             except ChildGone:
-                reason = FATAL_CELL
+                reason = ("stopped", FATAL_CELL if current is None or current[1] is None else FATAL_STATEMENT)
             except ProtocolError:
-                reason = "this cell disturbed the grading process's communication"
+                reason = ("protocol", "this cell disturbed the grading process's communication")
             else:
                 if loaded is not None:
                     self.child = child
                     return loaded
-                reason = f"the cell ran longer than {cell_timeout:g} s"
+                what = "cell" if current is None or current[1] is None else "statement"
+                reason = ("timed_out", f"the {what} ran longer than {cell_timeout:g} s")
             child.kill()
             if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
-                return self._unloaded(current, f"the cells ran longer than {self.budget['load_timeout']:g} s in all")
+                return self._unloaded(current, ("timed_out", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
             if current is None:  # the child died before its first cell: nothing to leave out
                 return self._unloaded(None, reason)
+            if len(self.fatal) >= MAX_LEFT_OUT:  # a file built to be reloaded forever
+                return self._unloaded(current, (reason[0], f"more than {MAX_LEFT_OUT} cells or statements were left out"))
             self.fatal[current] = reason
+
+    def _cells_to_run(self, cells: list[dict]) -> list[dict]:
+        """``cells`` without those left out; a .py file keeps its other statements."""
+        kept = []
+        for cell in cells:
+            if (cell.get("id"), None) in self.fatal:
+                continue
+            lines = sorted(line for cid, line in self.fatal if cid == cell.get("id") and line is not None)
+            kept.append({**cell, "skip_lines": lines} if lines else cell)
+        return kept
+
+    @staticmethod
+    def _announced(body: dict, ids: set, files: set) -> tuple[str, int | None]:
+        """(cell id, first line of the statement or None) of an announcement, checked: a
+        line is taken only from a .py file's cell, and only a plausible one."""
+        cid, line = body.get("id"), body.get("line")
+        if cid not in ids:
+            raise ProtocolError("unknown cell")
+        if cid in files and type(line) is int and 0 < line < 1 << 31:
+            return cid, line
+        return cid, None
+
+    def _left_out(self) -> list[dict]:
+        """Report entries of the cells and statements left out."""
+        return [_left_out_entry(cid, line, reason) for (cid, line), reason in self.fatal.items()]
 
     def _loaded(self, body: dict, ids: set) -> dict:
         """The child's load report, checked field by field, plus the cells left out."""
@@ -1351,15 +1394,15 @@ class Parent:
                               "ignored": [_clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[:ce.MAX_IGNORED]
                                           if isinstance(x, str)],
                               "timed_out": cell.get("timed_out") is True})
-        cells += [{"id": cid, "ok": False, "error": why} for cid, why in self.fatal.items()]
+        cells += self._left_out()
         found = body.get("found") if isinstance(body.get("found"), dict) else {}
         return {"op": "loaded", "cells": cells, "time_cap": False,
                 "found": {k: found.get(k) is True for k in self.load_request["kernels"]}}
 
-    def _unloaded(self, current, reason: str) -> dict:
-        cells = [{"id": cid, "ok": False, "error": why} for cid, why in self.fatal.items()]
+    def _unloaded(self, current, reason: tuple[str, str]) -> dict:
+        cells = self._left_out()
         if current is not None and current not in self.fatal:
-            cells.append({"id": current, "ok": False, "error": reason})
+            cells.append(_left_out_entry(current[0], current[1], reason))
         return {"op": "loaded", "cells": cells, "time_cap": self.out_of_time,
                 "found": {k: False for k in self.load_request["kernels"]}}
 

@@ -31,7 +31,11 @@ def load(cells, *, timeout=10.0, request=None, timer=False):
     timing = dict(timed=_timed, untimed=_untimed) if timer else dict(timed=lambda s: None, untimed=lambda: None)
     loaded = cellexec.load_cells(cells, KERNELS, timeout, announced.append, timeout_exc=CallTimeout,
                                  request=request, **timing)
-    assert announced == [{"op": "cell", "id": c["id"]} for c in cells]
+    # A notebook cell is announced once; a .py file once per statement it runs, with its first line.
+    assert [a for a in announced if "line" not in a] == [{"op": "cell", "id": c["id"]} for c in cells
+                                                         if cellexec.cell_kind(c) != "python"]
+    files = {c["id"] for c in cells if cellexec.cell_kind(c) == "python"}
+    assert all(a["id"] in files and isinstance(a["line"], int) for a in announced if "line" in a)
     return loaded["cells"], loaded["namespace"]
 
 
@@ -273,3 +277,24 @@ def test_a_self_check_call_in_an_answer_cell_costs_no_grading_time(tmp_path):
     assert entries[0]["ok"], entries
     assert ns["PASSED"] is True
     assert time.process_time() - started < 30   # the public Hypothesis checks did not run
+
+
+def test_a_python_file_announces_each_statement_and_skips_the_lines_it_is_told():
+    """The worker blames a statement that kills the process by its announcement, and
+    loads the file again without it (``skip_lines``)."""
+    source = "a = 1\n\ndef f():\n    return 2\n\nb = f() + a\nc = 3\n"
+    announced = []
+    loaded = cellexec.load_cells([{"id": "python-file", "source": source}], KERNELS, 5.0, announced.append,
+                                 timed=lambda s: None, untimed=lambda: None, timeout_exc=CallTimeout)
+    assert [a["line"] for a in announced] == [1, 3, 6, 7] and loaded["namespace"]["c"] == 3
+    announced.clear()
+    loaded = cellexec.load_cells([{"id": "python-file", "source": source, "skip_lines": [6]}], KERNELS, 5.0,
+                                 announced.append, timed=lambda s: None, untimed=lambda: None, timeout_exc=CallTimeout)
+    assert [a["line"] for a in announced] == [1, 3, 7]
+    assert "b" not in loaded["namespace"] and loaded["namespace"]["c"] == 3
+    assert loaded["cells"] == [{"id": "python-file", "ok": True, "error": None, "line": None, "ignored": [],
+                                "timed_out": False}]
+    # A notebook cell ignores skip_lines: it runs whole or not at all.
+    loaded = cellexec.load_cells([{"id": "c0", "source": source, "skip_lines": [6]}], KERNELS, 5.0,
+                                 lambda m: None, timed=lambda s: None, untimed=lambda: None, timeout_exc=CallTimeout)
+    assert loaded["namespace"]["b"] == 3

@@ -46,6 +46,33 @@ def test_stub_missing_and_broken_kernels_cost_only_themselves(tmp_path, corpus, 
     assert "stopped" in messages["fqe_targets"]
 
 
+def test_a_python_file_loses_only_the_module_level_statement_that_kills_its_process(tmp_path, corpus, correct_source):
+    """A .py runs statement by statement: one that ends the process (os._exit, a crash, an
+    out-of-memory kill) is left out when the file is loaded again, as a notebook cell is.
+    The kernels defined before it and after it are graded."""
+    half = correct_source.index("def return_to_go(")
+    text = correct_source[:half] + "import os\nos._exit(3)  # a leftover experiment\n\n" + correct_source[half:]
+    killing_line = text[:text.index("os._exit(3)")].count("\n") + 1
+    result = grade(write(tmp_path, "exits.py", text), corpus)
+    assert result.score == 100
+    stopped = [n for n in result.notes if "stopped the grading process" in n["en"]]
+    assert len(stopped) == 1 and f"line {killing_line}" in stopped[0]["en"]
+    assert f"строке {killing_line}" in stopped[0]["ru"] and "остановила процесс проверки" in stopped[0]["ru"]
+
+
+def test_each_statement_of_a_python_file_has_its_own_time_limit(tmp_path, corpus, correct_source):
+    """Statements that each keep within the cell time limit, and together run past it,
+    cost nothing; one that runs past it costs only itself, however late in the file it
+    starts (the whole file was once timed as one cell, then lost whole)."""
+    text = correct_source + "\nimport time\n" + "time.sleep(0.7)\n" * 5 + "\nwhile True:  # a training run left at module level\n    pass\n"
+    budget = pipeline.Budget(cell_timeout=1.0)
+    result = grade(write(tmp_path, "slow_tail.py", text), corpus, budget=budget)
+    assert result.score == 100
+    timed_out = [n for n in result.notes if "time limit" in n["en"]]
+    assert len(timed_out) == 1 and "one statement" in timed_out[0]["en"] and "инструкцию" in timed_out[0]["ru"]
+    assert f"line {text.count(chr(10)) - 1}" in timed_out[0]["en"]
+
+
 def test_notebook_cell_with_syntax_error_costs_only_its_kernels(tmp_path, corpus, correct_source):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(correct_source),

@@ -511,3 +511,26 @@ def test_a_blank_child_copies_the_pages_its_calls_write_before_its_submission(tm
         assert while_waiting > 100 and while_calling < while_waiting / 10
     else:
         assert while_calling > 100
+
+
+# ------------------------------------------------------------------ loading: what is left out
+def test_an_announcement_names_a_statement_only_in_a_python_file():
+    ids, files = {"c1", "python-file"}, {"python-file"}
+    assert wire.Parent._announced({"id": "python-file", "line": 12}, ids, files) == ("python-file", 12)
+    assert wire.Parent._announced({"id": "c1", "line": 12}, ids, files) == ("c1", None)  # a cell runs whole
+    for line in (None, 0, -3, True, 1.5, "12", 1 << 40):  # what a forged announcement may carry
+        assert wire.Parent._announced({"id": "python-file", "line": line}, ids, files) == ("python-file", None)
+    with pytest.raises(wire.ProtocolError):
+        wire.Parent._announced({"id": "c9", "line": 1}, ids, files)
+
+
+def test_cells_left_out_are_dropped_and_statements_left_out_are_skipped():
+    parent = wire.Parent.__new__(wire.Parent)
+    parent.fatal = {("c1", None): ("stopped", wire.FATAL_CELL), ("python-file", 7): ("stopped", wire.FATAL_STATEMENT),
+                    ("python-file", 3): ("timed_out", "the statement ran longer than 20 s")}
+    cells = [{"id": "c0", "source": "a = 1"}, {"id": "c1", "source": "import os; os._exit(1)"},
+             {"id": "python-file", "source": "..."}]
+    assert parent._cells_to_run(cells) == [cells[0], {**cells[2], "skip_lines": [3, 7]}]
+    entries = {(e["id"], e["line"]): e for e in parent._left_out()}
+    assert entries["c1", None]["stopped"] and not entries["c1", None]["timed_out"]
+    assert entries["python-file", 3]["timed_out"] and entries["python-file", 3]["error"].startswith("the statement")
