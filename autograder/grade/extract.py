@@ -187,9 +187,11 @@ WHERE = {
 CELL_FAILED = {"en": "{where} could not run: {error}. Only what it defines is missing; the rest is graded.",
                "ru": "{where} не выполнилась: {error}. Не хватает только того, что в ней определено; "
                      "остальное проверяется."}
-CELL_TIMED_OUT = {"cell": {"en": "it ran past the time limit of one cell", "ru": "превышен лимит времени на одну ячейку"},
-                  "python": {"en": "it ran past the time limit of one statement",
-                             "ru": "превышен лимит времени на одну инструкцию"}}
+CELL_TIMED_OUT = {"cell": {"en": "it ran past the time limit of one cell{limit}",
+                           "ru": "превышен лимит времени на одну ячейку{limit}"},
+                  "python": {"en": "it ran past the time limit of one statement{limit}",
+                             "ru": "превышен лимит времени на одну инструкцию{limit}"}}
+TIME_LIMIT = {"en": " ({seconds:g} s)", "ru": " ({seconds:g} с)"}
 # The worker stopped it (the process exited, crashed or was killed for its memory).
 CELL_STOPPED = {"en": "it stopped the grading process (an exit, a crash or too much memory)",
                 "ru": "она остановила процесс проверки (выход, сбой или слишком много памяти)"}
@@ -207,19 +209,22 @@ def _where(cell: Cell | None, entry: dict, lang: str) -> str:
     return where + (WHERE["line"][lang].format(line=line) if line is not None else "")
 
 
-def _why(cell: Cell | None, entry: dict, lang: str) -> str:
+def _why(cell: Cell | None, entry: dict, lang: str, cell_timeout: float | None) -> str:
     """Why a cell or statement failed: its exception as raised, or, where the grader
     stopped it, that in ``lang``."""
     if entry.get("timed_out"):
-        return CELL_TIMED_OUT["python" if cell is not None and cell.kind == "python" else "cell"][lang]
+        limit = TIME_LIMIT[lang].format(seconds=cell_timeout) if cell_timeout else ""
+        return CELL_TIMED_OUT["python" if cell is not None and cell.kind == "python" else "cell"][lang].format(limit=limit)
     if entry.get("stopped"):
         return CELL_STOPPED[lang]
     return entry.get("error") or "?"
 
 
-def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = True) -> list[dict]:
+def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = True,
+               cell_timeout: float | None = None) -> list[dict]:
     """Feedback notes ({"en", "ru"}) on the worker's load report: one per cell (or .py
-    statement) that failed, naming the notebook's cell number and the line, and (with
+    statement) that failed, naming the notebook's cell number and the line (and the
+    time limit of one cell, ``cell_timeout``, where one ran past it), and (with
     ``ignored``) one listing the magics and shell escapes the grader did not run."""
     by_id = {cell.id: cell for cell in sub.cells}
     notes, skipped = [], []
@@ -229,7 +234,8 @@ def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = Tru
         if items and ignored:
             skipped.append((items, cell))
         if not entry.get("ok"):
-            notes.append({lang: CELL_FAILED[lang].format(where=_where(cell, entry, lang), error=_why(cell, entry, lang))
+            notes.append({lang: CELL_FAILED[lang].format(where=_where(cell, entry, lang),
+                                                         error=_why(cell, entry, lang, cell_timeout))
                           for lang in LANGS})
     if skipped:
         notes.append({lang: IGNORED[lang].format(items="; ".join(

@@ -146,7 +146,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
     notes = []
     with session:
         report = session.start()
-        notes += cell_notes(sub, report.cells)
+        notes += cell_notes(sub, report.cells, cell_timeout=budget.cell_timeout)
         if not session.planned:  # the worker runs kernel k+1 while kernel k is judged here
             _plan(session, corpus, selected)
         if next_up is not None:

@@ -948,13 +948,21 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
         load_request = pickle.loads(inbox[:order[1]])
         _reseed()
 
+        announced = [None]
+
         def announce(message):
             """cellexec announces each cell before running it. The cell runs only once the
             parent has passed the announcement on: a cell that kills the parent is then
-            the one blamed, every time, never the cell before it."""
-            _send_text(out, K_CELL, 0, {"id": message.get("id"), "line": message.get("line")})
-            if _read_order(orders) is None:
-                _exit_now(0)
+            the one blamed, every time, never the cell before it. The next statements
+            of a .py file (same cell) do not wait: the announcement is in the pipe
+            before the statement runs, so the parent still reads which one killed the
+            child, and the parent blames the file as a whole anyway."""
+            cell_id = message.get("id")
+            _send_text(out, K_CELL, 0, {"id": cell_id, "line": message.get("line")})
+            if cell_id != announced[0]:
+                announced[0] = cell_id
+                if _read_order(orders) is None:
+                    _exit_now(0)
 
         loaded = cellexec.load_cells(load_request["cells"], load_request["kernels"], load_request["cell_timeout"],
                                      announce, timed=_timed, untimed=_untimed, timeout_exc=CallTimeout,
@@ -1317,7 +1325,7 @@ class Parent:
         deadline = time.monotonic() + float(self.budget["load_timeout"])
         while True:
             child = self.fork_child(self._cells_to_run(cells))
-            current, forwarded, cell_deadline, loaded = None, None, math.inf, None
+            current, cell_deadline, loaded = None, math.inf, None
             try:
                 while loaded is None:
                     now = time.monotonic()
@@ -1326,13 +1334,15 @@ class Parent:
                     for kind, _, payload in child.messages(min(deadline, cell_deadline) - now,
                                                           lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
                         if kind == K_CELL:
-                            current = self._announced(_text(payload), ids, files)
+                            announced = self._announced(_text(payload), ids, files)
+                            new_cell = current is None or announced[0] != current[0]
+                            current = announced
                             # Each cell, and each statement of a .py file, has its own deadline.
                             cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
-                            if forward and current[0] != forwarded:
-                                self.reply({"op": "cell", "id": current[0]})
-                                forwarded = current[0]
-                            child.order(("cell",))  # passed on: the child may run it
+                            if new_cell:  # a cell's first announcement waits for the go-ahead
+                                if forward:
+                                    self.reply({"op": "cell", "id": current[0]})
+                                child.order(("cell",))  # passed on: the child may run it
                         elif kind == K_LOADED:
                             loaded = self._loaded(_text(payload), ids)
                         else:

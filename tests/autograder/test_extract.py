@@ -165,6 +165,26 @@ def test_cell_notes_of_a_python_file_give_the_file_line(tmp_path):
     assert notes[1]["en"].endswith("!ls (hw.py).")
 
 
+def test_cell_notes_say_in_both_languages_that_the_grader_stopped_a_statement_or_a_cell(tmp_path):
+    """What the worker stopped (an exit, a crash, a kill; a deadline) is said in the
+    submission's words, with the time limit where there is one."""
+    py = Submission(tmp_path / "hw.py", [Cell(cellexec.PYTHON_FILE_ID, "", "python", 0)], "ru", "python")
+    notes = cell_notes(py, [
+        {"id": cellexec.PYTHON_FILE_ID, "ok": False, "error": "this statement stopped the grading process", "line": 40,
+         "timed_out": False, "stopped": True},
+        {"id": cellexec.PYTHON_FILE_ID, "ok": False, "error": "the statement ran longer than 20 s", "line": 52,
+         "timed_out": True, "stopped": False}], cell_timeout=20.0)
+    assert notes[0]["en"].startswith("the statement at line 40 could not run: it stopped the grading process")
+    assert notes[0]["ru"].startswith("инструкция в строке 40 не выполнилась: она остановила процесс проверки")
+    assert "time limit of one statement (20 s)" in notes[1]["en"]
+    assert "лимит времени на одну инструкцию (20 с)" in notes[1]["ru"]
+    nb = Submission(tmp_path / "hw.ipynb", [Cell("setup", "x", "cell", 3)], "en", "notebook")
+    note = cell_notes(nb, [{"id": "setup", "ok": False, "error": "the cell ran longer than 1 s", "line": None,
+                            "timed_out": True}], cell_timeout=1.0)[0]
+    assert "cell 3 (setup)" in note["en"] and "time limit of one cell (1 s)" in note["en"]
+    assert "одну ячейку (1 с)" in note["ru"]
+
+
 def test_the_student_library_folder_is_the_release_one():
     assert [d / "m5_student" / "checks.py" for d in library_dirs()] == [
         Path(__file__).resolve().parents[2] / "release" / "module05_en" / "m5_student" / "checks.py"]

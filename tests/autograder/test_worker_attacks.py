@@ -114,7 +114,7 @@ def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sea
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     assert scores(result) == expected({})
     sleeping = [n["en"] for n in result.notes if "sleep-" in n["en"]]
-    assert len(sleeping) == 2 and all("ran longer than 1 s" in n for n in sleeping)
+    assert len(sleeping) == 2 and all("time limit of one cell (1 s)" in n for n in sleeping)
 
 
 def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
