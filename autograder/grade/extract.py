@@ -192,9 +192,18 @@ CELL_TIMED_OUT = {"cell": {"en": "it ran past the time limit of one cell{limit}"
                   "python": {"en": "it ran past the time limit of one statement{limit}",
                              "ru": "превышен лимит времени на одну инструкцию{limit}"}}
 TIME_LIMIT = {"en": " ({seconds:g} s)", "ru": " ({seconds:g} с)"}
-# The worker stopped it (the process exited, crashed or was killed for its memory).
-CELL_STOPPED = {"en": "it stopped the grading process (an exit, a crash or too much memory)",
-                "ru": "она остановила процесс проверки (выход, сбой или слишком много памяти)"}
+# Why the worker stopped a cell or statement (its "reason"; worker.LEFT_OUT_REASONS).
+# The subject is a cell or a statement: «ячейка» and «инструкция» are both feminine.
+LEFT_OUT = {
+    "stopped": {"en": "it stopped the grading process (an exit, a crash or too much memory)",
+                "ru": "она остановила процесс проверки (выход, сбой или слишком много памяти)"},
+    "protocol": {"en": "it disturbed the grading process's communication",
+                 "ru": "она нарушила обмен данными с процессом проверки"},
+    "load_cap": {"en": "the cells ran past the time limit of all cells together",
+                 "ru": "ячейки исчерпали общий лимит времени на все ячейки"},
+    "left_out_cap": {"en": "too many cells or statements had stopped the grading process before it",
+                     "ru": "до неё слишком много ячеек или инструкций остановили процесс проверки"},
+}
 IGNORED_PLACE = {"en": "cell {number}", "ru": "ячейка {number}"}
 IGNORED = {"en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",
            "ru": "Не выполняются при проверке (команды окружения, отображения и оболочки ноутбука): {items}."}
@@ -215,8 +224,8 @@ def _why(cell: Cell | None, entry: dict, lang: str, cell_timeout: float | None) 
     if entry.get("timed_out"):
         limit = TIME_LIMIT[lang].format(seconds=cell_timeout) if cell_timeout else ""
         return CELL_TIMED_OUT["python" if cell is not None and cell.kind == "python" else "cell"][lang].format(limit=limit)
-    if entry.get("stopped"):
-        return CELL_STOPPED[lang]
+    if entry.get("reason") in LEFT_OUT:
+        return LEFT_OUT[entry["reason"]][lang]
     return entry.get("error") or "?"
 
 

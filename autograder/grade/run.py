@@ -308,7 +308,7 @@ class WorkerSession:
         if reply.get("op") != "loaded":
             raise WorkerLost("protocol")
         self.report.cells = [c for c in reply.get("cells", []) if isinstance(c, dict)]
-        self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL, "stopped": True}
+        self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL, "reason": "stopped"}
                               for cid in self.report.fatal_cells]
         found = reply.get("found", {})
         self.report.found = {k: bool(found.get(k)) for k in self.kernels}

@@ -37,7 +37,7 @@ Requests (grader -> worker)
       -> {"op": "cell", "id"} before each cell (the child runs the cell only once the
          parent has passed this on; the child announces each statement of a .py file,
          the parent passes on the first), then
-         {"op": "loaded", "cells": [{"id", "ok", "error", "line", "timed_out", "stopped"}],
+         {"op": "loaded", "cells": [{"id", "ok", "error", "line", "timed_out"[, "reason"]}],
           "found": {kernel: bool}, "time_cap": bool}
   {"op": "call", "kernel": name, "calls": [[args, kwargs], ...], "call_timeout": s,
    "watch": [indices of calls checked for writes into their inputs] (absent: all)}
@@ -1002,11 +1002,17 @@ FATAL_STATEMENT = "this statement stopped the grading process"
 MAX_LEFT_OUT = 16            # cells or .py statements left out of one load (each costs a reload)
 
 
+# Why the parent stopped a cell or statement: the entry's "reason" (the feedback says
+# it in the submission's language, extract.LEFT_OUT).
+LEFT_OUT_REASONS = ("stopped", "timed_out", "protocol", "load_cap", "left_out_cap")
+
+
 def _left_out_entry(cell_id: str, line: int | None, reason: tuple[str, str]) -> dict:
-    """A load report entry for a cell or statement the parent stopped or left out."""
+    """A load report entry for a cell or statement the parent stopped or left out;
+    ``reason`` is (one of LEFT_OUT_REASONS, an English message)."""
     what, message = reason
-    return {"id": cell_id, "ok": False, "error": message, "line": line,
-            "timed_out": what == "timed_out", "stopped": what == "stopped"}
+    return {"id": cell_id, "ok": False, "error": message, "line": line, "timed_out": what == "timed_out",
+            "reason": what}
 
 
 class ChildGone(Exception):
@@ -1221,8 +1227,8 @@ class Parent:
         self.load_request: dict | None = None
         self.budget = dict(DEFAULT_BUDGET)
         # (cell id, first line of a .py statement or None for the whole cell) -> (what
-        # happened: "stopped", "timed_out" or "protocol", the message): left out when the
-        # cells are loaded again.
+        # happened, one of LEFT_OUT_REASONS, and a message): left out when the cells are
+        # loaded again.
         self.fatal: dict[tuple[str, int | None], tuple[str, str]] = {}
         self.child: Child | None = None
         self.out_of_time = False            # loading hit its wall-clock cap: no more children
@@ -1360,11 +1366,11 @@ class Parent:
             child.kill()
             if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
-                return self._unloaded(current, ("timed_out", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
+                return self._unloaded(current, ("load_cap", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
             if current is None:  # the child died before its first cell: nothing to leave out
                 return self._unloaded(None, reason)
             if len(self.fatal) >= MAX_LEFT_OUT:  # a file built to be reloaded forever
-                return self._unloaded(current, (reason[0], f"more than {MAX_LEFT_OUT} cells or statements were left out"))
+                return self._unloaded(current, ("left_out_cap", f"more than {MAX_LEFT_OUT} cells or statements were left out"))
             self.fatal[current] = reason
 
     def _cells_to_run(self, cells: list[dict]) -> list[dict]:

@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from autograder.grade import cellexec
-from autograder.grade.extract import Cell, Submission, SubmissionError, cell_notes, extract, library_dirs
+from autograder.grade.extract import LEFT_OUT, Cell, Submission, SubmissionError, cell_notes, extract, library_dirs
 
 KERNELS = {"dqn_targets", "return_to_go"}
 
@@ -171,9 +171,9 @@ def test_cell_notes_say_in_both_languages_that_the_grader_stopped_a_statement_or
     py = Submission(tmp_path / "hw.py", [Cell(cellexec.PYTHON_FILE_ID, "", "python", 0)], "ru", "python")
     notes = cell_notes(py, [
         {"id": cellexec.PYTHON_FILE_ID, "ok": False, "error": "this statement stopped the grading process", "line": 40,
-         "timed_out": False, "stopped": True},
+         "timed_out": False, "reason": "stopped"},
         {"id": cellexec.PYTHON_FILE_ID, "ok": False, "error": "the statement ran longer than 20 s", "line": 52,
-         "timed_out": True, "stopped": False}], cell_timeout=20.0)
+         "timed_out": True, "reason": "timed_out"}], cell_timeout=20.0)
     assert notes[0]["en"].startswith("the statement at line 40 could not run: it stopped the grading process")
     assert notes[0]["ru"].startswith("инструкция в строке 40 не выполнилась: она остановила процесс проверки")
     assert "time limit of one statement (20 s)" in notes[1]["en"]
@@ -183,6 +183,17 @@ def test_cell_notes_say_in_both_languages_that_the_grader_stopped_a_statement_or
                             "timed_out": True}], cell_timeout=1.0)[0]
     assert "cell 3 (setup)" in note["en"] and "time limit of one cell (1 s)" in note["en"]
     assert "одну ячейку (1 с)" in note["ru"]
+
+
+def test_every_reason_the_worker_stops_a_cell_is_said_in_both_languages(tmp_path):
+    from autograder.grade import worker
+
+    assert set(LEFT_OUT) == set(worker.LEFT_OUT_REASONS) - {"timed_out"}  # timed_out: CELL_TIMED_OUT, with the limit
+    sub = Submission(tmp_path / "hw.ipynb", [Cell("setup", "x", "cell", 3)], "ru", "notebook")
+    for reason in LEFT_OUT:
+        note = cell_notes(sub, [{"id": "setup", "ok": False, "error": "English message", "line": None,
+                                 "timed_out": False, "reason": reason}])[0]
+        assert "English message" not in note["ru"] and LEFT_OUT[reason]["ru"] in note["ru"], reason
 
 
 def test_the_student_library_folder_is_the_release_one():

@@ -532,5 +532,5 @@ def test_cells_left_out_are_dropped_and_statements_left_out_are_skipped():
              {"id": "python-file", "source": "..."}]
     assert parent._cells_to_run(cells) == [cells[0], {**cells[2], "skip_lines": [3, 7]}]
     entries = {(e["id"], e["line"]): e for e in parent._left_out()}
-    assert entries["c1", None]["stopped"] and not entries["c1", None]["timed_out"]
+    assert entries["c1", None]["reason"] == "stopped" and not entries["c1", None]["timed_out"]
     assert entries["python-file", 3]["timed_out"] and entries["python-file", 3]["error"].startswith("the statement")
