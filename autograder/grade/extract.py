@@ -201,8 +201,8 @@ LEFT_OUT = {
                  "ru": "она нарушила обмен данными с процессом проверки"},
     "load_cap": {"en": "the cells ran past the time limit of all cells together",
                  "ru": "ячейки исчерпали общий лимит времени на все ячейки"},
-    "left_out_cap": {"en": "too many cells or statements had stopped the grading process before it",
-                     "ru": "до неё слишком много ячеек или инструкций остановили процесс проверки"},
+    "left_out_cap": {"en": "too many statements had stopped the grading process before it",
+                     "ru": "до неё слишком много инструкций остановили процесс проверки"},
 }
 IGNORED_PLACE = {"en": "cell {number}", "ru": "ячейка {number}"}
 IGNORED = {"en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",

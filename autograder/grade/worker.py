@@ -999,7 +999,8 @@ DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout
                   "load_timeout": 60.0}
 FATAL_CELL = "this cell stopped the grading process"
 FATAL_STATEMENT = "this statement stopped the grading process"
-MAX_LEFT_OUT = 16            # cells or .py statements left out of one load (each costs a reload)
+MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
+                              # notebook's cells are bounded by their number, as ever)
 
 
 # Why the parent stopped a cell or statement: the entry's "reason" (the feedback says
@@ -1369,8 +1370,9 @@ class Parent:
                 return self._unloaded(current, ("load_cap", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
             if current is None:  # the child died before its first cell: nothing to leave out
                 return self._unloaded(None, reason)
-            if len(self.fatal) >= MAX_LEFT_OUT:  # a file built to be reloaded forever
-                return self._unloaded(current, ("left_out_cap", f"more than {MAX_LEFT_OUT} cells or statements were left out"))
+            if current[1] is not None and sum(line is not None for _, line in self.fatal) >= MAX_STATEMENTS_LEFT_OUT:
+                # a file built to be reloaded once per statement
+                return self._unloaded(current, ("left_out_cap", f"more than {MAX_STATEMENTS_LEFT_OUT} statements were left out"))
             self.fatal[current] = reason
 
     def _cells_to_run(self, cells: list[dict]) -> list[dict]:

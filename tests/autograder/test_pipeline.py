@@ -60,6 +60,20 @@ def test_a_python_file_loses_only_the_module_level_statement_that_kills_its_proc
     assert f"строке {killing_line}" in stopped[0]["ru"] and "остановила процесс проверки" in stopped[0]["ru"]
 
 
+def test_a_python_file_that_stops_its_process_again_and_again_is_reloaded_a_bounded_number_of_times(
+        tmp_path, corpus, correct_source):
+    """Each left-out statement costs a reload: past 16 the file is not loaded again, and
+    the feedback says why, in both languages (a notebook's cells are bounded by their number)."""
+    from autograder.grade import worker
+
+    text = correct_source + "\nimport os\n" + "os._exit(1)\n" * (worker.MAX_STATEMENTS_LEFT_OUT + 4)
+    result = grade(write(tmp_path, "exits_forever.py", text), corpus)
+    assert result.score == 0
+    stopped = [n for n in result.notes if "stopped the grading process" in n["en"]]
+    assert len(stopped) == worker.MAX_STATEMENTS_LEFT_OUT + 1
+    assert "too many statements" in stopped[-1]["en"] and "слишком много инструкций" in stopped[-1]["ru"]
+
+
 def test_each_statement_of_a_python_file_has_its_own_time_limit(tmp_path, corpus, correct_source):
     """Statements that each keep within the cell time limit, and together run past it,
     cost nothing; one that runs past it costs only itself, however late in the file it
