@@ -365,10 +365,10 @@ def cpu_identity(cpuinfo: str = "/proc/cpuinfo") -> str:
                 key, _, value = line.partition(":")
                 fields.setdefault(key.strip(), value.strip())
     except OSError:
-        return platform.processor() or "unknown"
-    if "vendor_id" not in fields:
-        return platform.processor() or "unknown"
-    return f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+        pass
+    if "vendor_id" in fields:
+        return f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+    return platform.processor() or "unknown"
 
 
 def same_machine(a: Mapping, b: Mapping) -> bool:
