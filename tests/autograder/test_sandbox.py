@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 import reference_impl
 from autograder.grade import sandbox
-from autograder.grade.sandbox import cgroups, launch, paths
+from autograder.grade.sandbox import cgroups, hiding, launch, paths
 
 PROJECT_ROOT = Path(reference_impl.__file__).resolve().parent.parent
 SMALL = sandbox.Limits(cpu_seconds=5, memory_bytes=1 << 30, max_processes=16, max_file_bytes=1 << 20)
@@ -764,10 +764,12 @@ def test_minimal_roots_cover_every_path_without_nesting(parts):
 # ---------------------------------------------------------------- fallback
 @pytest.fixture
 def reprobe():
-    """Let a test fake the machine, then restore the real probe afterwards."""
+    """Let a test fake the machine, then restore the real probe afterwards (and the
+    checkout's permissions, which a root fallback takes away from other users)."""
     sandbox.isolation.cache_clear()
     yield
     sandbox.isolation.cache_clear()
+    hiding.restore()
 
 
 def without(monkeypatch, *tools: str) -> None:

@@ -27,7 +27,7 @@ import pytest
 import reference_impl
 from autograder.grade import sandbox
 from autograder.grade.pipeline import grade_many, grade_submission  # `corpus`: the session fixture in conftest.py
-from autograder.grade.sandbox import files as sfiles, launch
+from autograder.grade.sandbox import files as sfiles, hiding, launch
 
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
@@ -81,6 +81,7 @@ def fallback(monkeypatch):
     info = sandbox.isolation()
     yield info
     sandbox.isolation.cache_clear()
+    hiding.restore()  # a root fallback takes other users' permissions from the checkout
 
 
 # ---------------------------------------------------------------- 1. host root

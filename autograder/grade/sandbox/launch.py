@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import select
 import shutil
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from autograder.grade.sandbox import cgroups, files as sfiles, paths, seccomp
+from autograder.grade.sandbox import cgroups, files as sfiles, hiding, paths, seccomp
 from autograder.grade.sandbox.limits import (
     LIMITS_FAILED, SANDBOX_UID, Limits, default_env, keeper_argv, unraisable_limits,
 )
@@ -86,6 +87,19 @@ class _Plan:
     hidden: tuple[Path, ...] = ()
     masked_packages: tuple[Path, ...] = ()
     masked_files: tuple[Path, ...] = ()
+    secrets: tuple[Path, ...] = ()  # hidden by file permissions in a root fallback
+
+    @property
+    def hides_by_permissions(self) -> bool:
+        """A fallback that runs code as uid 65534 takes other users' read permission
+        away from the secrets (:mod:`.hiding`)."""
+        return self.level == "fallback" and self.drop_to_uid is not None
+
+    @property
+    def keeper_seccomp(self) -> bool:
+        """The keeper loads the allow-list itself (fallback; not before unshare(1),
+        which needs system calls the list denies)."""
+        return self.seccomp is not None and self.level == "fallback" and self.unshare is None
 
     @property
     def cgroup_base(self) -> Path | None:
@@ -220,7 +234,7 @@ def _build_plan() -> tuple[_Plan | None, dict, str | None]:
     common = dict(
         cgroups=layout, seccomp=program, roots=tuple(roots), hidden=tuple(hidden),
         masked_packages=tuple(d for d in hidden_pkgs if d.parent in site_dirs),
-        masked_files=tuple(masked_files),
+        masked_files=tuple(masked_files), secrets=tuple(hiding.secret_paths(hidden)),
     )
     failures = []
     for plan in _candidate_plans(common, details):
@@ -228,6 +242,8 @@ def _build_plan() -> tuple[_Plan | None, dict, str | None]:
         if worked:
             if failures:
                 details["probe_errors"] = failures
+            if plan.level == "fallback":
+                details.update(_fallback_facts(plan))
             return plan, details, None
         if status == LIMITS_FAILED:
             return None, details, _limits_fatal([why])
@@ -237,6 +253,21 @@ def _build_plan() -> tuple[_Plan | None, dict, str | None]:
     who = "as an unprivileged uid (never as root)" if os.geteuid() == 0 else "here"
     return None, details, ("SANDBOX ERROR: no sandbox can run student code " + who + ": "
                            + "; ".join(failures) + ". Install bubblewrap (make sandbox-deps).")
+
+
+def _fallback_facts(plan: _Plan) -> dict:
+    """Measured as the worker: which secrets it can open, whether it gets an internet
+    socket. Without a uid change everything the grader reads counts as readable."""
+    targets = hiding.probe_targets(list(plan.secrets))
+    if not plan.hides_by_permissions:
+        return {"readable_secrets": targets, "worker_socket": None}
+    result = _run_with_plan(plan, [sys.executable, "-I", "-S", "-c", hiding.READ_PROBE, json.dumps(targets)],
+                            timeout=60.0)
+    try:
+        found = json.loads(result.stdout.decode().strip().splitlines()[-1])
+        return {"readable_secrets": found["readable"], "worker_socket": found["socket"]}
+    except (ValueError, IndexError, KeyError, TypeError):
+        return {"readable_secrets": targets, "worker_socket": None, "read_probe": result.stderr_tail[-300:]}
 
 
 def _limits_fatal(problems: list[str]) -> str:
@@ -249,14 +280,11 @@ def _warning_for(plan: _Plan, details: dict) -> str | None:
     problems = []
     if plan.level == "fallback":
         reason = (details.get("probe_errors") or ["bwrap not found"])[0]
-        problems.append(
-            f"bubblewrap is unavailable ({reason}); student code runs WITHOUT file-system "
-            "isolation: it can read the hidden tests and reference_impl; its scratch folder "
-            "is a host directory (not size-capped)"
-        )
-        if plan.unshare is None and not plan.isolate:
-            problems.append("there is no pid or network namespace (network is open, "
-                            "kill(-1) reaches other processes of the same user)")
+        socket = details.get("worker_socket")
+        problems.append(hiding.warning_text(
+            root=plan.hides_by_permissions, readable=details.get("readable_secrets", []),
+            seccomp=plan.keeper_seccomp, socket=socket is not False,
+            namespaces=plan.unshare is not None or plan.isolate) + f" (why: {reason})")
     bases = plan.cgroups.bases
     if "pids" not in bases and not plan.nproc_rlimit:
         problems.append("no pids cgroup is writable and RLIMIT_NPROC is ignored for root: "
@@ -266,7 +294,7 @@ def _warning_for(plan: _Plan, details: dict) -> str | None:
                         "submissions graded at the same time (--jobs > 1)")
     if "memory" not in bases:
         problems.append("no memory cgroup: memory is capped per process (RLIMIT_AS) only")
-    if plan.seccomp is None and plan.level == "bubblewrap":
+    if plan.seccomp is None or (plan.level == "fallback" and not plan.keeper_seccomp):
         problems.append(f"no seccomp filter ({details.get('seccomp_error', 'unavailable')})")
     if not problems:
         return None
@@ -504,6 +532,9 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
         else:
             links = {inside[len(INSIDE_FILES) + 1:]: host for inside, host in ro_dirs.items()}
             tree = sfiles.private_tree(plan.drop_to_uid, files, links)
+            if plan.hides_by_permissions:  # cheap when done: the way to ro_dirs stays open
+                extra = [Path(h).resolve() for h in hide if os.path.lexists(h)]
+                hiding.hide(list(plan.secrets) + extra, keep=[*binds, tree])
             command = [_relocate(a, tree) for a in argv]
             if plan.unshare is not None:
                 command = [plan.unshare, *_UNSHARE_FLAGS, "--", *command]
@@ -513,9 +544,10 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
         reveal = paths.reveal_plan(binds) if plan.drop_to_uid is not None else []
         cgroup_fds = cgroup.procs_fds() if cgroup is not None else []
         fds += cgroup_fds
+        in_keeper = plan.keeper_seccomp
         keeper = keeper_argv(limits, cgroup_fds=cgroup_fds, pass_fds=fds, drop_to_uid=plan.drop_to_uid,
                              nproc=plan.nproc_rlimit and plan.level != "bubblewrap", reveal=reveal,
-                             isolate=plan.isolate)
+                             isolate=plan.isolate, seccomp_fd=sfiles.data_fd(plan.seccomp, fds) if in_keeper else None)
         stderr_fd = sfiles.stderr_sink()
         proc = subprocess.Popen(
             [*keeper, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_fd,

@@ -131,6 +131,27 @@ def check(result, what):
     if result != 0:
         fail(%(setup)d, "M5-SANDBOX: %%s failed: %%s" %% (what, os.strerror(ctypes.get_errno())))
 
+program = None
+if config["seccomp_fd"] is not None:
+    # Without bubblewrap the keeper loads the seccomp allow-list itself, just before the
+    # command's exec: the raw BPF comes in a memory file (no pyseccomp under -I -S).
+    fd = config["seccomp_fd"]
+    program = os.pread(fd, os.fstat(fd).st_size, 0)
+    os.close(fd)
+
+def load_seccomp():
+    # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP(SECCOMP_MODE_FILTER, struct sock_fprog):
+    # every process the command starts inherits the filter and can never shed it.
+    if program is None:
+        return
+    count = len(program) // 8  # struct sock_filter is 8 bytes
+    buffer = ctypes.create_string_buffer(program, len(program))
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    fprog = Fprog(count, ctypes.cast(buffer, ctypes.c_void_p))
+    check(libc.prctl(38, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    check(libc.prctl(22, 2, ctypes.byref(fprog), 0, 0), "loading the seccomp filter")
+
 if config["reveal"]:
     # Host directories the unprivileged uid cannot walk into (e.g. /root/.pyenv under a
     # 0700 /root): in a private mount namespace, cover the closed directory with an open
@@ -176,6 +197,7 @@ if child == 0:
             check(libc.mount(b"proc", b"/proc", b"proc", 2 | 4 | 8, None), "mounting /proc")
         drop_root(config["uid"])
         libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG SIGKILL: dies with the keeper
+        load_seccomp()
         os.execv(command[0], command)
     finally:
         os._exit(127)
@@ -228,13 +250,17 @@ os._exit(128 - code if code < 0 else code)
 
 
 def keeper_argv(limits: Limits, *, cgroup_fds: list[int], pass_fds: list[int], nproc: bool,
-                drop_to_uid: int | None, reveal: list[tuple[str, list[str]]], isolate: bool = False) -> list[str]:
+                drop_to_uid: int | None, reveal: list[tuple[str, list[str]]], isolate: bool = False,
+                seccomp_fd: int | None = None) -> list[str]:
     """Command prefix that runs the keeper; the sandboxed command follows it.
     ``isolate`` (root only): the keeper itself puts the command into new pid, network,
-    ipc and uts namespaces before it drops root."""
+    ipc and uts namespaces before it drops root. ``seccomp_fd`` (fallback): a descriptor
+    holding the raw BPF of the allow-list, which the keeper loads (with no_new_privs)
+    right before the command's exec."""
     config = {
         "parent": os.getpid(), "cgroup_fds": list(cgroup_fds), "pass_fds": list(pass_fds),
         "rlimits": rlimits(limits, nproc=nproc), "uid": drop_to_uid, "reveal": reveal, "isolate": isolate,
+        "seccomp_fd": seccomp_fd,
     }
     return [sys.executable, "-I", "-S", "-c", KEEPER, json.dumps(config)]
 
