@@ -9,6 +9,13 @@ The zip holds the project's installable source (``reference_impl``, ``autograder
   which grades what the student uploaded to ``$ROOT/submission`` and writes
   ``$ROOT/results/results.json``.
 
+Gradescope's container (Docker's default profile) may refuse bubblewrap its
+namespaces. Student code then runs in the sandbox's fallback as uid 65534, so, as root,
+:func:`protect` first takes other users' permissions away from ``$ROOT/source``, the
+corpus cache and the project's copies in site-packages, except the way to the
+interpreter and the public student library; ``$ROOT/results`` is root's (0755). The
+grader's fallback does the same for whatever it finds (``sandbox/hiding.py``).
+
 What a student may upload: the assignment notebook(s), in English or Russian or both,
 anywhere in nested folders, possibly next to the lab notebooks; a ``.py`` file; or a
 ``.zip`` of any of these (unpacked safely: no absolute or ``..`` paths, no links, size
@@ -237,6 +244,25 @@ def write_results(root: Path) -> Path:
     return out
 
 
+def protect(root: Path) -> None:
+    """As root: make the grader's files unreadable to uid 65534 (student code without
+    bubblewrap), keeping the interpreter and the student library reachable, and give
+    ``root/results`` to root alone. Does nothing for another user (who cannot hide
+    anything from code run as itself; the sandbox's warning says so)."""
+    if os.geteuid() != 0:
+        return
+    from autograder.grade.cache import cache_dir
+    from autograder.grade.extract import library_dirs
+    from autograder.grade.sandbox import hiding, paths
+
+    secrets = [root / "source", cache_dir(), *hiding.installed_copies()]
+    hiding.hide([p.resolve() for p in secrets if p.exists()], keep=[*paths.python_roots(), *library_dirs()])
+    results = root / "results"
+    results.mkdir(mode=0o755, exist_ok=True)
+    os.chown(results, 0, 0, follow_symlinks=False)
+    os.chmod(results, 0o755, follow_symlinks=False)
+
+
 def _files():
     for name in INCLUDE:
         path = PROJECT / name
@@ -267,4 +293,9 @@ def build_bundle(out: Path) -> Path:
 
 
 if __name__ == "__main__":
-    write_results(Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("M5_GS_ROOT", "/autograder")))
+    ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("M5_GS_ROOT", "/autograder"))
+    try:
+        protect(ROOT)
+    except OSError as exc:  # the grader's own check then says what stays readable
+        print(f"m5: could not hide the grader's files from student code: {exc}", file=sys.stderr)
+    write_results(ROOT)

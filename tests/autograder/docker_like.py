@@ -2,11 +2,15 @@
 
 What :func:`command` builds, in order:
 
-1. a private mount namespace of the *simulation* (made while it still may), where some
-   host directories are covered by an open tmpfs and only named paths come back
-   read-only: the interpreter under a ``0700`` ``/root`` becomes reachable (on
-   Gradescope Python lives under ``/usr``), and the development checkouts under
-   ``/work`` vanish (a real container holds only the project copy under test);
+1. the container's own pid and mount namespaces (made while it still may): its own
+   ``/proc`` (the host's processes, e.g. other graders' workers of uid 65534, are not
+   in a container), its own empty ``/tmp``, and host directories covered by an open
+   tmpfs where only named paths come back read-only: the interpreter under a ``0700``
+   ``/root`` becomes reachable (on Gradescope Python lives under ``/usr``), and the
+   development checkouts under ``/work`` vanish (a real container holds only the
+   project copy under test, which must therefore live outside ``/tmp``). The network
+   namespace stays the host's (as ``--network=host``), so a listener on the host's
+   loopback is a fair target;
 2. Docker's seccomp rules on namespaces: ``unshare`` and ``setns`` fail with EPERM,
    ``clone3`` with ENOSYS (glibc then falls back to ``clone``), and ``clone`` with any
    ``CLONE_NEW*`` flag in its first argument with EPERM;
@@ -44,11 +48,26 @@ def check(result, what):
     if result != 0:
         sys.exit("docker_like: %s failed: %s" % (what, os.strerror(ctypes.get_errno())))
 
-check(libc.unshare(0x00020000), "unshare(CLONE_NEWNS)")
+def wait_for(pid):
+    # Reap everything (pid 1 of the container inherits orphans) until ``pid`` exits.
+    while True:
+        try:
+            done, status = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        if done == pid:
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+check(libc.unshare(0x00020000 | 0x20000000), "unshare(CLONE_NEWNS | CLONE_NEWPID)")
+first = os.fork()
+if first:
+    wait_for(first)
+# pid 1 of the container from here on
 check(libc.mount(None, b"/", None, (1 << 14) | (1 << 18), None), "making mounts private")
-for cover, keep in spec["covers"]:
+check(libc.mount(b"proc", b"/proc", b"proc", 2 | 4 | 8, None), "mounting /proc")
+for cover, keep, mode in spec["covers"]:
     held = {p: os.open(p, os.O_PATH) for p in keep if os.path.exists(p)}
-    check(libc.mount(b"tmpfs", cover.encode(), b"tmpfs", 2 | 4, b"mode=0755"), "tmpfs on " + cover)
+    check(libc.mount(b"tmpfs", cover.encode(), b"tmpfs", 2 | 4, b"mode=" + mode.encode()), "tmpfs on " + cover)
     for path, fd in held.items():
         os.makedirs(path, exist_ok=True)
         source = ("/proc/self/fd/%d" % fd).encode()
@@ -62,6 +81,9 @@ for name in ("unshare", "setns"):
 rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
 for flag in spec["clone_flags"]:
     rules.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+command = os.fork()
+if command:
+    wait_for(command)
 rules.load()
 os.execv(spec["capsh"], [spec["capsh"], "--drop=" + ",".join(spec["drop"]), "--", "-c", 'exec "$@"', "sh",
                          *sys.argv[2:]])
@@ -76,18 +98,24 @@ def _caps_to_drop() -> list[str]:
     return sorted(c for c in present if c and c not in DOCKER_CAPS)
 
 
-def default_covers() -> list[tuple[str, list[str]]]:
-    """The directories this development machine must cover: ``/root`` (keep the
-    interpreter installation), ``/work`` (keep the shared site-packages of the main
-    virtual environment, which the test's project copy uses)."""
+def default_covers() -> list[tuple[str, list[str], str]]:
+    """(directory, paths kept, tmpfs mode) this development machine must cover: ``/tmp``
+    (the container's own), ``/root`` (keep the interpreter installation), ``/work``
+    (keep the shared site-packages of the main virtual environment, which the test's
+    project copy uses)."""
     base = Path(sys.base_prefix).resolve()
-    covers = []
+    covers = [("/tmp", [], "1777")]
     if str(base).startswith("/root/"):
-        covers.append(("/root", [str(base)]))
-    shared = [str(p) for p in map(Path, sys.path) if str(p).startswith("/work/") and p.name == "site-packages"
-              and ".venv" in p.parts and p.is_dir() and not str(p).startswith(sys.prefix)]
-    covers.append(("/work", shared))
+        covers.append(("/root", [str(base)], "0755"))
+    covers.append(("/work", shared_site_packages(), "0755"))
     return covers
+
+
+def shared_site_packages() -> list[str]:
+    """site-packages of another virtual environment under /work that this one reads
+    through a .pth file (numpy, torch, pyseccomp, ...)."""
+    return [str(p) for p in map(Path, sys.path) if str(p).startswith("/work/") and p.name == "site-packages"
+            and ".venv" in p.parts and p.is_dir() and not str(p).startswith(sys.prefix)]
 
 
 def command(argv: list[str], covers: list[tuple[str, list[str]]] | None = None) -> list[str]:
@@ -130,27 +158,50 @@ COPY_SKIP = {".git", ".venv", ".hypothesis", ".pytest_cache", "__pycache__", "gr
 
 def make_project(parent: Path, canary: str | None = None) -> Path:
     """A copy of this project in ``parent/"project copy"`` (a space in the path), with its
-    own ``.venv`` inside it, as a Gradescope-like or developer checkout would have it:
-    the interpreter's site-packages holds a ``.pth`` to the checkout (an editable
-    install) and one to the shared site-packages with numpy and the rest.
-
-    ``canary``: a line put at the top of every file of ``reference_impl`` and
-    ``autograder/hidden`` (and the copied corpus cache), so a leak is a simple search.
-    """
+    own ``.venv`` inside it, as a developer checkout would have it: the interpreter's
+    site-packages holds a ``.pth`` to the checkout (an editable install) and one to the
+    shared site-packages with numpy and the rest. ``canary``: see :func:`add_canaries`."""
     root = Path(parent) / "project copy"
     shutil.copytree(PROJECT, root, ignore=shutil.ignore_patterns(*COPY_SKIP), symlinks=True)
     if canary is not None:
-        for folder in (root / "reference_impl", root / "autograder" / "hidden"):
-            for path in sorted(folder.rglob("*")):
-                if path.is_file() and path.suffix in (".py", ".toml"):
-                    path.write_text(f"# {canary}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
-    base = Path(sys.base_prefix) / "bin" / "python3"
-    subprocess.run([str(base), "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
-    site = next((root / ".venv" / "lib").glob("python3*/site-packages"))
-    shared = [entry for _, keep in default_covers() for entry in keep if entry.endswith("site-packages")]
-    (site / "aa_project.pth").write_text(f"{root}\n", encoding="utf-8")
-    (site / "zz_shared.pth").write_text("".join(f"{entry}\n" for entry in shared), encoding="utf-8")
+        add_canaries(root, canary)
+    make_venv(root / ".venv", [str(root)])
     return root
+
+
+def add_canaries(root: Path, canary: str) -> None:
+    """Put ``# canary`` atop every .py and .toml file of ``reference_impl`` and
+    ``autograder/hidden`` under ``root``, so a leak is a plain search."""
+    for folder in (root / "reference_impl", root / "autograder" / "hidden"):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".toml"):
+                path.write_text(f"# {canary}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def make_venv(venv: Path, extra_paths: list[str]) -> Path:
+    """A virtual environment of the base interpreter at ``venv`` whose site-packages adds
+    ``extra_paths`` and the shared site-packages (.pth files); returns site-packages."""
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    if extra_paths:
+        (site / "aa_project.pth").write_text("".join(f"{p}\n" for p in extra_paths), encoding="utf-8")
+    (site / "zz_shared.pth").write_text("".join(f"{p}\n" for p in shared_site_packages()), encoding="utf-8")
+    return site
+
+
+def copy_cache(python: Path, cwd: Path, dest: Path) -> None:
+    """This checkout's corpus cache, renamed to the key ``python`` (run in ``cwd``)
+    computes: canaries change the key, not the corpus, so nothing is built again."""
+    from autograder.grade import cache
+
+    key = subprocess.run([str(python), "-c", "from autograder.grade import cache; print(cache.corpus_key(None))"],
+                         capture_output=True, text=True, check=True, cwd=cwd).stdout.strip()
+    old = cache.corpus_key(None)
+    dest.mkdir(mode=0o755, exist_ok=True)
+    for path in cache.cache_dir().glob(f"corpus-{old}-*"):
+        if not path.name.endswith(".lock"):
+            shutil.copy(path, dest / path.name.replace(old, key))
 
 
 if __name__ == "__main__":  # python tests/autograder/docker_like.py CMD ARGS...

@@ -159,3 +159,54 @@ def test_zip_keeps_only_notebooks_and_py_files(tmp_path):
                                              ("hw/.hidden.py", "", stat.S_IFREG | 0o644)])
     written = unpack_zip(archive, tmp_path / "out")
     assert [p.relative_to(tmp_path / "out").as_posix() for p in written] == ["hw/a.py"]
+
+
+# ---------------------------------------------------------------- without bubblewrap
+def test_in_a_docker_like_container_the_upload_reads_nothing_and_keeps_full_marks():
+    """Gradescope's layout under Docker's default profile (``docker_like``): bubblewrap
+    cannot start, so the upload runs in the fallback. run_autograder hides the source,
+    the cache and the installed copy from uid 65534: an upload that hunts for them and
+    would report them in its feedback keeps 120/120, and no canary of reference_impl or
+    the hidden suite is anywhere in what Gradescope shows."""
+    import secrets as random_secrets
+    import tempfile
+
+    import docker_like
+    from adversarial import build
+
+    if docker_like.can_simulate() is not None:
+        pytest.skip(docker_like.can_simulate())
+    canary = "M5CANARY" + random_secrets.token_hex(8)
+    tmp = Path(tempfile.mkdtemp(prefix="m5 gs-", dir="/var/tmp"))  # the container has its own /tmp
+    try:
+        os.chmod(tmp, 0o755)
+        root = tmp / "autograder"
+        (root / "submission").mkdir(parents=True)
+        with zipfile.ZipFile(build_bundle(tmp / "autograder.zip")) as zf:
+            zf.extractall(root / "source")
+        docker_like.add_canaries(root / "source", canary)
+        site = docker_like.make_venv(root / "venv", [])
+        for package in ("autograder", "reference_impl"):  # setup.sh's non-editable install
+            shutil.copytree(root / "source" / package, site / package)
+        python = root / "venv" / "bin" / "python"
+        docker_like.copy_cache(python, root / "source", root / "cache")
+        attack = (Path(__file__).parent / "adversarial" / "fallback_exfiltrate.py").read_text(encoding="utf-8")
+        (root / "submission" / "answer.py").write_text(build.compose(attack), encoding="utf-8")
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+               "M5_GS_ROOT": str(root), "M5_PYTHON": str(python)}
+        proc = docker_like.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=900,
+                               capture_output=True, text=True)
+        text = (root / "results" / "results.json").read_text(encoding="utf-8")
+        results = json.loads(text)
+        assert "bubblewrap is unavailable" in results["output"]
+        assert "hidden from uid 65534 by file permissions" in results["output"], results["output"]
+        for where, content in (("results.json", text), ("stdout", proc.stdout), ("stderr", proc.stderr)):
+            assert canary not in content, f"a secret leaked into {where}"
+        assert results["score"] == TOTAL, text[:3000]
+        for secret in (root / "source", root / "cache", site / "autograder", site / "reference_impl"):
+            assert not os.stat(secret).st_mode & stat.S_IROTH, secret
+        info = os.stat(root / "results")
+        assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o755
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwX", str(tmp)], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -83,29 +83,14 @@ class Listener:
         self.server.close()
 
 
-def _copy_cache(root: Path, dest: Path) -> None:
-    """The corpus cache of this checkout under the copy's key (the canaries change the
-    key, not the corpus), so the copy does not build it again."""
-    from autograder.grade import cache
-
-    python = root / ".venv" / "bin" / "python"
-    new_key = subprocess.run([str(python), "-c", "from autograder.grade import cache; print(cache.corpus_key(None))"],
-                             capture_output=True, text=True, check=True, cwd=root).stdout.strip()
-    old_key = cache.corpus_key(None)
-    dest.mkdir(mode=0o755)
-    for path in cache.cache_dir().glob(f"corpus-{old_key}-*"):
-        if not path.name.endswith(".lock"):
-            shutil.copy(path, dest / path.name.replace(old_key, new_key))
-
-
 @pytest.fixture(scope="module")
 def container():
     """A temporary folder (0755, a space in its name) with the project copy and its cache."""
-    tmp = Path(tempfile.mkdtemp(prefix="m5 fallback-"))
+    tmp = Path(tempfile.mkdtemp(prefix="m5 fallback-", dir="/var/tmp"))  # the container has its own /tmp
     os.chmod(tmp, 0o755)
     try:
         root = docker_like.make_project(tmp, canary=CANARY)
-        _copy_cache(root, tmp / "cache")
+        docker_like.copy_cache(root / ".venv" / "bin" / "python", root, tmp / "cache")
         yield tmp, root
     finally:
         subprocess.run(["chmod", "-R", "u+rwX", str(tmp)], check=False)
@@ -196,3 +181,28 @@ def test_peek_exfiltrate_and_network_attacks_get_nothing_and_correct_keeps_full_
     assert listener.accepted == 0
     assert results["connect_home"]["score"] == FULL
     assert results["network_access"]["score"] == FULL
+
+
+@pytest.mark.slow
+def test_whole_hostile_corpus_reads_no_secret_and_connects_nowhere(container):
+    listener = Listener()
+    try:
+        submissions = {f"{name}.py": build.compose((build.ATTACKS / f"{name}.py").read_text(encoding="utf-8"))
+                       for name in build.attack_names()}
+        submissions["exfiltrate.py"] = build.compose((HERE / "adversarial" / "fallback_exfiltrate.py").read_text())
+        submissions["connect_home.py"] = build.compose(CONNECT_HOME.format(port=listener.port))
+        submissions["correct.py"] = build.BASE_SUBMISSION.read_text(encoding="utf-8")
+        graded = grade(container, submissions, "corpus")
+    finally:
+        listener.close()
+    assert graded["returncode"] == 0, graded["stderr"][-2000:]
+    assert_no_leak(graded)
+    results = graded["results"]
+    assert set(results) == {Path(name).stem for name in submissions}
+    assert results["correct"]["score"] == FULL
+    assert results["exfiltrate"]["score"] == FULL
+    assert results["peek_at_reference"]["score"] == FULL - 10
+    if probe(container)["details"]["worker_socket"]:
+        pytest.xfail("the seccomp allow-list still permits internet sockets (see above)")
+    assert listener.accepted == 0
+    assert results["connect_home"]["score"] == FULL
