@@ -206,3 +206,65 @@ def test_whole_hostile_corpus_reads_no_secret_and_connects_nowhere(container):
         pytest.xfail("the seccomp allow-list still permits internet sockets (see above)")
     assert listener.accepted == 0
     assert results["connect_home"]["score"] == FULL
+
+
+# ---------------------------------------------------------------- the keeper's seccomp loader
+@pytest.fixture
+def bare_fallback(monkeypatch):
+    """The probe as without bubblewrap and without namespaces (restored afterwards)."""
+    from autograder.grade import sandbox
+    from autograder.grade.sandbox import hiding, launch
+
+    real_find, real_plans = launch._find, launch._candidate_plans
+    monkeypatch.setattr(launch, "_find", lambda name, candidates: None if name in ("bwrap", "unshare")
+                        else real_find(name, candidates))
+    monkeypatch.setattr(launch, "_candidate_plans",
+                        lambda common, details: [p for p in real_plans(common, details) if not p.isolate])
+    sandbox.isolation.cache_clear()
+    yield launch._probe()[0]
+    sandbox.isolation.cache_clear()
+    hiding.restore()
+
+
+def _program_without_sockets() -> bytes:
+    """The allow-list minus socket and socketpair, built here with libseccomp (the rules
+    themselves are not this test's business: it checks that the keeper loads a program)."""
+    import errno as errnos
+    import tempfile as tempfiles
+
+    import pyseccomp
+    from autograder.grade.sandbox import seccomp
+
+    rules = pyseccomp.SyscallFilter(pyseccomp.ERRNO(errnos.EPERM))
+    for name in seccomp.ALLOWED_SYSCALLS:
+        if name not in ("socket", "socketpair") and pyseccomp.resolve_syscall(pyseccomp.system_arch(), name) >= 0:
+            rules.add_rule(pyseccomp.ALLOW, name)
+    with tempfiles.TemporaryFile() as out:
+        rules.export_bpf(out)
+        out.seek(0)
+        return out.read()
+
+
+def test_the_keeper_loads_the_program_it_is_given_before_the_command_runs(bare_fallback):
+    import dataclasses
+    import sys
+
+    from autograder.grade.sandbox import launch
+
+    plan = dataclasses.replace(bare_fallback, seccomp=_program_without_sockets())
+    assert plan.level == "fallback" and plan.keeper_seccomp and plan.unshare is None and not plan.isolate
+    listener = Listener()
+    try:
+        code = ("import json, socket\n"
+                "status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)\n"
+                "try:\n"
+                f"    socket.create_connection(('127.0.0.1', {listener.port}), timeout=2).close()\n"
+                "    net = 'connected'\n"
+                "except OSError as exc:\n"
+                "    net = type(exc).__name__\n"
+                "print(json.dumps([status['Seccomp'].strip(), status['NoNewPrivs'].strip(), net]))\n")
+        result = launch._run_with_plan(plan, [sys.executable, "-S", "-c", code], timeout=60)
+    finally:
+        listener.close()
+    assert json.loads(result.stdout.decode().strip().splitlines()[-1]) == ["2", "1", "PermissionError"]
+    assert listener.accepted == 0

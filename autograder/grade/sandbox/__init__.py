@@ -18,8 +18,10 @@ One call to :func:`spawn` starts one worker process under these layers:
 * **wall clock**: :func:`run` (or the caller) enforces a timeout, then :func:`terminate`
   kills every process of the worker and reaps them.
 
-If bubblewrap is missing or cannot start, :func:`isolation` reports
-``level="fallback"`` with a loud ``warning``. If no sandbox can run student code
+If bubblewrap is missing or cannot start (e.g. Docker's default profile),
+:func:`isolation` reports ``level="fallback"`` with a loud ``warning``: the keeper then
+loads the seccomp allow-list itself, and a root grader hides its files from uid 65534
+by file permissions (:mod:`.hiding`). If no sandbox can run student code
 without root, or the grader runs under limits a worker cannot get, ``isolation().fatal``
 says why and :func:`spawn` raises :class:`SandboxUnavailable`.
 """

@@ -539,7 +539,9 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
             if plan.unshare is not None:
                 command = [plan.unshare, *_UNSHARE_FLAGS, "--", *command]
             cwd = home = str(tree / "scratch")
-            env = {k: _relocate(v, tree) for k, v in {**default_env(INSIDE_SCRATCH), **extra_env}.items()}
+            # The host's /tmp is shared: temporary files go to the private scratch instead.
+            base_env = {**default_env(INSIDE_SCRATCH), "TMPDIR": INSIDE_SCRATCH}
+            env = {k: _relocate(v, tree) for k, v in {**base_env, **extra_env}.items()}
             binds.append(tree)
         reveal = paths.reveal_plan(binds) if plan.drop_to_uid is not None else []
         cgroup_fds = cgroup.procs_fds() if cgroup is not None else []

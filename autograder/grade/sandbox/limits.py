@@ -10,7 +10,8 @@ The keeper joins the worker's cgroups, sets the rlimits, makes unreadable host
 directories the interpreter lives in reachable for the unprivileged uid (a private
 mount namespace, root only), in the fallback as root puts the command into new pid,
 network, ipc and uts namespaces, drops to that uid, becomes a child subreaper and
-arms a parent-death SIGKILL. It then forks the command and waits: once the command exits it
+arms a parent-death SIGKILL; without bubblewrap, the command's process loads the seccomp
+allow-list (no_new_privs, then PR_SET_SECCOMP) right before its exec. It then forks the command and waits: once the command exits it
 kills whatever of the sandbox is still a child of it, reaps it all and exits with the
 command's status. bwrap's outer process exits without waiting for its inner pid-1
 process, which was therefore left as a zombie of the machine's init on every run; as a
