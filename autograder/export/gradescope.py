@@ -255,7 +255,10 @@ def protect(root: Path) -> None:
     from autograder.grade.extract import library_dirs
     from autograder.grade.sandbox import hiding, paths
 
-    secrets = [root / "source", cache_dir(), *hiding.installed_copies()]
+    cache = cache_dir().resolve()
+    # A cache elsewhere (M5_CACHE_DIR) is the grader's fallback's to hide, not this layout's.
+    secrets = [root / "source", *([cache] if paths.is_within(cache, root.resolve()) else []),
+               *hiding.installed_copies()]
     hiding.hide([p.resolve() for p in secrets if p.exists()], keep=[*paths.python_roots(), *library_dirs()])
     results = root / "results"
     results.mkdir(mode=0o755, exist_ok=True)
