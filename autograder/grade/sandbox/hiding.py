@@ -141,28 +141,53 @@ def probe_targets(secrets: list[Path]) -> list[str]:
     return targets
 
 
-def warning_text(*, root: bool, readable: list[str], seccomp: bool, socket: bool, namespaces: bool) -> str:
-    """The fallback's part of ``isolation().warning``: what protection remains and what
-    is lost. ``readable``: secrets the worker could open; ``socket``: whether it could
-    make an internet socket (both measured by the probe)."""
-    kept = ["rlimits and the wall clock", "a private scratch folder"]
-    if root:
-        kept.insert(0, "student code runs as uid 65534")
-    if seccomp:
-        kept.append("the seccomp allow-list, loaded by the keeper")
-    if namespaces:
-        kept.append("new pid and network namespaces")
-    lost = ["file-system isolation (the scratch folder is a host directory, not size-capped)"]
+WORDS = {
+    "en": {
+        "uid": "student code runs as uid 65534", "rlimits": "rlimits and the wall clock",
+        "scratch": "a private scratch folder", "seccomp": "the seccomp allow-list, loaded by the keeper",
+        "namespaces": "new pid and network namespaces",
+        "files": "file-system isolation (the scratch folder is a host directory, not size-capped)",
+        "no_ns": "there is no pid or network namespace: kill(-1) reaches other processes of the same uid",
+        "net_open": "the NETWORK IS OPEN", "net_closed": "internet sockets are denied by seccomp",
+        "not_root": ("student code runs as the grader's own user and CAN READ the hidden tests, "
+                     "reference_impl and the corpus cache (a root grader hides them from uid 65534)"),
+        "readable": "uid 65534 CAN STILL READ {paths} (take the read permission of other users away)",
+        "hidden": ("the hidden tests, reference_impl and the corpus cache are hidden from uid 65534 "
+                   "by file permissions (checked)"),
+        "text": "bubblewrap is unavailable; kept: {kept}; lost: {lost}; {hidden}",
+    },
+    "ru": {
+        "uid": "код студента работает от uid 65534", "rlimits": "ограничения ресурсов (rlimits) и времени",
+        "scratch": "отдельная рабочая папка", "seccomp": "список разрешённых системных вызовов seccomp (его загружает keeper)",
+        "namespaces": "свои пространства имён pid и сети",
+        "files": "изоляция файловой системы (рабочая папка — каталог хоста, её размер не ограничен)",
+        "no_ns": "нет своих пространств имён pid и сети: kill(-1) достаёт другие процессы того же uid",
+        "net_open": "СЕТЬ ОТКРЫТА", "net_closed": "интернет-сокеты запрещены seccomp",
+        "not_root": ("код студента работает от имени пользователя проверяющей программы и МОЖЕТ ЧИТАТЬ "
+                     "скрытые тесты, reference_impl и кэш корпуса (запущенная от root проверка скрывает их от uid 65534)"),
+        "readable": "uid 65534 ВСЁ ЕЩЁ МОЖЕТ ЧИТАТЬ {paths} (снимите право чтения для других пользователей)",
+        "hidden": ("скрытые тесты, reference_impl и кэш корпуса скрыты от uid 65534 правами доступа "
+                   "к файлам (проверено)"),
+        "text": "bubblewrap недоступен; сохранено: {kept}; потеряно: {lost}; {hidden}",
+    },
+}
+
+
+def warning_text(*, root: bool, readable: list[str], seccomp: bool, socket: bool, namespaces: bool,
+                 lang: str = "en") -> str:
+    """The fallback's part of ``isolation().warning`` in ``lang`` ("en" or "ru"): what
+    protection remains and what is lost. ``readable``: secrets the worker could open;
+    ``socket``: whether it could make an internet socket (both measured by the probe)."""
+    w = WORDS[lang]
+    kept = ([w["uid"]] if root else []) + [w["rlimits"], w["scratch"]]
+    kept += ([w["seccomp"]] if seccomp else []) + ([w["namespaces"]] if namespaces else [])
+    lost = [w["files"]]
     if not namespaces:
-        lost.append("there is no pid or network namespace: kill(-1) reaches other processes of the same uid"
-                    + ("; the NETWORK IS OPEN" if socket else "; internet sockets are denied by seccomp"))
+        lost.append(w["no_ns"] + "; " + (w["net_open"] if socket else w["net_closed"]))
     if not root:
-        hidden = ("student code runs as the grader's own user and CAN READ the hidden tests, "
-                  "reference_impl and the corpus cache (a root grader hides them from uid 65534)")
+        hidden = w["not_root"]
     elif readable:
-        hidden = ("uid 65534 CAN STILL READ " + ", ".join(readable[:4])
-                  + " (take the read permission of other users away)")
+        hidden = w["readable"].format(paths=", ".join(readable[:4]))
     else:
-        hidden = ("the hidden tests, reference_impl and the corpus cache are hidden from uid "
-                  "65534 by file permissions (checked)")
-    return f"bubblewrap is unavailable; kept: {', '.join(kept)}; lost: {'; '.join(lost)}; {hidden}"
+        hidden = w["hidden"]
+    return w["text"].format(kept=", ".join(kept), lost="; ".join(lost), hidden=hidden)

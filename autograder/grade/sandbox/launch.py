@@ -277,14 +277,14 @@ def _limits_fatal(problems: list[str]) -> str:
 
 
 def _warning_for(plan: _Plan, details: dict) -> str | None:
-    problems = []
+    problems, russian = [], ""
     if plan.level == "fallback":
         reason = (details.get("probe_errors") or ["bwrap not found"])[0]
-        socket = details.get("worker_socket")
-        problems.append(hiding.warning_text(
-            root=plan.hides_by_permissions, readable=details.get("readable_secrets", []),
-            seccomp=plan.keeper_seccomp, socket=socket is not False,
-            namespaces=plan.unshare is not None or plan.isolate) + f" (why: {reason})")
+        facts = dict(root=plan.hides_by_permissions, readable=details.get("readable_secrets", []),
+                     seccomp=plan.keeper_seccomp, socket=details.get("worker_socket") is not False,
+                     namespaces=plan.unshare is not None or plan.isolate)
+        problems.append(hiding.warning_text(**facts) + f" (why: {reason})")
+        russian = " ПРЕДУПРЕЖДЕНИЕ ПЕСОЧНИЦЫ: " + hiding.warning_text(**facts, lang="ru") + "."
     bases = plan.cgroups.bases
     if "pids" not in bases and not plan.nproc_rlimit:
         problems.append("no pids cgroup is writable and RLIMIT_NPROC is ignored for root: "
@@ -294,11 +294,13 @@ def _warning_for(plan: _Plan, details: dict) -> str | None:
                         "submissions graded at the same time (--jobs > 1)")
     if "memory" not in bases:
         problems.append("no memory cgroup: memory is capped per process (RLIMIT_AS) only")
-    if plan.seccomp is None or (plan.level == "fallback" and not plan.keeper_seccomp):
+    if plan.seccomp is None:
         problems.append(f"no seccomp filter ({details.get('seccomp_error', 'unavailable')})")
+    elif plan.level == "fallback" and not plan.keeper_seccomp:
+        problems.append("no seccomp filter (unshare(1) needs system calls the allow-list denies)")
     if not problems:
         return None
-    return "SANDBOX WARNING: " + "; ".join(problems) + "."
+    return "SANDBOX WARNING: " + "; ".join(problems) + "." + russian
 
 
 @functools.lru_cache(maxsize=1)
