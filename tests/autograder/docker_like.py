@@ -10,7 +10,10 @@ What :func:`command` builds, in order:
    development checkouts under ``/work`` vanish (a real container holds only the
    project copy under test, which must therefore live outside ``/tmp``). The network
    namespace stays the host's (as ``--network=host``), so a listener on the host's
-   loopback is a fair target;
+   loopback is a fair target. The container gets its own child of each v1 cgroup (pids,
+   cpu, memory), so the grader inside makes and sweeps its worker cgroups there: a
+   grader in another pid namespace must never take a host grader's live cgroups for
+   leftovers of a dead one (the host's pids mean nothing inside);
 2. Docker's seccomp rules on namespaces: ``unshare`` and ``setns`` fail with EPERM,
    ``clone3`` with ENOSYS (glibc then falls back to ``clone``), and ``clone`` with any
    ``CLONE_NEW*`` flag in its first argument with EPERM;
@@ -58,10 +61,53 @@ def wait_for(pid):
         if done == pid:
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
+def own_cgroups():
+    # The container's own v1 cgroups: a child of each of this process's cgroups, so the
+    # grader inside makes (and sweeps) its worker cgroups there, never next to a host
+    # grader's, whose pids mean nothing in the container's pid namespace.
+    points = {}
+    for line in open("/proc/self/mountinfo"):
+        left, _, right = line.partition(" - ")
+        if right.split()[:1] == ["cgroup"]:
+            for option in right.split()[2].split(","):
+                points.setdefault(option, left.split()[4])
+    made = []
+    for line in open("/proc/self/cgroup"):
+        _, controllers, rel = line.rstrip("\n").split(":", 2)
+        wanted = [c for c in controllers.split(",") if c in ("pids", "cpu", "memory") and c in points]
+        if wanted:
+            parent = points[wanted[0]] + rel.rstrip("/")
+            child = parent + "/m5-docker-like-%d" % os.getpid()
+            try:
+                os.mkdir(child)
+                with open(child + "/cgroup.procs", "w") as handle:
+                    handle.write(str(os.getpid()))
+                made.append((parent, child))
+            except OSError:
+                pass
+    return made
+
+def leave_cgroups(made):
+    for parent, child in made:
+        try:
+            with open(parent + "/cgroup.procs", "w") as handle:
+                handle.write(str(os.getpid()))
+            os.rmdir(child)
+        except OSError:
+            pass
+
+made = own_cgroups()
 check(libc.unshare(0x00020000 | 0x20000000), "unshare(CLONE_NEWNS | CLONE_NEWPID)")
 first = os.fork()
 if first:
-    wait_for(first)
+    while True:
+        try:
+            done, status = os.waitpid(first, 0)
+            break
+        except InterruptedError:
+            continue
+    leave_cgroups(made)
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 # pid 1 of the container from here on
 check(libc.mount(None, b"/", None, (1 << 14) | (1 << 18), None), "making mounts private")
 check(libc.mount(b"proc", b"/proc", b"proc", 2 | 4 | 8, None), "mounting /proc")
