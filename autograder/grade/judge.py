@@ -183,6 +183,14 @@ def _not_implemented(outcomes: list[dict]) -> bool:
     return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
 
 
+def diagnose(kc, outcomes: list[dict]) -> tuple[dict[str, tuple], object]:
+    """The failing case to show per property (:func:`failing_cases`) and the likely
+    mistake (None unless a property about the kernel's values failed)."""
+    passed = agreeing_calls(kc, outcomes)
+    failed = failing_cases(kc, outcomes, passed)
+    return failed, (likely_mistake(kc, outcomes, passed) if _value_failed(failed) else None)
+
+
 def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float,
                  shrink_until: float = float("inf")) -> list[TestResult]:
     kernel = kc.kernel
@@ -198,10 +206,8 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
         return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
-    passed = agreeing_calls(kc, outcomes)
-    failed = failing_cases(kc, outcomes, passed)
+    failed, mistake = diagnose(kc, outcomes)
     values_ok = values_checked(kc.properties, failed)
-    mistake = likely_mistake(kc, outcomes, passed) if _value_failed(failed) else None
     results = []
     for prop in kc.properties:
         name = {l: prop.name(l) for l in ("en", "ru")}
