@@ -10,7 +10,7 @@ and contradicts none of the calls the student got right.
 
 The first entries started from the mutants in ``tests/autograder/mutants``; the
 catalog was widened by misconception class (sign, masking, sum vs mean, off-by-one in
-time, discounting, softmax normalisation, mean vs max, n vs n + 1). The held-out sets
+time, discounting, softmax normalization, mean vs max, n vs n + 1). The held-out sets
 in ``tests/autograder/heldout`` measure how well it generalises and never shape it.
 """
 from __future__ import annotations

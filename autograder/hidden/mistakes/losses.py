@@ -45,6 +45,14 @@ _mistake(K, "indexes_with_raw_mask", "indexes with the mask as given: a 0/1 floa
          "индексирует маской как есть: маску из чисел 0/1 сначала приведите к bool")(
     lambda x: -x.token_logprobs[x.raw_mask].sum() / x.m.sum())
 
+_mistake(K, "mask_ignored", "forgets the mask: averages every log-prob, padding included; only active tokens count",
+         "забывает маску: усредняет все лог-вероятности вместе с дополнением (padding); учитываются только"
+         " активные токены")(
+    lambda x: -x.token_logprobs.mean())
+_mistake(K, "mask_inverted", "keeps the masked-out positions: mask = 1 marks the active tokens",
+         "берёт позиции вне маски: mask = 1 отмечает активные токены")(
+    lambda x: -np.where(x.m, 0.0, x.token_logprobs).sum() / np.count_nonzero(~x.m))
+
 # ---------------------------------------------------------------- cql_discrete_penalty
 K = "cql_discrete_penalty"
 _mistake(K, "unstable_logsumexp", "log(sum(exp(Q))) overflows for large Q: subtract the row max first and add it back",
@@ -71,6 +79,13 @@ _mistake(K, "batch_max_shift", "stabilises with the batch-wide max: rows far bel
 _mistake(K, "logsumexp_over_batch", "takes the logsumexp over the batch axis; it runs over actions (axis=1)",
          "берёт logsumexp по оси пакета; он берётся по действиям (axis=1)")(
     lambda x: np.mean(_lse(x.q, axis=0)) - np.mean(x.taken))
+
+_mistake(K, "sign_flipped", "computes Q(s, a_data) - logsumexp: the penalty is logsumexp_b Q - Q(s, a_data) (never negative)",
+         "считает Q(s, a_data) - logsumexp: штраф равен logsumexp_b Q - Q(s, a_data) (он не бывает отрицательным)")(
+    lambda x: np.mean(x.taken - _lse(x.q)))
+_mistake(K, "mean_of_q", "uses the mean of Q over actions; the penalty needs the soft maximum logsumexp_b Q",
+         "использует среднее Q по действиям; штрафу нужен мягкий максимум logsumexp_b Q")(
+    lambda x: np.mean(x.q.mean(axis=1) - x.taken))
 
 # ---------------------------------------------------------------- expectile_loss
 K = "expectile_loss"
@@ -134,6 +149,20 @@ _mistake(K, "default_gamma_099", "the default gamma is 1.0 (the contract's signa
          "значение gamma по умолчанию — 1.0 (сигнатура контракта), а не 0.99")(
     lambda x: _scan(x.r, x.g if "gamma" in x.explicit else 0.99))
 
+_mistake(K, "gamma_ignored", "leaves gamma out: G_t = r_t + gamma * G_{t+1}",
+         "забывает gamma: G_t = r_t + gamma * G_{t+1}")(
+    lambda x: _scan(x.r, 1.0))
+_mistake(K, "discount_from_episode_start", "discounts from the start of the episode (gamma**k r_k): the return-to-go at t"
+         " discounts from t (gamma**(k - t) r_k)", "дисконтирует от начала эпизода (gamma**k r_k): оставшаяся отдача"
+         " (return-to-go) в шаге t дисконтирует от t (gamma**(k - t) r_k)")(
+    lambda x: _scan(x.g ** np.arange(len(x.r)) * x.r, 1.0))
+_mistake(K, "first_step_left_out", "the backward loop stops before t = 0: the first step's return-to-go stays 0",
+         "обратный цикл останавливается до t = 0: оставшаяся отдача (return-to-go) первого шага остаётся 0")(
+    lambda x: np.r_[0.0, _scan(x.r, x.g)[1:]] if len(x.r) > 1 else _scan(x.r, x.g))
+_mistake(K, "last_reward_left_out", "the backward loop starts at T - 2: the last reward is never added",
+         "обратный цикл начинается с T - 2: последняя награда не прибавляется")(
+    lambda x: _scan(np.r_[x.r[:-1], 0.0], x.g) if len(x.r) else x.r.copy())
+
 # ---------------------------------------------------------------- pessimistic_values
 K = "pessimistic_values"
 
@@ -168,6 +197,11 @@ _mistake(K, "sqrt_of_ratio", "uses sqrt(radius_scale / n); the radius is radius_
          "использует sqrt(radius_scale / n); радиус равен radius_scale / sqrt(n)")(
     lambda x: _lower(x, np.sqrt(x.args["radius_scale"] / x.counts)))
 
+_mistake(K, "n_plus_one", "uses radius_scale / sqrt(n + 1); the radius is radius_scale / sqrt(n) (unseen entries are -inf anyway)",
+         "использует radius_scale / sqrt(n + 1); радиус равен radius_scale / sqrt(n) (ненаблюдавшиеся элементы"
+         " всё равно равны -inf)")(
+    lambda x: _lower(x, x.args["radius_scale"] / np.sqrt(x.counts + 1.0)))
+
 # ---------------------------------------------------------------- behavior_support_mask
 K = "behavior_support_mask"
 
@@ -198,6 +232,10 @@ _mistake(K, "ratio_ignored", "always uses 0.35: threshold_ratio sets the thresho
          "всегда использует 0.35: порог задаёт threshold_ratio")(
     lambda x: x.probabilities >= 0.35 * x.probabilities.max(axis=-1, keepdims=True))
 
+_mistake(K, "mean_not_max", "compares with ratio * the row mean; the threshold is ratio * the row max",
+         "сравнивает с ratio * среднее по строке; порог равен ratio * максимум строки")(
+    lambda x: x.probabilities >= _ratio(x) * x.probabilities.mean(axis=-1, keepdims=True))
+
 # ---------------------------------------------------------------- iql_advantage_weights
 K = "iql_advantage_weights"
 
@@ -225,4 +263,12 @@ _mistake(K, "normalized", "divides the weights by their sum; the weights are not
          "делит веса на их сумму; веса — не распределение")(
     lambda x: np.exp(np.minimum(x.args["beta"] * x.advantages, np.log(_cap(x))))
     / np.exp(np.minimum(x.args["beta"] * x.advantages, np.log(_cap(x)))).sum())
+_mistake(K, "advantage_sign_flipped", "uses exp(-beta * A): actions better than V (A > 0) must get the larger weights",
+         "использует exp(-beta * A): действия лучше V (A > 0) должны получать больший вес")(
+    lambda x: np.exp(np.minimum(-x.args["beta"] * x.advantages, np.log(_cap(x)))))
+_mistake(K, "softmax", "normalizes exp(beta * A) over the batch like a softmax; each weight is exp(beta * A) on its own,"
+         " capped at max_weight", "нормирует exp(beta * A) по батчу, как softmax; каждый вес — это exp(beta * A)"
+         " сам по себе, ограниченный max_weight")(
+    lambda x: np.exp(x.args["beta"] * x.advantages - np.max(x.args["beta"] * x.advantages, initial=-np.inf))
+    / np.exp(x.args["beta"] * x.advantages - np.max(x.args["beta"] * x.advantages, initial=-np.inf)).sum())
 del K

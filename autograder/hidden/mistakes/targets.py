@@ -42,6 +42,10 @@ _mistake(K, "multiplies_by_not_done", "r + gamma * (1 - terminated) * max Q read
          " выбирайте через np.where")(
     lambda x: x.r + x.g * x.live * x.next_q_target.max(axis=1))
 
+_mistake(K, "gamma_ignored", "leaves gamma out: the bootstrap term is gamma * max Q",
+         "забывает gamma: слагаемое бутстрэпа равно gamma * max Q")(
+    lambda x: x.r + _masked(x, x.next_q_target.max(axis=1)))
+
 # ---------------------------------------------------------------- double_dqn_targets
 K = "double_dqn_targets"
 
@@ -78,6 +82,19 @@ _mistake(K, "roles_swapped", "selects with the target table and evaluates with t
          "выбирает по целевой таблице и оценивает по основной: роли перепутаны")(
     lambda x: _double(x, _at(x.next_q_online, x.next_q_target.argmax(axis=1))))
 
+
+
+def _double_value(x):
+    return _at(x.next_q_target, x.next_q_online.argmax(axis=1))
+
+
+_mistake(K, "mask_inverted", "multiplies by terminated instead of 1 - terminated: live rows lose the bootstrap",
+         "умножение на terminated вместо 1 - terminated: нетерминальные переходы теряют бутстрэп")(
+    lambda x: x.r + x.g * np.where(x.d, _double_value(x), 0.0))
+_mistake(K, "gamma_ignored", "leaves gamma out: the bootstrap term is gamma * Qbar(s', a*)",
+         "забывает gamma: слагаемое бутстрэпа равно gamma * Qbar(s', a*)")(
+    lambda x: x.r + _masked(x, _double_value(x)))
+
 # ---------------------------------------------------------------- fqe_targets
 K = "fqe_targets"
 
@@ -105,4 +122,17 @@ _mistake(K, "policy_summed_over_batch", "sums the policy over the batch axis: ea
          "суммирует политику по оси пакета: у каждой строки своя pi(a|s'_i)")(
     lambda x: x.r + x.g * _masked(x, (x.next_policy_probs.sum(axis=0) * x.next_q).sum(axis=1) / len(x.r)))
 
+
+
+def _policy_value(x):
+    """sum_a pi(a|s') Q(s', a) on every row, terminal rows included (as a formula reading them would)."""
+    return np.einsum("ba,ba->b", x.next_policy_probs, x.next_q)
+
+
+_mistake(K, "mask_inverted", "multiplies by terminated instead of 1 - terminated: live rows lose the bootstrap",
+         "умножение на terminated вместо 1 - terminated: нетерминальные переходы теряют бутстрэп")(
+    lambda x: x.r + x.g * np.where(x.d, _policy_value(x), 0.0))
+_mistake(K, "gamma_ignored", "leaves gamma out: the bootstrap term is gamma * sum_a pi(a|s') Q(s', a)",
+         "забывает gamma: слагаемое бутстрэпа равно gamma * sum_a pi(a|s') Q(s', a)")(
+    lambda x: x.r + _expected_next(x))
 del K
