@@ -21,6 +21,7 @@ import pytest
 from autograder.grade import worker
 from autograder.grade.judge import diagnose
 
+from heldout.probes import PROBES
 from heldout.students import STUDENTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 GOAL_NAMED = 0.80          # share of the wrong kernels named as expected
@@ -116,3 +117,10 @@ def test_no_wrong_names_and_the_readme_quotes_the_held_out_share(verdicts):
 def test_held_out_share_reaches_the_goal(verdicts):
     """Before the catalog was widened (6214b3a) it named 34 of 55 (62%)."""
     assert measure(verdicts)["share"] >= GOAL_NAMED
+
+
+def test_no_probe_is_named(corpus):
+    """Slips no entry describes, written after the widening: no name may be given."""
+    named = {p.name: verdict(p, corpus)[1] for p in PROBES}
+    assert len(PROBES) >= 15
+    assert {k: v for k, v in named.items() if v is not None} == {}

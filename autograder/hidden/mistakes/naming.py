@@ -9,7 +9,7 @@ value, i.e. valid input. There it must
 * reproduce at least :data:`MIN_SHARE` of the student's failing calls on which it
   returns a value itself (a call where the student's value is NaN or infinite and the
   reference's is finite is a numeric breakdown of its own, counted only when the
-  mistake reproduces it), and
+  mistake reproduces it), these being at least half of the failing calls, and
 * contradict none of the calls the student got right.
 
 Of the mistakes that qualify, the one that reproduces the most failing calls is named
@@ -109,8 +109,8 @@ def explains(mistake: Mistake, kc, outcomes: list[dict], failing: list[int], pas
         counted += 1
         if counted - explained > allowed_misses:
             return None
-    if explained == 0 or explained < MIN_SHARE * counted:
-        return None
+    if explained < MIN_SHARE * counted or 2 * counted < len(failing):
+        return None  # too few explained, or judged on too few of the failing calls (the rest raise or break)
     for i in passing:
         theirs = _outcome_at(mistake, kc, i)
         if theirs.get("s") == "ok" and not same_outcome(outcomes[i], theirs, kc.expected[i].get("scale")):
