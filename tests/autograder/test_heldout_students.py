@@ -130,3 +130,29 @@ def test_no_probe_is_named(verdicts):
     """Slips no entry describes, written after the widening: no name may be given."""
     assert len(PROBES) >= 15
     assert {p.name: verdicts[p.name][1] for p in PROBES if verdicts[p.name][1] is not None} == {}
+
+
+# Graded in the sandbox too: float32 values, NaN from padding and from (1 - done) * inf,
+# missing input checks, a stray ZeroDivisionError, and a correct float32 kernel.
+THROUGH_THE_SANDBOX = ("dqn_gamma_all_one_minus", "nll_no_sign_mask_mult", "nll_loop_sum", "pv_f32_plus",
+                       "iql_softmax", "cql_correct_f32")
+
+
+def test_the_sandbox_names_what_the_in_process_measurement_names(verdicts, corpus, tmp_path, correct_source):
+    """The measurement runs the kernels in this process; grading them for real (worker,
+    sandbox, pipeline) names the same mistake with the same count, in both languages."""
+    from autograder.grade import pipeline, report
+
+    by_name = {s.name: s for s in STUDENTS}
+    for name in THROUGH_THE_SANDBOX:
+        student, (_, expected, diagnosis) = by_name[name], verdicts[name]
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"{correct_source.rstrip()}\n\n\n{student.source}", encoding="utf-8")
+        result = pipeline.grade_submission(path, corpus, shrink=False, kernels=[student.kernel])
+        named = [t for t in result.tests if t.failure and t.failure.likely_mistake]
+        assert {t.failure.likely_mistake["id"] for t in named} == ({expected} if expected else set()), name
+        for test in named:
+            assert test.failure.likely_mistake["explained"] == diagnosis.explained
+            assert test.failure.likely_mistake["failing"] == diagnosis.failing
+            assert f"(explains {diagnosis.explained} of {diagnosis.failing} failing inputs)" in report.feedback(test, "en")
+            assert f"(объясняет {diagnosis.explained} из {diagnosis.failing} " in report.feedback(test, "ru")
