@@ -16,7 +16,7 @@ from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten
 from autograder.grade.run import WorkerLost, WorkerSession
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import search_counterexample, shown_order
-from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, likely_mistake
+from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, diagnose_mistake
 
 LOST = {
     "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
@@ -34,7 +34,11 @@ LOST = {
 }
 ANSWER_WRONG = {"en": "the value of {name} is missing or wrong", "ru": "значение {name} отсутствует или неверно"}
 ANSWER_TITLE = {"en": "numerical answer {name}", "ru": "численный ответ {name}"}
-MISTAKE_THEN = {"en": "{lead}: {mistake}. Here: {message}", "ru": "{lead}: {mistake}. Здесь: {message}"}
+MISTAKE_THEN = {"en": "{lead}: {mistake} (explains {explained} of {failing} failing {inputs}). Here: {message}",
+                "ru": "{lead}: {mistake} (объясняет {explained} из {failing} {inputs} с неверным ответом). "
+                      "Здесь: {message}"}
+# "inputs" after "of N": one form in English per number, the genitive after «из N» in Russian.
+INPUTS = {"en": ("input", "inputs"), "ru": ("входа", "входов")}
 ANSWER_HINT = {"en": "Assign the number (or list) to this exact variable name; compute it with the exercise's inputs.",
                "ru": "Присвойте число (или список) переменной с точно таким именем; считайте по входам упражнения."}
 
@@ -162,11 +166,24 @@ def values_checked(properties, failed) -> bool:
     return any(p.key not in failed for p in properties if not p.needs_correct_values)
 
 
-def with_mistake(failure: Failure, mistake) -> Failure:
-    """The failure, its message led by the likely mistake's explanation."""
-    message = {lang: MISTAKE_THEN[lang].format(lead=LEAD[lang], mistake=mistake.explanation[lang], message=text)
+def inputs_word(lang: str, n: int) -> str:
+    """"input(s)" after "of n" (English), «входа/входов» after «из n» (Russian)."""
+    one, many = INPUTS[lang]
+    if lang == "ru":
+        return one if n % 10 == 1 and n % 100 != 11 else many
+    return one if n == 1 else many
+
+
+def with_mistake(failure: Failure, diagnosis) -> Failure:
+    """The failure, its message led by the likely mistake's explanation and how many of
+    the failing inputs it explains (a :class:`~autograder.hidden.mistakes.Diagnosis`)."""
+    message = {lang: MISTAKE_THEN[lang].format(lead=LEAD[lang], mistake=diagnosis.explanation[lang],
+                                               explained=diagnosis.explained, failing=diagnosis.failing,
+                                               inputs=inputs_word(lang, diagnosis.failing), message=text)
                for lang, text in failure.message.items()}
-    return dataclasses.replace(failure, message=message, likely_mistake={"id": mistake.name, **mistake.explanation})
+    named = {"id": diagnosis.name, **diagnosis.explanation,
+             "explained": diagnosis.explained, "failing": diagnosis.failing}
+    return dataclasses.replace(failure, message=message, likely_mistake=named)
 
 
 # Properties about edge inputs (invalid ones, empty batches) and writes: a mistake in the
@@ -181,6 +198,14 @@ def _value_failed(failed: dict) -> bool:
 
 def _not_implemented(outcomes: list[dict]) -> bool:
     return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
+
+
+def diagnose(kc, outcomes: list[dict]) -> tuple[dict[str, tuple], object]:
+    """The failing case to show per property (:func:`failing_cases`) and the likely
+    mistake's diagnosis (None unless a property about the kernel's values failed)."""
+    passed = agreeing_calls(kc, outcomes)
+    failed = failing_cases(kc, outcomes, passed)
+    return failed, (diagnose_mistake(kc, outcomes, passed) if _value_failed(failed) else None)
 
 
 def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float,
@@ -198,10 +223,8 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
         return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
-    passed = agreeing_calls(kc, outcomes)
-    failed = failing_cases(kc, outcomes, passed)
+    failed, mistake = diagnose(kc, outcomes)
     values_ok = values_checked(kc.properties, failed)
-    mistake = likely_mistake(kc, outcomes, passed) if _value_failed(failed) else None
     results = []
     for prop in kc.properties:
         name = {l: prop.name(l) for l in ("en", "ru")}

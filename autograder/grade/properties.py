@@ -41,8 +41,8 @@ class Failure:
     got: Any = None
     call: Call | None = None
     # The catalog's name for what went wrong ({"id": ..., "en": ..., "ru": ...}), when one
-    # known misconception reproduces the kernel's outcomes; ``message`` leads with it.
-    likely_mistake: dict[str, str] | None = None
+    # known misconception explains the kernel's failing calls ("explained" of "failing"); ``message`` leads with it.
+    likely_mistake: dict[str, object] | None = None
 
 
 @dataclass(frozen=True)

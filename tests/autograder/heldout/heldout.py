@@ -2,7 +2,7 @@
 
 Written as students write (other spellings, loops, torch-free numpy idioms), each
 with the misconception its author intended, in the author's own words (``intent``).
-They were written before the mistake catalog (``autograder/hidden/mistakes.py``) and
+They were written before the mistake catalog (``autograder/hidden/mistakes/``) and
 are never used to build it; ``test_mistakes.py`` maps each intent to the catalog entry
 that should be named (or to none, when the catalog does not know the misconception)
 and measures how often the grader names it correctly and wrongly.

@@ -452,7 +452,7 @@ MUTANTS: list[Mutant] = [
 KERNELS = tuple(dict.fromkeys(m.kernel for m in MUTANTS))
 
 
-# The misconception each mutant embodies: the catalog entry (autograder/hidden/mistakes.py)
+# The misconception each mutant embodies: the catalog entry (autograder/hidden/mistakes/)
 # the grader must name for it, or None when the mutant's bug is not a wrong value
 # (it only skips input checks). test_mutants.py checks the naming.
 MISCONCEPTION: dict[str, str | None] = {

@@ -1,188 +1,10 @@
-"""The catalog of known mistakes: named misconceptions per kernel (never released).
-
-Each :class:`Mistake` is a wrong kernel written on the grader's side: trusted numpy
-code that embodies one misconception, with an explanation in English and Russian.
-It runs only on the corpus inputs, never on anything a student wrote. When one
-mistake reproduces a student's outcomes on every value-checking call of a kernel
-(the failing calls and the passing ones), the feedback names it first
-(:func:`likely_mistake`); otherwise the fixed per-property hints are shown.
-
-A mistake first runs the reference kernel on the same arguments, so it rejects
-invalid input exactly as the contract says; then it computes its wrong formula on
-the validated arrays (:class:`Inputs`). The entries started from the mutants in
-``tests/autograder/mutants`` (each mutant names its misconception); the held-out set
-in ``tests/autograder/heldout`` measures how well they generalise.
-"""
+"""Catalog entries of the loss and value kernels: token NLL, CQL penalty, expectile loss,
+return-to-go, pessimistic values, the behavior support mask and IQL's weights."""
 from __future__ import annotations
-
-import inspect
-import types
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-import reference_impl
-from autograder.grade.properties import Call, same_outcome
-
-LEAD = {"en": "Likely mistake", "ru": "Вероятная ошибка"}
-
-
-@dataclass(frozen=True)
-class Mistake:
-    kernel: str
-    key: str                            # e.g. "bootstraps_terminal"; named as f"{kernel}.{key}"
-    explanation: dict[str, str]         # {"en": ..., "ru": ...}
-    formula: Callable[[types.SimpleNamespace], object]
-
-    @property
-    def name(self) -> str:
-        return f"{self.kernel}.{self.key}"
-
-    def outcome(self, call: Call) -> dict:
-        """What this wrong kernel gives on one call, as the worker would report it."""
-        try:
-            inputs = prepare(self.kernel, call)
-            with np.errstate(all="ignore"):
-                value = self.formula(inputs)
-        except Exception as exc:  # the reference's ValueError, or the mistake's own error
-            return {"s": "raised", "exc": [c.__name__ for c in type(exc).__mro__]}
-        return {"s": "ok", "v": np.asarray(value)}
-
-
-CATALOG: dict[str, list[Mistake]] = {name: [] for name in reference_impl.KERNEL_NAMES}
-
-
-def _mistake(kernel: str, key: str, en: str, ru: str):
-    def register(formula):
-        CATALOG[kernel].append(Mistake(kernel, key, {"en": en, "ru": ru}, formula))
-        return formula
-    return register
-
-
-# ---------------------------------------------------------------- validated inputs
-def _bound(kernel: str, call: Call) -> dict:
-    """The call's arguments by parameter name, defaults filled in, and the names given."""
-    bound = inspect.signature(getattr(reference_impl, kernel)).bind(*call.args, **call.kwargs)
-    given = set(bound.arguments)
-    bound.apply_defaults()
-    return bound.arguments, given
-
-
-def _floats(x):
-    return np.asarray(x, dtype=np.float64)
-
-
-def prepare(kernel: str, call: Call) -> types.SimpleNamespace:
-    """Run the reference (it raises ValueError on invalid input), then name the arrays."""
-    getattr(reference_impl, kernel)(*call.args, **call.kwargs)
-    a, given = _bound(kernel, call)
-    x = types.SimpleNamespace(args=a, explicit=given)
-    if "rewards" in a:
-        x.raw_r = np.asarray(a["rewards"])
-        x.r = _floats(a["rewards"])
-    if "terminated" in a:
-        x.raw_d = np.asarray(a["terminated"])
-        x.d = x.raw_d.astype(bool)
-        x.live = ~x.d
-    if "gamma" in a:
-        x.g = float(a["gamma"])
-    for name in ("next_q_target", "next_q_online", "next_q", "next_policy_probs", "token_logprobs", "diff",
-                 "empirical_means", "counts", "probabilities", "advantages"):
-        if name in a:
-            setattr(x, name, _floats(a[name]))
-    if kernel == "masked_token_nll":
-        x.raw_mask = np.asarray(a["mask"])
-        x.m = x.raw_mask.astype(bool)
-    if kernel == "cql_discrete_penalty":
-        x.q = np.atleast_2d(_floats(a["q_values"]))
-        x.act = np.reshape(np.asarray(a["actions"]).astype(np.intp), -1)
-        x.taken = x.q[np.arange(len(x.act)), x.act]
-    return x
-
-
-def _masked(x, values):
-    """Bootstrap only the live rows; terminal rows give 0 whatever ``values`` holds there."""
-    return np.where(x.d, 0.0, values)
-
-
-def _lse(q, axis=1):
-    top = q.max(axis=axis, keepdims=True)
-    return np.squeeze(top, axis) + np.log(np.exp(q - top).sum(axis=axis))
-
-
-# ---------------------------------------------------------------- dqn_targets
-K = "dqn_targets"
-_mistake(K, "bootstraps_terminal", "terminal rows still bootstrap: when terminated = 1 the target is the reward alone",
-         "терминальные переходы всё равно бутстрэппятся: при terminated = 1 цель равна одной награде")(
-    lambda x: x.r + x.g * x.next_q_target.max(axis=1))
-_mistake(K, "mask_inverted", "multiplies by terminated instead of 1 - terminated: live rows lose the bootstrap",
-         "умножение на terminated вместо 1 - terminated: нетерминальные переходы теряют бутстрэп")(
-    lambda x: x.r + x.g * np.where(x.d, x.next_q_target.max(axis=1), 0.0))
-_mistake(K, "mean_over_actions", "averages the next-state values; DQN takes the max over actions",
-         "усредняет значения следующего состояния; DQN берёт максимум по действиям")(
-    lambda x: x.r + x.g * _masked(x, x.next_q_target.mean(axis=1)))
-_mistake(K, "min_over_actions", "takes the minimum over actions; DQN takes the maximum",
-         "берёт минимум по действиям; DQN берёт максимум")(
-    lambda x: x.r + x.g * _masked(x, x.next_q_target.min(axis=1)))
-_mistake(K, "max_of_whole_table", "takes one max over the whole table; the max is per row (axis=1)",
-         "берёт один максимум по всей таблице; максимум нужен по строке (axis=1)")(
-    lambda x: x.r + x.g * _masked(x, x.next_q_target.max()))
-_mistake(K, "discounts_reward", "discounts the reward too: gamma multiplies only the bootstrap term",
-         "дисконтирует и награду: gamma умножает только слагаемое бутстрэпа")(
-    lambda x: x.g * (x.r + _masked(x, x.next_q_target.max(axis=1))))
-_mistake(K, "terminal_drops_reward", "terminal rows lose their reward: the target there is r, not 0",
-         "терминальные переходы теряют награду: цель там равна r, а не 0")(
-    lambda x: np.where(x.d, 0.0, x.r + x.g * x.next_q_target.max(axis=1)))
-_mistake(K, "bitwise_not_on_flags", "~terminated on 0/1 numbers gives -1/-2 (and fails on floats): convert to bool first",
-         "~terminated над числами 0/1 даёт -1/-2 (а на вещественных падает): сначала приведите к bool")(
-    lambda x: x.r + x.g * ~x.raw_d * x.next_q_target.max(axis=1))
-_mistake(K, "live_rows_lose_reward", "live rows get gamma * max Q but lose their reward",
-         "нетерминальные переходы получают gamma * max Q, но теряют награду")(
-    lambda x: np.where(x.d, x.r, x.g * x.next_q_target.max(axis=1)))
-_mistake(K, "last_row_ends_episode", "treats the last row of the batch as an episode end; only terminated ends one",
-         "считает последнюю строку пакета концом эпизода; эпизод заканчивает только terminated")(
-    lambda x: x.r + x.g * np.where(np.r_[x.d[:-1], True], 0.0, x.next_q_target.max(axis=1)))
-_mistake(K, "multiplies_by_not_done", "r + gamma * (1 - terminated) * max Q reads terminal rows: 0 * NaN is NaN;"
-         " select with np.where instead", "r + gamma * (1 - terminated) * max Q читает терминальные строки: 0 * NaN = NaN;"
-         " выбирайте через np.where")(
-    lambda x: x.r + x.g * x.live * x.next_q_target.max(axis=1))
-
-# ---------------------------------------------------------------- double_dqn_targets
-K = "double_dqn_targets"
-
-
-def _at(table, index):
-    return table[np.arange(len(index)), index]
-
-
-def _double(x, value):
-    return x.r + x.g * _masked(x, value)
-
-
-_mistake(K, "online_evaluates", "evaluates a* with the online table; the target table gives the value",
-         "оценивает a* по основной таблице; значение даёт целевая таблица")(
-    lambda x: _double(x, _at(x.next_q_online, x.next_q_online.argmax(axis=1))))
-_mistake(K, "target_selects", "selects with the target table: that is plain DQN; the online table selects",
-         "выбирает по целевой таблице: это обычный DQN; выбирает основная таблица")(
-    lambda x: _double(x, x.next_q_target.max(axis=1)))
-_mistake(K, "last_index_ties", "breaks argmax ties by the last index; np.argmax keeps the first",
-         "при равенстве выбирает последний индекс; np.argmax берёт первый")(
-    lambda x: _double(x, _at(x.next_q_target, x.next_q_online.shape[1] - 1 - x.next_q_online[:, ::-1].argmax(axis=1))))
-_mistake(K, "bootstraps_terminal", "terminal rows still bootstrap: when terminated = 1 the target is the reward alone",
-         "терминальные переходы всё равно бутстрэппятся: при terminated = 1 цель равна одной награде")(
-    lambda x: x.r + x.g * _at(x.next_q_target, x.next_q_online.argmax(axis=1)))
-_mistake(K, "min_of_tables", "takes the minimum of both tables at a* (clipped double Q); Double DQN reads the target table",
-         "берёт минимум двух таблиц в a* (clipped double Q); Double DQN читает целевую таблицу")(
-    lambda x: _double(x, np.minimum(_at(x.next_q_online, x.next_q_online.argmax(axis=1)),
-                                    _at(x.next_q_target, x.next_q_online.argmax(axis=1)))))
-_mistake(K, "average_of_tables", "averages the two tables at a*; Double DQN reads the target table",
-         "усредняет две таблицы в a*; Double DQN читает целевую таблицу")(
-    lambda x: _double(x, 0.5 * (_at(x.next_q_online, x.next_q_online.argmax(axis=1))
-                                + _at(x.next_q_target, x.next_q_online.argmax(axis=1)))))
-_mistake(K, "roles_swapped", "selects with the target table and evaluates with the online one: the roles are swapped",
-         "выбирает по целевой таблице и оценивает по основной: роли перепутаны")(
-    lambda x: _double(x, _at(x.next_q_online, x.next_q_target.argmax(axis=1))))
+from autograder.hidden.mistakes.core import _lse, _mistake
 
 # ---------------------------------------------------------------- masked_token_nll
 K = "masked_token_nll"
@@ -223,6 +45,14 @@ _mistake(K, "indexes_with_raw_mask", "indexes with the mask as given: a 0/1 floa
          "индексирует маской как есть: маску из чисел 0/1 сначала приведите к bool")(
     lambda x: -x.token_logprobs[x.raw_mask].sum() / x.m.sum())
 
+_mistake(K, "mask_ignored", "forgets the mask: averages every log-prob, padding included; only active tokens count",
+         "забывает маску: усредняет все лог-вероятности вместе с дополнением (padding); учитываются только"
+         " активные токены")(
+    lambda x: -x.token_logprobs.mean())
+_mistake(K, "mask_inverted", "keeps the masked-out positions: mask = 1 marks the active tokens",
+         "берёт позиции вне маски: mask = 1 отмечает активные токены")(
+    lambda x: -np.where(x.m, 0.0, x.token_logprobs).sum() / np.count_nonzero(~x.m))
+
 # ---------------------------------------------------------------- cql_discrete_penalty
 K = "cql_discrete_penalty"
 _mistake(K, "unstable_logsumexp", "log(sum(exp(Q))) overflows for large Q: subtract the row max first and add it back",
@@ -249,6 +79,13 @@ _mistake(K, "batch_max_shift", "stabilises with the batch-wide max: rows far bel
 _mistake(K, "logsumexp_over_batch", "takes the logsumexp over the batch axis; it runs over actions (axis=1)",
          "берёт logsumexp по оси пакета; он берётся по действиям (axis=1)")(
     lambda x: np.mean(_lse(x.q, axis=0)) - np.mean(x.taken))
+
+_mistake(K, "sign_flipped", "computes Q(s, a_data) - logsumexp: the penalty is logsumexp_b Q - Q(s, a_data) (never negative)",
+         "считает Q(s, a_data) - logsumexp: штраф равен logsumexp_b Q - Q(s, a_data) (он не бывает отрицательным)")(
+    lambda x: np.mean(x.taken - _lse(x.q)))
+_mistake(K, "mean_of_q", "uses the mean of Q over actions; the penalty needs the soft maximum logsumexp_b Q",
+         "использует среднее Q по действиям; штрафу нужен мягкий максимум logsumexp_b Q")(
+    lambda x: np.mean(x.q.mean(axis=1) - x.taken))
 
 # ---------------------------------------------------------------- expectile_loss
 K = "expectile_loss"
@@ -312,6 +149,20 @@ _mistake(K, "default_gamma_099", "the default gamma is 1.0 (the contract's signa
          "значение gamma по умолчанию — 1.0 (сигнатура контракта), а не 0.99")(
     lambda x: _scan(x.r, x.g if "gamma" in x.explicit else 0.99))
 
+_mistake(K, "gamma_ignored", "leaves gamma out: G_t = r_t + gamma * G_{t+1}",
+         "забывает gamma: G_t = r_t + gamma * G_{t+1}")(
+    lambda x: _scan(x.r, 1.0))
+_mistake(K, "discount_from_episode_start", "discounts from the start of the episode (gamma**k r_k): the return-to-go at t"
+         " discounts from t (gamma**(k - t) r_k)", "дисконтирует от начала эпизода (gamma**k r_k): оставшаяся отдача"
+         " (return-to-go) в шаге t дисконтирует от t (gamma**(k - t) r_k)")(
+    lambda x: _scan(x.g ** np.arange(len(x.r)) * x.r, 1.0))
+_mistake(K, "first_step_left_out", "the backward loop stops before t = 0: the first step's return-to-go stays 0",
+         "обратный цикл останавливается до t = 0: оставшаяся отдача (return-to-go) первого шага остаётся 0")(
+    lambda x: np.r_[0.0, _scan(x.r, x.g)[1:]] if len(x.r) > 1 else _scan(x.r, x.g))
+_mistake(K, "last_reward_left_out", "the backward loop starts at T - 2: the last reward is never added",
+         "обратный цикл начинается с T - 2: последняя награда не прибавляется")(
+    lambda x: _scan(np.r_[x.r[:-1], 0.0], x.g) if len(x.r) else x.r.copy())
+
 # ---------------------------------------------------------------- pessimistic_values
 K = "pessimistic_values"
 
@@ -346,6 +197,11 @@ _mistake(K, "sqrt_of_ratio", "uses sqrt(radius_scale / n); the radius is radius_
          "использует sqrt(radius_scale / n); радиус равен radius_scale / sqrt(n)")(
     lambda x: _lower(x, np.sqrt(x.args["radius_scale"] / x.counts)))
 
+_mistake(K, "n_plus_one", "uses radius_scale / sqrt(n + 1); the radius is radius_scale / sqrt(n) (unseen entries are -inf anyway)",
+         "использует radius_scale / sqrt(n + 1); радиус равен radius_scale / sqrt(n) (ненаблюдавшиеся элементы"
+         " всё равно равны -inf)")(
+    lambda x: _lower(x, x.args["radius_scale"] / np.sqrt(x.counts + 1.0)))
+
 # ---------------------------------------------------------------- behavior_support_mask
 K = "behavior_support_mask"
 
@@ -376,32 +232,9 @@ _mistake(K, "ratio_ignored", "always uses 0.35: threshold_ratio sets the thresho
          "всегда использует 0.35: порог задаёт threshold_ratio")(
     lambda x: x.probabilities >= 0.35 * x.probabilities.max(axis=-1, keepdims=True))
 
-# ---------------------------------------------------------------- fqe_targets
-K = "fqe_targets"
-
-
-def _expected_next(x):
-    return np.einsum("ba,ba->b", x.next_policy_probs, np.where(x.d[:, None], 0.0, x.next_q))
-
-
-_mistake(K, "max_not_expectation", "maximizes over actions like DQN; FQE takes the expectation under the policy",
-         "берёт максимум по действиям, как DQN; FQE берёт матожидание по политике")(
-    lambda x: x.r + x.g * _masked(x, x.next_q.max(axis=1)))
-_mistake(K, "bootstraps_terminal", "terminal rows still bootstrap: when terminated = 1 the target is the reward alone",
-         "терминальные переходы всё равно бутстрэппятся: при terminated = 1 цель равна одной награде")(
-    lambda x: x.r + x.g * np.einsum("ba,ba->b", x.next_policy_probs, x.next_q))
-_mistake(K, "uniform_average", "averages Q over actions, ignoring the policy: weight each action by pi(a|s')",
-         "усредняет Q по действиям, игнорируя политику: взвешивайте каждое действие через pi(a|s')")(
-    lambda x: x.r + x.g * _masked(x, x.next_q.mean(axis=1)))
-_mistake(K, "greedy_in_policy", "reads Q at the policy's most likely action; FQE averages over every action",
-         "берёт Q в самом вероятном действии политики; FQE усредняет по всем действиям")(
-    lambda x: x.r + x.g * _masked(x, _at(x.next_q, x.next_policy_probs.argmax(axis=1))))
-_mistake(K, "terminal_drops_reward", "terminal rows lose their reward: the target there is r, not 0",
-         "терминальные переходы теряют награду: цель там равна r, а не 0")(
-    lambda x: np.where(x.d, 0.0, x.r + x.g * _expected_next(x)))
-_mistake(K, "policy_summed_over_batch", "sums the policy over the batch axis: each row has its own pi(a|s'_i)",
-         "суммирует политику по оси пакета: у каждой строки своя pi(a|s'_i)")(
-    lambda x: x.r + x.g * _masked(x, (x.next_policy_probs.sum(axis=0) * x.next_q).sum(axis=1) / len(x.r)))
+_mistake(K, "mean_not_max", "compares with ratio * the row mean; the threshold is ratio * the row max",
+         "сравнивает с ratio * среднее по строке; порог равен ratio * максимум строки")(
+    lambda x: x.probabilities >= _ratio(x) * x.probabilities.mean(axis=-1, keepdims=True))
 
 # ---------------------------------------------------------------- iql_advantage_weights
 K = "iql_advantage_weights"
@@ -430,56 +263,12 @@ _mistake(K, "normalized", "divides the weights by their sum; the weights are not
          "делит веса на их сумму; веса — не распределение")(
     lambda x: np.exp(np.minimum(x.args["beta"] * x.advantages, np.log(_cap(x))))
     / np.exp(np.minimum(x.args["beta"] * x.advantages, np.log(_cap(x)))).sum())
+_mistake(K, "advantage_sign_flipped", "uses exp(-beta * A): actions better than V (A > 0) must get the larger weights",
+         "использует exp(-beta * A): действия лучше V (A > 0) должны получать больший вес")(
+    lambda x: np.exp(np.minimum(-x.args["beta"] * x.advantages, np.log(_cap(x)))))
+_mistake(K, "softmax", "normalizes exp(beta * A) over the batch like a softmax; each weight is exp(beta * A) on its own,"
+         " capped at max_weight", "нормирует exp(beta * A) по батчу, как softmax; каждый вес — это exp(beta * A)"
+         " сам по себе, ограниченный max_weight")(
+    lambda x: np.exp(x.args["beta"] * x.advantages - np.max(x.args["beta"] * x.advantages, initial=-np.inf))
+    / np.exp(x.args["beta"] * x.advantages - np.max(x.args["beta"] * x.advantages, initial=-np.inf)).sum())
 del K
-
-
-# ---------------------------------------------------------------- naming the mistake
-_OUTCOMES: dict[tuple[str, int], tuple] = {}
-
-
-def _outcome_at(mistake: Mistake, kc, index: int) -> dict:
-    """The mistake's outcome on call ``index`` of a corpus, computed at most once per process."""
-    key = (mistake.name, id(kc))
-    if key not in _OUTCOMES or _OUTCOMES[key][0] is not kc:  # holding kc keeps its id unique
-        _OUTCOMES[key] = (kc, {})
-    done = _OUTCOMES[key][1]
-    if index not in done:
-        done[index] = mistake.outcome(kc.calls[index])
-    return done[index]
-
-
-# Properties about edge inputs (invalid ones, empty batches): a mistake in the formula
-# says nothing about them, and a kernel may get them wrong on its own.
-EDGE_PROPERTIES = ("bad_input", "empty_batch")
-
-
-def judged_calls(kc) -> list[int]:
-    """Indices of the calls whose values matter: every case except the edge inputs."""
-    return [i for case in kc.cases if case.prop.key not in EDGE_PROPERTIES
-            for i in range(case.first_call, case.first_call + case.n_calls)]
-
-
-def reproduces(mistake: Mistake, kc, outcomes: list[dict], order: list[int]) -> bool:
-    """Whether the mistake gives the student's outcome on every call of ``order``.
-
-    Stops at the first difference, so a wrong guess costs a few calls, not the corpus.
-    """
-    return all(same_outcome(outcomes[i], _outcome_at(mistake, kc, i), kc.expected[i].get("scale")) for i in order)
-
-
-def likely_mistake(kc, outcomes: list[dict], passed: set[int] | None = None) -> Mistake | None:
-    """The first catalog mistake that reproduces the student on every judged call, if any.
-
-    ``kc`` is the kernel's corpus; ``outcomes`` are the student's outcomes of its calls;
-    ``passed``, if known, the calls already found to agree with the reference (only an
-    ordering hint: the answer is the same without it). Every catalog entry differs from
-    the reference somewhere on the corpus (tests/autograder/test_mistakes.py checks it),
-    so a match is a real mistake.
-    """
-    indices = judged_calls(kc)
-    # The student's failing calls first: most mistakes are rejected on the first few.
-    if passed is None:
-        order = sorted(indices, key=lambda i: same_outcome(outcomes[i], kc.expected[i]))
-    else:
-        order = sorted(indices, key=passed.__contains__)
-    return next((m for m in CATALOG[kc.kernel] if reproduces(m, kc, outcomes, order)), None)
