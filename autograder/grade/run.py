@@ -40,7 +40,7 @@ from autograder.grade.extract import Cell
 WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
 # (it loads them by path, not by import).
-WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"),
+WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"), WORKER_SOURCE.with_name("idle.py"),
                 WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
@@ -80,7 +80,8 @@ class Budget:
     wall_factor: float = 3.0
     load_timeout: float = 60.0         # all cells, wall clock (one cell: cell_timeout)
     cell_timeout: float = 20.0
-    submission_timeout: float = 1500.0  # the whole submission, wall clock
+    submission_timeout: float = 1500.0  # the whole submission, wall clock (backstop)
+    idle_wall: float = 2.0             # a call, cell or statement not running this long (wall, beyond its CPU) is stopped
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):

@@ -115,6 +115,9 @@ def _load_sibling(name: str):
     return module
 
 
+idle = _load_sibling("idle")  # the parent's watch on a child that does not run (idle.py)
+
+
 # ------------------------------------------------------------------ codec
 class WireError(Exception):
     """A malformed or oversized frame."""
@@ -189,6 +192,7 @@ class OutcomeColumns:
 
     def __init__(self):
         self.n = 0
+        self.cpu = 0.0  # CPU seconds the child used in the batch (as the parent saw it)
         self.index, self.code, self.ndim, self.mut, self.dims, self.data, self.others = [], [], [], [], [], [], []
 
     @classmethod
@@ -996,7 +1000,7 @@ INPUT_BYTES = 16 << 20       # the inputs of one watched call
 _ALIGN = 64
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout": 30.0, "wall_factor": 3.0,
-                  "load_timeout": 60.0}
+                  "load_timeout": 60.0, "idle_wall": 2.0}
 FATAL_CELL = "this cell stopped the grading process"
 FATAL_STATEMENT = "this statement stopped the grading process"
 MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
@@ -1005,7 +1009,7 @@ MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs 
 
 # Why the parent stopped a cell or statement: the entry's "reason" (the feedback says
 # it in the submission's language, extract.LEFT_OUT).
-LEFT_OUT_REASONS = ("stopped", "timed_out", "protocol", "load_cap", "left_out_cap")
+LEFT_OUT_REASONS = ("stopped", "timed_out", "protocol", "load_cap", "left_out_cap", "idle")
 
 
 def _left_out_entry(cell_id: str, line: int | None, reason: tuple[str, str]) -> dict:
@@ -1332,18 +1336,20 @@ class Parent:
         deadline = time.monotonic() + float(self.budget["load_timeout"])
         while True:
             child = self.fork_child(self._cells_to_run(cells))
-            current, cell_deadline, loaded = None, math.inf, None
+            current, cell_deadline, loaded, idled = None, math.inf, None, False
+            watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
             try:
                 while loaded is None:
                     now = time.monotonic()
                     if now >= min(deadline, cell_deadline):
                         break
-                    for kind, _, payload in child.messages(min(deadline, cell_deadline) - now,
+                    for kind, _, payload in child.messages(min(deadline, cell_deadline, now + POLL) - now,
                                                           lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
                         if kind == K_CELL:
                             announced = self._announced(_text(payload), ids, files)
                             new_cell = current is None or announced[0] != current[0]
                             current = announced
+                            watch.reset()
                             # Each cell, and each statement of a .py file, has its own deadline.
                             cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
                             if new_cell:  # a cell's first announcement waits for the go-ahead
@@ -1354,6 +1360,9 @@ class Parent:
                             loaded = self._loaded(_text(payload), ids)
                         else:
                             raise ProtocolError("unexpected message while loading")
+                    if loaded is None and watch.sample(time.monotonic(), child.cpu(), idle.unread_bytes(child.replies) > 0):
+                        idled = True
+                        break
             except ChildGone:
                 reason = ("stopped", FATAL_CELL if current is None or current[1] is None else FATAL_STATEMENT)
             except ProtocolError:
@@ -1363,7 +1372,8 @@ class Parent:
                     self.child = child
                     return loaded
                 what = "cell" if current is None or current[1] is None else "statement"
-                reason = ("timed_out", f"the {what} ran longer than {cell_timeout:g} s")
+                reason = (("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
+                          if idled else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s"))
             child.kill()
             if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
@@ -1510,6 +1520,7 @@ class Parent:
         start = time.monotonic()
         call_start, batch_cpu0 = start, child.cpu()
         timed_call, call_cpu0, last_check = 0, batch_cpu0, start
+        watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
 
         bunch_bounds: list[int] = []  # made at the first bunch (a batch may send none)
         caps_array = np.asarray(caps, dtype=np.float64)
@@ -1553,17 +1564,30 @@ class Parent:
             running = self._running(outcomes.n, n)
             if timed_call != running:  # the call's clocks start at its first look
                 timed_call, call_cpu0, call_start = running, cpu, now
-            if (cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
+                watch.reset()
+            # The child waits for the parent while its outcomes lie unread in the pipe or
+            # while the call it reached is a watched one whose inputs are not placed yet.
+            waiting = idle.unread_bytes(child.replies) > 0 or bool(pending and pending[0] <= outcomes.n)
+            idled = watch.sample(now, cpu, waiting)
+            outcomes.cpu = max(outcomes.cpu, cpu - batch_cpu0)
+            if (idled or cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
                     or now - call_start > call_wall or now - start > batch_wall):
                 self.stop_child()
-                running = self._running(outcomes.n, n)
-                # Calls the child finished but had not sent yet are unknown, the one it was
-                # running is the one that hung, and the rest never ran.
-                while outcomes.n < running:
-                    outcomes.add({"s": "unsent"})
-                while outcomes.n < n:
-                    outcomes.add({"s": "timeout"})
+                self._cut(outcomes, n, "idle" if idled else "timeout")
+        if self.child is child:
+            outcomes.cpu = max(outcomes.cpu, child.cpu() - batch_cpu0)
         return outcomes
+
+    def _cut(self, outcomes: OutcomeColumns, n: int, why: str) -> None:
+        """The child was stopped: calls it finished but had not sent yet are unknown, the
+        one it was running gets ``why`` ("timeout" or "idle": it did not run), and the
+        rest never ran (the kernel fails: nothing more of its batch is waited for)."""
+        running = self._running(outcomes.n, n)
+        while outcomes.n < running:
+            outcomes.add({"s": "unsent"})
+        outcomes.add({"s": why})
+        while outcomes.n < n:
+            outcomes.add({"s": "timeout"})
 
     def _running(self, received: int, n: int) -> int:
         """The call the child is running, from its progress word; kept within the calls

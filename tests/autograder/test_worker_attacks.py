@@ -105,16 +105,20 @@ def _sleeper_notebook(folder: Path, count: int, position: int) -> Path:
     return build.write_notebook(nb, folder / "sleepers.ipynb")
 
 
-def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sealed):
-    """Two sleepers among the setup cells: each is killed at its deadline and left out;
-    every kernel defined by the other cells keeps full marks."""
+@pytest.mark.parametrize("idle_wall", [2.0, 1000.0])
+def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sealed, idle_wall):
+    """Two sleepers among the setup cells: each is killed and left out, for idling
+    (its process does not run) or, with the idle watch out of reach, at its outside
+    deadline; every kernel defined by the other cells keeps full marks."""
     (sealed / "inputs").mkdir()
     path = _sleeper_notebook(sealed / "inputs", count=2, position=2)
-    budget = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=1.0)
+    budget = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=1.0, idle_wall=idle_wall)
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     assert scores(result) == expected({})
-    sleeping = [n["en"] for n in result.notes if "sleep-" in n["en"]]
-    assert len(sleeping) == 2 and all("time limit of one cell (1 s)" in n for n in sleeping)
+    for lang, why in (("en", "slept or waited instead of running" if idle_wall < 10 else "time limit of one cell (1 s)"),
+                      ("ru", "спала или ждала" if idle_wall < 10 else "лимит времени на одну ячейку (1 с)")):
+        sleeping = [n[lang] for n in result.notes if "sleep-" in n[lang]]
+        assert len(sleeping) == 2 and all(why in n for n in sleeping), sleeping
 
 
 def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
@@ -152,7 +156,8 @@ def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, c
     (sealed / "inputs").mkdir()
     path = sealed / "inputs" / "sleeping_kernel.py"
     path.write_text(correct_source + SLEEPING_KERNEL)
-    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, submission_timeout=20.0)
+    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, submission_timeout=20.0,
+                    idle_wall=1000.0)  # the idle watch out of reach: the wall-clock backstops alone
     start = time.monotonic()
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     elapsed = time.monotonic() - start
@@ -162,6 +167,41 @@ def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, c
     for kernel in later:
         assert set(failures(result, kernel)) == {NOT_GRADED["submission"]["en"].format(k=kernel, limit=20.0)}
     assert elapsed < 20.0 + 60  # the cap, plus generous room for a loaded machine
+
+
+SLEEPS_IN_EVERY_CALL = '''
+
+import signal as _signal
+import time as _time
+
+
+def _sleeping(fn):
+    def asleep(*args, **kwargs):
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
+        _time.sleep(10**6)
+        return fn(*args, **kwargs)
+    return asleep
+
+
+for _name in NAMES:
+    globals()[_name] = _sleeping(globals()[_name])
+'''
+
+
+def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed, correct_source):
+    """masked_token_nll blocks SIGALRM and sleeps in every call: the parent sees that its
+    process is not running and stops it once the idle limit passes (not at the 20 s
+    call backstop); the kernel fails and says why in both languages, the rest of the
+    batch is not waited for, and every other kernel keeps its marks."""
+    (sealed / "inputs").mkdir()
+    path = sealed / "inputs" / "sleeping_kernel.py"
+    path.write_text(correct_source + SLEEPS_IN_EVERY_CALL.replace("NAMES", repr(("masked_token_nll",))))
+    result = grade_submission(path, corpus, shrink=False)
+    assert scores(result) == expected({"masked_token_nll": 0})
+    for lang, limit in (("en", "2 s"), ("ru", "2 с")):
+        told = set(failures(result, "masked_token_nll", lang))
+        assert len(told) == 1 and limit in next(iter(told)), told
+        assert ("slept or waited" if lang == "en" else "спал или ждал") in next(iter(told))
 
 
 def test_budgets_let_a_40ms_per_call_loop_pass(corpus):
