@@ -99,3 +99,26 @@ class IdleWatch:
             self.idle += step
             self.total += step
         return self.idle > self.limit
+
+
+PF_EXITING = 0x4   # /proc/<pid>/stat flags: the process has begun to exit
+SIGKILL_BIT = 1 << 8
+
+
+def dying(pid: int) -> bool:
+    """``pid`` is gone, a zombie, exiting, or has a SIGKILL pending (sent, not yet acted
+    on: the signal is marked pending before kill() returns to its sender)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            status = handle.read()
+    except OSError:
+        return True
+    fields = stat[stat.rfind(b")") + 2:].split()
+    if len(fields) < 7 or fields[0] in (b"Z", b"X", b"x") or int(fields[6]) & PF_EXITING:
+        return True
+    for line in status.splitlines():
+        if line.startswith((b"SigPnd:", b"ShdPnd:")) and int(line.split()[1], 16) & SIGKILL_BIT:
+            return True
+    return False
