@@ -238,7 +238,8 @@ class OutcomeColumns:
                 "index": walk(np.asarray(self.index, dtype=np.int64)),
                 "code": walk(np.asarray(self.code, dtype=np.uint8)), "ndim": walk(np.asarray(self.ndim, dtype=np.uint8)),
                 "mut": walk(np.asarray(self.mut, dtype=np.uint8)), "dims": walk(np.asarray(self.dims, dtype=np.int64))}
-        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others]}
+        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others],
+                "cpu": round(self.cpu, 3)}
 
 
 def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
@@ -364,7 +365,7 @@ def decode(payload: bytes, *, trusted: bool = True):
         others = header.get("others")
         if type(others) is list:  # as in the list form below: only an outcome's value may be an array
             walk({"op": "outcomes", "outcomes": [e[1] for e in others if type(e) is list and len(e) == 2]})
-        return {"op": "outcomes", "outcomes": _outcomes_from_columns(header, _array, trusted)}
+        return {"op": "outcomes", "outcomes": _outcomes_from_columns(header, _array, trusted), "cpu": header.get("cpu")}
 
     return walk(header)
 
@@ -1386,7 +1387,7 @@ class Parent:
             else:
                 if loaded is not None:
                     self.child = child
-                    return loaded
+                    return {**loaded, "cpu": round(child.cpu(), 3)}  # the cells' CPU (of this last load)
                 what = "cell" if current is None or current[1] is None else "statement"
                 reason = (("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
                           if idled else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s"))

@@ -149,24 +149,45 @@ def masked_token_nll(token_log_probs, mask):
 '''
 
 
-def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source):
-    """masked_token_nll sleeps with SIGALRM blocked (below its per-call wall backstop):
-    the submission's cap stops it; the kernels before it keep their marks, it is lost
-    as timed out, and every later kernel fails with the cap's message."""
+@pytest.mark.parametrize("cap", ["submission_wall", "submission_timeout"])
+def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source, cap):
+    """masked_token_nll sleeps with SIGALRM blocked, the idle watch out of reach: its
+    call backstop (20 s) stops it. By then the submission is past its cap, be it the
+    honest one (submission_wall plus 3 x the little CPU it used) or the backstop
+    (submission_timeout): the kernels before it keep their marks, it is lost as timed
+    out, and every later kernel fails with the cap's message (EN and RU)."""
     (sealed / "inputs").mkdir()
     path = sealed / "inputs" / "sleeping_kernel.py"
     path.write_text(correct_source + SLEEPING_KERNEL)
-    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, submission_timeout=20.0,
-                    idle_wall=1000.0)  # the idle watch out of reach: the wall-clock backstops alone
+    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, idle_wall=1000.0, **{cap: 15.0})
     start = time.monotonic()
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     elapsed = time.monotonic() - start
     later = KERNELS[KERNELS.index("masked_token_nll") + 1:]
     assert scores(result) == expected({"masked_token_nll": 0, **{k: 0 for k in later}})
-    assert all("ran past the time limit" in text for text in failures(result, "masked_token_nll"))
+    # stopped by the worker's call backstop, or (the 15 s backstop) by the grader first
+    assert all("time limit" in text for text in failures(result, "masked_token_nll"))
     for kernel in later:
-        assert set(failures(result, kernel)) == {NOT_GRADED["submission"]["en"].format(k=kernel, limit=20.0)}
-    assert elapsed < 20.0 + 60  # the cap, plus generous room for a loaded machine
+        for lang, words in (("en", "total time limit"), ("ru", "общий лимит времени")):
+            told = failures(result, kernel, lang)
+            assert told and all(words in text and kernel in text for text in told), told
+    assert elapsed < 20.0 + 60  # the call backstop, plus generous room for a loaded machine
+
+
+def test_the_submission_cap_grows_with_the_cpu_its_code_used():
+    """120 s plus 3 x the CPU used, at most 1,500 s: the 40 ms loop's 444 s of CPU earn
+    it 1,452 s; a sleeper that used none has 120 s."""
+    from autograder.grade.run import WorkerSession
+
+    session = WorkerSession([], [])
+    assert session.time_limit == 120.0
+    session._charge(444.0)
+    assert session.time_limit == 120.0 + 3 * 444.0
+    for forged in (-1.0, float("nan"), "9", 1e9, True):
+        session._charge(forged)
+    assert session.time_limit == 120.0 + 3 * 444.0
+    session._charge(100.0)
+    assert session.time_limit == 1500.0
 
 
 SLEEPS_IN_EVERY_CALL = '''
@@ -207,13 +228,16 @@ def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed
 def test_budgets_let_a_40ms_per_call_loop_pass(corpus):
     """The documented budgets are consistent: at 40 ms of CPU per call, every kernel's
     batch fits its CPU budget twice over, and the whole corpus fits the submission's
-    wall-clock cap even when a neighbour leaves it a third of a core."""
+    wall-clock cap even when a neighbor leaves it a third of a core."""
     budget = Budget()
     for kc in corpus.values():
         assert 2 * 0.040 * len(kc.calls) <= budget.batch_cpu(len(kc.calls)), kc.kernel
         assert 0.040 * 50 <= budget.call_timeout
     total = 0.040 * sum(len(kc.calls) for kc in corpus.values())
-    assert budget.wall_factor * total <= budget.submission_timeout
+    # the honest cap: a third of a core makes the kernels' wall 3 x their CPU; the rest
+    # (cells, starting sandboxes, judging) fits the 120 s base, and the backstop is above it
+    assert budget.load_timeout <= budget.submission_wall / 2
+    assert budget.submission_wall + budget.wall_factor * total <= budget.submission_timeout
 
 
 SLOWDOWN = '''
