@@ -996,6 +996,7 @@ FLUSH_SECONDS = 0.002        # ... or at least this often while calls complete
 CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
 ANSWER_WALL = 2.0            # outside deadline of one numerical answer
 MIN_BATCH_CPU = 10.0         # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
+BATCH_IDLE = 5               # a batch's calls together may be idle this many times idle_wall
 INBOX_BYTES = 64 << 20       # a batch request (the corpus' largest is under 1 MB)
 INPUT_BYTES = 16 << 20       # the inputs of one watched call
 _ALIGN = 64
@@ -1585,7 +1586,7 @@ class Parent:
             # The child waits for the parent while its outcomes lie unread in the pipe or
             # while the call it reached is a watched one whose inputs are not placed yet.
             waiting = idle.unread_bytes(child.replies) > 0 or bool(pending and pending[0] <= outcomes.n)
-            idled = watch.sample(now, cpu, waiting)
+            idled = watch.sample(now, cpu, waiting) or watch.total > BATCH_IDLE * watch.limit
             outcomes.cpu = max(outcomes.cpu, cpu - batch_cpu0)
             if (idled or cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
                     or now - call_start > call_wall or now - start > batch_wall):

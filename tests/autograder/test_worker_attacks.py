@@ -225,6 +225,19 @@ def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed
         assert ("slept or waited" if lang == "en" else "спал или ждал") in next(iter(told))
 
 
+def test_a_kernel_that_sleeps_a_little_in_every_call_is_cut_by_its_batch_total(corpus, sealed, correct_source):
+    """Each call sleeps less than the idle limit of one call (0.3 s of 0.5 s): the
+    batch's calls together may idle 5 x 0.5 s, and then the kernel is cut."""
+    (sealed / "inputs").mkdir()
+    path = sealed / "inputs" / "dozing_kernel.py"
+    path.write_text(correct_source + SLEEPS_IN_EVERY_CALL.replace("10**6", "0.3").replace(
+        "NAMES", repr(("masked_token_nll",))))
+    result = grade_submission(path, corpus, shrink=False, budget=Budget(idle_wall=0.5))
+    assert scores(result) == expected({"masked_token_nll": 0})
+    told = failures(result, "masked_token_nll")
+    assert told and all("slept or waited" in text and "2.5 s in all" in text for text in told), told
+
+
 def test_budgets_let_a_40ms_per_call_loop_pass(corpus):
     """The documented budgets are consistent: at 40 ms of CPU per call, every kernel's
     batch fits its CPU budget twice over, and the whole corpus fits the submission's
