@@ -301,14 +301,19 @@ def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
     (slept / "student0.py").write_text(CORRECT.read_text() + SLEEPER.replace("KERNELS", repr(KERNELS)))
     print(f"\none sleeper in a class of {size} (.py, m5 grade --jobs 2; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.2f})\n")
-    print("| round | clean class (s) | with one sleeper (s) | difference (s) | ratio |")
-    print("|---|---:|---:|---:|---:|")
+    print("| round | clean class (s) | with one sleeper (s) | difference (s) | ratio | sleeper's own grading (s), score "
+          "| a correct one's, median (s) | load average |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     diffs = []
     for r in range(rounds):
         a = run([BIN / "m5", "grade", str(clean), "--jobs", "2", "--out", str(folder / f"out-clean-{r}")], ROOT, env)
         b = run([BIN / "m5", "grade", str(slept), "--jobs", "2", "--out", str(folder / f"out-slept-{r}")], ROOT, env)
         diffs.append(b - a)
-        print(f"| {r + 1} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} |")
+        own = {path.parent.name: json.loads(path.read_text()) for path in (folder / f"out-slept-{r}").glob("**/results.json")}
+        sleeper = own.pop("student0", {})
+        others = statistics.median(o.get("execution_time", 0.0) for o in own.values()) if own else float("nan")
+        print(f"| {r + 1} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} | {sleeper.get('execution_time', 0.0):.1f}, "
+              f"{sleeper.get('score', '?')} | {others:.1f} | {os.getloadavg()[0]:.1f} |")
     print(f"\nmedian difference: {statistics.median(diffs):+.1f} s (goal <= 30 s; before the idle watch: +189 s)")
 
 

@@ -5,7 +5,8 @@ A correct kernel or cell computes: while the parent waits for its result, one of
 threads is always running or runnable (state ``R`` in ``/proc/<pid>/task/*/stat``).
 A thread that waits for CPU on a loaded machine is still ``R``, so preemption is never
 counted. Sleeping, blocking, waiting for its own subprocess, being stopped: none of
-these is ``R``. The watch adds up the sampled intervals in which no thread of the
+these is ``R``. A disk wait (``D``) counts only when two samples in a row find it, so
+the short reads of an import are not taken for idling. The watch adds up the sampled intervals in which no thread of the
 process was ``R``, less the CPU it used in them, and says when the sum passes a limit.
 
 Only the process itself counts, not its descendants: a kernel blocked waiting for a
@@ -24,6 +25,7 @@ import os
 import termios
 
 RUNNING = b"R"
+DISK = b"D"
 MAX_STEP = 0.25  # the most one sampled interval adds (a parent descheduled longer counts less, never more)
 
 
@@ -46,17 +48,28 @@ def thread_states(pid: int) -> list[bytes]:
     return states
 
 
-def is_running(pid: int) -> bool:
-    """Some thread of ``pid`` runs or waits only for a CPU. Its main thread is looked at
-    first (one read); the others only when it is not running."""
+def state(pid: int) -> bytes:
+    """R if some thread of ``pid`` runs or waits only for a CPU; else D if some thread is
+    in an uninterruptible wait (mostly disk reads); else the main thread's state (S, T,
+    t, Z, ...; X if gone). The main thread is looked at first (one read), the others
+    only when it is not running."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             stat = handle.read()
     except OSError:
-        return False
-    if stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3] == RUNNING:
-        return True
-    return RUNNING in thread_states(pid)
+        return b"X"
+    main = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
+    if main == RUNNING:
+        return RUNNING
+    states = thread_states(pid)
+    if RUNNING in states:
+        return RUNNING
+    return DISK if DISK in states else main
+
+
+def is_running(pid: int) -> bool:
+    """Some thread of ``pid`` runs or waits only for a CPU."""
+    return state(pid) == RUNNING
 
 
 def unread_bytes(fd: int) -> int:
@@ -83,6 +96,7 @@ class IdleWatch:
         self.idle = 0.0        # since the last reset
         self.total = 0.0       # since this watch began
         self._last: tuple[float, float] | None = None  # (wall, CPU) at the last sample
+        self._disk = False     # the last sample found the process in D
 
     def reset(self) -> None:
         """A new call, cell or statement starts: its idle time starts at zero."""
@@ -92,7 +106,14 @@ class IdleWatch:
         """Account the interval since the last sample; True once the idle time since the
         last reset exceeds the limit."""
         last, self._last = self._last, (now, cpu)
-        if last is None or waiting or is_running(self.pid):
+        if last is None or waiting:
+            return False
+        seen, was_disk = state(self.pid), self._disk
+        self._disk = seen == DISK
+        # A disk wait counts only when it lasts from one sample to the next: the short
+        # reads of an import are not idling, a process held in D (a vfork child that
+        # never execs) is.
+        if seen == RUNNING or (seen == DISK and not was_disk):
             return False
         step = min(now - last[0], MAX_STEP) - max(0.0, cpu - last[1])
         if step > 0:

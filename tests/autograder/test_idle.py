@@ -104,3 +104,16 @@ def test_unread_bytes_sees_what_lies_in_a_pipe():
     finally:
         os.close(r)
         os.close(w)
+
+
+def test_a_disk_wait_counts_only_when_two_samples_in_a_row_find_it(monkeypatch):
+    """The short reads of an import are not idling; a process held in D is."""
+    seen = iter([b"D", b"R", b"D", b"S", b"D", b"D", b"D"])
+    monkeypatch.setattr(idle, "state", lambda pid: next(seen))
+    watch = idle.IdleWatch(1, 10.0)
+    counted = []
+    for step in range(8):  # the first sample only starts the clock
+        before = watch.total
+        watch.sample(step * 0.1, 0.0)
+        counted.append(round(watch.total - before, 3))
+    assert counted == [0, 0, 0, 0, 0.1, 0, 0.1, 0.1]
