@@ -310,7 +310,7 @@ def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
         b = run([BIN / "m5", "grade", str(slept), "--jobs", "2", "--out", str(folder / f"out-slept-{r}")], ROOT, env)
         diffs.append(b - a)
         own = {path.parent.name: json.loads(path.read_text()) for path in (folder / f"out-slept-{r}").glob("**/results.json")}
-        sleeper = own.pop("student0", {})
+        sleeper = own.pop("student0.py", {})
         others = statistics.median(o.get("execution_time", 0.0) for o in own.values()) if own else float("nan")
         print(f"| {r + 1} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} | {sleeper.get('execution_time', 0.0):.1f}, "
               f"{sleeper.get('score', '?')} | {others:.1f} | {os.getloadavg()[0]:.1f} |")
