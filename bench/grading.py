@@ -17,7 +17,12 @@ the number of generated inputs of every property. Then it times a class of
 and then as one class run, printing the grading process's own time and peak RSS
 (VmHWM of the grader, never of its sandboxed workers).
 
+Last, it times a class of five with and without one submission that sleeps in every
+kernel call (``--no-sleeper`` skips it); ``--only sleeper`` or ``--only hostile`` runs
+just that part.
+
     .venv/bin/python bench/grading.py [--submissions 20] [--rounds 3] [--class-size 200] [--no-hostile]
+    .venv/bin/python bench/grading.py --only sleeper [--rounds 3]
 """
 from __future__ import annotations
 
@@ -261,6 +266,57 @@ def hostile_corpus(folder: Path) -> None:
           f"peak RSS of a grading process {peak:.0f} MB")
 
 
+# ---------------------------------------------------------------- one sleeper in a class
+# Blocks SIGALRM and sleeps in every call of every kernel (the finding: a class of five,
+# --jobs 2, took 209 s with it instead of about 20).
+SLEEPER = '''
+
+import signal as _signal
+import time as _time
+
+
+def _sleeping(_fn):
+    def _asleep(*args, **kwargs):
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
+        _time.sleep(10**6)
+        return _fn(*args, **kwargs)
+    return _asleep
+
+
+for _name in KERNELS:
+    globals()[_name] = _sleeping(globals()[_name])
+'''
+
+
+def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
+    """A class of ``size`` correct .py submissions, and the same class with one of them
+    replaced by the sleeper, graded with ``m5 grade --jobs 2`` in turn, ``rounds`` times:
+    what one sleeper adds to a class run (difference and ratio, per round)."""
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "M5_PROGRESS": "0"}
+    clean, slept = folder / "clean", folder / "with_sleeper"
+    for klass in (clean, slept):
+        klass.mkdir(parents=True)
+        for i in range(size):
+            (klass / f"student{i}.py").write_text(CORRECT.read_text())
+    (slept / "student0.py").write_text(CORRECT.read_text() + SLEEPER.replace("KERNELS", repr(KERNELS)))
+    print(f"\none sleeper in a class of {size} (.py, m5 grade --jobs 2; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.2f})\n")
+    print("| round | clean class (s) | with one sleeper (s) | difference (s) | ratio | sleeper's own grading (s), score "
+          "| a correct one's, median (s) | load average |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    diffs = []
+    for r in range(rounds):
+        a = run([BIN / "m5", "grade", str(clean), "--jobs", "2", "--out", str(folder / f"out-clean-{r}")], ROOT, env)
+        b = run([BIN / "m5", "grade", str(slept), "--jobs", "2", "--out", str(folder / f"out-slept-{r}")], ROOT, env)
+        diffs.append(b - a)
+        own = {path.parent.name: json.loads(path.read_text()) for path in (folder / f"out-slept-{r}").glob("**/results.json")}
+        sleeper = own.pop("student0.py", {})
+        others = statistics.median(o.get("execution_time", 0.0) for o in own.values()) if own else float("nan")
+        print(f"| {r + 1} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} | {sleeper.get('execution_time', 0.0):.1f}, "
+              f"{sleeper.get('score', '?')} | {others:.1f} | {os.getloadavg()[0]:.1f} |")
+    print(f"\nmedian difference: {statistics.median(diffs):+.1f} s (goal <= 30 s; before the idle watch, on 94739fe: +200 s)")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=20)
@@ -269,7 +325,21 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary course folder")
     parser.add_argument("--hostile", action=argparse.BooleanOptionalAction, default=True,
                         help="grade the hostile corpus and print the grader's time and peak RSS")
+    parser.add_argument("--sleeper", action=argparse.BooleanOptionalAction, default=True,
+                        help="time a class with and without one submission that sleeps in every call")
+    parser.add_argument("--only", choices=["sleeper", "hostile"],
+                        help="run only that part (no nbgrader comparison, no large class)")
     args = parser.parse_args(argv)
+    if args.only:
+        scratch = Path(tempfile.mkdtemp(prefix="m5-bench-"))
+        try:
+            if args.only == "sleeper":
+                sleeper_class(scratch / "sleeper", rounds=args.rounds)
+            else:
+                hostile_corpus(scratch / "hostile")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return 0
 
     course = Path(tempfile.mkdtemp(prefix="m5-bench-"))
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "M5_PROGRESS": "0"}
@@ -353,6 +423,8 @@ def main(argv=None) -> int:
               f"({t_class / args.class_size:.2f} s per submission; goal <= 90 s)")
     if args.hostile:
         hostile_corpus(course / "hostile")
+    if args.sleeper:
+        sleeper_class(course / "sleeper", rounds=args.rounds)
     if not args.keep:
         shutil.rmtree(course, ignore_errors=True)
     else:

@@ -203,6 +203,8 @@ LEFT_OUT = {
                  "ru": "ячейки исчерпали общий лимит времени на все ячейки"},
     "left_out_cap": {"en": "too many statements had stopped the grading process before it",
                      "ru": "до неё слишком много инструкций остановили процесс проверки"},
+    "idle": {"en": "it slept or waited instead of running, past the limit on time not running",
+             "ru": "она спала или ждала вместо вычислений дольше допустимого времени простоя"},
 }
 IGNORED_PLACE = {"en": "cell {number}", "ru": "ячейка {number}"}
 IGNORED = {"en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",

@@ -16,6 +16,7 @@ from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten
 from autograder.grade.run import WorkerLost, WorkerSession
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import search_counterexample, shown_order
+from autograder.grade.worker import BATCH_IDLE
 from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, diagnose_mistake
 
 LOST = {
@@ -23,6 +24,12 @@ LOST = {
                 "ru": "{k} превысила лимит времени (бесконечный цикл или слишком медленно); процесс остановлен"},
     "call_timeout": {"en": "a call of {k} did not finish within its time limit (an infinite loop or far too slow)",
                      "ru": "вызов {k} не завершился за отведённое время (бесконечный цикл или слишком медленно)"},
+    "call_idle": {"en": "a call of {k} slept or waited instead of running for more than {limit:g} s, or its calls "
+                        "for {total:g} s in all (sleep, a lock, input or a subprocess of its own); the rest of its "
+                        "calls were not run",
+                  "ru": "вызов {k} спал или ждал вместо вычислений дольше {limit:g} с, или все её вызовы вместе "
+                        "дольше {total:g} с (sleep, блокировка, ввод или собственный подпроцесс); остальные её "
+                        "вызовы не выполнялись"},
     "crashed": {"en": "the grading process stopped while running {k} (os._exit, a crash or the memory limit)",
                 "ru": "процесс проверки остановился во время работы {k} (os._exit, сбой или предел памяти)"},
     "protocol": {"en": "{k} disturbed the grading process's communication",
@@ -220,9 +227,11 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         return _all_fail(kc, LOST[lost.reason], k=kernel)
     if _not_implemented(outcomes):
         return _all_fail(kc, LOST["not_implemented"], k=kernel)
-    hung = next((i for i, o in enumerate(outcomes) if o.get("s") == "timeout"), None)
+    hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
-        return _all_fail(kc, LOST["call_timeout"], call=kc.calls[hung], k=kernel)
+        why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
+        return _all_fail(kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall,
+                         total=session.budget.idle_wall * BATCH_IDLE)
     failed, mistake = diagnose(kc, outcomes)
     values_ok = values_checked(kc.properties, failed)
     results = []

@@ -27,8 +27,10 @@ from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
 KERNELS = list(reference_impl.KERNEL_NAMES)
 # A kernel never run because the submission's time ran out before it.
 NOT_GRADED = {
-    "submission": {"en": "{k} was not graded: the submission reached its total time limit ({limit:g} s) before this kernel",
-                   "ru": "{k} не проверена: решение исчерпало общий лимит времени ({limit:g} с) до этого ядра"},
+    "submission": {"en": "{k} was not graded: the submission reached its total time limit ({limit:.0f} s: {base:g} s "
+                         "plus {factor:g} × the CPU time its code used, at most {cap:g} s) before this kernel",
+                   "ru": "{k} не проверена: решение исчерпало общий лимит времени ({limit:.0f} с: {base:g} с "
+                         "плюс {factor:g} × процессорное время его кода, не более {cap:g} с) до этого ядра"},
     "cells": {"en": "{k} was not graded: the submission's cells ran longer than {limit:g} s in all",
               "ru": "{k} не проверена: ячейки решения выполнялись дольше {limit:g} с в сумме"},
 }
@@ -235,7 +237,9 @@ def _not_graded(kc, session: WorkerSession):
     """Every property of a kernel fails: the submission's time ran out before it."""
     if session.report.time_cap:
         return _all_fail(kc, NOT_GRADED["cells"], k=kc.kernel, limit=session.budget.load_timeout)
-    return _all_fail(kc, NOT_GRADED["submission"], k=kc.kernel, limit=session.budget.submission_timeout)
+    b = session.budget
+    return _all_fail(kc, NOT_GRADED["submission"], k=kc.kernel, limit=session.time_limit, base=b.submission_wall,
+                     factor=b.wall_factor, cap=b.submission_timeout)
 
 
 # ---------------------------------------------------------------- a class

@@ -74,8 +74,8 @@ class Property:
 
     def judge(self, case, outcomes: list[dict], expected: list[dict]) -> Failure | None:
         for call, got in zip(self.calls(case), outcomes):
-            if got.get("s") == "timeout":
-                return Failure(MESSAGES["timeout"], call=call)
+            if got.get("s") in ("timeout", "idle"):
+                return Failure(MESSAGES[got["s"]], call=call)
         if self.check_mutation:
             # Judged on writes alone: wrong values, errors and crashes are other
             # properties' business, and a call that raised did not mutate anything.
@@ -95,6 +95,8 @@ class Property:
 MESSAGES = {
     "timeout": {"en": "the call did not finish within its time limit",
                 "ru": "вызов не завершился за отведённое время"},
+    "idle": {"en": "the call slept or waited instead of running, past the limit on time not running",
+             "ru": "вызов спал или ждал вместо вычислений дольше допустимого времени простоя"},
     "mutated": {"en": "the function modified its input arrays (inputs must stay untouched)",
                 "ru": "функция изменила входные массивы (входы должны оставаться нетронутыми)"},
     "should_raise": {"en": "expected a ValueError for this invalid input, but the call returned a value",
@@ -161,8 +163,8 @@ def compare(got: dict, want: dict) -> Failure | None:
         return Failure(message("should_raise"), expected="ValueError", got=got.get("v"))
     if status == "raised":
         return Failure(message("raised", msg=got.get("msg", "?")), expected=want["v"])
-    if status == "timeout":
-        return Failure(MESSAGES["timeout"], expected=want["v"])
+    if status in ("timeout", "idle"):
+        return Failure(MESSAGES[status], expected=want["v"])
     if status != "ok":
         return Failure(message("bad_return", msg=got.get("msg", "?")), expected=want["v"])
     g, w = got["v"], want["v"]

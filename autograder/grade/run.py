@@ -40,7 +40,7 @@ from autograder.grade.extract import Cell
 WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
 # (it loads them by path, not by import).
-WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"),
+WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"), WORKER_SOURCE.with_name("idle.py"),
                 WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
@@ -80,7 +80,9 @@ class Budget:
     wall_factor: float = 3.0
     load_timeout: float = 60.0         # all cells, wall clock (one cell: cell_timeout)
     cell_timeout: float = 20.0
-    submission_timeout: float = 1500.0  # the whole submission, wall clock
+    submission_wall: float = 120.0     # the whole submission, wall clock, beyond wall_factor x the CPU its code used
+    submission_timeout: float = 1500.0  # the whole submission, wall clock, however much CPU it used (backstop)
+    idle_wall: float = 2.0             # a call, cell or statement not running this long (wall, beyond its CPU) is stopped
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):
@@ -185,6 +187,8 @@ class WorkerSession:
         self.recycle = bool(spare and spare.recycle)  # start workers that can be recycled
         self.lang = lang
         self.deadline = time.monotonic() + budget.submission_timeout
+        self.started = time.monotonic()  # the honest cap (time_limit) counts from here
+        self.cpu_used = 0.0              # CPU seconds of the student's code, as its worker reported them
         self.proc = None
         self.report = LoadReport()
         self._buffer = bytearray()
@@ -206,8 +210,25 @@ class WorkerSession:
 
     @property
     def out_of_time(self) -> bool:
-        """The submission's wall-clock cap (or the cells' cap) has been reached."""
-        return self.report.time_cap or time.monotonic() >= self.deadline
+        """The submission's wall-clock cap (or the cells' cap) has been reached. A batch
+        already running is not cut by it (its own budgets bound it): the cap is met
+        between kernels, so CPU a correct batch used always counts before it is."""
+        now = time.monotonic()
+        return self.report.time_cap or now >= self.deadline or now >= self.started + self.time_limit
+
+    @property
+    def time_limit(self) -> float:
+        """The submission's wall-clock cap now: ``submission_wall`` plus ``wall_factor``
+        times the CPU its code has used, at most ``submission_timeout``. Code that
+        computes earns time (a neighbor may leave it a third of a core); code that
+        sleeps or waits does not."""
+        b = self.budget
+        return min(b.submission_timeout, b.submission_wall + b.wall_factor * self.cpu_used)
+
+    def _charge(self, cpu) -> None:
+        """Add the CPU seconds a worker reply reports (checked: the reply is untrusted)."""
+        if type(cpu) in (int, float) and 0 <= cpu <= self.budget.submission_timeout:
+            self.cpu_used += cpu
 
     def _load_request(self) -> dict:
         return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
@@ -280,7 +301,8 @@ class WorkerSession:
     def resume(self) -> None:
         """A session made ready ahead of time starts its own clocks now, when its
         submission's grading begins (its head batch may have waited for the grader)."""
-        self.deadline = time.monotonic() + self.budget.submission_timeout
+        self.started = time.monotonic()
+        self.deadline = self.started + self.budget.submission_timeout
         if self._inflight:
             head, _, limits, n_calls, planned = self._inflight[0]
             self._inflight[0] = (head, time.monotonic() + self._batch_deadline(n_calls), limits, n_calls, planned)
@@ -312,6 +334,7 @@ class WorkerSession:
                               for cid in self.report.fatal_cells]
         found = reply.get("found", {})
         self.report.found = {k: bool(found.get(k)) for k in self.kernels}
+        self._charge(reply.get("cpu"))
         self.report.time_cap = reply.get("time_cap") is True
         self._loading, self._loaded = False, True
         return True
@@ -414,6 +437,7 @@ class WorkerSession:
         if not isinstance(outcomes, list) or len(outcomes) != n_calls or not all(isinstance(o, dict) for o in outcomes):
             self._stop()
             raise WorkerLost("protocol")
+        self._charge(reply.get("cpu"))
         return outcomes
 
     def values(self, names: list[str]) -> dict:

@@ -115,6 +115,9 @@ def _load_sibling(name: str):
     return module
 
 
+idle = _load_sibling("idle")  # the parent's watch on a child that does not run (idle.py)
+
+
 # ------------------------------------------------------------------ codec
 class WireError(Exception):
     """A malformed or oversized frame."""
@@ -189,6 +192,7 @@ class OutcomeColumns:
 
     def __init__(self):
         self.n = 0
+        self.cpu = 0.0  # CPU seconds the child used in the batch (as the parent saw it)
         self.index, self.code, self.ndim, self.mut, self.dims, self.data, self.others = [], [], [], [], [], [], []
 
     @classmethod
@@ -234,7 +238,8 @@ class OutcomeColumns:
                 "index": walk(np.asarray(self.index, dtype=np.int64)),
                 "code": walk(np.asarray(self.code, dtype=np.uint8)), "ndim": walk(np.asarray(self.ndim, dtype=np.uint8)),
                 "mut": walk(np.asarray(self.mut, dtype=np.uint8)), "dims": walk(np.asarray(self.dims, dtype=np.int64))}
-        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others]}
+        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others],
+                "cpu": round(self.cpu, 3)}
 
 
 def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
@@ -360,7 +365,7 @@ def decode(payload: bytes, *, trusted: bool = True):
         others = header.get("others")
         if type(others) is list:  # as in the list form below: only an outcome's value may be an array
             walk({"op": "outcomes", "outcomes": [e[1] for e in others if type(e) is list and len(e) == 2]})
-        return {"op": "outcomes", "outcomes": _outcomes_from_columns(header, _array, trusted)}
+        return {"op": "outcomes", "outcomes": _outcomes_from_columns(header, _array, trusted), "cpu": header.get("cpu")}
 
     return walk(header)
 
@@ -991,12 +996,13 @@ FLUSH_SECONDS = 0.002        # ... or at least this often while calls complete
 CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
 ANSWER_WALL = 2.0            # outside deadline of one numerical answer
 MIN_BATCH_CPU = 10.0         # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
+BATCH_IDLE = 5               # a batch's calls together may be idle this many times idle_wall
 INBOX_BYTES = 64 << 20       # a batch request (the corpus' largest is under 1 MB)
 INPUT_BYTES = 16 << 20       # the inputs of one watched call
 _ALIGN = 64
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout": 30.0, "wall_factor": 3.0,
-                  "load_timeout": 60.0}
+                  "load_timeout": 60.0, "idle_wall": 2.0}
 FATAL_CELL = "this cell stopped the grading process"
 FATAL_STATEMENT = "this statement stopped the grading process"
 MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
@@ -1005,7 +1011,7 @@ MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs 
 
 # Why the parent stopped a cell or statement: the entry's "reason" (the feedback says
 # it in the submission's language, extract.LEFT_OUT).
-LEFT_OUT_REASONS = ("stopped", "timed_out", "protocol", "load_cap", "left_out_cap")
+LEFT_OUT_REASONS = ("stopped", "timed_out", "protocol", "load_cap", "left_out_cap", "idle")
 
 
 def _left_out_entry(cell_id: str, line: int | None, reason: tuple[str, str]) -> dict:
@@ -1235,10 +1241,26 @@ class Parent:
         self.out_of_time = False            # loading hit its wall-clock cap: no more children
         self.preloaded: dict[str, list] = {}  # name -> calls, given by the grader ahead of the batches
         self.blank: Child | None = None       # a child forked ahead of time, waiting for its cells
+        self.keeper = os.getppid()            # the zygote (or bwrap's pid 1): its death ends the sandbox
 
     # ------------------------------------------------------------ grader side
     def reply(self, obj) -> None:
+        """Write a reply, unless the sandbox is being killed (see :meth:`_sandbox_dying`)."""
+        if self._sandbox_dying():
+            self.stop_child()
+            self.stop_blank()
+            _exit_now(1)
         _write_all(self.reply_fd, encode(obj))
+
+    def _sandbox_dying(self) -> bool:
+        """The process this parent was forked from (the zygote) was killed: the sandbox
+        dies as soon as the kernel acts on it, and whether a reply written now reached
+        the grader first would depend on timing. Student code can kill the zygote only
+        through the child, synchronously (the SIGKILL is pending before its kill()
+        returns), so a reply to the step in which that happened is never written: the
+        grader always sees that step lost (a load: the cell announced last; a batch:
+        its kernel)."""
+        return os.getppid() != self.keeper or idle.dying(self.keeper)
 
     def serve(self, frames) -> int:
         for frame in frames:
@@ -1332,18 +1354,20 @@ class Parent:
         deadline = time.monotonic() + float(self.budget["load_timeout"])
         while True:
             child = self.fork_child(self._cells_to_run(cells))
-            current, cell_deadline, loaded = None, math.inf, None
+            current, cell_deadline, loaded, idled = None, math.inf, None, False
+            watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
             try:
                 while loaded is None:
                     now = time.monotonic()
                     if now >= min(deadline, cell_deadline):
                         break
-                    for kind, _, payload in child.messages(min(deadline, cell_deadline) - now,
+                    for kind, _, payload in child.messages(min(deadline, cell_deadline, now + POLL) - now,
                                                           lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
                         if kind == K_CELL:
                             announced = self._announced(_text(payload), ids, files)
                             new_cell = current is None or announced[0] != current[0]
                             current = announced
+                            watch.reset()
                             # Each cell, and each statement of a .py file, has its own deadline.
                             cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
                             if new_cell:  # a cell's first announcement waits for the go-ahead
@@ -1354,6 +1378,9 @@ class Parent:
                             loaded = self._loaded(_text(payload), ids)
                         else:
                             raise ProtocolError("unexpected message while loading")
+                    if loaded is None and watch.sample(time.monotonic(), child.cpu(), idle.unread_bytes(child.replies) > 0):
+                        idled = True
+                        break
             except ChildGone:
                 reason = ("stopped", FATAL_CELL if current is None or current[1] is None else FATAL_STATEMENT)
             except ProtocolError:
@@ -1361,9 +1388,10 @@ class Parent:
             else:
                 if loaded is not None:
                     self.child = child
-                    return loaded
+                    return {**loaded, "cpu": round(child.cpu(), 3)}  # the cells' CPU (of this last load)
                 what = "cell" if current is None or current[1] is None else "statement"
-                reason = ("timed_out", f"the {what} ran longer than {cell_timeout:g} s")
+                reason = (("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
+                          if idled else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s"))
             child.kill()
             if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
@@ -1510,6 +1538,7 @@ class Parent:
         start = time.monotonic()
         call_start, batch_cpu0 = start, child.cpu()
         timed_call, call_cpu0, last_check = 0, batch_cpu0, start
+        watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
 
         bunch_bounds: list[int] = []  # made at the first bunch (a batch may send none)
         caps_array = np.asarray(caps, dtype=np.float64)
@@ -1553,17 +1582,30 @@ class Parent:
             running = self._running(outcomes.n, n)
             if timed_call != running:  # the call's clocks start at its first look
                 timed_call, call_cpu0, call_start = running, cpu, now
-            if (cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
+                watch.reset()
+            # The child waits for the parent while its outcomes lie unread in the pipe or
+            # while the call it reached is a watched one whose inputs are not placed yet.
+            waiting = idle.unread_bytes(child.replies) > 0 or bool(pending and pending[0] <= outcomes.n)
+            idled = watch.sample(now, cpu, waiting) or watch.total > BATCH_IDLE * watch.limit
+            outcomes.cpu = max(outcomes.cpu, cpu - batch_cpu0)
+            if (idled or cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
                     or now - call_start > call_wall or now - start > batch_wall):
                 self.stop_child()
-                running = self._running(outcomes.n, n)
-                # Calls the child finished but had not sent yet are unknown, the one it was
-                # running is the one that hung, and the rest never ran.
-                while outcomes.n < running:
-                    outcomes.add({"s": "unsent"})
-                while outcomes.n < n:
-                    outcomes.add({"s": "timeout"})
+                self._cut(outcomes, n, "idle" if idled else "timeout")
+        if self.child is child:
+            outcomes.cpu = max(outcomes.cpu, child.cpu() - batch_cpu0)
         return outcomes
+
+    def _cut(self, outcomes: OutcomeColumns, n: int, why: str) -> None:
+        """The child was stopped: calls it finished but had not sent yet are unknown, the
+        one it was running gets ``why`` ("timeout" or "idle": it did not run), and the
+        rest never ran (the kernel fails: nothing more of its batch is waited for)."""
+        running = self._running(outcomes.n, n)
+        while outcomes.n < running:
+            outcomes.add({"s": "unsent"})
+        outcomes.add({"s": why})
+        while outcomes.n < n:
+            outcomes.add({"s": "timeout"})
 
     def _running(self, received: int, n: int) -> int:
         """The call the child is running, from its progress word; kept within the calls

@@ -105,16 +105,20 @@ def _sleeper_notebook(folder: Path, count: int, position: int) -> Path:
     return build.write_notebook(nb, folder / "sleepers.ipynb")
 
 
-def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sealed):
-    """Two sleepers among the setup cells: each is killed at its deadline and left out;
-    every kernel defined by the other cells keeps full marks."""
+@pytest.mark.parametrize("idle_wall", [2.0, 1000.0])
+def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sealed, idle_wall):
+    """Two sleepers among the setup cells: each is killed and left out, for idling
+    (its process does not run) or, with the idle watch out of reach, at its outside
+    deadline; every kernel defined by the other cells keeps full marks."""
     (sealed / "inputs").mkdir()
     path = _sleeper_notebook(sealed / "inputs", count=2, position=2)
-    budget = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=1.0)
+    budget = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=1.0, idle_wall=idle_wall)
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     assert scores(result) == expected({})
-    sleeping = [n["en"] for n in result.notes if "sleep-" in n["en"]]
-    assert len(sleeping) == 2 and all("time limit of one cell (1 s)" in n for n in sleeping)
+    for lang, why in (("en", "slept or waited instead of running" if idle_wall < 10 else "time limit of one cell (1 s)"),
+                      ("ru", "спала или ждала" if idle_wall < 10 else "лимит времени на одну ячейку (1 с)")):
+        sleeping = [n[lang] for n in result.notes if "sleep-" in n[lang]]
+        assert len(sleeping) == 2 and all(why in n for n in sleeping), sleeping
 
 
 def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
@@ -145,35 +149,108 @@ def masked_token_nll(token_log_probs, mask):
 '''
 
 
-def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source):
-    """masked_token_nll sleeps with SIGALRM blocked (below its per-call wall backstop):
-    the submission's cap stops it; the kernels before it keep their marks, it is lost
-    as timed out, and every later kernel fails with the cap's message."""
+@pytest.mark.parametrize("cap", ["submission_wall", "submission_timeout"])
+def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source, cap):
+    """masked_token_nll sleeps with SIGALRM blocked, the idle watch out of reach: its
+    call backstop (20 s) stops it. By then the submission is past its cap, be it the
+    honest one (submission_wall plus 3 x the little CPU it used) or the backstop
+    (submission_timeout): the kernels before it keep their marks, it is lost as timed
+    out, and every later kernel fails with the cap's message (EN and RU)."""
     (sealed / "inputs").mkdir()
     path = sealed / "inputs" / "sleeping_kernel.py"
     path.write_text(correct_source + SLEEPING_KERNEL)
-    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, submission_timeout=20.0)
+    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, idle_wall=1000.0, **{cap: 15.0})
     start = time.monotonic()
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     elapsed = time.monotonic() - start
     later = KERNELS[KERNELS.index("masked_token_nll") + 1:]
     assert scores(result) == expected({"masked_token_nll": 0, **{k: 0 for k in later}})
-    assert all("ran past the time limit" in text for text in failures(result, "masked_token_nll"))
+    # stopped by the worker's call backstop, or (the 15 s backstop) by the grader first
+    assert all("time limit" in text for text in failures(result, "masked_token_nll"))
     for kernel in later:
-        assert set(failures(result, kernel)) == {NOT_GRADED["submission"]["en"].format(k=kernel, limit=20.0)}
-    assert elapsed < 20.0 + 60  # the cap, plus generous room for a loaded machine
+        for lang, words in (("en", "total time limit"), ("ru", "общий лимит времени")):
+            told = failures(result, kernel, lang)
+            assert told and all(words in text and kernel in text for text in told), told
+    assert elapsed < 20.0 + 60  # the call backstop, plus generous room for a loaded machine
+
+
+def test_the_submission_cap_grows_with_the_cpu_its_code_used():
+    """120 s plus 3 x the CPU used, at most 1,500 s: the 40 ms loop's 444 s of CPU earn
+    it 1,452 s; a sleeper that used none has 120 s."""
+    from autograder.grade.run import WorkerSession
+
+    session = WorkerSession([], [])
+    assert session.time_limit == 120.0
+    session._charge(444.0)
+    assert session.time_limit == 120.0 + 3 * 444.0
+    for forged in (-1.0, float("nan"), "9", 1e9, True):
+        session._charge(forged)
+    assert session.time_limit == 120.0 + 3 * 444.0
+    session._charge(100.0)
+    assert session.time_limit == 1500.0
+
+
+SLEEPS_IN_EVERY_CALL = '''
+
+import signal as _signal
+import time as _time
+
+
+def _sleeping(fn):
+    def asleep(*args, **kwargs):
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
+        _time.sleep(10**6)
+        return fn(*args, **kwargs)
+    return asleep
+
+
+for _name in NAMES:
+    globals()[_name] = _sleeping(globals()[_name])
+'''
+
+
+def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed, correct_source):
+    """masked_token_nll blocks SIGALRM and sleeps in every call: the parent sees that its
+    process is not running and stops it once the idle limit passes (not at the 20 s
+    call backstop); the kernel fails and says why in both languages, the rest of the
+    batch is not waited for, and every other kernel keeps its marks."""
+    (sealed / "inputs").mkdir()
+    path = sealed / "inputs" / "sleeping_kernel.py"
+    path.write_text(correct_source + SLEEPS_IN_EVERY_CALL.replace("NAMES", repr(("masked_token_nll",))))
+    result = grade_submission(path, corpus, shrink=False)
+    assert scores(result) == expected({"masked_token_nll": 0})
+    for lang, limit in (("en", "2 s"), ("ru", "2 с")):
+        told = set(failures(result, "masked_token_nll", lang))
+        assert len(told) == 1 and limit in next(iter(told)), told
+        assert ("slept or waited" if lang == "en" else "спал или ждал") in next(iter(told))
+
+
+def test_a_kernel_that_sleeps_a_little_in_every_call_is_cut_by_its_batch_total(corpus, sealed, correct_source):
+    """Each call sleeps less than the idle limit of one call (0.3 s of 0.5 s): the
+    batch's calls together may idle 5 x 0.5 s, and then the kernel is cut."""
+    (sealed / "inputs").mkdir()
+    path = sealed / "inputs" / "dozing_kernel.py"
+    path.write_text(correct_source + SLEEPS_IN_EVERY_CALL.replace("10**6", "0.3").replace(
+        "NAMES", repr(("masked_token_nll",))))
+    result = grade_submission(path, corpus, shrink=False, budget=Budget(idle_wall=0.5))
+    assert scores(result) == expected({"masked_token_nll": 0})
+    told = failures(result, "masked_token_nll")
+    assert told and all("slept or waited" in text and "2.5 s in all" in text for text in told), told
 
 
 def test_budgets_let_a_40ms_per_call_loop_pass(corpus):
     """The documented budgets are consistent: at 40 ms of CPU per call, every kernel's
     batch fits its CPU budget twice over, and the whole corpus fits the submission's
-    wall-clock cap even when a neighbour leaves it a third of a core."""
+    wall-clock cap even when a neighbor leaves it a third of a core."""
     budget = Budget()
     for kc in corpus.values():
         assert 2 * 0.040 * len(kc.calls) <= budget.batch_cpu(len(kc.calls)), kc.kernel
         assert 0.040 * 50 <= budget.call_timeout
     total = 0.040 * sum(len(kc.calls) for kc in corpus.values())
-    assert budget.wall_factor * total <= budget.submission_timeout
+    # the honest cap: a third of a core makes the kernels' wall 3 x their CPU; the rest
+    # (cells, starting sandboxes, judging) fits the 120 s base, and the backstop is above it
+    assert budget.load_timeout <= budget.submission_wall / 2
+    assert budget.submission_wall + budget.wall_factor * total <= budget.submission_timeout
 
 
 SLOWDOWN = '''
