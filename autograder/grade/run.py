@@ -40,7 +40,7 @@ from autograder.grade.extract import Cell
 WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
 # (it loads them by path, not by import).
-WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"),
+WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"), WORKER_SOURCE.with_name("recycle.py"),
                 WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
@@ -578,7 +578,7 @@ class SpareWorker:
     than grading a fast submission. With ``recycle`` (the default) a session that ends
     cleanly gives its sandbox back (:meth:`take_back`): the worker there is a zygote
     that never runs student code; it kills every process of the last submission,
-    empties the writable directories and forks a fresh parent (``worker.zygote``).
+    empties the writable directories and forks a fresh parent (``recycle.zygote``).
     The sandbox is handed on only once it reports itself clean on a pipe no submission
     can reach; otherwise, and whenever recycling is off or impossible, a new sandbox is
     started while the current submission is graded (docs/sandbox.md, "Recycling").

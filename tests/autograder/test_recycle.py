@@ -1,6 +1,6 @@
 """Recycled sandboxes: a class run hands a cleaned sandbox from one submission to the next.
 
-The zygote inside (``worker.zygote``) never runs student code. Between two submissions
+The zygote inside (``recycle.zygote``) never runs student code. Between two submissions
 it kills every other process of the sandbox, empties /scratch, /tmp and /dev/shm and
 drains the grader's pipe; only then does it say "clean" on a pipe no submission holds.
 These tests grade a submission that leaves everything it can behind, then one that
@@ -199,7 +199,7 @@ _os.makedirs({str(interpreter_under_tmp.parent)!r} + "/planted", exist_ok=True) 
 
 
 def test_setup_mounts_reads_mountinfo_outermost_first_with_escapes(tmp_path):
-    from autograder.grade import worker
+    from autograder.grade import recycle
 
     (tmp_path / "a b").mkdir()
     (tmp_path / "a b" / "inner").mkdir()
@@ -207,10 +207,10 @@ def test_setup_mounts_reads_mountinfo_outermost_first_with_escapes(tmp_path):
     escaped = str(tmp_path / "a b").replace(" ", "\\040")
     info = tmp_path / "mountinfo"
     info.write_text("".join(line.format(p) for p in ["/", "/tmp", "/usr", escaped, escaped + "/inner"]))
-    kept = worker.setup_mounts(str(info))
+    kept = recycle.setup_mounts(str(info))
     st = os.stat(tmp_path / "a b")
     assert kept == [(str(tmp_path / "a b"), st.st_dev, st.st_ino)]  # /tmp itself and the nested mount are not kept
-    assert worker.setup_mounts(str(tmp_path / "missing")) == []
+    assert recycle.setup_mounts(str(tmp_path / "missing")) == []
 
 
 def test_empty_tree_keeps_the_named_paths_and_empties_the_way_to_them(tmp_path):

@@ -431,7 +431,7 @@ def spawn(
              descriptor number in this environment variable; the read end is
              ``proc.sandbox_recycle_fd`` (closed by :func:`terminate`), else None. A
              recycling worker writes there when the sandbox is clean for the next
-             submission (see ``worker.zygote``). Without bubblewrap there is no pid
+             submission (see ``recycle.zygote``). Without bubblewrap there is no pid
              namespace in which to kill "every process but mine", so no recycling.
 
     The working directory and HOME are ``/scratch``, a private size-capped tmpfs that
