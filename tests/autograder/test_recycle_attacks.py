@@ -378,3 +378,22 @@ def test_the_baseline_covers_every_writable_directory_and_namespace_list():
     now = Baseline.now()
     assert len(now.fields["space"]) == len(WRITABLE_DIRS)
     assert set(now.fields) == {"limits", "host", "space", "fds", "lists"}
+
+
+def test_openmp_and_blas_threads_still_work_under_the_narrowed_rules():
+    """OpenMP may bind its threads (sched_setaffinity of a thread id, now refused):
+    torch and numpy with two threads each, bound or not, still compute."""
+    script = b'''
+import json, numpy, torch
+torch.set_num_threads(2)
+a = torch.ones(512, 512)
+print(json.dumps({"torch": float((a @ a).sum()), "threads": torch.get_num_threads(),
+                  "numpy": float(numpy.linalg.inv(numpy.eye(200) * 2).sum())}))
+'''
+    for bind in ({}, {"OMP_PROC_BIND": "true"}):
+        env = {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", **bind}
+        result = sandbox.run([sys.executable, "-I", "/m5/threads.py"], files={"threads.py": script}, env=env,
+                             limits=sandbox.Limits(), timeout=120)
+        assert result.returncode == 0, result.stderr_tail
+        assert json.loads(result.stdout.decode().strip().splitlines()[-1]) == {
+            "torch": 512.0 ** 3, "threads": 2, "numpy": 100.0}
