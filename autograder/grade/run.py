@@ -45,6 +45,7 @@ WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"), WORKER_SO
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
 RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
+RECYCLE_SHMEM_SLACK = 32 << 20  # shared memory a clean sandbox may hold beyond its /m5 files
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
@@ -677,6 +678,8 @@ def _came_back_clean(proc) -> bool:
             return False
     except OSError:
         return False
+    if not _shared_memory_back(proc):
+        return False
     out = proc.stdout.fileno()
     for _ in range(1 << 12):  # at most 4 GiB of leftovers, read 1 MiB at a time
         try:
@@ -687,3 +690,12 @@ def _came_back_clean(proc) -> bool:
         except OSError:
             return False
     return False
+
+
+def _shared_memory_back(proc) -> bool:
+    """The shared memory charged to a recycled sandbox's cgroup is back near what a
+    fresh one holds (its /m5 files in bwrap's tmpfs): a memfd or a tmpfs file that
+    outlived the last submission's processes shows here. True when unreadable."""
+    cgroup = getattr(proc, "sandbox_cgroup", None)
+    held = cgroup.shmem_bytes() if cgroup is not None else None
+    return held is None or held <= getattr(proc, "sandbox_file_bytes", 0) + RECYCLE_SHMEM_SLACK

@@ -397,3 +397,42 @@ print(json.dumps({"torch": float((a @ a).sum()), "threads": torch.get_num_thread
         assert result.returncode == 0, result.stderr_tail
         assert json.loads(result.stdout.decode().strip().splitlines()[-1]) == {
             "torch": 512.0 ** 3, "threads": 2, "numpy": 100.0}
+
+
+class _FakeCgroup:
+    def __init__(self, held):
+        self.held = held
+
+    def shmem_bytes(self):
+        return self.held
+
+
+class _FakeProc:
+    def __init__(self, held, files=1 << 20):
+        self.sandbox_cgroup = None if held == "no cgroup" else _FakeCgroup(held)
+        self.sandbox_file_bytes = files
+
+
+def test_the_grader_refuses_a_sandbox_whose_cgroup_still_holds_shared_memory():
+    bound = (1 << 20) + run.RECYCLE_SHMEM_SLACK
+    assert run._shared_memory_back(_FakeProc(bound)) is True
+    assert run._shared_memory_back(_FakeProc(bound + 1)) is False  # a memfd kept alive by no process
+    assert run._shared_memory_back(_FakeProc(None)) is True        # no readable memory cgroup
+    assert run._shared_memory_back(_FakeProc("no cgroup")) is True
+
+
+def test_a_recycled_sandbox_holds_no_more_shared_memory_than_a_fresh_one(tmp_path, corpus, monkeypatch, recycles):
+    """After attackers that filled every tmpfs and 1.25 GB of memfds, the cgroup's
+    shared memory at hand-over is within the bound (read from the real cgroup)."""
+    from autograder.grade.sandbox import cgroups
+
+    seen = []
+    real = cgroups.WorkerCgroup.shmem_bytes
+    monkeypatch.setattr(cgroups.WorkerCgroup, "shmem_bytes", lambda self: seen.append(real(self)) or seen[-1])
+    paths = _files(tmp_path, ATTACKER, ATTACKER, CORRECT.read_text(), CORRECT.read_text())
+    grade_many(paths, corpus, jobs=1, shrink=False, answers=True)
+    assert recycles == [True, True]
+    if None in seen:
+        pytest.skip("no readable memory cgroup here")
+    print("shmem at hand-over:", seen)
+    assert len(seen) == 2 and max(seen) <= run.RECYCLE_SHMEM_SLACK + (8 << 20), seen

@@ -541,6 +541,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
     proc.sandbox_ready_fd = ready_read  # type: ignore[attr-defined]  # see await_started
     proc.sandbox_recycle_fd = recycle_read  # type: ignore[attr-defined]  # see spawn(recycle_env=)
+    proc.sandbox_file_bytes = sum(len(data) for data in files.values())  # type: ignore[attr-defined]  # /m5, in its tmpfs
     return proc
 
 
