@@ -344,6 +344,18 @@ attempt("prio user", os.setpriority, os.PRIO_USER, 0, 19)
 attempt("prio 1", os.setpriority, os.PRIO_PROCESS, 1, 19)
 attempt("affinity 1", os.sched_setaffinity, 1, {0})
 attempt("sethostname", socket.sethostname, "x")
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def sysv(name, *args):
+    def call():
+        if getattr(libc, name)(*args) < 0:
+            number = ctypes.get_errno()
+            raise OSError(number, os.strerror(number))
+    return call
+attempt("shmget", sysv("shmget", 0, 1 << 20, 0o1600))
+attempt("msgget", sysv("msgget", 0, 0o1600))
+attempt("semget", sysv("semget", 0, 1, 0o1600))
+attempt("mq_open", sysv("mq_open", b"/m5q", 0o100 | 2, 0o600, None))
 # what a process may still do to itself
 attempt("own nofile", resource.setrlimit, resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))
 attempt("read pid 1", resource.prlimit, 1, resource.RLIMIT_NOFILE)
