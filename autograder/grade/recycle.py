@@ -2,7 +2,8 @@
 
 Placed read-only at /m5/recycle.py beside ``worker.py`` and loaded by path (like
 ``cellexec.py``), so it imports only the standard library. The zygote (:func:`zygote`)
-is the sandbox's first process in a class run: it never runs student code. It forks
+is the sandbox's pid 1 in a class run (``bwrap --as-pid-1``): it never runs student
+code and is not dumpable. It forks
 one trusted worker parent per submission and, between two of them, kills every
 other process of the sandbox, empties the writable directories, drains the grader's
 pipe and checks that everything the next submission shares with the last one is as
@@ -41,6 +42,8 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
     each parent it kills, empties and drains (:func:`clean_sandbox`, :func:`drain`).
     Any doubt returns 1, which ends the sandbox.
     """
+    if os.getpid() != 1:  # a reaper of bubblewrap's would be pid 1, dumpable, and outlive submissions
+        return serve()    # one submission only: the grader sees no "clean" byte and starts a new sandbox
     kept = setup_mounts()  # before any student code runs
     baseline = Baseline.now()
     while True:
@@ -54,9 +57,8 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
                 code = serve()
             finally:
                 os._exit(code)
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:
+        status = wait_for(pid)
+        if status is None:
             return 1
         if status != 0 or not clean_sandbox(files, kept) or not drain(proto_in):
             return 1
@@ -173,6 +175,19 @@ def setup_mounts(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, int
     return kept
 
 
+def wait_for(pid: int) -> int | None:
+    """Wait until child ``pid`` exits, reaping every orphan that dies meanwhile (the
+    zygote is the sandbox's pid 1 and the subreaper of everything); its wait status,
+    or None if it cannot be waited for."""
+    while True:
+        try:
+            done, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return None
+        if done == pid:
+            return status
+
+
 def reap_children() -> None:
     """Collect every exited child (no zombies)."""
     while True:
@@ -185,8 +200,8 @@ def reap_children() -> None:
 
 
 def kill_everyone_else() -> bool:
-    """SIGKILL every process of the sandbox but this one and its pid 1 (bubblewrap's),
-    in rounds, until /proc lists no other; False if they do not all die."""
+    """SIGKILL every process of the sandbox but this one (its pid 1, ``bwrap
+    --as-pid-1``), in rounds, until /proc lists no other; False if they do not all die."""
     me = os.getpid()
     for _ in range(CLEAN_ROUNDS):
         try:
@@ -204,7 +219,7 @@ def kill_everyone_else() -> bool:
 
 
 def clean_sandbox(files, kept: list[tuple[str, int, int]]) -> bool:
-    """Kill every process of the sandbox but this one and pid 1, then empty the
+    """Kill every process of the sandbox but this one, then empty the
     writable directories (``files.empty_tree``: the grader's own remover of hostile
     trees) but for the sandbox's own mounts in ``kept`` (:func:`setup_mounts`), which
     must be the same ones afterwards. True only when all of it is verified."""

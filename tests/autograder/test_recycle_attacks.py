@@ -199,6 +199,11 @@ def _space():
 
 def _neighbours():
     _TRACES.extend("pid %%s" %% p for p in _os.listdir("/proc") if p.isdigit() and int(p) not in _ancestors())
+    try:  # pid 1 outlives every submission: the last one could have rewritten its memory
+        open("/proc/1/mem", "r+b").close()
+        _TRACES.append("pid 1 writable")
+    except OSError:
+        pass
     for _listing in ("/proc/net/unix", "/proc/net/tcp", "/proc/net/tcp6", "/proc/sysvipc/shm",
                      "/proc/sysvipc/msg", "/proc/sysvipc/sem"):
         with open(_listing) as _fh:

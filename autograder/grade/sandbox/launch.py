@@ -337,13 +337,17 @@ def _bind(path: Path) -> list[str]:
 
 
 def _bwrap_argv(plan: _Plan, limits: Limits, hide: tuple, files: dict[str, bytes],
-                ro_dirs: dict[str, Path], fds: list[int]) -> list[str]:
+                ro_dirs: dict[str, Path], fds: list[int], as_pid_1: bool = False) -> list[str]:
     """The bwrap command line (up to and including ``--``); descriptors it must inherit
-    are appended to ``fds``."""
+    are appended to ``fds``. ``as_pid_1``: the command is the sandbox's pid 1, with no
+    bwrap reaper there (a recycled sandbox's zygote: a reaper would be a dumpable
+    process of the student's uid that outlives every submission)."""
     args = [
         plan.bwrap, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
         "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "m5-sandbox",
     ]
+    if as_pid_1:
+        args.append("--as-pid-1")
     if plan.disable_userns:
         args.append("--disable-userns")
     if plan.seccomp is not None:
@@ -491,7 +495,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
                 cgroup = None  # the probe said it works; failing now only loses the caps
         binds = list(plan.roots) + list(ro_dirs.values())
         if plan.level == "bubblewrap":
-            command = _bwrap_argv(plan, limits, hide, files, ro_dirs, fds)
+            command = _bwrap_argv(plan, limits, hide, files, ro_dirs, fds, as_pid_1=recycle_env is not None)
             ready_read, ready_write = os.pipe()
             fds.append(ready_write)
             command += _launcher(limits, plan.nproc_rlimit, ready_write, argv)
