@@ -3,10 +3,9 @@
 Placed read-only at /m5/recycle.py beside ``worker.py`` and loaded by path (like
 ``cellexec.py``), so it imports only the standard library. The zygote (:func:`zygote`)
 is the sandbox's pid 1 in a class run (``bwrap --as-pid-1``): it never runs student
-code and is not dumpable. It forks
-one trusted worker parent per submission and, between two of them, kills every
-other process of the sandbox, empties the writable directories, drains the grader's
-pipe and checks that everything the next submission shares with the last one is as
+code and is not dumpable. It forks one trusted worker parent per submission and,
+between two of them, kills every other process of the sandbox, empties the writable
+directories, drains the grader's pipe and checks that everything the next submission shares with the last one is as
 it was before any student code ran (:class:`Baseline`): its own limits, priority and
 CPU set, the hostname, the free space of the writable directories, its own open
 descriptors, the sockets and SysV objects of the namespaces. Only then does it say
