@@ -41,10 +41,12 @@ WORKER_SOURCE = Path(wire.__file__)
 # Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
 # (it loads them by path, not by import).
 WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"), WORKER_SOURCE.with_name("idle.py"),
+                WORKER_SOURCE.with_name("recycle.py"),
                 WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
 RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
+RECYCLE_SHMEM_SLACK = 32 << 20  # shared memory a clean sandbox may hold beyond its /m5 files
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
@@ -602,7 +604,7 @@ class SpareWorker:
     than grading a fast submission. With ``recycle`` (the default) a session that ends
     cleanly gives its sandbox back (:meth:`take_back`): the worker there is a zygote
     that never runs student code; it kills every process of the last submission,
-    empties the writable directories and forks a fresh parent (``worker.zygote``).
+    empties the writable directories and forks a fresh parent (``recycle.zygote``).
     The sandbox is handed on only once it reports itself clean on a pipe no submission
     can reach; otherwise, and whenever recycling is off or impossible, a new sandbox is
     started while the current submission is graded (docs/sandbox.md, "Recycling").
@@ -701,6 +703,8 @@ def _came_back_clean(proc) -> bool:
             return False
     except OSError:
         return False
+    if not _shared_memory_back(proc):
+        return False
     out = proc.stdout.fileno()
     for _ in range(1 << 12):  # at most 4 GiB of leftovers, read 1 MiB at a time
         try:
@@ -711,3 +715,12 @@ def _came_back_clean(proc) -> bool:
         except OSError:
             return False
     return False
+
+
+def _shared_memory_back(proc) -> bool:
+    """The shared memory charged to a recycled sandbox's cgroup is back near what a
+    fresh one holds (its /m5 files in bwrap's tmpfs): a memfd or a tmpfs file that
+    outlived the last submission's processes shows here. True when unreadable."""
+    cgroup = getattr(proc, "sandbox_cgroup", None)
+    held = cgroup.shmem_bytes() if cgroup is not None else None
+    return held is None or held <= getattr(proc, "sandbox_file_bytes", 0) + RECYCLE_SHMEM_SLACK

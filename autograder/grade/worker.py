@@ -19,7 +19,7 @@ Two processes inside the sandbox:
   A child that dies, hangs or writes garbage costs only the batch (one kernel) it was
   running: the parent forks a fresh child and loads the cells again.
 
-In a class run (``M5_RECYCLE_FD`` set) a third, the **zygote** (:func:`zygote`), comes
+In a class run (``M5_RECYCLE_FD`` set) a third, the **zygote** (``recycle.zygote``), comes
 first: after the imports and the preload it forks one parent per submission and cleans
 the sandbox between them; it never runs student code either.
 
@@ -1658,10 +1658,10 @@ def _answer_cap(kind: int, index: int) -> int:
     return payload_cap(K_OK, MAX_ANSWER_ELEMENTS) if kind == K_OK else TEXT_CAP
 
 
+# The same as in recycle.py (the zygote's module, loaded by path inside the sandbox);
+# the grader reads them here.
 RECYCLE_FD_ENV = "M5_RECYCLE_FD"   # set by the grader: this worker is a recycling zygote
 RECYCLED = b"R"                     # zygote -> grader, on the recycle pipe: clean, next parent forked
-WRITABLE_DIRS = ("/scratch", "/tmp", "/dev/shm")  # the sandbox's only writable places (emptied between parents)
-CLEAN_ROUNDS = 400                  # kill rounds before the zygote gives up (a fork bomb refills)
 
 
 LAZY_NUMPY = ("numpy.ma",)  # what numpy imports on first use in common kernels (np.isin of an empty array)
@@ -1691,7 +1691,9 @@ def main() -> int:
     recycle_fd = os.environ.get(RECYCLE_FD_ENV)
     if recycle_fd is None:
         return serve_parent(cellexec, proto_in, proto_out, preloaded)
-    return zygote(cellexec, proto_in, proto_out, preloaded, int(recycle_fd))
+    recycle = _load_sibling("recycle")  # the zygote: docs/sandbox.md, "Recycling"
+    return recycle.zygote(lambda: serve_parent(cellexec, proto_in, proto_out, preloaded), proto_in,
+                          int(recycle_fd), _load_sibling("files"))
 
 
 def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> int:
@@ -1709,118 +1711,6 @@ def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> in
             yield frame
 
     return parent.serve(frames())
-
-
-def zygote(cellexec, proto_in: int, proto_out: int, preloaded: dict, recycle_fd: int) -> int:
-    """Serve one submission after another from one sandbox, each from a fresh fork.
-
-    This process never runs student code and never reads what a submission wrote. Only
-    once every process of the previous submission is dead, the writable directories are
-    empty and the unread grader input is drained does it tell the grader so, on the
-    recycle pipe (which no parent holds), and fork the next parent. Any doubt (a
-    parent that did not exit cleanly, a process that will not die, an entry that cannot
-    be removed) ends the zygote, and with it the sandbox: the grader starts a new one.
-    """
-    files = _load_sibling("files")
-    kept = setup_mounts()  # before any student code runs
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.close(recycle_fd)
-                code = serve_parent(cellexec, proto_in, proto_out, preloaded)
-            finally:
-                _exit_now(code)
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:
-            return 1
-        if status != 0 or not _clean_sandbox(files, kept) or not _drain(proto_in):
-            return 1
-        try:
-            _write_all(recycle_fd, RECYCLED)
-        except OSError:
-            return 1
-
-
-def _unescape_mount(field: str) -> str:
-    """A mount point as /proc/self/mountinfo writes it (space, tab, newline and
-    backslash as octal escapes)."""
-    for code in ("\\040", "\\011", "\\012", "\\134"):
-        field = field.replace(code, chr(int(code[1:], 8)))
-    return field
-
-
-def setup_mounts(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, int, int]]:
-    """The sandbox's own mounts inside its writable directories, outermost only, as
-    (path, st_dev, st_ino): an interpreter bound under /tmp when the grader's venv lives
-    there. Read by the zygote before any student code runs; emptying the writable
-    directories keeps them, and a changed one stops the recycling."""
-    try:
-        with open(mountinfo, encoding="utf-8", errors="surrogateescape") as fh:
-            points = [_unescape_mount(fields[4]) for fields in map(str.split, fh) if len(fields) > 4]
-    except OSError:
-        return []
-    inside = sorted(p for p in points if any(p.startswith(d + "/") for d in WRITABLE_DIRS))
-    outermost = [p for p in inside if not any(p.startswith(q + "/") for q in inside if q != p)]
-    kept = []
-    for path in outermost:
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except OSError:
-            continue
-        kept.append((path, st.st_dev, st.st_ino))
-    return kept
-
-
-def _clean_sandbox(files, kept: list[tuple[str, int, int]]) -> bool:
-    """Kill every process of the sandbox but this one and its pid 1 (bubblewrap's),
-    then empty the writable directories (``files.empty_tree``: the grader's own remover
-    of hostile trees, loaded beside this file) but for the sandbox's own mounts in
-    ``kept`` (:func:`setup_mounts`), which must be the same ones afterwards. True only
-    when all of it is verified."""
-    me = _getpid()
-    for _ in range(CLEAN_ROUNDS):
-        try:
-            os.kill(-1, signal.SIGKILL)  # every process this one may signal, except itself and pid 1
-        except ProcessLookupError:
-            pass
-        except OSError:
-            return False
-        _reap_children()
-        others = [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
-        if not others:
-            break
-        time.sleep(0.001)
-    else:
-        return False
-    for path in WRITABLE_DIRS:
-        keep = tuple(p for p, _, _ in kept if p.startswith(path + "/"))
-        if not files.empty_tree(path, keep):
-            return False
-    for path, dev, ino in kept:
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except OSError:
-            return False
-        if (st.st_dev, st.st_ino) != (dev, ino):
-            return False
-    return True
-
-
-def _drain(fd: int) -> bool:
-    """Discard grader input the last parent left unread; False if the grader is gone."""
-    os.set_blocking(fd, False)
-    try:
-        while True:
-            try:
-                if not os.read(fd, 1 << 16):
-                    return False
-            except BlockingIOError:
-                return True
-    finally:
-        os.set_blocking(fd, True)
 
 
 if __name__ == "__main__":

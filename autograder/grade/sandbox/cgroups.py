@@ -169,6 +169,21 @@ class WorkerCgroup:
             raise
         return fds
 
+    def shmem_bytes(self) -> int | None:
+        """Shared memory (tmpfs files, memfds, SysV segments) charged to the worker's
+        memory cgroup, from ``memory.stat`` (v1 and v2 both name it ``shmem``); None
+        without a readable memory cgroup."""
+        for path in self.paths:
+            try:
+                lines = (path / "memory.stat").read_text().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                key, _, value = line.partition(" ")
+                if key == "shmem" and value.strip().isdigit():
+                    return int(value)
+        return None
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for path in self.paths:

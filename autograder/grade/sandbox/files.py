@@ -114,7 +114,7 @@ def remove_tree(root: Path) -> bool:
 def empty_tree(path: str | Path, keep: tuple = ()) -> bool:
     """Delete everything inside the directory ``path`` and keep it (with its mode: it
     may be a mount point such as /tmp); True when only what ``keep`` names is left.
-    Used inside the sandbox too, between two submissions (``worker.zygote``), so stdlib
+    Used inside the sandbox too, between two submissions (``recycle.zygote``), so stdlib
     only.
 
     ``keep``: absolute paths inside ``path`` that stay as they are (the sandbox's own

@@ -367,13 +367,17 @@ def _bind(path: Path) -> list[str]:
 
 
 def _bwrap_argv(plan: _Plan, limits: Limits, hide: tuple, files: dict[str, bytes],
-                ro_dirs: dict[str, Path], fds: list[int]) -> list[str]:
+                ro_dirs: dict[str, Path], fds: list[int], as_pid_1: bool = False) -> list[str]:
     """The bwrap command line (up to and including ``--``); descriptors it must inherit
-    are appended to ``fds``."""
+    are appended to ``fds``. ``as_pid_1``: the command is the sandbox's pid 1, with no
+    bwrap reaper there (a recycled sandbox's zygote: a reaper would be a dumpable
+    process of the student's uid that outlives every submission)."""
     args = [
         plan.bwrap, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
         "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "m5-sandbox",
     ]
+    if as_pid_1:
+        args.append("--as-pid-1")
     if plan.disable_userns:
         args.append("--disable-userns")
     if plan.seccomp is not None:
@@ -461,7 +465,7 @@ def spawn(
              descriptor number in this environment variable; the read end is
              ``proc.sandbox_recycle_fd`` (closed by :func:`terminate`), else None. A
              recycling worker writes there when the sandbox is clean for the next
-             submission (see ``worker.zygote``). Without bubblewrap there is no pid
+             submission (see ``recycle.zygote``). Without bubblewrap there is no pid
              namespace in which to kill "every process but mine", so no recycling.
 
     The working directory and HOME are ``/scratch``, a private size-capped tmpfs that
@@ -521,7 +525,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
                 cgroup = None  # the probe said it works; failing now only loses the caps
         binds = list(plan.roots) + list(ro_dirs.values())
         if plan.level == "bubblewrap":
-            command = _bwrap_argv(plan, limits, hide, files, ro_dirs, fds)
+            command = _bwrap_argv(plan, limits, hide, files, ro_dirs, fds, as_pid_1=recycle_env is not None)
             ready_read, ready_write = os.pipe()
             fds.append(ready_write)
             command += _launcher(limits, plan.nproc_rlimit, ready_write, argv)
@@ -577,6 +581,7 @@ def _launch(plan: _Plan, argv: list[str], limits: Limits, extra_env: dict[str, s
     proc.sandbox_level = plan.level  # type: ignore[attr-defined]
     proc.sandbox_ready_fd = ready_read  # type: ignore[attr-defined]  # see await_started
     proc.sandbox_recycle_fd = recycle_read  # type: ignore[attr-defined]  # see spawn(recycle_env=)
+    proc.sandbox_file_bytes = sum(len(data) for data in files.values())  # type: ignore[attr-defined]  # /m5, in its tmpfs
     return proc
 
 

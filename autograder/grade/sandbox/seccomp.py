@@ -1,7 +1,8 @@
 """The seccomp filter bwrap installs: an allow-list built with libseccomp.
 
-Every system call CPython, numpy, torch (CPU) and threads need is allowed; every other
-one fails with EPERM, so an odd call in student code is an ordinary ``PermissionError``,
+Every system call CPython, numpy, torch (CPU) and threads need is allowed, those that
+could change another process (limits, priority, CPU set) only on the calling one, no
+socket call at all (docs/sandbox.md, "Recycling"); every other one fails with EPERM, so an odd call in student code is an ordinary ``PermissionError``,
 not a mystery crash. Calls of a foreign ABI on the same machine (32-bit ``int 0x80``
 or x32 on x86_64) kill the process: libseccomp's bad-architecture action.
 
@@ -21,7 +22,7 @@ import tempfile
 ALLOWED_SYSCALLS = (
     # process life cycle, threads, waiting
     "execve", "execveat", "exit", "exit_group", "fork", "vfork", "clone", "clone3",
-    "wait4", "waitid", "set_tid_address", "set_robust_list", "get_robust_list", "rseq",
+    "wait4", "waitid", "set_tid_address", "set_robust_list", "rseq",
     "futex", "futex_waitv", "arch_prctl", "prctl", "getpid", "getppid", "gettid",
     "getpgid", "getpgrp", "setpgid", "getsid", "setsid", "pidfd_open", "pidfd_send_signal",
     "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getgroups",
@@ -35,9 +36,9 @@ ALLOWED_SYSCALLS = (
     # time and scheduling
     "clock_gettime", "clock_getres", "clock_nanosleep", "gettimeofday", "time",
     "nanosleep", "times", "getrusage", "sched_yield", "sched_getaffinity",
-    "sched_setaffinity", "sched_getparam", "sched_getscheduler", "sched_get_priority_max",
+    "sched_getparam", "sched_getscheduler", "sched_get_priority_max",
     "sched_get_priority_min", "sched_rr_get_interval", "sched_getattr", "getpriority",
-    "setpriority", "getrlimit", "setrlimit", "prlimit64", "ugetrlimit", "membarrier",
+    "getrlimit", "setrlimit", "ugetrlimit", "membarrier",
     # memory
     "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "msync", "mincore",
     "mlock", "munlock", "get_mempolicy", "set_mempolicy", "mbind", "memfd_create",
@@ -59,12 +60,32 @@ ALLOWED_SYSCALLS = (
     # waiting for I/O
     "select", "_newselect", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1",
     "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
-    # sockets (the network namespace has only its own loopback)
-    "socket", "socketpair", "bind", "connect", "listen", "accept", "accept4",
-    "getsockname", "getpeername", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg",
-    "recvmmsg", "shutdown", "setsockopt", "getsockopt",
     # randomness
     "getrandom",
+)
+
+# Allowed only with these argument values (each tuple is one rule: every (argument
+# index, value) in it must hold; several rules for one call are alternatives). A call
+# that would change another process's limits, priority or CPU set fails with EPERM: in
+# a recycled sandbox the zygote runs as the same uid, and what a submission changed
+# there every later submission would inherit (docs/sandbox.md, "Recycling").
+PRIO_PROCESS = 0
+CONDITIONAL_SYSCALLS = {
+    # glibc's getrlimit/setrlimit use prlimit64(0, ...); reading another's (new == NULL) is harmless
+    "prlimit64": (((0, 0),), ((2, 0),)),
+    "setpriority": (((0, PRIO_PROCESS), (1, 0)),),   # os.nice / setpriority of the caller only
+    "sched_setaffinity": (((0, 0),),),                # the calling thread only
+    "get_robust_list": (((0, 0),),),
+}
+
+# Denied on purpose, though CPython's socket module wraps them: grading uses no socket.
+# Without socket() and socketpair() there is no network, no abstract unix socket (a
+# channel between submissions of a recycled sandbox) and no SCM_RIGHTS message, which
+# could keep files and memfds alive in a garbage cycle that no process owns.
+DENIED_SOCKET_SYSCALLS = (
+    "socket", "socketpair", "bind", "connect", "listen", "accept", "accept4",
+    "getsockname", "getpeername", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg",
+    "recvmmsg", "shutdown", "setsockopt", "getsockopt", "socketcall",
 )
 
 
@@ -104,15 +125,26 @@ def seccomp_program(arch: str | None = None) -> bytes:
         if token != seccomp.system_arch():
             rules.add_arch(token)
             rules.remove_arch(seccomp.system_arch())
-        for name in ALLOWED_SYSCALLS:
-            if seccomp.resolve_syscall(token, name) >= 0:
-                rules.add_rule(seccomp.ALLOW, name)
+        _add_rules(seccomp, rules, token)
         with tempfile.TemporaryFile() as out:
             rules.export_bpf(out)
             out.seek(0)
             return out.read()
     except OSError as exc:
         raise SeccompUnavailable(f"libseccomp could not build the filter: {exc}") from None
+
+
+def _add_rules(seccomp, rules, token: int) -> None:
+    """The allow rules: ALLOWED_SYSCALLS unconditionally, CONDITIONAL_SYSCALLS with
+    their argument comparisons (names unknown on the architecture skipped)."""
+    for name in ALLOWED_SYSCALLS:
+        if seccomp.resolve_syscall(token, name) >= 0:
+            rules.add_rule(seccomp.ALLOW, name)
+    for name, alternatives in CONDITIONAL_SYSCALLS.items():
+        if seccomp.resolve_syscall(token, name) < 0:
+            continue
+        for conditions in alternatives:
+            rules.add_rule(seccomp.ALLOW, name, *(seccomp.Arg(arg, seccomp.EQ, value) for arg, value in conditions))
 
 
 def native_arch_name() -> str:
