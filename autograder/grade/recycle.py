@@ -45,6 +45,7 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
         return serve()    # one submission only: the grader sees no "clean" byte and starts a new sandbox
     kept = setup_mounts()  # before any student code runs
     baseline = Baseline.now()
+    handlers = ignore_signals()
     while True:
         if Baseline.now() != baseline:
             return 1
@@ -52,6 +53,7 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
         if pid == 0:
             code = 1
             try:
+                restore_signals(handlers)
                 os.close(recycle_fd)
                 code = serve()
             finally:
@@ -67,6 +69,35 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
             os.write(recycle_fd, RECYCLED)
         except OSError:
             return 1
+
+
+# Never ignored: SIGCHLD (ignoring it would reap children before wait_for sees them) and
+# the signals of a fault in the process itself.
+KEPT_SIGNALS = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE,
+                signal.SIGILL, signal.SIGABRT, signal.SIGSYS, signal.SIGTRAP}
+
+
+def ignore_signals() -> dict:
+    """Ignore every signal that could stop or end the zygote from inside (SIGALRM, SIGINT
+    and the rest with a handler: as pid 1 it gets only those); the handlers they had,
+    for :func:`restore_signals` in each worker parent. A submission can then neither end
+    the sandbox early nor make its own grade depend on when the sandbox dies."""
+    saved = {}
+    for sig in signal.valid_signals():
+        if sig in KEPT_SIGNALS:
+            continue
+        try:
+            saved[sig] = signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass  # not catchable here
+    return saved
+
+
+def restore_signals(saved: dict) -> None:
+    """Put back the handlers :func:`ignore_signals` replaced (a handler set outside
+    Python reads back as None: the default then)."""
+    for sig, handler in saved.items():
+        signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
 
 class Baseline:

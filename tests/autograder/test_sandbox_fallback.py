@@ -8,8 +8,8 @@ seccomp rules on namespaces, on a copy of the project (a space in its path, its 
 * no output (results.json, grades.csv, the grader's stdout and stderr) holds a canary;
 * a hostile file that reads every place the grader's files may be, and reports what it
   finds through stdout, stderr and its feedback, finds nothing (full marks);
-* nothing connects to a listener on the host's loopback (while the seccomp allow-list
-  still permits internet sockets this part is an expected failure: the probe says so);
+* nothing connects to a listener on the host's loopback: the allow-list the keeper
+  loads denies every socket call, and the probe, run as the worker, finds none;
 * the correct demo submission keeps full marks.
 
 Before the fallback hid anything, the canaries were in results.json and grades.csv
@@ -175,9 +175,7 @@ def test_peek_exfiltrate_and_network_attacks_get_nothing_and_correct_keeps_full_
     assert results["exfiltrate"]["score"] == FULL, json.dumps(results["exfiltrate"])[:3000]
     # masked_token_nll delegates to reference_impl, which cannot be imported: 0 of 10.
     assert results["peek_at_reference"]["score"] == FULL - 10
-    if probe(container)["details"]["worker_socket"]:
-        pytest.xfail("the seccomp allow-list still permits internet sockets (the socket rule lands "
-                     "separately): without a network namespace the network is open")
+    assert probe(container)["details"]["worker_socket"] is False  # measured as the worker
     assert listener.accepted == 0
     assert results["connect_home"]["score"] == FULL
     assert results["network_access"]["score"] == FULL
@@ -202,8 +200,7 @@ def test_whole_hostile_corpus_reads_no_secret_and_connects_nowhere(container):
     assert results["correct"]["score"] == FULL
     assert results["exfiltrate"]["score"] == FULL
     assert results["peek_at_reference"]["score"] == FULL - 10
-    if probe(container)["details"]["worker_socket"]:
-        pytest.xfail("the seccomp allow-list still permits internet sockets (see above)")
+    assert probe(container)["details"]["worker_socket"] is False
     assert listener.accepted == 0
     assert results["connect_home"]["score"] == FULL
 
