@@ -145,23 +145,38 @@ def _caps_to_drop() -> list[str]:
 
 
 def default_covers() -> list[tuple[str, list[str], str]]:
-    """(directory, paths kept, tmpfs mode) this development machine must cover: ``/tmp``
-    (the container's own), ``/root`` (keep the interpreter installation), ``/work``
-    (keep the shared site-packages of the main virtual environment, which the test's
-    project copy uses)."""
+    """(directory, paths kept, tmpfs mode) to cover so that the container holds only the
+    project copy under test: ``/tmp`` (the container's own), ``/root`` and ``/work``
+    (development checkouts), and this checkout itself wherever it lives. Kept: the
+    interpreter installation and the site-packages the project copy reads (numpy, torch,
+    pyseccomp, ...), wherever they are."""
     base = Path(sys.base_prefix).resolve()
-    covers = [("/tmp", [], "1777")]
-    if str(base).startswith("/root/"):
-        covers.append(("/root", [str(base)], "0755"))
-    covers.append(("/work", shared_site_packages(), "0755"))
+    kept = [str(base)] + shared_site_packages()
+    covers = []
+    for root, mode in (("/tmp", "1777"), ("/root", "0755"), ("/work", "0755")):
+        if os.path.isdir(root):
+            covers.append((root, [k for k in kept if _within(k, root)], mode))
+    if not any(_within(str(PROJECT), root) for root, _, _ in covers):
+        covers.append((str(PROJECT), [k for k in kept if _within(k, str(PROJECT))], "0755"))
     return covers
 
 
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def shared_site_packages() -> list[str]:
-    """site-packages of another virtual environment under /work that this one reads
-    through a .pth file (numpy, torch, pyseccomp, ...)."""
-    return [str(p) for p in map(Path, sys.path) if str(p).startswith("/work/") and p.name == "site-packages"
-            and ".venv" in p.parts and p.is_dir() and not str(p).startswith(sys.prefix)]
+    """The site-packages this interpreter reads beyond its base installation (its own
+    virtual environment's, and any another one's added by a .pth file): the project
+    copy's own venv reads them through a .pth file."""
+    base = str(Path(sys.base_prefix).resolve())
+    found = []
+    for entry in sys.path:
+        path = Path(entry).resolve() if entry else None
+        if (path is not None and path.name in ("site-packages", "dist-packages") and path.is_dir()
+                and not _within(str(path), base) and str(path) not in found):
+            found.append(str(path))
+    return found
 
 
 def command(argv: list[str], covers: list[tuple[str, list[str]]] | None = None) -> list[str]:
