@@ -268,8 +268,10 @@ COMMENTS_RU: dict[str, str] = {
 
 # Comments with numbers or names in them: (English pattern, Russian replacement).
 COMMENT_PATTERNS_RU: tuple[tuple[re.Pattern, str], ...] = (
-    (re.compile(r"Exercise (\d+): assign (.+) \(numbers, or lists of numbers\)\."),
-     r"Упражнение \1: присвойте \2 (числа или списки чисел)."),
+    (re.compile(r"Exercise (\d+): assign"), r"Упражнение \1: присвойте"),
+    # the expected form of each answer, indented under that line (the indent is kept)
+    (re.compile(r"(ex\d\d_\w+): a number"), r"  \1: число"),
+    (re.compile(r"(ex\d\d_\w+): a list of (\d+) numbers"), r"  \1: список из \2 чисел"),
 )
 
 _BY_FINGERPRINT = {key: text for key, text in DOCSTRINGS_RU.values()}
