@@ -85,8 +85,8 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
         "nb.your_run": "your run", "nb.pinned_run": "pinned full run",
         "nb.artifacts": "Pinned artifacts:",
-        "nb.artifact_scope": "Course-generated artifacts: produced by this repository's reference implementation "
-                             "with `m5 lab --profile full --pin` on CPU, one seed per artifact (seed offset 0), "
+        "nb.artifact_scope": "Course-generated artifacts: the course's full-profile run on CPU, "
+                             "one seed per artifact (seed offset 0), "
                              "small networks and a synthetic task. They make the notebook figures stable; they "
                              "are not external benchmark results and one seed does not rank methods.",
         "summary_heading": "What the lab shows",
@@ -165,8 +165,8 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
         "nb.your_run": "ваш прогон", "nb.pinned_run": "зафиксированный полный прогон",
         "nb.artifacts": "Зафиксированные артефакты:",
-        "nb.artifact_scope": "Артефакты курса: получены эталонной реализацией этого репозитория командой "
-                             "`m5 lab --profile full --pin` на центральном процессоре, по одному seed на артефакт (сдвиг seed 0), с "
+        "nb.artifact_scope": "Артефакты курса: полный прогон курса (профиль full) "
+                             "на центральном процессоре, по одному seed на артефакт (сдвиг seed 0), с "
                              "небольшими сетями на синтетической задаче. Они делают графики ноутбука стабильными; это не "
                              "результаты внешних бенчмарков, и один seed не ранжирует методы.",
         "summary_heading": "Что показала лабораторная работа",
