@@ -234,23 +234,28 @@ def build_student_library(dest: Path, lang: str = "en") -> list[Path]:
     return written
 
 
-def student_requirements(lock: Path = LOCK_FILE) -> str:
-    """The kit's ``requirements.txt``: the pins of :data:`STUDENT_PACKAGES` in ``lock``, with a CPU-torch note."""
+def _pins(lock: Path = LOCK_FILE) -> dict[str, str]:
+    """Package name (lower case) -> pinned version, from ``lock``."""
     pins = {}
     for line in Path(lock).read_text(encoding="utf-8").splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)$", line.strip())
         if match:
             pins[match[1].lower()] = match[2]
+    return pins
+
+
+def student_requirements(lock: Path = LOCK_FILE) -> str:
+    """The kit's ``requirements.txt``: the pins of :data:`STUDENT_PACKAGES` in ``lock``, all from the package
+    registry (the optional CPU-only torch command, which needs another host, is in the README)."""
+    pins = _pins(lock)
     missing = [name for name in STUDENT_PACKAGES if name not in pins]
     if missing:
         raise ReleaseError(f"{lock}: no pinned version of {missing}")
-    torch = pins["torch"]
     header = (
         "# Module 5 student kit (Python 3.11+) / Модуль 5: пакеты для студентов (Python 3.11+)\n"
         "#   pip install -r requirements.txt\n"
-        "# Without a GPU, the CPU-only torch is a much smaller download; install it first /\n"
-        "# без GPU сначала поставьте torch только для CPU (загрузка намного меньше):\n"
-        f"#   pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu\n"
+        "# Everything installs from the package registry; README.md says how to get a smaller CPU-only torch /\n"
+        "# всё ставится из реестра пакетов; как поставить torch только для CPU (меньше загрузка), сказано в README.md\n"
     )
     return header + "".join(f"{name}=={pins[name]}\n" for name in STUDENT_PACKAGES)
 
@@ -265,16 +270,33 @@ This folder is the whole assignment; keep its files together:
 * `m5_student/`: the support library both notebooks import;
 * `requirements.txt`: the packages, pinned.
 
-1. Once (Python 3.11+), in a virtual environment outside this folder (the whole folder is submitted):
+1. Once (Python 3.11+), in a virtual environment outside this folder (the whole folder is submitted).
+   Create and activate it:
 
    ```
-   python -m venv ~/m5-venv && source ~/m5-venv/bin/activate    # Windows: ~\\m5-venv\\Scripts\\activate
-   pip install -r requirements.txt      # without a GPU: first the CPU torch line written in requirements.txt
+   python -m venv ~/m5-venv
+   source ~/m5-venv/bin/activate            # Linux, macOS
+   ~\\m5-venv\\Scripts\\Activate.ps1          # Windows PowerShell
+   %USERPROFILE%\\m5-venv\\Scripts\\activate   # Windows cmd (create it there with %USERPROFILE%\\m5-venv)
    ```
 
-2. Start Jupyter in this folder (`jupyter lab`), open `{assignment}` and run the first cell.
+   Then install the packages; everything comes from the package registry (PyPI):
+
+   ```
+   pip install -r requirements.txt
+   ```
+
+   Optional, without a GPU: the CPU-only torch is a much smaller download, from the PyTorch download host
+   (not the package registry; skip this step where only the registry is reachable). Run it before the line above:
+
+   ```
+   pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu
+   ```
+
+2. Start Jupyter in this folder (`jupyter lab`), open `{assignment}` and run the first two cells.
 3. Write your answers in the answer cells; run the self-check cell under each kernel.
-4. Before submitting: *Kernel → Restart & Run All*, then, in a terminal in this folder:
+4. Before submitting: *Kernel → Restart & Run All*, **save the notebook** (Ctrl+S / Cmd+S: the check reads
+   the file on disk, not the open notebook), then, in a terminal in this folder:
 
    ```
    python -m m5_student check {assignment}
@@ -283,7 +305,15 @@ This folder is the whole assignment; keep its files together:
    It runs the public checks of your ten kernels and checks that every numerical answer is assigned in the
    expected format (a number or a list of numbers). Passing it does not guarantee full marks: the hidden
    tests check many more inputs, and the format check does not say whether a value is right.
-5. The lab runs a short smoke profile; `RL_LLM_M5_PROFILE=full jupyter lab` runs the full one.
+5. The lab (`{lab}`) trains with your kernels and asks for four torch ports (its section 5a) and six written
+   answers. It runs a short smoke profile; for the full one, start Jupyter with the variable set:
+
+   ```
+   RL_LLM_M5_PROFILE=full jupyter lab                     # Linux, macOS
+   $env:RL_LLM_M5_PROFILE = "full"; jupyter lab           # Windows PowerShell
+   set RL_LLM_M5_PROFILE=full                             # Windows cmd, then: jupyter lab
+   ```
+
 6. Submit this folder as your course says (nbgrader: the *Submit* button of the Assignments tab).
 """,
     "ru": """## Русский
@@ -295,16 +325,33 @@ This folder is the whole assignment; keep its files together:
 * `m5_student/` — библиотека поддержки, которую импортируют оба ноутбука;
 * `requirements.txt` — пакеты с закреплёнными версиями.
 
-1. Один раз (Python 3.11+), в виртуальном окружении вне этой папки (папка сдаётся целиком):
+1. Один раз (Python 3.11+), в виртуальном окружении вне этой папки (папка сдаётся целиком).
+   Создайте и активируйте его:
 
    ```
-   python -m venv ~/m5-venv && source ~/m5-venv/bin/activate    # Windows: ~\\m5-venv\\Scripts\\activate
-   pip install -r requirements.txt      # без GPU сначала строка с torch для CPU из requirements.txt
+   python -m venv ~/m5-venv
+   source ~/m5-venv/bin/activate            # Linux, macOS
+   ~\\m5-venv\\Scripts\\Activate.ps1          # Windows PowerShell
+   %USERPROFILE%\\m5-venv\\Scripts\\activate   # Windows cmd (создайте его там: %USERPROFILE%\\m5-venv)
    ```
 
-2. Запустите Jupyter в этой папке (`jupyter lab`), откройте `{assignment}` и выполните первую ячейку.
+   Затем установите пакеты; всё берётся из реестра пакетов (PyPI):
+
+   ```
+   pip install -r requirements.txt
+   ```
+
+   По желанию, без GPU: torch только для CPU загружается намного быстрее, но с сервера загрузок PyTorch
+   (это не реестр пакетов; пропустите шаг, если доступен только реестр). Выполните до строки выше:
+
+   ```
+   pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu
+   ```
+
+2. Запустите Jupyter в этой папке (`jupyter lab`), откройте `{assignment}` и выполните первые две ячейки.
 3. Пишите ответы в ячейках ответа; под каждым ядром запускайте ячейку самопроверки.
-4. Перед сдачей: *Kernel → Restart & Run All*, затем в терминале в этой папке:
+4. Перед сдачей: *Kernel → Restart & Run All*, **сохраните ноутбук** (Ctrl+S / Cmd+S: проверка читает файл
+   на диске, а не открытый ноутбук), затем в терминале в этой папке:
 
    ```
    python -m m5_student check {assignment}
@@ -313,7 +360,15 @@ This folder is the whole assignment; keep its files together:
    Команда запускает открытые проверки ваших десяти ядер и проверяет, что каждый числовой ответ присвоен
    в нужном формате (число или список чисел). Это не гарантирует полный балл: скрытые тесты проверяют
    намного больше входов, а проверка формата не говорит, верно ли значение.
-5. Лабораторная идёт в коротком профиле smoke; `RL_LLM_M5_PROFILE=full jupyter lab` запускает полный.
+5. Лабораторная (`{lab}`) обучается на ваших ядрах и просит четыре переноса на torch (её раздел 5a) и шесть
+   письменных ответов. Она идёт в коротком профиле smoke; для полного запустите Jupyter с заданной переменной:
+
+   ```
+   RL_LLM_M5_PROFILE=full jupyter lab                     # Linux, macOS
+   $env:RL_LLM_M5_PROFILE = "full"; jupyter lab           # Windows PowerShell
+   set RL_LLM_M5_PROFILE=full                             # Windows cmd, затем: jupyter lab
+   ```
+
 6. Сдайте эту папку так, как принято в вашем курсе (nbgrader: кнопка *Submit* на вкладке Assignments).
 """,
 }
@@ -324,7 +379,7 @@ def student_readme(lang: str) -> str:
     if lang not in sources.LANGS:
         raise ValueError(f"student_readme: `lang` must be one of {sources.LANGS}, got {lang!r}")
     names = {"assignment": sources.NOTEBOOK_NAMES["assignment", lang], "lab": sources.NOTEBOOK_NAMES["lab", lang],
-             "folder": sources.ASSIGNMENTS[lang]}
+             "folder": sources.ASSIGNMENTS[lang], "torch": _pins()["torch"]}
     order = sorted(sources.LANGS, key=lambda other: other != lang)
     title = " / ".join(README_TITLE[other]["title"] for other in order)
     subtitle = " / ".join(README_TITLE[other][lang].format(**names) for other in order)
