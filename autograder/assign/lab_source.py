@@ -72,7 +72,7 @@ print("  return_to_go:", K["return_to_go"]([2.0, -1.0, 0.5]))
 '''
 
 DAGGER = '''
-from m5_student.imitation import dagger_experiment
+from m5_student.imitation import LabelBudgetConfig, dagger_experiment
 
 d = P.dagger
 dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs,
@@ -87,7 +87,7 @@ compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), v)
 figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS, run_label=PINNED_RUN);
 # the same number of expert labels for both learners: a separate setting (its caption says how it differs)
 figures.plot_label_budget(pinned["budget_labels"], pinned["budget_bc_success"], pinned["budget_dagger_success"],
-                          labels=LABELS, run_label=PINNED_RUN);
+                          labels=LABELS, slip_probability=LabelBudgetConfig().slip_probability, run_label=PINNED_RUN);
 '''
 
 DQN = '''

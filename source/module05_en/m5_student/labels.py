@@ -20,7 +20,7 @@ LANGUAGES: tuple[str, ...] = ("en", "ru")
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
-        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap\nan episode ends at a terminal cell or is truncated by the step limit",
+        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap, blue dots: start cells\nan episode ends at a terminal cell or is truncated by the step limit",
         "grid_x": "column",
         "grid_y": "row",
         "dagger_x": "DAgger round (0 = behavior cloning only)",
@@ -31,6 +31,8 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "expert labels (state, expert action) pairs",
         "budget_bc": "behavior cloning (expert demonstrations)",
         "budget_dagger": "DAgger (labels on the learner's own states)",
+        "budget_note": "a harder setting than the DAgger curve: the learner's actions slip with probability {slip}, "
+                       "so success stays lower",
         "episode": "training episode",
         "rolling_success": "success rate over the last 15 episodes",
         "dqn_title": "DQN vs Double DQN (rolling window 15)",
@@ -58,6 +60,7 @@ LABELS: dict[str, dict[str, str]] = {
         "log_episode_return": "episode return in the log (same axis as the request above)",
         "episodes": "episodes (all seeds)",
         "dt_gap": "no episode with a return in ({lo}, {hi})",
+        "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "pinned full run (m5_student/data, seed offset 0)",
         "run.yours": "your run (profile {profile})",
         "run.lab": "python -m m5_student.lab run: profile {profile}, seeds: {seeds}",
@@ -99,7 +102,7 @@ LABELS: dict[str, dict[str, str]] = {
         "summary_llm": "Token-level Q and V can be learned from logged responses, but this small ILQL-like model is an illustration, not an LLM-scale result.",
     },
     "ru": {
-        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка\nэпизод завершается в терминальной клетке или усекается лимитом шагов",
+        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка, синие точки — стартовые клетки\nэпизод завершается в терминальной клетке или усекается лимитом шагов",
         "grid_x": "столбец",
         "grid_y": "строка",
         "dagger_x": "раунд DAgger (0 — только клонирование поведения)",
@@ -110,6 +113,8 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "метки эксперта (пары «состояние, действие эксперта»)",
         "budget_bc": "клонирование поведения (демонстрации эксперта)",
         "budget_dagger": "DAgger (метки в состояниях самого ученика)",
+        "budget_note": "постановка труднее, чем у кривой DAgger: действия ученика срываются с вероятностью {slip}, "
+                       "поэтому успех ниже",
         "episode": "эпизод обучения",
         "rolling_success": "доля успехов за последние 15 эпизодов",
         "dqn_title": "DQN и Double DQN (скользящее окно 15)",
@@ -137,6 +142,7 @@ LABELS: dict[str, dict[str, str]] = {
         "log_episode_return": "отдача эпизода в журнале (та же ось, что у запроса выше)",
         "episodes": "эпизодов (все seed)",
         "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
+        "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "зафиксированный полный прогон (сдвиг seed 0)",
         "run.yours": "ваш прогон (профиль {profile})",
         "run.lab": "прогон python -m m5_student.lab: профиль {profile}, число seed: {seeds}",
