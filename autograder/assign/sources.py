@@ -248,7 +248,7 @@ def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
     """Answer cell, visible self-check and hidden test of one kernel (language-free)."""
     return [
         code(f"kernel_{name}", solution_source(name), solution=True),
-        locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG)"),
+        locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG);"),
         code(f"test_{name}", _hidden("hidden tests, run after you submit", f'kernel_points("{name}")'),
              grade=True, locked=True, points=KERNEL_POINTS),
     ]

@@ -87,6 +87,10 @@ def test_numpy_answers_survive_restart_and_run_all(lang, tmp_path, monkeypatch):
                for c in nb.cells if c.cell_type == "code" and c.id.endswith("_tests")}
     assert len(reports) == len(exercises.NUMERICAL_NUMBERS)
     assert all(text.splitlines()[0] == kit_notebook.TEXT[lang]["assigned"] for text in reports.values()), (lang, reports)
+    checks = [c for c in nb.cells if c.cell_type == "code" and c.id.startswith("check_")]
+    assert len(checks) == 10 and all(c.outputs for c in checks)
+    stray = [c.id for c in checks for o in c.outputs if o.output_type == "execute_result"]
+    assert not stray, stray  # a self-check prints its report and ends without a True/False output
 
     # The self-check from a terminal, on the saved file, agrees: every answer assigned.
     nbformat.write(nb, path)
