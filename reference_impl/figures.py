@@ -149,8 +149,13 @@ def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] |
 
 
 def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapping[str, str] | None = None, *,
-                      bc_spread=None, dagger_spread=None, run_label: str | None = None):
-    """Greedy success of behavior cloning and of DAgger trained on the same number of expert labels."""
+                      bc_spread=None, dagger_spread=None, slip_probability: float | None = None,
+                      run_label: str | None = None):
+    """Greedy success of behavior cloning and of DAgger trained on the same number of expert labels.
+
+    ``slip_probability`` (the setting's chance that a learner's action slips), when given,
+    adds a title line saying why this setting's success is lower than the DAgger curve's.
+    """
     where = "plot_label_budget"
     lab = _labels(labels)
     x = _vector(budgets, "budgets", where)
@@ -164,7 +169,10 @@ def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapp
     ax.set_xlabel(lab["budget_x"])
     ax.set_ylabel(lab["success"])
     ax.legend(loc="lower right")
-    _title(ax, lab["budget_title"], run_label)
+    title = lab["budget_title"]
+    if slip_probability is not None:
+        title += "\n" + lab["budget_note"].format(slip=slip_probability)
+    _title(ax, title, run_label)
     ax.grid(True, alpha=0.3)
     return ax
 
@@ -277,7 +285,7 @@ def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str]
         lo, hi = (float(v) for v in data_range)
         if not lo <= hi:
             raise ValueError(f"{where}: `data_range` must be (low, high) with low <= high, got {data_range!r}")
-        ax.axvspan(lo, hi, color="0.9", zorder=0)
+        ax.axvspan(lo, hi, color="0.9", zorder=0, label=lab["dt_data_range"].format(lo=lo, hi=hi))
     ax.errorbar(x, y, yerr=err, marker="o", capsize=3)
     ax.plot(x, x, linestyle="--", color="0.4", label=lab["identity"])
     ax.set_xlabel(lab["requested_return"])
@@ -388,7 +396,8 @@ def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Ma
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(2, 1, figsize=(8, 7.5), gridspec_kw={"height_ratios": (3, 1.6)})
+        # constrained layout keeps the top axis label clear of the lower panel's title
+        _, axes = plt.subplots(2, 1, figsize=(8, 7.5), gridspec_kw={"height_ratios": (3, 1.6)}, layout="constrained")
     top, bottom = axes
     plot_dt_sweep(target_return, mean_return, top, labels, return_spread=return_spread,
                   data_range=(float(returns.min()), float(returns.max())), run_label=run_label)

@@ -676,7 +676,7 @@ def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
     bc, dagger = _stats([x["budget_bc_success"] for x in runs]), _stats([x["budget_dagger_success"] for x in runs])
     png = r.figure("dagger_budget", lambda ax: plot_label_budget(
         budgets, bc["mean"], dagger["mean"], ax, labels, bc_spread=_spread(bc, runs), dagger_spread=_spread(dagger, runs),
-        run_label=r.run_label))
+        slip_probability=runs[0]["budget_slip_probability"], run_label=r.run_label))
     rows = [(int(b), _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]),
              f"{int(np.sum(dagger['values'][:, i] > bc['values'][:, i]))}/{len(runs)}")
             for i, b in enumerate(budgets)]

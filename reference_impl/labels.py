@@ -18,7 +18,7 @@ LANGUAGES: tuple[str, ...] = ("en", "ru")
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
-        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap\nan episode ends at a terminal cell or is truncated by the step limit",
+        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap, blue dots: start cells\nan episode ends at a terminal cell or is truncated by the step limit",
         "grid_x": "column",
         "grid_y": "row",
         "dagger_x": "DAgger round (0 = behavior cloning only)",
@@ -29,6 +29,8 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "expert labels (state, expert action) pairs",
         "budget_bc": "behavior cloning (expert demonstrations)",
         "budget_dagger": "DAgger (labels on the learner's own states)",
+        "budget_note": "a harder setting than the DAgger curve: the learner's actions slip with probability {slip}, "
+                       "so success stays lower",
         "episode": "training episode",
         "rolling_success": "success rate over the last 15 episodes",
         "dqn_title": "DQN vs Double DQN (rolling window 15)",
@@ -56,6 +58,7 @@ LABELS: dict[str, dict[str, str]] = {
         "log_episode_return": "episode return in the log (same axis as the request above)",
         "episodes": "episodes (all seeds)",
         "dt_gap": "no episode with a return in ({lo}, {hi})",
+        "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "pinned full run (reference_impl/data, seed offset 0)",
         "run.yours": "your run (profile {profile})",
         "run.lab": "m5 lab run: profile {profile}, seeds: {seeds}",
@@ -85,8 +88,8 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
         "nb.your_run": "your run", "nb.pinned_run": "pinned full run",
         "nb.artifacts": "Pinned artifacts:",
-        "nb.artifact_scope": "Course-generated artifacts: produced by this repository's reference implementation "
-                             "with `m5 lab --profile full --pin` on CPU, one seed per artifact (seed offset 0), "
+        "nb.artifact_scope": "Course-generated artifacts: the course's full-profile run on CPU, "
+                             "one seed per artifact (seed offset 0), "
                              "small networks and a synthetic task. They make the notebook figures stable; they "
                              "are not external benchmark results and one seed does not rank methods.",
         "summary_heading": "What the lab shows",
@@ -97,7 +100,7 @@ LABELS: dict[str, dict[str, str]] = {
         "summary_llm": "Token-level Q and V can be learned from logged responses, but this small ILQL-like model is an illustration, not an LLM-scale result.",
     },
     "ru": {
-        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка\nэпизод завершается в терминальной клетке или усекается лимитом шагов",
+        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка, синие точки — стартовые клетки\nэпизод завершается в терминальной клетке или усекается лимитом шагов",
         "grid_x": "столбец",
         "grid_y": "строка",
         "dagger_x": "раунд DAgger (0 — только клонирование поведения)",
@@ -108,6 +111,8 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "метки эксперта (пары «состояние, действие эксперта»)",
         "budget_bc": "клонирование поведения (демонстрации эксперта)",
         "budget_dagger": "DAgger (метки в состояниях самого ученика)",
+        "budget_note": "постановка труднее, чем у кривой DAgger: действия ученика срываются с вероятностью {slip}, "
+                       "поэтому успех ниже",
         "episode": "эпизод обучения",
         "rolling_success": "доля успехов за последние 15 эпизодов",
         "dqn_title": "DQN и Double DQN (скользящее окно 15)",
@@ -135,6 +140,7 @@ LABELS: dict[str, dict[str, str]] = {
         "log_episode_return": "отдача эпизода в журнале (та же ось, что у запроса выше)",
         "episodes": "эпизодов (все seed)",
         "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
+        "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "зафиксированный полный прогон (сдвиг seed 0)",
         "run.yours": "ваш прогон (профиль {profile})",
         "run.lab": "прогон m5 lab: профиль {profile}, число seed: {seeds}",
@@ -165,8 +171,8 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
         "nb.your_run": "ваш прогон", "nb.pinned_run": "зафиксированный полный прогон",
         "nb.artifacts": "Зафиксированные артефакты:",
-        "nb.artifact_scope": "Артефакты курса: получены эталонной реализацией этого репозитория командой "
-                             "`m5 lab --profile full --pin` на центральном процессоре, по одному seed на артефакт (сдвиг seed 0), с "
+        "nb.artifact_scope": "Артефакты курса: прогон курса в полном профиле "
+                             "на центральном процессоре, по одному seed на артефакт (сдвиг seed 0), с "
                              "небольшими сетями на синтетической задаче. Они делают графики ноутбука стабильными; это не "
                              "результаты внешних бенчмарков, и один seed не ранжирует методы.",
         "summary_heading": "Что показала лабораторная работа",

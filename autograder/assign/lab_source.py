@@ -24,14 +24,14 @@ import numpy as np
 
 from m5_student import figures, lab
 from m5_student.labels import display_name, labels_for
-from m5_student.notebook import check_port, load_kernels
+from m5_student.notebook import check_port, lab_section, load_kernels, ported
 
 PROFILE = lab.resolve_profile(None)  # smoke unless RL_LLM_M5_PROFILE=full
 P = lab.PROFILE_PARAMS[PROFILE]
 LABELS = labels_for(LANG)
 K = load_kernels(lang=LANG)  # your ten numpy kernels, from the assignment notebook next to this one
 YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # figures of your own loops
-PINNED_RUN = LABELS["run.pinned"]  # figures of the pinned full-profile artifacts in reference_impl/data
+PINNED_RUN = LABELS["run.pinned"]  # figures of the pinned full-profile run shipped in m5_student/data
 
 
 def show(key, **fields):
@@ -64,15 +64,15 @@ expert_episode = rollout(env, ExpertPolicy(env), seed=P.environment.seed, start=
 show("nb.dims", obs=env.observation_dim, act=env.action_dim)
 show("nb.expert", start=P.environment.start, ret=round(expert_episode.return_, 3), steps=expert_episode.length,
      outcome=name_of(expert_episode.outcome))
+figures.plot_environment(env, labels=LABELS);
 show("nb.kernel_examples")
 print("  dqn_targets:", K["dqn_targets"]([0.5, 2.0], [0, 1], [[1.0, 3.0], [4.0, -2.0]], gamma=0.8))
 print("  cql_discrete_penalty:", round(float(K["cql_discrete_penalty"]([0.0, 0.0, 0.0, 0.0], 3)), 6))
 print("  return_to_go:", K["return_to_go"]([2.0, -1.0, 0.5]))
-figures.plot_environment(env, labels=LABELS);
 '''
 
 DAGGER = '''
-from m5_student.imitation import dagger_experiment
+from m5_student.imitation import LabelBudgetConfig, dagger_experiment
 
 d = P.dagger
 dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs,
@@ -85,9 +85,9 @@ yours = {record["round"]: record["success_rate"] for record in dagger_run["recor
 compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), v)
          for k, v in zip(pinned["rounds"], pinned["success_rate"])])
 figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS, run_label=PINNED_RUN);
-# the same number of expert labels for both learners (a separate, slippery setting; docs/lab-results for 5 seeds)
+# the same number of expert labels for both learners: a separate setting (its caption says how it differs)
 figures.plot_label_budget(pinned["budget_labels"], pinned["budget_bc_success"], pinned["budget_dagger_success"],
-                          labels=LABELS, run_label=PINNED_RUN);
+                          labels=LABELS, slip_probability=LabelBudgetConfig().slip_probability, run_label=PINNED_RUN);
 '''
 
 DQN = '''
@@ -133,10 +133,10 @@ from m5_student import validation as v
 
 PORTS_TABLE = '''
 TORCH_PORTS = {
-    "masked_token_nll": masked_token_nll_torch,
-    "cql_discrete_penalty": cql_discrete_penalty_torch,
-    "expectile_loss": expectile_loss_torch,
-    "iql_advantage_weights": iql_advantage_weights_torch,
+    "masked_token_nll": ported(masked_token_nll_torch, "masked_token_nll"),
+    "cql_discrete_penalty": ported(cql_discrete_penalty_torch, "cql_discrete_penalty"),
+    "expectile_loss": ported(expectile_loss_torch, "expectile_loss"),
+    "iql_advantage_weights": ported(iql_advantage_weights_torch, "iql_advantage_weights"),
 }
 '''
 
@@ -165,6 +165,7 @@ figures.plot_offline_values(pinned_names, pinned_offline["greedy_q_mean"], pinne
 '''
 
 FQE = '''
+section.require(offline_run, "5b")
 for name, row in offline_run["fqe"].items():
     show("nb.fqe", name=name_of(name), fqe=row["fqe_value"], sim=row["simulated_value"])
 pinned_errors = np.abs(pinned_offline["fqe_values"] - pinned_offline["fqe_simulated_values"])
@@ -227,6 +228,14 @@ show("nb.artifacts")
 print(LABELS["nb.artifact_scope"])
 '''
 
+def section(body: str, before: str = "") -> str:
+    """A lab section's cell: ``body`` inside ``with lab_section() as section:``, so a missing
+    kernel or port stops only this section, with one line saying what to implement
+    (:class:`m5_student.notebook.lab_section`); ``before`` runs first, outside it."""
+    lines = [line and "    " + line for line in body.strip("\n").split("\n")]
+    return before + "with lab_section() as section:\n" + "\n".join(lines) + "\n"
+
+
 def _question(t: dict, key: str) -> list:
     return [s.markdown(f"question_{key}", t["questions"][key]),
             s.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS)]
@@ -238,18 +247,18 @@ def lab_notebook(lang: str):
         raise ValueError(f"lab_notebook: `lang` must be one of {s.LANGS}, got {lang!r}")
     t = TEXT[lang]
     cells = [s.markdown("intro", t["title"]), s.locked("setup", s.SETUP_CODE), s.locked("lab_setup", LAB_SETUP),
-             s.markdown("environment", t["environment"]), s.locked("run_environment", ENVIRONMENT),
-             s.markdown("dagger", t["dagger"]), s.locked("run_dagger", DAGGER), *_question(t, "dagger"),
-             s.markdown("dqn", t["dqn"]), s.locked("run_dqn", DQN), *_question(t, "dqn"),
-             s.markdown("log", t["log"]), s.locked("run_log", LOG),
+             s.markdown("environment", t["environment"]), s.locked("run_environment", section(ENVIRONMENT)),
+             s.markdown("dagger", t["dagger"]), s.locked("run_dagger", section(DAGGER)), *_question(t, "dagger"),
+             s.markdown("dqn", t["dqn"]), s.locked("run_dqn", section(DQN)), *_question(t, "dqn"),
+             s.markdown("log", t["log"]), s.locked("run_log", section(LOG)),
              s.markdown("ports", t["ports"]), s.locked("port_imports", PORT_IMPORTS)]
     for name in PORTS:
         cells.append(s.code(f"port_{name}", s.solution_source(f"{name}_torch", s.TORCH_KERNELS_PY), solution=True))
-        cells.append(s.locked(f"check_port_{name}", f'check_port({name}_torch, K["{name}"], "{name}")'))
+        cells.append(s.locked(f"check_port_{name}", f'check_port({name}_torch, K["{name}"], "{name}");'))
     cells += [s.locked("ports_table", PORTS_TABLE),
-              s.markdown("offline", t["offline"]), s.locked("run_offline", OFFLINE), *_question(t, "offline"),
-              s.markdown("fqe", t["fqe"]), s.locked("run_fqe", FQE), *_question(t, "fqe"),
-              s.markdown("dt", t["dt"]), s.locked("run_dt", DT), *_question(t, "dt"),
-              s.markdown("language", t["language"]), s.locked("run_language", LANGUAGE), *_question(t, "language"),
+              s.markdown("offline", t["offline"]), s.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")), *_question(t, "offline"),
+              s.markdown("fqe", t["fqe"]), s.locked("run_fqe", section(FQE)), *_question(t, "fqe"),
+              s.markdown("dt", t["dt"]), s.locked("run_dt", section(DT)), *_question(t, "dt"),
+              s.markdown("language", t["language"]), s.locked("run_language", section(LANGUAGE)), *_question(t, "language"),
               s.markdown("takeaways", t["takeaways"]), s.locked("run_takeaways", TAKEAWAYS)]
     return s._notebook(cells, "lab", lang)

@@ -214,12 +214,24 @@ def _value_literal(value) -> str:
     return repr(round(value, 10))
 
 
-def numerical_answer_cell(number: int) -> nbformat.NotebookNode:
-    """Solution cell assigning the graded names of exercise ``number`` (worked values)."""
+def answer_forms(number: int) -> list[tuple[str, int | None]]:
+    """(name, None for a number or n for a list of n numbers) of each graded name of ``number``."""
     values = exercises.answers(number)
-    names = exercises.ANSWER_NAMES[number]
-    lines = [f"# Exercise {number}: assign " + ", ".join(names) + " (numbers, or lists of numbers)."]
-    lines += [BEGIN] + [f"{name} = {_value_literal(values[name])}" for name in names] + [END]
+    return [(name, len(values[name]) if isinstance(values[name], (list, tuple)) else None)
+            for name in exercises.ANSWER_NAMES[number]]
+
+
+def _form_comment(name: str, length: int | None) -> str:
+    return f"#   {name}: " + ("a number" if length is None else f"a list of {length} numbers")
+
+
+def numerical_answer_cell(number: int) -> nbformat.NotebookNode:
+    """Solution cell assigning the graded names of exercise ``number`` (worked values); its
+    comment states each name's expected form (a number, or a list of n numbers)."""
+    values = exercises.answers(number)
+    forms = answer_forms(number)
+    lines = [f"# Exercise {number}: assign"] + [_form_comment(name, n) for name, n in forms]
+    lines += [BEGIN] + [f"{name} = {_value_literal(values[name])}" for name, _ in forms] + [END]
     return code(f"ex{number:02d}_answer", "\n".join(lines), solution=True)
 
 
@@ -236,7 +248,7 @@ def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
     """Answer cell, visible self-check and hidden test of one kernel (language-free)."""
     return [
         code(f"kernel_{name}", solution_source(name), solution=True),
-        locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG)"),
+        locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG);"),
         code(f"test_{name}", _hidden("hidden tests, run after you submit", f'kernel_points("{name}")'),
              grade=True, locked=True, points=KERNEL_POINTS),
     ]
@@ -249,34 +261,44 @@ TOLERANCE_TEXT = f"{exercises.DEFAULT_TOLERANCE:.0e}".replace("e-0", "e-")
 ASSIGNMENT_TEXT = {
     "en": {
         "title": "# Module 5 assignment: learning from fixed data\n\n"
-                 "Three parts: eight conceptual questions (answered in the markdown cells marked for you), "
-                 "seven numerical exercises (assign the named values; the autograder checks them) and ten "
-                 "kernels (write each function body; run the self-check cell below it).\n\n"
+                 "Three parts, numbered as one list of exercises: eight conceptual questions (exercises 1–8, "
+                 "answered in the markdown cells marked for you), seven numerical exercises (9–15: assign the named "
+                 "values; the autograder checks them) and nine code exercises (16–24: write the body of ten "
+                 "kernels, exercise 16 has two, and run the self-check cell below each one). Every answer cell sits "
+                 "right below its question. The lab notebook in this folder trains with your kernels and asks for "
+                 "four torch ports of them (its section 5a).\n\n"
                  "Work in the answer cells only; do not rename the functions or the answer variables. "
                  "Two grading rules: a numerical answer counts when each of its numbers lies within " + TOLERANCE_TEXT + " of the "
                  "exact value, so give at least four decimals or an exact expression (`1/3`, not `0.333`); and "
                  "a kernel must not modify its input arrays (copy before changing anything): a hidden test checks "
                  "this for every kernel and costs points. "
                  "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: `python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
-        "setup": "Run the cell below first: it finds the support library `m5_student` next to this notebook.",
-        "conceptual": "## Part 1. Conceptual questions\n\nAnswer in a few sentences each; the answers are graded by hand.",
-        "numerical": "## Part 2. Numerical exercises\n\nCompute by hand or with numpy, then assign the values to the names given. "
-                     "A list answer is a Python list in the order of the question. Each number must lie within "
+        "setup": "Run the two cells below first: the first finds the support library `m5_student` next to this "
+                 "notebook, the second imports what the answer cells of Parts 2 and 3 may use: `np` (numpy), "
+                 "`math` and `v` (the input-validation helpers of Part 3).",
+        "conceptual": "## Part 1. Conceptual questions (exercises 1–8)\n\nAnswer in a few sentences each; the answers are graded by hand.",
+        "numerical": "## Part 2. Numerical exercises (9–15)\n\nCompute by hand or with numpy, then assign the values to the names given. "
+                     "The comment at the top of each answer cell says what each name holds: a number, or a "
+                     "list of n numbers (a Python list in the order of the question). Each number must lie within "
                      + TOLERANCE_TEXT + " of the exact value: keep at least four decimals, or write the exact "
                      "expression (`1/3` passes, `0.333` does not).",
         "explain": "*Your explanation for the parts that ask why (graded by hand):*",
-        "kernels": "## Part 3. Kernels\n\nEach function has its contract in the docstring. Validate the inputs and raise "
+        "kernels": "## Part 3. Kernels (exercises 16–24)\n\nEach function has its contract in the docstring. Validate the inputs and raise "
                    "`ValueError` (the helpers in `m5_student.validation`, imported as `v`, are optional) naming the bad "
                    "argument. Never modify an input array in place (a hidden test checks every kernel for it). "
                    "The self-check cell runs public checks; hidden tests check many more inputs.",
-        "imports": "Imports shared by the kernel cells:",
+        "code_title": "Exercise {n}. Code: `{name}`",
+        "discussion_title": "#### Discussion (exercise {n})",
         "discussion": "*Your answers to the discussion questions (graded by hand):*",
     },
     "ru": {
         "title": "# Задание модуля 5: обучение на фиксированных данных\n\n"
-                 "Три части: восемь вопросов на понимание (ответ пишется в отмеченных ячейках markdown), "
-                 "семь вычислительных упражнений (присвойте значения переменным с заданными именами; их проверяет "
-                 "автопроверка) и десять ядер (напишите тело каждой функции и запустите ячейку самопроверки под ней).\n\n"
+                 "Три части, упражнения пронумерованы подряд: восемь вопросов на понимание (упражнения 1–8, ответ "
+                 "пишется в отмеченных ячейках markdown), семь вычислительных упражнений (9–15: присвойте значения "
+                 "переменным с заданными именами; их проверяет автопроверка) и девять упражнений на код (16–24: "
+                 "напишите тело десяти ядер, в упражнении 16 их два, и запустите ячейку самопроверки под каждым). "
+                 "Ячейка ответа стоит сразу под своим вопросом. Лабораторная в этой папке обучается на ваших ядрах "
+                 "и просит перенести четыре из них на torch (её раздел 5a).\n\n"
                  "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
                  "Два правила проверки: численный ответ засчитывается, если каждое его число отличается от "
                  "точного значения не больше чем на " + TOLERANCE_TEXT + ", поэтому пишите не меньше четырёх знаков после запятой "
@@ -284,19 +306,23 @@ ASSIGNMENT_TEXT = {
                  "(сначала скопируйте, потом меняйте): скрытый тест проверяет это у каждого ядра, и нарушение "
                  "стоит баллов. "
                  "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: `python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
-        "setup": "Сначала выполните ячейку ниже: она находит библиотеку поддержки `m5_student` рядом с ноутбуком.",
-        "conceptual": "## Часть 1. Вопросы на понимание\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную.",
-        "numerical": "## Часть 2. Вычислительные упражнения\n\nПосчитайте вручную или с numpy и присвойте значения "
-                     "переменным с указанными именами. Ответ-вектор — список Python в порядке условия. Каждое "
+        "setup": "Сначала выполните две ячейки ниже: первая находит библиотеку поддержки `m5_student` рядом с "
+                 "ноутбуком, вторая импортирует то, чем могут пользоваться ячейки ответов частей 2 и 3: `np` (numpy), "
+                 "`math` и `v` (вспомогательные функции проверки входов из части 3).",
+        "conceptual": "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную.",
+        "numerical": "## Часть 2. Вычислительные упражнения (9–15)\n\nПосчитайте вручную или с numpy и присвойте значения "
+                     "переменным с указанными именами. Комментарий в начале ячейки ответа говорит, что хранит каждая "
+                     "переменная: число или список из n чисел (список Python в порядке условия). Каждое "
                      "число должно отличаться от точного значения не больше чем на " + TOLERANCE_TEXT + ": оставляйте не меньше "
                      "четырёх знаков после запятой или пишите точное выражение (`1/3` засчитывается, `0.333` — нет).",
         "explain": "*Ваше объяснение для пунктов, где спрашивается «почему» (проверяется вручную):*",
-        "kernels": "## Часть 3. Ядра\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
+        "kernels": "## Часть 3. Ядра (упражнения 16–24)\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
                    "`ValueError` с именем неверного аргумента (вспомогательные функции `m5_student.validation`, "
                    "импортированные как `v`, можно использовать, но не обязательно). Не изменяйте входные массивы "
                    "на месте (скрытый тест проверяет это у каждого ядра). Ячейка самопроверки запускает "
                    "открытые проверки; скрытые тесты проверяют гораздо больше входов.",
-        "imports": "Общие импорты ячеек с ядрами:",
+        "code_title": "Упражнение {n}. Код: `{name}`",
+        "discussion_title": "#### Обсуждение (упражнение {n})",
         "discussion": "*Ваши ответы на вопросы для обсуждения (проверяются вручную):*",
     },
 }
@@ -343,8 +369,37 @@ KERNEL_INTRO = {
         "ru": "Веса клонирования с учётом преимущества в IQL: exp(beta * A) с ограничением сверху.",
     },
 }
-# The code exercises of the problem set attach to these kernels.
-CODE_EXERCISE_BEFORE = {"dqn_targets": 16, "pessimistic_values": 17}
+def code_exercises() -> list[tuple[int, tuple[str, ...]]]:
+    """Part 3 as numbered exercises: (number, kernels), in notebook order.
+
+    The problem set's code exercises come first (16: the two DQN targets, 17:
+    ``pessimistic_values``, with their discussion questions); every other kernel is an
+    exercise of its own, numbered on from 18 in :data:`KERNEL_NAMES` order, so each task
+    carries one number.
+    """
+    out = [(n, tuple(CODE_EXERCISE_KERNELS[n])) for n in exercises.CODE_NUMBERS]
+    taken = {k for _, ks in out for k in ks}
+    first = max(exercises.CODE_NUMBERS) + 1
+    out += [(first + i, (name,)) for i, name in enumerate(k for k in KERNEL_NAMES if k not in taken)]
+    return out
+
+
+# The kernels each code exercise of the problem set (solutions/<lang>/16-*, 17-*) asks for.
+CODE_EXERCISE_KERNELS = {16: ("dqn_targets", "double_dqn_targets"), 17: ("pessimistic_values",)}
+
+
+def _question_without_discussion(question: str) -> str:
+    """The question's text without its discussion paragraph (asked once, above its answer cell)."""
+    return DISCUSSION.sub("", question).strip()
+
+
+def _with_forms(question: str, number: int, lang: str) -> str:
+    """The question with a closing line stating each answer's expected form."""
+    words = {"en": ("Answer format", "a number", "a list of {n} numbers"),
+             "ru": ("Формат ответа", "число", "список из {n} чисел")}[lang]
+    forms = "; ".join(f"`{name}`: " + (words[1] if n is None else words[2].format(n=n))
+                      for name, n in answer_forms(number))
+    return f"{question}\n\n**{words[0]}:** {forms}."
 
 
 def assignment_notebook(lang: str) -> nbformat.NotebookNode:
@@ -352,8 +407,9 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
     if lang not in LANGS:
         raise ValueError(f"assignment_notebook: `lang` must be one of {LANGS}, got {lang!r}")
     t = ASSIGNMENT_TEXT[lang]
+    # numpy is imported before any answer cell: an answer that uses `np` runs under Restart & Run All.
     cells = [markdown("intro", t["title"]), markdown("setup_note", t["setup"]), locked("setup", SETUP_CODE),
-             markdown("part1", t["conceptual"])]
+             locked("kernel_imports", KERNEL_IMPORTS), markdown("part1", t["conceptual"])]
     for n in exercises.CONCEPTUAL:
         ex = exercise_text(n, lang)
         cells.append(markdown(f"q{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
@@ -361,25 +417,29 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
     cells.append(markdown("part2", t["numerical"]))
     for n in exercises.NUMERICAL_NUMBERS:
         ex = exercise_text(n, lang)
-        cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
+        cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{_with_forms(ex['question'], n, lang)}"))
         cells.append(numerical_answer_cell(n))
         cells.append(numerical_test_cell(n))
         cells.append(markdown(f"ex{n:02d}_explain_note", t["explain"]))
         cells.append(markdown(f"ex{n:02d}_explain", ex["answer"], grade=True, solution=True, points=EXPLANATION_POINTS))
-    cells += [markdown("part3", t["kernels"]), markdown("imports_note", t["imports"]), locked("kernel_imports", KERNEL_IMPORTS)]
-    for name in KERNEL_NAMES:
-        if name in CODE_EXERCISE_BEFORE:
-            n = CODE_EXERCISE_BEFORE[name]
+    cells.append(markdown("part3", t["kernels"]))
+    for n, names in code_exercises():
+        if n in exercises.CODE_NUMBERS:
             ex = exercise_text(n, lang)
-            cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
-        cells.append(markdown(f"intro_{name}", f"### `{name}`\n\n{KERNEL_INTRO[name][lang]}"))
-        cells += kernel_cells(name)
-    for n in exercises.CODE_NUMBERS:
-        ex = exercise_text(n, lang)
-        if not ex["discussion"]:
-            raise ValueError(f"assignment_notebook: exercise {n} ({lang}) has no discussion question")
-        cells.append(markdown(f"ex{n:02d}_discussion_note", f"### {ex['title']}\n\n{ex['discussion']}\n\n{t['discussion']}"))
-        cells.append(markdown(f"ex{n:02d}_discussion", ex["answer"], grade=True, solution=True, points=2))
+            if not ex["discussion"]:
+                raise ValueError(f"assignment_notebook: exercise {n} ({lang}) has no discussion question")
+            cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{_question_without_discussion(ex['question'])}"))
+            for name in names:
+                cells.append(markdown(f"intro_{name}", f"#### `{name}`\n\n{KERNEL_INTRO[name][lang]}"))
+                cells += kernel_cells(name)
+            note = f"{t['discussion_title'].format(n=n)}\n\n{ex['discussion']}\n\n{t['discussion']}"
+            cells.append(markdown(f"ex{n:02d}_discussion_note", note))
+            cells.append(markdown(f"ex{n:02d}_discussion", ex["answer"], grade=True, solution=True, points=2))
+        else:
+            (name,) = names
+            title = t["code_title"].format(n=n, name=name)
+            cells.append(markdown(f"intro_{name}", f"### {title}\n\n{KERNEL_INTRO[name][lang]}"))
+            cells += kernel_cells(name)
     return _notebook(cells, "assignment", lang)
 
 
@@ -455,5 +515,6 @@ def code_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, dict]]:
     return [(c.id, contracts_ru.code_skeleton(c.source), dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
 
 
-__all__ = ["ASSIGNMENTS", "assignment_notebook", "build_notebooks", "code_cells", "exercise_text", "notebook_path",
+__all__ = ["ASSIGNMENTS", "answer_forms", "assignment_notebook", "build_notebooks", "code_cells", "code_exercises",
+           "exercise_text", "notebook_path",
            "private_helpers", "solution_source", "write_sources"]

@@ -252,11 +252,12 @@ COMMENTS_RU: dict[str, str] = {
         "A каждого блока: оставшаяся отдача с начала следующего блока",
     "the recursion's first step, exactly (p r / p may be off by one ulp)":
         "первый шаг рекурсии, точно (p r / p может отличаться на одну ulp)",
-    "the same number of expert labels for both learners (a separate, slippery setting; docs/lab-results for 5 seeds)":
-        "одинаковое число меток эксперта у обоих учеников (отдельная постановка со срывами; 5 seed — в docs/lab-results)",
+    "the same number of expert labels for both learners: a separate setting (its caption says how it differs)":
+        "одинаковое число меток эксперта у обоих учеников: отдельная постановка (чем она отличается, сказано в подписи)",
     "figures of your own loops": "рисунки по вашим собственным циклам обучения",
-    "figures of the pinned full-profile artifacts in reference_impl/data":
-        "рисунки по закреплённым артефактам полного профиля (reference_impl/data)",
+    "figures of the pinned full-profile run shipped in m5_student/data":
+        "рисунки по закреплённому полному прогону из m5_student/data",
+    "section 6 needs this section's results": "разделу 6 нужны результаты этого раздела",
     "smoke unless RL_LLM_M5_PROFILE=full": "профиль smoke, если не задано RL_LLM_M5_PROFILE=full",
     "your ten numpy kernels, from the assignment notebook next to this one":
         "ваши десять ядер numpy из ноутбука задания, который лежит рядом с этим",
@@ -268,8 +269,10 @@ COMMENTS_RU: dict[str, str] = {
 
 # Comments with numbers or names in them: (English pattern, Russian replacement).
 COMMENT_PATTERNS_RU: tuple[tuple[re.Pattern, str], ...] = (
-    (re.compile(r"Exercise (\d+): assign (.+) \(numbers, or lists of numbers\)\."),
-     r"Упражнение \1: присвойте \2 (числа или списки чисел)."),
+    (re.compile(r"Exercise (\d+): assign"), r"Упражнение \1: присвойте"),
+    # the expected form of each answer, indented under that line (the indent is kept)
+    (re.compile(r"(ex\d\d_\w+): a number"), r"  \1: число"),
+    (re.compile(r"(ex\d\d_\w+): a list of (\d+) numbers"), r"  \1: список из \2 чисел"),
 )
 
 _BY_FINGERPRINT = {key: text for key, text in DOCSTRINGS_RU.values()}

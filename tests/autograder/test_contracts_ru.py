@@ -267,9 +267,10 @@ def test_localise_source_leaves_unknown_words_and_non_python_alone():
 
 
 def test_localised_comments_keep_their_place():
-    source = "x = 1  # graded after you submit\n# Exercise 9: assign a, b (numbers, or lists of numbers).\n"
-    assert cr.localise_source(source, "ru") == ("x = 1  # оценивается после сдачи\n"
-                                                "# Упражнение 9: присвойте a, b (числа или списки чисел).\n")
+    source = ("x = 1  # graded after you submit\n# Exercise 9: assign\n#   ex09_a: a number\n"
+              "#   ex09_b: a list of 3 numbers\n")
+    assert cr.localise_source(source, "ru") == ("x = 1  # оценивается после сдачи\n# Упражнение 9: присвойте\n"
+                                                "#   ex09_a: число\n#   ex09_b: список из 3 чисел\n")
 
 
 def test_code_skeleton_ignores_docstrings_and_comments_only():

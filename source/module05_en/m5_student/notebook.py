@@ -6,7 +6,11 @@
 * :func:`check_port` is the public property test of a torch port written in the lab:
   on random inputs its values must equal the student's numpy kernel and its autograd
   gradients must equal central finite differences of that numpy kernel;
-* :func:`report_assigned` is the visible part of the numerical answers' test cells.
+* :func:`report_assigned` is the visible part of the numerical answers' test cells;
+* :func:`ported` and :func:`lab_section` keep a missing part of the lab to one line:
+  a kernel or port that is still a stub raises NotImplementedError naming where to
+  write it, and the section that needs it prints that line and stops, while the rest of
+  the lab runs on.
 
 What they print is in the language of the kit (``m5_student.notebook_language()``, the
 language of the notebooks it was built for), so one code cell serves every notebook.
@@ -27,9 +31,12 @@ PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_adva
 STUB = "raise NotImplementedError()"
 LANGUAGES = ("en", "ru")
 TEXT = {
-    "en": {"missing_kernel": "implement {name} in the assignment notebook ({notebook})",
+    "en": {"missing_kernel": "implement `{name}` in the assignment notebook ({notebook}, Part 3)",
+           "missing_port": "implement `{name}_torch` in this lab notebook (section 5a)",
+           "section_skipped": "This section did not run: {reason}. The rest of the lab still runs.",
+           "needs_section": "it needs the results of section {section}, which did not run",
            "cell_error": "{notebook}, cell {cell}: {error}",
-           "port_missing": "{name} port: not implemented yet",
+           "port_missing": "{name} port: not implemented yet: write `{name}_torch` in the cell above",
            "port_failed": "{name} port: {failed}/{cases} cases FAIL; first: {first}",
            "port_passed": "{name} port: values and gradients match your numpy kernel on {cases} random cases",
            "case_error": "case {case}: {error}",
@@ -37,9 +44,12 @@ TEXT = {
            "case_gradient": "case {case}: gradient {got} != finite differences {want}",
            "unassigned": "not assigned yet: {names}",
            "assigned": "all answers assigned"},
-    "ru": {"missing_kernel": "реализуйте {name} в ноутбуке задания ({notebook})",
+    "ru": {"missing_kernel": "реализуйте `{name}` в ноутбуке задания ({notebook}, часть 3)",
+           "missing_port": "реализуйте `{name}_torch` в этом ноутбуке лабораторной работы (раздел 5a)",
+           "section_skipped": "Этот раздел не выполнен: {reason}. Остальная часть лабораторной работы выполняется.",
+           "needs_section": "ему нужны результаты раздела {section}, который не выполнен",
            "cell_error": "{notebook}, ячейка {cell}: {error}",
-           "port_missing": "{name}, версия на torch: ещё не реализована",
+           "port_missing": "{name}, версия на torch: ещё не реализована: напишите `{name}_torch` в ячейке выше",
            "port_failed": "{name}, версия на torch: ОШИБКА в {failed} из {cases} случаев; первый: {first}",
            "port_passed": "{name}, версия на torch: значения и градиенты совпадают с вашим ядром numpy "
                           "на {cases} случайных примерах",
@@ -119,12 +129,55 @@ def _missing(name: str, path: Path, lang: str) -> Callable:
     return kernel
 
 
+def _told(fn: Callable, message: str) -> Callable:
+    """``fn``, with a bare NotImplementedError (an answer stub's) replaced by one saying ``message``."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NotImplementedError as exc:
+            if exc.args:
+                raise
+            raise NotImplementedError(message) from None
+    return wrapper
+
+
+def ported(fn: Callable, name: str, lang: str | None = None) -> Callable:
+    """The lab's torch port ``fn`` of kernel ``name``: while it is still a stub, calling it
+    raises NotImplementedError saying where to write it (section 5a of the lab)."""
+    return _told(fn, TEXT[_language(lang)]["missing_port"].format(name=name))
+
+
+class lab_section:  # noqa: N801 - used as `with lab_section() as section:`, like a function
+    """A lab section's cell body: a NotImplementedError inside (a missing kernel or port)
+    prints one line saying what to implement and ends the section; any other error is raised."""
+
+    def __init__(self, lang: str | None = None):
+        self.words = TEXT[_language(lang)]
+
+    def require(self, value, section: str) -> None:
+        """Stop the section (one line) when ``value``, the result of lab section ``section``, is None."""
+        if value is None:
+            raise NotImplementedError(self.words["needs_section"].format(section=section))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None and issubclass(kind, NotImplementedError):
+            print(self.words["section_skipped"].format(reason=str(exc).rstrip(".") or kind.__name__))
+            return True
+        return False
+
+
 def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> dict[str, Callable]:
     """The ten kernels of the assignment notebook ``path`` (default: :func:`find_assignment`).
 
     Only the imports cell and the kernel answer cells run. A kernel that is missing
-    (or whose cell fails) is replaced by a function raising NotImplementedError that
-    names the notebook; cell errors are printed. ``lang`` (default: the kit's) is the
+    (or whose cell fails), or still raises the answer stub's bare NotImplementedError,
+    raises NotImplementedError naming the kernel and where to write it; cell errors are printed. ``lang`` (default: the kit's) is the
     language of the messages and, among equally complete notebooks, the one preferred.
     """
     lang = _language(lang)
@@ -135,7 +188,9 @@ def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> 
             exec(compile(cell["source"], f"<{path.name}:{cell['id']}>", "exec"), namespace)
         except Exception as exc:  # one broken cell costs only its kernels
             print(TEXT[lang]["cell_error"].format(notebook=path.name, cell=cell["id"], error=f"{type(exc).__name__}: {exc}"))
-    return {name: namespace[name] if callable(namespace.get(name)) else _missing(name, path, lang) for name in KERNEL_NAMES}
+    message = TEXT[lang]["missing_kernel"]
+    return {name: _told(namespace[name], message.format(name=name, notebook=path.name)) if callable(namespace.get(name))
+            else _missing(name, path, lang) for name in KERNEL_NAMES}
 
 
 # ------------------------------------------------------------------ torch ports
