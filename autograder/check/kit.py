@@ -175,8 +175,8 @@ def report(namespace: Mapping, errors: Iterable[str], lang: str, formats: Mappin
             print(text["missing"].format(name=name))
             all_passed = False
             continue
-        results = public.run_checks(fn, name)
-        if results and all(r.detail == "NotImplementedError" for r in results):
+        results = public.run_checks(fn, name, lang=lang)
+        if results and all(r.not_implemented for r in results):
             print(text["not_impl"].format(name=name))
             all_passed = False
             continue
