@@ -272,7 +272,7 @@ def _rejects(kernel, calls, clauses=("raises",)) -> PublicCheck:
                 got = fn(*args, **kwargs)
             except ValueError:
                 continue
-            except CheckFailure:
+            except (CheckFailure, NotImplementedError):
                 raise
             except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
                 raise CheckFailure("other_error", kind=type(exc).__name__, message=str(exc)[:200]) from None
@@ -636,7 +636,7 @@ def run_one(check: PublicCheck, fn: Callable, name: str, timeout: float = 10.0, 
             warnings.simplefilter("ignore", RuntimeWarning)
             check.run(recorder)
     except NotImplementedError:
-        return CheckResult(check, False, "NotImplementedError", not_implemented=True)
+        return CheckResult(check, False, TEXT[lang]["not_impl"].format(name=name), not_implemented=True)
     except (Exception, CheckTimeout) as exc:  # the student's code may raise anything
         detail = failure_text(exc, lang)
         calls = recorder.shown()
