@@ -110,3 +110,18 @@ def test_bad_input_raises_value_error_naming_the_argument(kernels, name, args, k
 @pytest.mark.parametrize("name, args, kwargs, want", UNREAD_NON_FINITE, ids=[row[0] for row in UNREAD_NON_FINITE])
 def test_non_finite_values_that_are_never_read_are_fine(kernels, name, args, kwargs, want):
     np.testing.assert_allclose(getattr(kernels, name)(*args, **kwargs), want)
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("en", "the wording of the message is not graded"),
+    ("ru", "текст сообщения не оценивается"),
+])
+def test_the_notebook_says_that_error_messages_are_not_graded(lang, sentence):
+    import nbformat
+
+    from autograder.assign import sources
+    from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
+
+    nb = nbformat.read(sources.notebook_path("assignment", lang, RELEASE_ROOT), as_version=4)
+    text = " ".join(" ".join(c.source.split()) for c in nb.cells if c.cell_type == "markdown")
+    assert sentence in text
