@@ -95,7 +95,7 @@ def test_kit_check_names_a_wrong_kernel_and_badly_formatted_answers(tmp_path):
     nbformat.write(nb, folder / "mine.ipynb")
     proc = kit_python(folder, "-m", "m5_student", "check", "mine.ipynb", "--lang", "en")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "dqn_targets: 1/3 public checks passed" in proc.stdout and "[FAIL] terminal rows equal the reward" in proc.stdout
+    assert "dqn_targets: 4/7 public checks passed" in proc.stdout and "[FAIL] terminal rows equal the reward" in proc.stdout
     assert f"[FAIL] {vector}: expected a list of {FORMATS[vector]} numbers" in proc.stdout
     assert f"[FAIL] {scalar}: expected a number, got '0.5'" in proc.stdout
     assert f"{len(FORMATS) - 2}/{len(FORMATS)} assigned" in proc.stdout

@@ -25,7 +25,7 @@ def _gamma(g):
     return float(g)
 
 
-def _batch(rewards, terminated, q, q_name):
+def _batch(rewards, terminated, q, q_name="next_q_target"):
     r = _finite(np.asarray(rewards, dtype=float), "rewards")
     d = _flags(terminated)
     q = np.asarray(q, dtype=float)
