@@ -340,7 +340,7 @@ KERNEL_INTRO = {
     },
     "fqe_targets": {
         "en": "Fitted Q evaluation targets: the expected next value under the evaluated policy's probabilities.",
-        "ru": "Цели fitted Q evaluation: ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
+        "ru": "Цели FQE (оценки Q-функции политики по данным): ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
     },
     "iql_advantage_weights": {
         "en": "IQL's advantage-weighted cloning weights, exp(beta * A) clipped from above.",

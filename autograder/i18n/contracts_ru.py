@@ -154,7 +154,7 @@ eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (вдоль послед
 одних нулей, а также при ``threshold_ratio`` вне [0, 1].
 {_UNCHANGED}"""),
     "kernels.fqe_targets": ("187aeffbb9b3", f"""\
-Цели fitted Q evaluation (FQE): математическое ожидание по оцениваемой политике.
+Цели FQE (оценки Q-функции политики по данным): математическое ожидание по оцениваемой политике.
 
 y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 

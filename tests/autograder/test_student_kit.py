@@ -237,3 +237,17 @@ def test_the_russian_kits_validation_errors_are_russian(tmp_path):
     proc = kit_python(folder, "-c", code)
     assert proc.stdout.splitlines() == ["dqn_targets: `gamma` должен лежать в [0, 1], получено 1.5",
                                         "dqn_targets: `terminated` должен содержать только 0/1 или bool, найдено 2"]
+
+
+def test_the_russian_kits_docstrings_name_fqe_and_validation_in_russian():
+    import ast
+
+    kit = RELEASE_ROOT / sources.ASSIGNMENTS["ru"] / "m5_student"
+    kernels = (kit / "kernels.py").read_text(encoding="utf-8")
+    assert "fitted Q evaluation" not in kernels and "Цели FQE (оценки Q-функции политики по данным)" in kernels
+    tree = ast.parse((kit / "validation.py").read_text(encoding="utf-8"))
+    docstrings = [ast.get_docstring(node) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node)]
+    assert len(docstrings) >= 10
+    english = [d for d in docstrings if not __import__("re").search(r"[а-яё]", d)]
+    assert english == []

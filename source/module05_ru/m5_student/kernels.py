@@ -157,7 +157,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
 
 
 def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
-    """Цели fitted Q evaluation (FQE): математическое ожидание по оцениваемой политике.
+    """Цели FQE (оценки Q-функции политики по данным): математическое ожидание по оцениваемой политике.
 
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
