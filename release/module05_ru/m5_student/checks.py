@@ -565,9 +565,9 @@ def _fqe_checks() -> list[PublicCheck]:
 def _iql_checks() -> list[PublicCheck]:
     name = "iql_advantage_weights"
     return [
-        _example(name, _t("A=(0, 0.5, -1e6, 1e6), beta=2, max_weight=5 give (1, e, 0, 5) without overflow",
-                          "A=(0, 0.5, -1e6, 1e6), beta=2, max_weight=5 дают (1, e, 0, 5) без переполнения"),
-                 (([0.0, 0.5, -1e6, 1e6], 2.0), {"max_weight": 5.0}), [1.0, math.e, 0.0, 5.0],
+        _example(name, _t("A=(0, 2, -1e6, 1e6), beta=0.5, max_weight=5 give (1, e, 0, 5) without overflow",
+                          "A=(0, 2, -1e6, 1e6), beta=0.5, max_weight=5 дают (1, e, 0, 5) без переполнения"),
+                 (([0.0, 2.0, -1e6, 1e6], 0.5), {"max_weight": 5.0}), [1.0, math.e, 0.0, 5.0],
                  ("formula", "no_overflow")),
         _example(name, _t("default max_weight 100: A=[[10, 0]], beta=1 give [[100, 1]]",
                           "max_weight по умолчанию 100: A=[[10, 0]], beta=1 дают [[100, 1]]"),
