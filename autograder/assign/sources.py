@@ -285,7 +285,9 @@ ASSIGNMENT_TEXT = {
         "explain": "*Your explanation for the parts that ask why (graded by hand):*",
         "kernels": "## Part 3. Kernels (exercises 16–24)\n\nEach function has its contract in the docstring. Validate the inputs and raise "
                    "`ValueError` (the helpers in `m5_student.validation`, imported as `v`, are optional) naming the bad "
-                   "argument. Never modify an input array in place (a hidden test checks every kernel for it). "
+                   "argument. The hidden tests check that each bad input the docstring names raises `ValueError`; the "
+                   "wording of the message is not graded. Never modify an input array in place (a hidden test checks "
+                   "every kernel for it). "
                    "The self-check cell runs public checks; hidden tests check many more inputs.",
         "code_title": "Exercise {n}. Code: `{name}`",
         "discussion_title": "#### Discussion (exercise {n})",
@@ -318,7 +320,9 @@ ASSIGNMENT_TEXT = {
         "explain": "*Ваше объяснение для пунктов, где спрашивается «почему» (проверяется вручную):*",
         "kernels": "## Часть 3. Ядра (упражнения 16–24)\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
                    "`ValueError` с именем неверного аргумента (вспомогательные функции `m5_student.validation`, "
-                   "импортированные как `v`, можно использовать, но не обязательно). Не изменяйте входные массивы "
+                   "импортированные как `v`, можно использовать, но не обязательно). Скрытые тесты проверяют, что каждый "
+                   "неверный вход, названный в docstring, вызывает `ValueError`; текст сообщения не оценивается. "
+                   "Не изменяйте входные массивы "
                    "на месте (скрытый тест проверяет это у каждого ядра). Ячейка самопроверки запускает "
                    "открытые проверки; скрытые тесты проверяют гораздо больше входов.",
         "code_title": "Упражнение {n}. Код: `{name}`",
@@ -362,7 +366,7 @@ KERNEL_INTRO = {
     },
     "fqe_targets": {
         "en": "Fitted Q evaluation targets: the expected next value under the evaluated policy's probabilities.",
-        "ru": "Цели fitted Q evaluation: ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
+        "ru": "Цели FQE (оценки Q-функции политики по данным): ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
     },
     "iql_advantage_weights": {
         "en": "IQL's advantage-weighted cloning weights, exp(beta * A) clipped from above.",

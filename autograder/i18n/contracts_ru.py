@@ -28,7 +28,7 @@ import io
 import re
 import tokenize
 
-__all__ = ["COMMENTS_RU", "COMMENT_PATTERNS_RU", "DOCSTRINGS_RU", "code_skeleton", "fingerprint", "localise_source",
+__all__ = ["COMMENTS_RU", "COMMENT_PATTERNS_RU", "DOCSTRINGS_RU", "KIT_COMMENTS_RU", "KIT_DOCSTRINGS_RU", "code_skeleton", "fingerprint", "localise_source",
            "translate_comment", "translate_docstring"]
 
 
@@ -115,6 +115,7 @@ penalty(s, a) = log sum_b exp Q(s, b) - Q(s, a)     (всегда >= 0)
 Асимметричная квадратичная функция потерь для функции ценности в IQL.
 
 L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+(target — цель, prediction — предсказание: u > 0, когда цель выше предсказания.)
 
 Положительные остатки входят с весом tau, отрицательные — с весом 1 - tau; при
 tau = 0.5 это половина MSE. ``diff`` — любой непустой формы. Возвращает float.
@@ -154,7 +155,7 @@ eligible(a) = p(a) >= threshold_ratio * max_b p(b)      (вдоль послед
 одних нулей, а также при ``threshold_ratio`` вне [0, 1].
 {_UNCHANGED}"""),
     "kernels.fqe_targets": ("187aeffbb9b3", f"""\
-Цели fitted Q evaluation (FQE): математическое ожидание по оцениваемой политике.
+Цели FQE (оценки Q-функции политики по данным): математическое ожидание по оцениваемой политике.
 
 y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
@@ -203,6 +204,7 @@ L = - sum(mask * logp) / sum(mask)
 Асимметричная квадратичная функция потерь для функции ценности в IQL (0-d).
 
 L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+(target — цель, prediction — предсказание: u > 0, когда цель выше предсказания.)
 
 ``diff`` любой непустой формы. Выбрасывает ValueError, когда tau не лежит в (0, 1) или
 ``diff`` пуст, не вещественного типа или содержит {_NON_FINITE}."""),
@@ -275,7 +277,46 @@ COMMENT_PATTERNS_RU: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(ex\d\d_\w+): a list of (\d+) numbers"), r"  \1: список из \2 чисел"),
 )
 
-_BY_FINGERPRINT = {key: text for key, text in DOCSTRINGS_RU.values()}
+# The Russian kit's own modules (not in any notebook): ``"module"`` for a module's docstring,
+# ``"module.function"`` for a function's; the same (fingerprint, Russian text) pairs.
+KIT_DOCSTRINGS_RU: dict[str, tuple[str, str]] = {
+    "validation": ("6affe1565319", """\
+Проверки входов, общие для ядер.
+
+Каждая проверка выбрасывает :class:`KernelInputError` (это ``ValueError``), сообщение
+которой начинается с ``"<kernel>: `<argument>` ..."``: студент видит, какой вызов и
+какой аргумент неверны, а не ошибку согласования форм numpy глубоко внутри выражения.
+Остальная часть сообщения написана на языке ноутбуков студенческого набора (:data:`PROBLEMS`).
+
+Проверки конечности идут по быстрому пути (одна редукция, без временного массива) и
+смотрят поэлементно, только когда редукция не конечна, поэтому ядра с проверками
+остаются близки по скорости к голому выражению numpy на больших пакетах."""),
+    "validation.KernelInputError": ("027811c2cead", "Неверный вход ядра; сообщение называет ядро и аргумент."),
+    "validation.language": ("c02ba020be60",
+                            "Язык сообщений: язык студенческого набора (его ``notebook_language()``), иначе английский."),
+    "validation.problem": ("dda166bbcbe1", "Текст проблемы ``key`` из :data:`PROBLEMS` на языке :func:`language`, "
+                                           "с подставленными значениями."),
+    "validation.fail": ("878ca8078b77", 'Ошибка аргумента ``name`` ядра ``kernel``: "<kernel>: `<name>` <problem>".'),
+    "validation.float_array": ("e48a527583b1", "``value`` как массив float64 (без копии, если он уже такой)."),
+    "validation.flag_array": ("fc6746380aa5", "Массив 0/1 или bool как bool; любое другое значение — ошибка."),
+    "validation.all_finite": ("2353ae9a03eb",
+                              "True, если нет ни NaN, ни бесконечности (одна редукция, без временного массива)."),
+    "validation.require_finite": ("9a5612c8b83b", """\
+Среди используемых элементов нет NaN и бесконечностей.
+
+``used`` — булева маска по ведущим осям (например, нетерминальные строки); элементы
+вне неё могут содержать что угодно, потому что ядро их не читает."""),
+    "validation.action_indices": ("d6c5b0869bc6",
+                                  "Целые номера действий из [0, n_actions); целые значения типа float допускаются."),
+}
+KIT_COMMENTS_RU: dict[str, str] = {
+    "What is wrong with an argument, by language; the kit's notebooks choose (see :func:`problem`).":
+        "Что не так с аргументом, по языкам; язык выбирают ноутбуки набора (см. :func:`problem`).",
+    "ragged nested lists, odd objects": "вложенные списки разной длины, странные объекты",
+    "the sum may overflow although every entry is finite": "сумма может переполниться, хотя все элементы конечны",
+}
+
+_BY_FINGERPRINT = {key: text for key, text in (*DOCSTRINGS_RU.values(), *KIT_DOCSTRINGS_RU.values())}
 # Comments that are markers for nbgrader and the release build: never translated.
 _MARKER = re.compile(r"^###\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\s*$")
 
@@ -297,6 +338,8 @@ def translate_comment(text: str, lang: str) -> str | None:
         raise ValueError(f"translate_comment: `lang` must be 'en' or 'ru', got {lang!r}")
     if text in COMMENTS_RU:
         return COMMENTS_RU[text]
+    if text in KIT_COMMENTS_RU:
+        return KIT_COMMENTS_RU[text]
     for pattern, replacement in COMMENT_PATTERNS_RU:
         if pattern.fullmatch(text):
             return pattern.sub(replacement, text)
@@ -304,10 +347,10 @@ def translate_comment(text: str, lang: str) -> str | None:
 
 
 def _docstring_nodes(tree: ast.Module) -> list[ast.Expr]:
-    """The docstring expressions of every function and class (nested ones included)."""
+    """The docstring expressions of the module and of every function and class (nested ones included)."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
                 found.append(first)

@@ -295,6 +295,8 @@ MESSAGE_MODULES = (
     "autograder.grade.properties",
     "autograder.hidden.kernels",
     "autograder.check.public",
+    "autograder.check.kit",
+    "reference_impl.validation",
     "reference_impl.labels",
 )
 

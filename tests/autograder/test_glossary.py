@@ -161,3 +161,23 @@ def test_pending_list_is_not_stale(shipped_findings):
     files_with_findings = {_file_of(f) for f in shipped_findings}
     clean = sorted(set(PENDING_OTHER_OWNERS) - files_with_findings)
     assert not clean, f"now clean, remove from PENDING_OTHER_OWNERS: {clean}"
+
+
+# ------------------------------------------------------------------ the student kit's messages
+KIT_MESSAGE_MODULES = ("autograder.check.public", "autograder.check.kit", "reference_impl.validation")
+
+
+def test_the_kits_messages_are_linted_and_pass():
+    """The self-check's reports (public checks, the notebook check) and the input errors of
+    ``m5_student.validation`` are student-facing texts too."""
+    assert set(KIT_MESSAGE_MODULES) <= set(g.MESSAGE_MODULES)
+    texts = [t for t in g.message_texts(KIT_MESSAGE_MODULES) if t[1] == "ru"]
+    assert {t[3].name for t in texts} == {"public.py", "kit.py", "validation.py"}
+    assert [str(f) for f in g.lint_messages(KIT_MESSAGE_MODULES, GLOSSARY)] == []
+
+
+def test_the_online_table_has_one_russian_name_in_the_kit():
+    """The notebook and the contracts say «онлайн-таблица»; the self-check said «основная»."""
+    assert "| online network / table (Double DQN) | онлайн-сеть, онлайн-таблица |" in g.GLOSSARY_PATH.read_text(encoding="utf-8")
+    texts = " ".join(t[2] for t in g.message_texts(KIT_MESSAGE_MODULES) if t[1] == "ru")
+    assert "онлайн-таблиц" in texts and "основн" not in texts

@@ -26,7 +26,9 @@ from autograder.assign import sources
 from autograder.check import kit, selfcheck
 from classroom import RELEASE_ROOT, TERMINAL_BUG, TERMINAL_MASK, filled_notebook, notebook  # tests/autograder on sys.path
 
-SITE_PACKAGES = sysconfig.get_paths()["purelib"]
+# Where the kit's packages are installed: the venv's site-packages, and the one numpy actually
+# comes from (a worktree's venv may reach the main venv's through a .pth file, which -S skips).
+SITE_PACKAGES = os.pathsep.join(dict.fromkeys([sysconfig.get_paths()["purelib"], str(Path(np.__file__).parents[1])]))
 FORMATS = selfcheck.answer_formats()
 
 
@@ -93,7 +95,7 @@ def test_kit_check_names_a_wrong_kernel_and_badly_formatted_answers(tmp_path):
     nbformat.write(nb, folder / "mine.ipynb")
     proc = kit_python(folder, "-m", "m5_student", "check", "mine.ipynb", "--lang", "en")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "dqn_targets: 1/3 public checks passed" in proc.stdout and "[FAIL] terminal rows equal the reward" in proc.stdout
+    assert "dqn_targets: 4/7 public checks passed" in proc.stdout and "[FAIL] terminal rows equal the reward" in proc.stdout
     assert f"[FAIL] {vector}: expected a list of {FORMATS[vector]} numbers" in proc.stdout
     assert f"[FAIL] {scalar}: expected a number, got '0.5'" in proc.stdout
     assert f"{len(FORMATS) - 2}/{len(FORMATS)} assigned" in proc.stdout
@@ -160,3 +162,93 @@ def test_m5_check_on_a_py_file_fails_badly_formatted_answers_not_missing_ones(tm
     with_answer.write_text(correct_source + f"\n{scalar} = 'about 0.5'\n", encoding="utf-8")
     assert selfcheck.main(with_answer) == 1
     assert f"[FAIL] {scalar}: expected a number, got 'about 0.5'" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ a broken notebook, in Russian
+BROKEN_KERNELS = {
+    # modifies its input: rewards is written in place
+    "kernel_return_to_go": '''
+def return_to_go(rewards, gamma=1.0):
+    r = np.asarray(rewards, dtype=float)
+    for t in range(len(r) - 2, -1, -1):
+        r[t] += gamma * r[t + 1]
+    return r
+''',
+    # raises (numpy's own English message)
+    "kernel_cql_discrete_penalty": '''
+def cql_discrete_penalty(q_values, actions):
+    return float(np.asarray(q_values)[5])
+''',
+    # wrong values: > instead of >=
+    "kernel_behavior_support_mask": '''
+def behavior_support_mask(probabilities, threshold_ratio=0.35):
+    p = np.asarray(probabilities, dtype=float)
+    return p > threshold_ratio * p.max(axis=-1, keepdims=True)
+''',
+}
+# Latin words in a row that make an English phrase (code such as `v.fail` or (True, True, False) is not one).
+ENGLISH_RUN = __import__("re").compile(r"\b[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}\b")
+
+
+def _broken_notebook(folder: Path) -> str:
+    """The filled Russian notebook with three broken kernels, one stub left and an answer cell that raises."""
+    nb = filled_notebook(notebook("assignment", "ru", RELEASE_ROOT), notebook("assignment", "ru"))
+    stub = {c.id: c.source for c in nbformat.read(notebook("assignment", "ru", RELEASE_ROOT), as_version=4).cells}
+    for cell in nb.cells:
+        if cell.id in BROKEN_KERNELS:
+            cell.source += "\n" + BROKEN_KERNELS[cell.id]
+        elif cell.id == "kernel_expectile_loss":
+            cell.source = stub[cell.id]
+        elif cell.id == "ex09_answer":
+            cell.source += "\nraise ZeroDivisionError('division by zero')\n"
+    nbformat.write(nb, folder / "broken.ipynb")
+    return "broken.ipynb"
+
+
+def test_kit_check_of_a_broken_russian_notebook_says_everything_in_russian(tmp_path):
+    folder = released_copy(tmp_path, "ru")
+    proc = kit_python(folder, "-m", "m5_student", "check", _broken_notebook(folder))
+    out = proc.stdout
+    assert proc.returncode == 1 and not proc.stderr.strip(), out + proc.stderr
+    assert "функция изменила свой вход `rewards`" in out and "наименьший вызов" in out
+    assert __import__("re").search(r"наименьший вызов, на котором проверка не проходит: "
+                                   r"return_to_go\(rewards=\[-?\d\.\d, -?\d\.\d\], gamma=", out)
+    assert "выбросил исключение IndexError (сообщение: «index 5 is out of bounds" in out
+    assert "получено [True, False, False], ожидалось [True, True, False]" in out
+    assert "expectile_loss ещё не реализована" in out
+    assert "ячейка ex09_answer: исключение ZeroDivisionError (сообщение: «division by zero»)" in out
+    assert "пройдено 7 из 7 открытых проверок" in out
+    # No English phrase outside «…» (the kernels' own exception messages, quoted as they are).
+    prose = __import__("re").sub(r"«[^»]*»", "«»", out)
+    assert ENGLISH_RUN.findall(prose) == [], prose
+
+
+def test_the_russian_kits_help_shows_its_own_notebook(tmp_path):
+    folder = released_copy(tmp_path, "ru")
+    proc = kit_python(folder, "-m", "m5_student", "check", "--help")
+    assert proc.returncode == 0 and "python -m m5_student check m05_assignment_ru.ipynb" in proc.stdout
+    assert "m05_assignment_en" not in proc.stdout
+
+
+def test_the_russian_kits_validation_errors_are_russian(tmp_path):
+    folder = released_copy(tmp_path, "ru")
+    code = ("from m5_student import validation as v\n"
+            "try:\n    v.discount(1.5, 'dqn_targets')\nexcept ValueError as e:\n    print(e)\n"
+            "try:\n    v.flag_array([0, 2], 'terminated', 'dqn_targets')\nexcept ValueError as e:\n    print(e)\n")
+    proc = kit_python(folder, "-c", code)
+    assert proc.stdout.splitlines() == ["dqn_targets: `gamma` должен лежать в [0, 1], получено 1.5",
+                                        "dqn_targets: `terminated` должен содержать только 0/1 или bool, найдено 2"]
+
+
+def test_the_russian_kits_docstrings_name_fqe_and_validation_in_russian():
+    import ast
+
+    kit = RELEASE_ROOT / sources.ASSIGNMENTS["ru"] / "m5_student"
+    kernels = (kit / "kernels.py").read_text(encoding="utf-8")
+    assert "fitted Q evaluation" not in kernels and "Цели FQE (оценки Q-функции политики по данным)" in kernels
+    tree = ast.parse((kit / "validation.py").read_text(encoding="utf-8"))
+    docstrings = [ast.get_docstring(node) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node)]
+    assert len(docstrings) >= 10
+    english = [d for d in docstrings if not __import__("re").search(r"[а-яё]", d)]
+    assert english == []

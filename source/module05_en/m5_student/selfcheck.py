@@ -20,6 +20,7 @@ import io
 import json
 import math
 import numbers
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -38,7 +39,8 @@ TEXT = {
         "want_number": "  [FAIL] {name}: expected a number, got {got}",
         "want_list": "  [FAIL] {name}: expected a list of {n} numbers, got {got}",
         "format_note": "The format check does not say whether the values are right.",
-        "cell_error": "cell {id}: {error}",
+        "cell_error": "cell {id}: {kind} ({message})",
+        "example": "example",
         "usage": "Self-check of a Module 5 assignment notebook: public checks of the kernels and the format "
                  "of the numerical answers.",
     },
@@ -48,7 +50,8 @@ TEXT = {
         "want_number": "  [ОШИБКА] {name}: ожидалось число, получено {got}",
         "want_list": "  [ОШИБКА] {name}: ожидался список из {n} чисел, получено {got}",
         "format_note": "Проверка формата не говорит, верны ли значения.",
-        "cell_error": "ячейка {id}: {error}",
+        "cell_error": "ячейка {id}: исключение {kind} (сообщение: «{message}»)",
+        "example": "пример",
         "usage": "Самопроверка ноутбука задания модуля 5: открытые проверки ядер и формат числовых ответов.",
     },
 }
@@ -104,8 +107,8 @@ def assignment_cells(path: Path) -> tuple[list[tuple[str, str]], str]:
     return chosen, lang
 
 
-def run_cells(cells: Iterable[tuple[str, str]]) -> tuple[dict, list[str]]:
-    """Run (id, source) cells in one fresh namespace; returns it and one line per failed cell.
+def run_cells(cells: Iterable[tuple[str, str]], lang: str = "en") -> tuple[dict, list[str]]:
+    """Run (id, source) cells in one fresh namespace; returns it and one line (in ``lang``) per failed cell.
 
     A broken cell costs only what it defines (as in grading); what the cells print is hidden.
     """
@@ -116,7 +119,7 @@ def run_cells(cells: Iterable[tuple[str, str]]) -> tuple[dict, list[str]]:
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(source, f"<cell {cell_id}>", "exec"), namespace)
         except Exception as exc:  # the student's code may raise anything
-            errors.append(f"{cell_id}: {type(exc).__name__}: {exc}")
+            errors.append(TEXT[lang]["cell_error"].format(id=cell_id, kind=type(exc).__name__, message=str(exc)[:300]))
     return namespace, errors
 
 
@@ -175,8 +178,8 @@ def report(namespace: Mapping, errors: Iterable[str], lang: str, formats: Mappin
             print(text["missing"].format(name=name))
             all_passed = False
             continue
-        results = public.run_checks(fn, name)
-        if results and all(r.detail == "NotImplementedError" for r in results):
+        results = public.run_checks(fn, name, lang=lang)
+        if results and all(r.not_implemented for r in results):
             print(text["not_impl"].format(name=name))
             all_passed = False
             continue
@@ -201,16 +204,26 @@ def check_notebook(path: Path, lang: str | None = None, formats: Mapping[str, in
     except NotebookError as exc:
         print(exc)
         return 2
-    namespace, errors = run_cells(cells)
-    return report(namespace, errors, lang or detected, load_formats() if formats is None else formats)
+    lang = lang or detected
+    namespace, errors = run_cells(cells, lang)
+    return report(namespace, errors, lang, load_formats() if formats is None else formats)
+
+
+def kit_language() -> str:
+    """The language of the kit this module ships in (``notebook_language()`` of its package), else "en"."""
+    package = sys.modules.get(__package__ or "")
+    language = getattr(package, "notebook_language", None)
+    found = language() if callable(language) else "en"
+    return found if found in TEXT else "en"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m m5_student",
                                      description=f"{TEXT['en']['usage']} / {TEXT['ru']['usage']}")
     commands = parser.add_subparsers(dest="command", required=True)
+    example = f"python -m m5_student check m05_assignment_{kit_language()}.ipynb"
     check = commands.add_parser("check", help="self-check a notebook / самопроверка ноутбука",
-                                description="example / пример: python -m m5_student check m05_assignment_en.ipynb")
+                                description=f"{TEXT['en']['example']} / {TEXT['ru']['example']}: {example}")
     check.add_argument("notebook", help="the assignment notebook / ноутбук задания (m05_assignment_<lang>.ipynb)")
     check.add_argument("--lang", choices=sorted(TEXT), help="language of the report (default: the notebook's) / "
                                                             "язык отчёта (по умолчанию — язык ноутбука)")

@@ -102,6 +102,7 @@ def expectile_loss(diff, tau):
     """Асимметричная квадратичная функция потерь для функции ценности в IQL.
 
     L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+    (target — цель, prediction — предсказание: u > 0, когда цель выше предсказания.)
 
     Положительные остатки входят с весом tau, отрицательные — с весом 1 - tau; при
     tau = 0.5 это половина MSE. ``diff`` — любой непустой формы. Возвращает float.
@@ -157,7 +158,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
 
 
 def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
-    """Цели fitted Q evaluation (FQE): математическое ожидание по оцениваемой политике.
+    """Цели FQE (оценки Q-функции политики по данным): математическое ожидание по оцениваемой политике.
 
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 

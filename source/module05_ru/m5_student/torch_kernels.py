@@ -72,6 +72,7 @@ def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
     """Асимметричная квадратичная функция потерь для функции ценности в IQL (0-d).
 
     L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+    (target — цель, prediction — предсказание: u > 0, когда цель выше предсказания.)
 
     ``diff`` любой непустой формы. Выбрасывает ValueError, когда tau не лежит в (0, 1) или
     ``diff`` пуст, не вещественного типа или содержит NaN или ±inf.
