@@ -4,7 +4,7 @@ These checks need no reference implementation: worked examples of the module, la
 every correct kernel obeys (Double DQN never exceeds DQN, the CQL penalty is
 non-negative and shift invariant, ...), bad inputs that must raise ValueError, empty
 batches, and a check that the input arrays are left unchanged. Each check names the
-contract clauses it covers (``clauses``, keys of ``docs/contracts.md``); every clause
+contract clauses it covers (``clauses``: the clause keys of the kernels' contracts); every clause
 the hidden tests grade is covered by at least one check. A failing check shows the
 call that fails: for a law, the smallest one Hypothesis finds.
 
@@ -140,7 +140,7 @@ class PublicCheck:
     kernel: str
     title: dict[str, str]
     run: Callable[[Callable], None]   # raises CheckFailure (or anything) on failure
-    # The contract clauses it covers: keys of docs/contracts.md without the kernel's name.
+    # The contract clauses it covers: clause keys of the kernel's contract, without its name.
     clauses: tuple[str, ...] = ()
     # A worked example's ((args, kwargs), expected value); None for the other checks.
     # Its inputs differ from every exercise's and its value is no graded answer
