@@ -116,6 +116,7 @@ def _load_sibling(name: str):
 
 
 idle = _load_sibling("idle")  # the parent's watch on a child that does not run (idle.py)
+recycle = _load_sibling("recycle")  # the zygote and the sandbox's clean-up (recycle.py)
 
 
 # ------------------------------------------------------------------ codec
@@ -737,15 +738,7 @@ def _note_fork() -> None:
     _FORKED[0] = True
 
 
-def _reap_children() -> None:
-    """Collect children that student code forked and that have exited (no zombies)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except OSError:
-            return
-        if pid == 0:
-            return
+_reap_children = recycle.reap_children  # children student code forked that have exited
 
 
 def _reseed() -> None:
@@ -1691,7 +1684,6 @@ def main() -> int:
     recycle_fd = os.environ.get(RECYCLE_FD_ENV)
     if recycle_fd is None:
         return serve_parent(cellexec, proto_in, proto_out, preloaded)
-    recycle = _load_sibling("recycle")  # the zygote: docs/sandbox.md, "Recycling"
     return recycle.zygote(lambda: serve_parent(cellexec, proto_in, proto_out, preloaded), proto_in,
                           int(recycle_fd), _load_sibling("files"))
 
