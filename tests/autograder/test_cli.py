@@ -1,6 +1,7 @@
 """`m5` command line: exit codes, --json, outputs, course folders, hostile names, help."""
 import csv
 import json
+import shlex
 import os
 import subprocess
 import sys
@@ -177,7 +178,8 @@ def test_a_closed_pipe_exits_cleanly(args):
 
 
 def test_a_closed_pipe_after_grading_exits_cleanly(tmp_path, corpus):
-    shell = f"{sys.executable} -m autograder.cli grade {CORRECT} --no-shrink --out {tmp_path} | head -1"
+    shell = (f"{shlex.quote(sys.executable)} -m autograder.cli grade {shlex.quote(str(CORRECT))} --no-shrink "
+             f"--out {shlex.quote(str(tmp_path))} | head -1")  # a checkout path may hold spaces
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr and proc.stdout.startswith("submission")
 

@@ -78,8 +78,14 @@ def _ancestors():
 
 # The sandbox's own mounts (an interpreter bound under /tmp) and the directories leading
 # to them are there in a fresh sandbox too: not traces.
+def _unescape(field):  # mountinfo writes a space, tab, newline and backslash as octal escapes
+    for code in ("\\\\040", "\\\\011", "\\\\012", "\\\\134"):
+        field = field.replace(code, chr(int(code[1:], 8)))
+    return field
+
+
 with open("/proc/self/mountinfo") as _fh:
-    _SETUP = [_line.split()[4] for _line in _fh]
+    _SETUP = [_unescape(_line.split()[4]) for _line in _fh]
 
 
 def _traces(path):
