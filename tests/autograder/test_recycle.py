@@ -92,9 +92,11 @@ def _traces(path):
     found = []
     for _n in _os.listdir(path):
         _full = path + "/" + _n
+        if _full in _SETUP:
+            continue  # a mount of the sandbox's own (what is bound inside it is its own too)
         if any(m.startswith(_full + "/") for m in _SETUP):
             found += _traces(_full)  # on the way to a mount: look inside
-        elif _full not in _SETUP:
+        else:
             found.append(_full)
     return found
 
