@@ -18,11 +18,12 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # The grading sandbox: bubblewrap (namespaces, file-system allow-list) and libseccomp
-# (the system-call allow-list, used through pyseccomp). Installed where we may (root
-# with apt). Without them the grader still runs, with weaker isolation, and says so.
-SANDBOX_APT := bubblewrap libseccomp2
+# (the system-call allow-list, used through pyseccomp); libcap2-bin's capsh for the tests'
+# Docker-like simulation of the fallback. Installed where we may (root with apt). Without
+# them the grader still runs, with weaker isolation, and says so.
+SANDBOX_APT := bubblewrap libseccomp2 libcap2-bin
 sandbox-deps:
-	@if ! command -v bwrap >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q libseccomp.so.2; then \
+	@if ! command -v bwrap >/dev/null 2>&1 || ! command -v capsh >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q libseccomp.so.2; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing $(SANDBOX_APT) (grading sandbox)"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SANDBOX_APT)) >/dev/null \
