@@ -52,3 +52,20 @@ def handed_over(monkeypatch) -> list:
         return given
     monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
     return handed
+
+
+@pytest.fixture
+def recycles(monkeypatch) -> list:
+    """Whether each sandbox handed on came back clean (run._came_back_clean), in order."""
+    from autograder.grade import run
+
+    counted = []
+    real = run._came_back_clean
+
+    def counting(proc):
+        clean = real(proc)
+        counted.append(clean)
+        return clean
+
+    monkeypatch.setattr(run, "_came_back_clean", counting)
+    return counted

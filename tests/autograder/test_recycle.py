@@ -13,7 +13,6 @@ import os
 
 import pytest
 
-import autograder.grade.run as run
 from autograder.demo import CORRECT
 from autograder.grade import sandbox
 from autograder.grade.sandbox import files as sfiles
@@ -109,21 +108,6 @@ if _TRACES:
     for _name in %r:
         del globals()[_name]
 ''' % (list(KERNELS),)
-
-
-@pytest.fixture
-def recycles(monkeypatch):
-    """Count the sandboxes handed on clean."""
-    counted = []
-    real = run._came_back_clean
-
-    def counting(proc):
-        clean = real(proc)
-        counted.append(clean)
-        return clean
-
-    monkeypatch.setattr(run, "_came_back_clean", counting)
-    return counted
 
 
 def _files(tmp_path, *sources):

@@ -23,6 +23,7 @@ from autograder.grade import sandbox
 from autograder.grade.pipeline import KERNELS, grade_many
 from autograder.grade.recycle import Baseline, WRITABLE_DIRS
 from autograder.grade.sandbox import seccomp
+from test_recycle import _files  # tests/autograder is on sys.path; `recycles` is conftest's
 
 pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap",
                                 reason="recycling needs bubblewrap's pid namespace")
@@ -255,31 +256,6 @@ def fresh_state() -> dict:
 @pytest.fixture
 def victim(fresh_state) -> str:
     return VICTIM_CHECKS % (fresh_state, COVERT) + CORRECT.read_text() + VICTIM_END
-
-
-@pytest.fixture
-def recycles(monkeypatch):
-    """Count the sandboxes handed on, and whether clean."""
-    counted = []
-    real = run._came_back_clean
-
-    def counting(proc):
-        clean = real(proc)
-        counted.append(clean)
-        return clean
-
-    monkeypatch.setattr(run, "_came_back_clean", counting)
-    return counted
-
-
-def _files(tmp_path, *sources):
-    paths = []
-    for i, source in enumerate(sources):
-        path = tmp_path / f"s{i}" / "kernels.py"
-        path.parent.mkdir()
-        path.write_text(source)
-        paths.append(path)
-    return paths
 
 
 def _tests(result) -> list[str]:
