@@ -50,6 +50,14 @@ RECYCLE_SHMEM_SLACK = 32 << 20  # shared memory a clean sandbox may hold beyond 
 LOST_REASONS = ("timeout", "crashed", "protocol")
 
 
+UNSTARTED_RETRIES = 2        # a worker lost before its first cell is started again this many times
+
+
+class GradingUnavailable(RuntimeError):
+    """The sandbox failed before any of the submission's code ran: no grade can be given
+    (the submission gets an error result, to be graded again)."""
+
+
 class WorkerLost(Exception):
     """The worker lost a batch: its process died, hung past a deadline, or broke the protocol."""
 
@@ -244,8 +252,11 @@ class WorkerSession:
 
     def start(self) -> LoadReport:
         """Start a worker and load the cells (or finish a load :meth:`begin` started);
-        retry without cells that kill it."""
-        for _ in range(len(self.cells) + 1):
+        retry without cells that kill it. A worker lost before it announced any cell lost
+        nothing of the student's: it is started again, and if that keeps happening the
+        grading fails with :class:`GradingUnavailable` rather than a grade of zero."""
+        unstarted = 0
+        for _ in range(len(self.cells) + 1 + UNSTARTED_RETRIES):
             if self._loaded:
                 return self.report
             if self.out_of_time:
@@ -260,10 +271,16 @@ class WorkerSession:
                 while not self._take_load_reply(self._receive(deadline, self._load_limits())):
                     pass
                 return self.report
-            except WorkerLost:
+            except WorkerLost as lost:
                 self._loading = False
                 self._stop()
                 current = self._current_cell
+                if current is None and not self.out_of_time:
+                    unstarted += 1
+                    if unstarted > UNSTARTED_RETRIES:
+                        raise GradingUnavailable(f"the sandbox was lost {unstarted} times before the first cell "
+                                                 f"ran ({lost.reason})") from None
+                    continue
                 if current is None or current in self.report.fatal_cells:
                     break
                 self.report.fatal_cells.append(current)
@@ -331,6 +348,9 @@ class WorkerSession:
             return False
         if reply.get("op") != "loaded":
             raise WorkerLost("protocol")
+        if reply.get("unstarted") is True:  # its children kept dying before the first cell
+            self._current_cell = None
+            raise WorkerLost("crashed")
         self.report.cells = [c for c in reply.get("cells", []) if isinstance(c, dict)]
         self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL, "reason": "stopped"}
                               for cid in self.report.fatal_cells]

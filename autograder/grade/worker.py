@@ -998,6 +998,7 @@ DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout
                   "load_timeout": 60.0, "idle_wall": 2.0}
 FATAL_CELL = "this cell stopped the grading process"
 FATAL_STATEMENT = "this statement stopped the grading process"
+UNSTARTED_RETRIES = 2       # a child lost before its first cell is forked again this many times
 MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
                               # notebook's cells are bounded by their number, as ever)
 
@@ -1345,6 +1346,7 @@ class Parent:
         report_cap = (FRAME_OVERHEAD + len(cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry
                       + len(self.load_request["kernels"]) * 256)
         deadline = time.monotonic() + float(self.budget["load_timeout"])
+        unstarted = 0  # children lost before their first cell (not the student's doing)
         while True:
             child = self.fork_child(self._cells_to_run(cells))
             current, cell_deadline, loaded, idled = None, math.inf, None, False
@@ -1389,8 +1391,11 @@ class Parent:
             if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
                 return self._unloaded(current, ("load_cap", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
-            if current is None:  # the child died before its first cell: nothing to leave out
-                return self._unloaded(None, reason)
+            if current is None:  # the child died before its first cell: none of the student's code ran
+                unstarted += 1
+                if unstarted > UNSTARTED_RETRIES:
+                    return {**self._unloaded(None, reason), "unstarted": True}
+                continue
             if current[1] is not None and sum(line is not None for _, line in self.fatal) >= MAX_STATEMENTS_LEFT_OUT:
                 # a file built to be reloaded once per statement
                 return self._unloaded(current, ("left_out_cap", f"more than {MAX_STATEMENTS_LEFT_OUT} statements were left out"))

@@ -220,10 +220,11 @@ def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_
              write(tmp_path, "slow2.py", slow), tmp_path / "kills.ipynb", write(tmp_path, "last.py", correct_source)]
     results = pipeline.grade_many(paths, corpus, jobs=1, shrink=False, answers=False)
     alone = [pipeline.grade_many([p], corpus, jobs=1, shrink=False, answers=False)[0] for p in paths]
-    for together, single in zip(results, alone):
-        assert together.error == single.error
-        assert [repr(t) for t in together.tests] == [repr(t) for t in single.tests]
-        assert [n["en"] for n in together.notes] == [n["en"] for n in single.notes]
+    for path, together, single in zip(paths, results, alone):
+        seen = f"{path.name}: notes together {together.notes}, alone {single.notes}"  # what a failure needs said
+        assert together.error == single.error, seen
+        assert [repr(t) for t in together.tests] == [repr(t) for t in single.tests], seen
+        assert [n["en"] for n in together.notes] == [n["en"] for n in single.notes], seen
     assert "unreadable.ipynb" in results[1].error and results[0].score == results[2].score == 100
     assert results[3].score == 100 and any("stopped the grading process" in n["en"] for n in results[3].notes)
     # After the slow submission, the next one was loaded and its batches were already running.

@@ -233,3 +233,43 @@ def test_a_batch_naming_calls_the_worker_was_not_given_is_lost_not_run():
         with pytest.raises(WorkerLost) as lost:
             session.call_batch(rtg, len(RTG))
     assert lost.value.reason == "protocol"
+
+
+def _lose_workers_before_their_first_cell(monkeypatch, lost: int) -> list:
+    """The first ``lost`` load attempts lose their worker before it announces a cell."""
+    from autograder.grade import run
+
+    attempts = []
+    real_send, real_receive = run.WorkerSession._send_load, run.WorkerSession._receive
+
+    def send_load(self):
+        attempts.append(self.proc.pid)
+        real_send(self)
+
+    def receive(self, *args, **kwargs):
+        if self._loading and len(attempts) <= lost:
+            raise WorkerLost("crashed")
+        return real_receive(self, *args, **kwargs)
+
+    monkeypatch.setattr(run.WorkerSession, "_send_load", send_load)
+    monkeypatch.setattr(run.WorkerSession, "_receive", receive)
+    return attempts
+
+
+def test_a_worker_lost_before_its_first_cell_is_started_again_and_the_cells_are_all_loaded(monkeypatch):
+    from autograder.grade.run import UNSTARTED_RETRIES
+
+    attempts = _lose_workers_before_their_first_cell(monkeypatch, UNSTARTED_RETRIES)
+    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
+        report = session.start()
+    assert len(attempts) == UNSTARTED_RETRIES + 1 and len(set(attempts)) == len(attempts)  # a new sandbox each time
+    assert report.found == {k: True for k in KERNELS} and report.fatal_cells == []
+
+
+def test_workers_that_keep_failing_before_any_cell_raise_instead_of_grading_zero(monkeypatch):
+    from autograder.grade.run import UNSTARTED_RETRIES, GradingUnavailable
+
+    attempts = _lose_workers_before_their_first_cell(monkeypatch, 99)
+    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session, pytest.raises(GradingUnavailable, match=f"lost {UNSTARTED_RETRIES + 1} times"):
+        session.start()
+    assert len(attempts) == UNSTARTED_RETRIES + 1

@@ -534,3 +534,49 @@ def test_cells_left_out_are_dropped_and_statements_left_out_are_skipped():
     entries = {(e["id"], e["line"]): e for e in parent._left_out()}
     assert entries["c1", None]["reason"] == "stopped" and not entries["c1", None]["timed_out"]
     assert entries["python-file", 3]["timed_out"] and entries["python-file", 3]["error"].startswith("the statement")
+
+
+# ------------------------------------------------------------------ loading: a child lost before any cell
+class _ChildLostBeforeItsCells:
+    """A stand-in child: dies (ChildGone) before announcing a cell ``dies`` times, then
+    loads every kernel."""
+
+    def __init__(self, attempts: list, dies: int):
+        attempts.append(self)
+        self.pid, self.replies, self.lost = 0, -1, len(attempts) <= dies
+
+    def messages(self, timeout, cap_for):
+        if self.lost:
+            raise wire.ChildGone()
+        return [(wire.K_LOADED, 0, json.dumps({"cells": [], "found": {"k": True}}).encode())]
+
+    def cpu(self) -> float:
+        return 0.0
+
+    def kill(self) -> None:
+        pass
+
+
+def _parent_whose_children_die(monkeypatch, dies: int) -> tuple[wire.Parent, list]:
+    attempts: list = []
+    parent = wire.Parent.__new__(wire.Parent)
+    parent.cellexec = wire._load_sibling("cellexec")
+    parent.child = None
+    monkeypatch.setattr(parent, "fork_child", lambda cells: _ChildLostBeforeItsCells(attempts, dies), raising=False)
+    return parent, attempts
+
+
+@pytest.mark.parametrize("dies", [1, wire.UNSTARTED_RETRIES])
+def test_a_child_lost_before_its_first_cell_is_forked_again_and_nothing_is_left_out(monkeypatch, dies):
+    parent, attempts = _parent_whose_children_die(monkeypatch, dies)
+    loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
+    assert len(attempts) == dies + 1
+    assert loaded["found"] == {"k": True} and loaded["cells"] == [] and "unstarted" not in loaded
+
+
+def test_children_that_keep_dying_before_any_cell_are_reported_unstarted_not_as_a_submission_without_kernels(
+        monkeypatch):
+    parent, attempts = _parent_whose_children_die(monkeypatch, wire.UNSTARTED_RETRIES + 1)
+    loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
+    assert len(attempts) == wire.UNSTARTED_RETRIES + 1
+    assert loaded["unstarted"] is True and loaded["cells"] == []  # no cell is blamed
