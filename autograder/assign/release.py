@@ -9,7 +9,7 @@ maximum is the true one):
 
    * ``m5_student/``, the support library the notebooks import: the modules of
      ``reference_impl`` with ``reference_impl`` renamed, every ``### BEGIN SOLUTION``
-     region replaced by ``raise NotImplementedError("implement <name> in the ... notebook")``
+     region replaced by ``raise NotImplementedError("implement <name> in the ... notebook (Part 3)")``
      and the private helpers that only solution code used removed (``exercises.py``,
      which computes the worked answers, is left out); the public self-checks
      (:mod:`autograder.check.public`) as ``m5_student/checks.py``, the students'
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assign import sources
+from autograder.assign import sources, stubs
 from autograder.assign.claims import ClaimError
 from autograder.i18n import contracts_ru
 
@@ -86,8 +86,10 @@ def notebook_language() -> str:
 '''
 # What a stubbed kernel of the kit raises: where it is to be written.
 STUB_MESSAGES = {
-    "en": {"message": "implement {name} in the {where} notebook", "assignment": "assignment", "lab": "lab"},
-    "ru": {"message": "реализуйте {name} в ноутбуке {where}", "assignment": "задания", "lab": "лабораторной работы"},
+    "en": {"message": "implement {name} in the {where}", "assignment": "assignment notebook (Part 3)",
+           "lab": "lab notebook (section 5a)"},
+    "ru": {"message": "реализуйте {name} в {where}", "assignment": "ноутбуке задания (часть 3)",
+           "lab": "ноутбуке лабораторной работы (раздел 5a)"},
 }
 
 
@@ -98,14 +100,10 @@ class ReleaseError(Exception):
 # ------------------------------------------------------------------ the support library
 def _enclosing_function(tree: ast.Module, line: int) -> str:
     """Name of the innermost function whose body holds 1-based ``line``."""
-    best = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0) + 1:
-            if best is None or node.lineno > best.lineno:
-                best = node
-    if best is None:
+    name = stubs.enclosing_function(tree, line)
+    if name is None:
         raise ReleaseError(f"solution region at line {line} is not inside a function")
-    return best.name
+    return name
 
 
 def stub_solutions(source: str, where: str, filename: str = "<module>", lang: str = "en") -> str:

@@ -397,13 +397,20 @@ def _replace_comments(source: str, lang: str) -> str:
 
 def code_skeleton(source: str) -> str:
     """What must be the same in every language: the syntax tree of ``source`` without its
-    docstrings (comments are not in it); the text itself when it is not plain Python."""
+    docstrings (comments are not in it) and without the message of an answer stub's
+    ``raise NotImplementedError("...")`` (words in the notebook's language); the text
+    itself when it is not plain Python."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return source
     for node in _docstring_nodes(tree):
         node.value = ast.Constant(value="")
+    for node in ast.walk(tree):
+        call = node.exc if isinstance(node, ast.Raise) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "NotImplementedError"
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)):
+            call.args = [ast.Constant(value="") for _ in call.args]
     return ast.dump(tree)
 
 

@@ -142,3 +142,39 @@ def test_lab_with_missing_parts_runs_to_the_end_with_one_line_each(tmp_path, mon
         assert f"write `{port}_torch` in the cell above" in printed[cell.id]
         assert not [o for o in cell.outputs if o.output_type == "execute_result"], port  # no stray False
     assert "Traceback" not in "".join(printed.values())
+
+
+@pytest.mark.parametrize("lang", sources.LANGS)
+def test_an_untouched_notebook_runs_to_the_end_and_says_what_is_left_to_write(lang, tmp_path, monkeypatch):
+    """Restart & Run All on the released notebook as downloaded ends without an error: the
+    answer cells run (their stubs assign None) and report "not assigned yet", each kernel
+    check says "not implemented yet", and a kernel called by hand raises NotImplementedError
+    saying, in the notebook's language, which function to write in place of the stub line."""
+    from nbclient import NotebookClient
+
+    from autograder.assign.student_extras import notebook as kit_notebook
+    from autograder.check import public
+
+    folder = tmp_path / sources.ASSIGNMENTS[lang]
+    shutil.copytree(RELEASE_ROOT / sources.ASSIGNMENTS[lang], folder)
+    nb = nbformat.read(folder / sources.NOTEBOOK_NAMES["assignment", lang], as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("try:\n    return_to_go([1.0])\nexcept NotImplementedError as exc:\n"
+                                              "    print(type(exc).__name__, exc)"))
+    for name in ("M5_GRADING", "MPLBACKEND", "JPY_SESSION_NAME", "__vsc_ipynb_file__"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("M5_PROGRESS", "0")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    client = NotebookClient(nb, timeout=BUDGET, kernel_name="python3", resources={"metadata": {"path": str(folder)}})
+    asyncio.run(asyncio.wait_for(client.async_execute(), BUDGET))
+
+    assert not _errors(nb), (lang, _errors(nb))
+    printed = {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+               for c in nb.cells if c.cell_type == "code"}
+    reports = [text for cid, text in printed.items() if cid.endswith("_tests")]
+    assert len(reports) == len(exercises.NUMERICAL_NUMBERS)
+    assert all(text.startswith(kit_notebook.TEXT[lang]["unassigned"].split("{")[0]) for text in reports), reports
+    checks = {cid.removeprefix("check_"): text for cid, text in printed.items() if cid.startswith("check_")}
+    assert len(checks) == 10
+    assert all(public.TEXT[lang]["not_impl"].format(name=kernel) in text for kernel, text in checks.items()), checks
+    said = kit_notebook.TEXT[lang]["stub"].format(name="return_to_go")
+    assert printed[nb.cells[-1].id].strip() == f"NotImplementedError {said}"

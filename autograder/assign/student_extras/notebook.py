@@ -18,6 +18,7 @@ language of the notebooks it was built for), so one code cell serves every noteb
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,10 +29,13 @@ KERNEL_NAMES = (
     "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights",
 )
 PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")
-STUB = "raise NotImplementedError()"
+# An untouched kernel cell: its body is nbgrader's stub, which raises NotImplementedError
+# (saying TEXT[lang]["stub"]; autograder/assign/stubs.py writes it).
+STUB_RE = re.compile(r"^[ \t]*raise NotImplementedError\(", re.MULTILINE)
 LANGUAGES = ("en", "ru")
 TEXT = {
-    "en": {"missing_kernel": "implement `{name}` in the assignment notebook ({notebook}, Part 3)",
+    "en": {"stub": "implement `{name}` here: replace this line with your code",
+           "missing_kernel": "implement `{name}` in the assignment notebook ({notebook}, Part 3)",
            "missing_port": "implement `{name}_torch` in this lab notebook (section 5a)",
            "section_skipped": "This section did not run: {reason}. The rest of the lab still runs.",
            "needs_section": "it needs the results of section {section}, which did not run",
@@ -44,7 +48,8 @@ TEXT = {
            "case_gradient": "case {case}: gradient {got} != finite differences {want}",
            "unassigned": "not assigned yet: {names}",
            "assigned": "all answers assigned"},
-    "ru": {"missing_kernel": "реализуйте `{name}` в ноутбуке задания ({notebook}, часть 3)",
+    "ru": {"stub": "реализуйте `{name}` здесь: замените эту строку своим кодом",
+           "missing_kernel": "реализуйте `{name}` в ноутбуке задания ({notebook}, часть 3)",
            "missing_port": "реализуйте `{name}_torch` в этом ноутбуке лабораторной работы (раздел 5a)",
            "section_skipped": "Этот раздел не выполнен: {reason}. Остальная часть лабораторной работы выполняется.",
            "needs_section": "ему нужны результаты раздела {section}, который не выполнен",
@@ -78,7 +83,7 @@ def report_assigned(names, namespace, lang: str | None = None) -> None:
     """Print which of ``names`` are not yet assigned in ``namespace`` (never raises on them)."""
     try:
         t = TEXT[_language(lang)]
-        missing = [str(n) for n in names if n not in namespace]
+        missing = [str(n) for n in names if namespace.get(n) is None]  # None: the untouched stub's value
         print(t["unassigned"].format(names=", ".join(missing)) if missing else t["assigned"])
     except Exception as exc:  # a traceback here would show nbgrader's hidden part of the cell
         print(f"{type(exc).__name__}: {exc}")
@@ -106,7 +111,7 @@ def _kernel_cells(path: Path) -> list[dict]:
 
 
 def _implemented(path: Path) -> int:
-    return sum(STUB not in c["source"] for c in _kernel_cells(path) if c["id"] != "kernel_imports")
+    return sum(not STUB_RE.search(c["source"]) for c in _kernel_cells(path) if c["id"] != "kernel_imports")
 
 
 def find_assignment(folder: str | Path = ".", lang: str | None = None) -> Path:
@@ -130,15 +135,18 @@ def _missing(name: str, path: Path, lang: str) -> Callable:
 
 
 def _told(fn: Callable, message: str) -> Callable:
-    """``fn``, with a bare NotImplementedError (an answer stub's) replaced by one saying ``message``."""
+    """``fn``, with the NotImplementedError of an untouched stub (bare, or saying "implement
+    `<its name>` here", in any language) replaced by one saying ``message``."""
     import functools
+
+    stub_says = {"", *(TEXT[lang]["stub"].format(name=getattr(fn, "__name__", "")) for lang in LANGUAGES)}
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except NotImplementedError as exc:
-            if exc.args:
+            if " ".join(str(a) for a in exc.args) not in stub_says:
                 raise
             raise NotImplementedError(message) from None
     return wrapper

@@ -51,7 +51,7 @@ def masked_token_nll_torch(token_logprobs: torch.Tensor, mask: torch.Tensor) -> 
     Raises ValueError on a shape mismatch, non-0/1 mask values, a mask without an
     active entry, non-float log-probabilities or non-finite active log-probabilities.
     """
-    raise NotImplementedError("implement masked_token_nll_torch in the lab notebook")
+    raise NotImplementedError("implement masked_token_nll_torch in the lab notebook (section 5a)")
 
 
 def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
@@ -63,7 +63,7 @@ def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) ->
     Raises ValueError on wrong shapes, an empty action axis or batch, non-finite Q,
     non-integer or out-of-range actions.
     """
-    raise NotImplementedError("implement cql_discrete_penalty_torch in the lab notebook")
+    raise NotImplementedError("implement cql_discrete_penalty_torch in the lab notebook (section 5a)")
 
 
 def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
@@ -74,7 +74,7 @@ def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
     ``diff`` has any non-empty shape. Raises ValueError when tau is not in (0, 1) or
     ``diff`` is empty, not floating point or not finite.
     """
-    raise NotImplementedError("implement expectile_loss_torch in the lab notebook")
+    raise NotImplementedError("implement expectile_loss_torch in the lab notebook (section 5a)")
 
 
 def iql_advantage_weights_torch(advantages: torch.Tensor, beta: float, max_weight: float = 100.0) -> torch.Tensor:
@@ -86,7 +86,7 @@ def iql_advantage_weights_torch(advantages: torch.Tensor, beta: float, max_weigh
     Raises ValueError when beta is negative or non-finite, max_weight is not a
     finite positive number, or advantages are not floating point or not finite.
     """
-    raise NotImplementedError("implement iql_advantage_weights_torch in the lab notebook")
+    raise NotImplementedError("implement iql_advantage_weights_torch in the lab notebook (section 5a)")
 
 
 # --------------------------------------------------------------------------- targets
@@ -96,7 +96,7 @@ def dqn_targets_torch(rewards, terminated, next_q_target, gamma: float = 0.99) -
     Shapes (B,), (B,), (B, A) -> (B,). Terminal rows never read ``next_q_target``.
     Raises ValueError as :func:`m5_student.kernels.dqn_targets`.
     """
-    raise NotImplementedError("implement dqn_targets_torch in the lab notebook")
+    raise NotImplementedError("implement dqn_targets_torch in the lab notebook (section 5a)")
 
 
 def double_dqn_targets_torch(rewards, terminated, next_q_online, next_q_target, gamma: float = 0.99) -> torch.Tensor:
@@ -105,7 +105,7 @@ def double_dqn_targets_torch(rewards, terminated, next_q_online, next_q_target, 
     y = r + gamma * (1 - terminated) * Qbar(s', argmax_a Q(s', a))   (first index on ties)
     Raises ValueError as :func:`m5_student.kernels.double_dqn_targets`.
     """
-    raise NotImplementedError("implement double_dqn_targets_torch in the lab notebook")
+    raise NotImplementedError("implement double_dqn_targets_torch in the lab notebook (section 5a)")
 
 
 def fqe_targets_torch(rewards, terminated, next_q, next_policy_probs, gamma: float = 0.99) -> torch.Tensor:
@@ -113,4 +113,4 @@ def fqe_targets_torch(rewards, terminated, next_q, next_policy_probs, gamma: flo
 
     Raises ValueError as :func:`m5_student.kernels.fqe_targets`.
     """
-    raise NotImplementedError("implement fqe_targets_torch in the lab notebook")
+    raise NotImplementedError("implement fqe_targets_torch in the lab notebook (section 5a)")

@@ -185,8 +185,8 @@ def report(namespace: Mapping, errors: Iterable[str], lang: str, formats: Mappin
             continue
         print(public.format_results(name, results, lang))
         all_passed &= all(r.passed for r in results)
-    missing = [name for name in formats if name not in namespace]
-    wrong = [problem for name, length in formats.items() if name in namespace
+    missing = [name for name in formats if namespace.get(name) is None]  # None: the untouched stub's value
+    wrong = [problem for name, length in formats.items() if name not in missing
              for problem in [answer_problem(name, namespace[name], length, lang)] if problem]
     print(kit["answers"].format(ok=len(formats) - len(missing) - len(wrong), total=len(formats)))
     for line in ([kit["unassigned"].format(name=name) for name in missing] if require_answers else []) + wrong:

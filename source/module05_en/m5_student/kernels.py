@@ -49,7 +49,7 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     non-finite values that are used, or gamma outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement dqn_targets in the assignment notebook")
+    raise NotImplementedError("implement dqn_targets in the assignment notebook (Part 3)")
 
 
 def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=0.99):
@@ -63,7 +63,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement double_dqn_targets in the assignment notebook")
+    raise NotImplementedError("implement double_dqn_targets in the assignment notebook (Part 3)")
 
 
 def masked_token_nll(token_logprobs, mask):
@@ -77,7 +77,7 @@ def masked_token_nll(token_logprobs, mask):
     entry, or non-finite log-probabilities at active positions.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement masked_token_nll in the assignment notebook")
+    raise NotImplementedError("implement masked_token_nll in the assignment notebook (Part 3)")
 
 
 def cql_discrete_penalty(q_values, actions):
@@ -92,7 +92,7 @@ def cql_discrete_penalty(q_values, actions):
     axis, non-finite Q, or actions that are non-integer or out of range.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement cql_discrete_penalty in the assignment notebook")
+    raise NotImplementedError("implement cql_discrete_penalty in the assignment notebook (Part 3)")
 
 
 def expectile_loss(diff, tau):
@@ -105,7 +105,7 @@ def expectile_loss(diff, tau):
     not in the open interval (0, 1) or ``diff`` is empty or not finite.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement expectile_loss in the assignment notebook")
+    raise NotImplementedError("implement expectile_loss in the assignment notebook (Part 3)")
 
 
 def return_to_go(rewards, gamma=1.0):
@@ -118,7 +118,7 @@ def return_to_go(rewards, gamma=1.0):
     ``rewards`` or gamma outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement return_to_go in the assignment notebook")
+    raise NotImplementedError("implement return_to_go in the assignment notebook (Part 3)")
 
 
 def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
@@ -133,7 +133,7 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     means where n > 0, or a negative or non-finite ``radius_scale``.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement pessimistic_values in the assignment notebook")
+    raise NotImplementedError("implement pessimistic_values in the assignment notebook (Part 3)")
 
 
 def behavior_support_mask(probabilities, threshold_ratio=0.35):
@@ -148,7 +148,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     ``threshold_ratio`` outside [0, 1].
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement behavior_support_mask in the assignment notebook")
+    raise NotImplementedError("implement behavior_support_mask in the assignment notebook (Part 3)")
 
 
 def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
@@ -162,7 +162,7 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     differs from 1 by more than 1e-6.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement fqe_targets in the assignment notebook")
+    raise NotImplementedError("implement fqe_targets in the assignment notebook (Part 3)")
 
 
 def iql_advantage_weights(advantages, beta, max_weight=100.0):
@@ -177,4 +177,4 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     finite.
     Inputs may be lists or arrays and are never modified.
     """
-    raise NotImplementedError("implement iql_advantage_weights in the assignment notebook")
+    raise NotImplementedError("implement iql_advantage_weights in the assignment notebook (Part 3)")

@@ -49,7 +49,7 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     значениях NaN или ±inf там, где они используются, а также при gamma вне [0, 1].
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте dqn_targets в ноутбуке задания")
+    raise NotImplementedError("реализуйте dqn_targets в ноутбуке задания (часть 3)")
 
 
 def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=0.99):
@@ -64,7 +64,7 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     двух таблиц различаются.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте double_dqn_targets в ноутбуке задания")
+    raise NotImplementedError("реализуйте double_dqn_targets в ноутбуке задания (часть 3)")
 
 
 def masked_token_nll(token_logprobs, mask):
@@ -79,7 +79,7 @@ def masked_token_nll(token_logprobs, mask):
     активных позициях есть NaN или ±inf.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте masked_token_nll в ноутбуке задания")
+    raise NotImplementedError("реализуйте masked_token_nll в ноутбуке задания (часть 3)")
 
 
 def cql_discrete_penalty(q_values, actions):
@@ -95,7 +95,7 @@ def cql_discrete_penalty(q_values, actions):
     или выходят за пределы диапазона.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте cql_discrete_penalty в ноутбуке задания")
+    raise NotImplementedError("реализуйте cql_discrete_penalty в ноутбуке задания (часть 3)")
 
 
 def expectile_loss(diff, tau):
@@ -110,7 +110,7 @@ def expectile_loss(diff, tau):
     пуст или содержит NaN или ±inf.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте expectile_loss в ноутбуке задания")
+    raise NotImplementedError("реализуйте expectile_loss в ноутбуке задания (часть 3)")
 
 
 def return_to_go(rewards, gamma=1.0):
@@ -124,7 +124,7 @@ def return_to_go(rewards, gamma=1.0):
     gamma вне [0, 1].
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте return_to_go в ноутбуке задания")
+    raise NotImplementedError("реализуйте return_to_go в ноутбуке задания (часть 3)")
 
 
 def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
@@ -140,7 +140,7 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     отрицателен или равен NaN или ±inf.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте pessimistic_values в ноутбуке задания")
+    raise NotImplementedError("реализуйте pessimistic_values в ноутбуке задания (часть 3)")
 
 
 def behavior_support_mask(probabilities, threshold_ratio=0.35):
@@ -154,7 +154,7 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     одних нулей, а также при ``threshold_ratio`` вне [0, 1].
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте behavior_support_mask в ноутбуке задания")
+    raise NotImplementedError("реализуйте behavior_support_mask в ноутбуке задания (часть 3)")
 
 
 def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
@@ -168,7 +168,7 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     строку из одних нулей или строку, сумма которой отличается от 1 больше чем на 1e-6.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте fqe_targets в ноутбуке задания")
+    raise NotImplementedError("реализуйте fqe_targets в ноутбуке задания (часть 3)")
 
 
 def iql_advantage_weights(advantages, beta, max_weight=100.0):
@@ -183,4 +183,4 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     advantages содержат NaN или ±inf.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
-    raise NotImplementedError("реализуйте iql_advantage_weights в ноутбуке задания")
+    raise NotImplementedError("реализуйте iql_advantage_weights в ноутбуке задания (часть 3)")

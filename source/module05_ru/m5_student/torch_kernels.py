@@ -52,7 +52,7 @@ def masked_token_nll_torch(token_logprobs: torch.Tensor, mask: torch.Tensor) -> 
     активных позиций, логарифмах вероятностей не вещественного типа или со значениями
     NaN или ±inf в активных позициях.
     """
-    raise NotImplementedError("реализуйте masked_token_nll_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте masked_token_nll_torch в ноутбуке лабораторной работы (раздел 5a)")
 
 
 def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,7 @@ def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) ->
     Выбрасывает ValueError при неверных формах, пустой оси действий или пустом батче,
     значениях NaN или ±inf в Q, нецелочисленных действиях или действиях вне диапазона.
     """
-    raise NotImplementedError("реализуйте cql_discrete_penalty_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте cql_discrete_penalty_torch в ноутбуке лабораторной работы (раздел 5a)")
 
 
 def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
@@ -77,7 +77,7 @@ def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
     ``diff`` любой непустой формы. Выбрасывает ValueError, когда tau не лежит в (0, 1) или
     ``diff`` пуст, не вещественного типа или содержит NaN или ±inf.
     """
-    raise NotImplementedError("реализуйте expectile_loss_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте expectile_loss_torch в ноутбуке лабораторной работы (раздел 5a)")
 
 
 def iql_advantage_weights_torch(advantages: torch.Tensor, beta: float, max_weight: float = 100.0) -> torch.Tensor:
@@ -90,7 +90,7 @@ def iql_advantage_weights_torch(advantages: torch.Tensor, beta: float, max_weigh
     является конечным положительным числом, или advantages не вещественного типа или
     содержат NaN или ±inf.
     """
-    raise NotImplementedError("реализуйте iql_advantage_weights_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте iql_advantage_weights_torch в ноутбуке лабораторной работы (раздел 5a)")
 
 
 # --------------------------------------------------------------------------- targets
@@ -100,7 +100,7 @@ def dqn_targets_torch(rewards, terminated, next_q_target, gamma: float = 0.99) -
     Shapes (B,), (B,), (B, A) -> (B,). Terminal rows never read ``next_q_target``.
     Raises ValueError as :func:`m5_student.kernels.dqn_targets`.
     """
-    raise NotImplementedError("реализуйте dqn_targets_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте dqn_targets_torch в ноутбуке лабораторной работы (раздел 5a)")
 
 
 def double_dqn_targets_torch(rewards, terminated, next_q_online, next_q_target, gamma: float = 0.99) -> torch.Tensor:
@@ -109,7 +109,7 @@ def double_dqn_targets_torch(rewards, terminated, next_q_online, next_q_target, 
     y = r + gamma * (1 - terminated) * Qbar(s', argmax_a Q(s', a))   (first index on ties)
     Raises ValueError as :func:`m5_student.kernels.double_dqn_targets`.
     """
-    raise NotImplementedError("реализуйте double_dqn_targets_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте double_dqn_targets_torch в ноутбуке лабораторной работы (раздел 5a)")
 
 
 def fqe_targets_torch(rewards, terminated, next_q, next_policy_probs, gamma: float = 0.99) -> torch.Tensor:
@@ -117,4 +117,4 @@ def fqe_targets_torch(rewards, terminated, next_q, next_policy_probs, gamma: flo
 
     Raises ValueError as :func:`m5_student.kernels.fqe_targets`.
     """
-    raise NotImplementedError("реализуйте fqe_targets_torch в ноутбуке лабораторной работы")
+    raise NotImplementedError("реализуйте fqe_targets_torch в ноутбуке лабораторной работы (раздел 5a)")
