@@ -45,7 +45,8 @@ def execute_notebook(nb, folder: Path, *, notebook_path: Path | None = None, pro
     env = {"RL_LLM_M5_PROFILE": profile, "M5_PROGRESS": "0", "PYTHONDONTWRITEBYTECODE": "1"}
     if notebook_path is not None:
         env["M5_NOTEBOOK"] = str(notebook_path)  # the nbgrader bridge grades this file
-    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
+    # No timing metadata: a rebuilt notebook differs from the committed one only where its content does.
+    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(folder)}})
     with _environment(**env):
         asyncio.run(asyncio.wait_for(client.async_execute(), NOTEBOOK_BUDGET))

@@ -266,11 +266,11 @@ CHOSEN_NOTES: dict[int, dict[str, str]] = {
     11: {"en": "the key pins the next-state maxima and the terminal second transition; rewards, gamma, the full table and the truncated third transition are chosen",
          "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; награды, gamma, таблица целиком и усечённый третий переход выбраны"},
     12: {"en": "the key pins the maxima, the online argmax and the evaluated values; zero rewards, gamma and both tables are chosen to produce them",
-         "ru": "ключ фиксирует максимумы, argmax основной сети и оценённые значения; нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
+         "ru": "ключ фиксирует максимумы, argmax онлайн-сети и оценённые значения; нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
     14: {"en": "the key pins tau and the sign pattern of the residuals (one negative, two positive); Q and V are chosen",
          "ru": "ключ фиксирует tau и знаки остатков (один отрицательный, два положительных); Q и V выбраны"},
     16: {"en": "the lab's dqn_targets call is pinned; the online table of the Double DQN example (with a tie) is chosen",
-         "ru": "вызов dqn_targets из лабораторной зафиксирован; таблица основной сети для примера Double DQN (с равенством) выбрана"},
+         "ru": "вызов dqn_targets из лабораторной зафиксирован; таблица онлайн-сети для примера Double DQN (с равенством) выбрана"},
 }
 
 _README_TEXT = {

@@ -59,10 +59,10 @@ def _double(x, value):
 
 
 _mistake(K, "online_evaluates", "evaluates a* with the online table; the target table gives the value",
-         "оценивает a* по основной таблице; значение даёт целевая таблица")(
+         "оценивает a* по онлайн-таблице; значение даёт целевая таблица")(
     lambda x: _double(x, _at(x.next_q_online, x.next_q_online.argmax(axis=1))))
 _mistake(K, "target_selects", "selects with the target table: that is plain DQN; the online table selects",
-         "выбирает по целевой таблице: это обычный DQN; выбирает основная таблица")(
+         "выбирает по целевой таблице: это обычный DQN; выбирает онлайн-таблица")(
     lambda x: _double(x, x.next_q_target.max(axis=1)))
 _mistake(K, "last_index_ties", "breaks argmax ties by the last index; np.argmax keeps the first",
          "при равенстве выбирает последний индекс; np.argmax берёт первый")(

@@ -69,7 +69,8 @@ def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) ->
 def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
     """Asymmetric squared loss of IQL's value function (0-d).
 
-    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
+    ``diff`` is the target minus the prediction (Q - V in IQL): u > 0 when the target is higher.
 
     ``diff`` has any non-empty shape. Raises ValueError when tau is not in (0, 1) or
     ``diff`` is empty, not floating point or not finite.

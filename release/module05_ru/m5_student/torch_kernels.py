@@ -71,8 +71,8 @@ def cql_discrete_penalty_torch(q_values: torch.Tensor, actions: torch.Tensor) ->
 def expectile_loss_torch(diff: torch.Tensor, tau: float) -> torch.Tensor:
     """Асимметричная квадратичная функция потерь для функции ценности в IQL (0-d).
 
-    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
-    (target — цель, prediction — предсказание: u > 0, когда цель выше предсказания.)
+    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
+    ``diff`` — цель минус предсказание (в IQL это Q - V): u > 0, когда цель выше.
 
     ``diff`` любой непустой формы. Выбрасывает ValueError, когда tau не лежит в (0, 1) или
     ``diff`` пуст, не вещественного типа или содержит NaN или ±inf.

@@ -98,7 +98,8 @@ def cql_discrete_penalty(q_values, actions):
 def expectile_loss(diff, tau):
     """Asymmetric squared loss of IQL's value function.
 
-    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
+    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
+    ``diff`` is the target minus the prediction (Q - V in IQL): u > 0 when the target is higher.
 
     Positive residuals weigh tau, negative ones 1 - tau; tau = 0.5 is half the MSE.
     ``diff`` has any non-empty shape. Returns a float. Raises ValueError when tau is

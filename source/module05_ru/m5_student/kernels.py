@@ -101,8 +101,8 @@ def cql_discrete_penalty(q_values, actions):
 def expectile_loss(diff, tau):
     """Асимметричная квадратичная функция потерь для функции ценности в IQL.
 
-    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = target - prediction (Q - V)
-    (target — цель, prediction — предсказание: u > 0, когда цель выше предсказания.)
+    L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
+    ``diff`` — цель минус предсказание (в IQL это Q - V): u > 0, когда цель выше.
 
     Положительные остатки входят с весом tau, отрицательные — с весом 1 - tau; при
     tau = 0.5 это половина MSE. ``diff`` — любой непустой формы. Возвращает float.
