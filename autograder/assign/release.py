@@ -167,6 +167,7 @@ def rename_package(source: str) -> str:
 KIT_WORDING = (
     (re.compile(r"\bm5 lab\b"), f"python -m {PACKAGE}.lab"),
     (re.compile(r"\bm5 release\b"), "the course's release build"),
+    (re.compile(r"\bthis repository's\b"), "the course's"),
     (re.compile(r"\[docs/[\w./-]*\]\(docs/[\w./-]*\)"), "the course's lab results"),
     (re.compile(r"`{0,2}docs/[\w./-]*`{0,2}"), "the course's notes"),
 )
@@ -227,7 +228,10 @@ def build_student_library(dest: Path, lang: str = "en") -> list[Path]:
         written.append(target)
     for path in sorted((REFERENCE / "data").iterdir()):
         if path.is_file() and not path.name.startswith("."):
-            shutil.copyfile(path, dest / "data" / path.name)
+            if path.suffix == ".json":  # the protocol record: its words are read too
+                (dest / "data" / path.name).write_text(student_wording(path.read_text(encoding="utf-8")), encoding="utf-8")
+            else:
+                shutil.copyfile(path, dest / "data" / path.name)
             written.append(dest / "data" / path.name)
     return written
 

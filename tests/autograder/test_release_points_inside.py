@@ -4,8 +4,8 @@ Every text file under ``release/`` (the notebooks' markdown, code and any stored
 outputs, the kit's ``.py`` modules, README.md, requirements.txt) is scanned for the
 course repository's own names, which a student does not have: the package
 ``reference_impl``, the ``docs/`` folder and the course's ``m5`` commands (``m5 lab``,
-``m5 release``). The kit's data files (pinned artifacts and their protocol record)
-are not text a student reads and are left out.
+``m5 release``). The kit's pinned arrays are not text and are left out; their protocol
+record (JSON) is read like any other text.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def student_texts(folder: Path) -> dict[str, str]:
     texts = {}
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if not path.is_file() or "data" in relative.parts or "__pycache__" in relative.parts:
+        if not path.is_file() or "__pycache__" in relative.parts or ("data" in relative.parts and path.suffix != ".json"):
             continue
         if path.suffix == ".ipynb":
             nb = nbformat.read(path, as_version=4)
