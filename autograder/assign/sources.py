@@ -350,7 +350,7 @@ KERNEL_INTRO = {
     },
     "expectile_loss": {
         "en": "The asymmetric squared loss that IQL uses to fit V as an upper expectile of Q.",
-        "ru": "Асимметричная квадратичная функция потерь, которой IQL подгоняет V как верхнюю экспектиль Q.",
+        "ru": "Асимметричная квадратичная функция потерь, которой IQL подгоняет V как верхний экспектиль Q.",
     },
     "return_to_go": {
         "en": "Returns-to-go of one episode (the Decision Transformer's conditioning signal).",

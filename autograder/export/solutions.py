@@ -173,6 +173,9 @@ REFERENCES: dict[str, tuple[tuple[str, ...], int, str]] = {
     "ross2011": (("Ross", "Gordon", "Bagnell"), 2011,
                  "S. Ross, G. J. Gordon, J. A. Bagnell. A Reduction of Imitation Learning and Structured Prediction "
                  "to No-Regret Online Learning. AISTATS, 2011."),
+    "ross2010": (("Ross", "Bagnell"), 2010,
+                 "S. Ross, J. A. Bagnell. Efficient Reductions for Imitation Learning. AISTATS, 2010."),
+    "vanhasselt2010": (("van Hasselt",), 2010, "H. van Hasselt. Double Q-learning. NeurIPS, 2010."),
     "fujimoto2019": (("Fujimoto", "Meger", "Precup"), 2019,
                      "S. Fujimoto, D. Meger, D. Precup. Off-Policy Deep Reinforcement Learning without Exploration "
                      "(BCQ). ICML, 2019."),
@@ -216,7 +219,8 @@ def citation(key: str, lang: str) -> str:
         raise ValueError(f"citation: unknown reference `{key}` (known: {sorted(REFERENCES)})")
     authors, year, _ = REFERENCES[key]
     and_word, et_al, _ = _REFERENCE_WORDS[_check_lang(lang)]
-    names = f"{authors[0]} {and_word} {authors[1]}" if len(authors) == 2 else f"{authors[0]} {et_al}"
+    names = (authors[0] if len(authors) == 1 else f"{authors[0]} {and_word} {authors[1]}" if len(authors) == 2
+             else f"{authors[0]} {et_al}")
     return f"{names}, {year}"
 
 

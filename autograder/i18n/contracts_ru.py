@@ -221,7 +221,7 @@ L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
     "cells.show": ("0fffd6fe1ef8", """\
 Печатает сообщение ноутбука ``key`` на его языке, подставив ``fields``."""),
     "cells.compare": ("9ac033294001", """\
-Ваши числа рядом с числами закреплённого полного прогона: строки (name, yours, pinned)."""),
+Ваши числа рядом с числами зафиксированного полного прогона: строки (name, yours, pinned)."""),
 }
 
 # English comment (the text after "# ") -> Russian.
@@ -258,7 +258,7 @@ COMMENTS_RU: dict[str, str] = {
         "одинаковое число меток эксперта у обоих учеников: отдельная постановка (чем она отличается, сказано в подписи)",
     "figures of your own loops": "рисунки по вашим собственным циклам обучения",
     "figures of the pinned full-profile run shipped in m5_student/data":
-        "рисунки по закреплённому полному прогону из m5_student/data",
+        "рисунки по зафиксированному полному прогону из m5_student/data",
     "section 6 needs this section's results": "разделу 6 нужны результаты этого раздела",
     "smoke unless RL_LLM_M5_PROFILE=full": "профиль smoke, если не задано RL_LLM_M5_PROFILE=full",
     "your ten numpy kernels, from the assignment notebook next to this one":

@@ -283,10 +283,10 @@ def test_code_answer_17_matches_reference(lang):
 # ------------------------------------------------------------ depth: references and key ideas
 # Works each answer must cite (issue #15): the conceptual points rest on them.
 REQUIRED_CITATIONS = {
-    2: {"ross2011"}, 3: {"ross2011"}, 4: {"fujimoto2019"},
+    2: {"ross2010", "ross2011"}, 3: {"ross2011"}, 4: {"fujimoto2019"},
     7: {"fujimoto2019", "fujimoto2021", "kumar2020", "kostrikov2021"},
     8: {"chen2021", "snell2022", "brandfonbrener2022", "paster2022"},
-    10: {"ross2011"}, 12: {"vanhasselt2016"}, 13: {"kumar2020"}, 14: {"kostrikov2021"},
+    10: {"ross2010", "ross2011"}, 12: {"vanhasselt2010", "vanhasselt2016"}, 13: {"kumar2020"}, 14: {"kostrikov2021"},
     15: {"chen2021", "brandfonbrener2022", "paster2022"}, 16: {"vanhasselt2016"},
 }
 
