@@ -158,7 +158,9 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
     Shapes: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
-    -> (B,). An empty batch (B = 0) gives an empty result. Raises ValueError as :func:`dqn_targets`, and when the policy table has
+    -> (B,). An empty batch (B = 0) gives an empty result. On terminal rows ``next_q``
+    is not read (it may hold anything there); ``next_policy_probs`` is checked on every row.
+    Raises ValueError as :func:`dqn_targets`, and when the policy table has
     another shape, negative or non-finite entries, an all-zero row, or a row whose sum
     differs from 1 by more than 1e-6.
     Inputs may be lists or arrays and are never modified.
