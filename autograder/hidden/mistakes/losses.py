@@ -59,7 +59,7 @@ _mistake(K, "unstable_logsumexp", "log(sum(exp(Q))) overflows for large Q: subtr
          "log(sum(exp(Q))) переполняется при больших Q: вычтите максимум строки и прибавьте его обратно")(
     lambda x: np.mean(np.log(np.exp(x.q).sum(axis=1)) - x.taken))
 _mistake(K, "sum_over_batch", "sums the penalty over the batch; the contract is the batch mean",
-         "суммирует штраф по пакету; по контракту нужно среднее по пакету")(
+         "суммирует штраф по батчу; по контракту нужно среднее по батчу")(
     lambda x: np.sum(_lse(x.q) - x.taken))
 _mistake(K, "hard_max", "uses max_b Q; the penalty needs the soft maximum logsumexp_b Q",
          "использует max_b Q; штрафу нужен мягкий максимум logsumexp_b Q")(
@@ -74,10 +74,10 @@ _mistake(K, "max_not_added_back", "subtracts the row max inside exp but never ad
          "вычитает максимум строки внутри exp, но не прибавляет его обратно")(
     lambda x: np.mean(_lse(x.q) - x.q.max(axis=1) - x.taken))
 _mistake(K, "batch_max_shift", "stabilises with the batch-wide max: rows far below it underflow; use each row's max",
-         "стабилизирует максимумом всего пакета: строки далеко ниже него обнуляются; берите максимум строки")(
+         "стабилизирует максимумом всего батча: строки далеко ниже него обнуляются; берите максимум строки")(
     lambda x: np.mean(x.q.max() + np.log(np.exp(x.q - x.q.max()).sum(axis=1)) - x.taken))
 _mistake(K, "logsumexp_over_batch", "takes the logsumexp over the batch axis; it runs over actions (axis=1)",
-         "берёт logsumexp по оси пакета; он берётся по действиям (axis=1)")(
+         "берёт logsumexp по оси батча; он берётся по действиям (axis=1)")(
     lambda x: np.mean(_lse(x.q, axis=0)) - np.mean(x.taken))
 
 _mistake(K, "sign_flipped", "computes Q(s, a_data) - logsumexp: the penalty is logsumexp_b Q - Q(s, a_data) (never negative)",

@@ -35,7 +35,7 @@ _mistake(K, "live_rows_lose_reward", "live rows get gamma * max Q but lose their
          "нетерминальные переходы получают gamma * max Q, но теряют награду")(
     lambda x: np.where(x.d, x.r, x.g * x.next_q_target.max(axis=1)))
 _mistake(K, "last_row_ends_episode", "treats the last row of the batch as an episode end; only terminated ends one",
-         "считает последнюю строку пакета концом эпизода; эпизод заканчивает только terminated")(
+         "считает последнюю строку батча концом эпизода; эпизод заканчивает только terminated")(
     lambda x: x.r + x.g * np.where(np.r_[x.d[:-1], True], 0.0, x.next_q_target.max(axis=1)))
 _mistake(K, "multiplies_by_not_done", "r + gamma * (1 - terminated) * max Q reads terminal rows: 0 * NaN is NaN;"
          " select with np.where instead", "r + gamma * (1 - terminated) * max Q читает терминальные строки: 0 * NaN = NaN;"
@@ -119,7 +119,7 @@ _mistake(K, "terminal_drops_reward", "terminal rows lose their reward: the targe
          "терминальные переходы теряют награду: цель там равна r, а не 0")(
     lambda x: np.where(x.d, 0.0, x.r + x.g * _expected_next(x)))
 _mistake(K, "policy_summed_over_batch", "sums the policy over the batch axis: each row has its own pi(a|s'_i)",
-         "суммирует политику по оси пакета: у каждой строки своя pi(a|s'_i)")(
+         "суммирует политику по оси батча: у каждой строки своя pi(a|s'_i)")(
     lambda x: x.r + x.g * _masked(x, (x.next_policy_probs.sum(axis=0) * x.next_q).sum(axis=1) / len(x.r)))
 
 

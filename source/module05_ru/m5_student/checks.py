@@ -287,7 +287,7 @@ def _empty(kernel, calls) -> PublicCheck:
         for args, kwargs in calls:
             got = fn(*args, **kwargs)
             _require(np.asarray(got).size == 0, "not_empty", got=show(got))
-    return PublicCheck(kernel, _t("an empty batch gives an empty result", "пустой пакет даёт пустой результат"),
+    return PublicCheck(kernel, _t("an empty batch gives an empty result", "пустой батч даёт пустой результат"),
                        run, ("empty",))
 
 
@@ -439,7 +439,7 @@ def _nll_checks() -> list[PublicCheck]:
         _example(name, _t("mean over the two active tokens is 1.25", "среднее по двум активным токенам равно 1.25"),
                  (([-0.5, -1.5, -2.0, -0.25], [1, 0, 1, 0]), {}), 1.25, ("formula", "returns_float"), scalar=True),
         _example(name, _t("a (2, 2) batch with a float mask gives 3.5 / 3",
-                          "пакет (2, 2) с маской из float даёт 3.5 / 3"),
+                          "батч (2, 2) с маской из float даёт 3.5 / 3"),
                  (([[-1.0, -2.0], [-4.0, -0.5]], [[1.0, 1.0], [0.0, 1.0]]), {}), 3.5 / 3, ("shapes", "formula")),
         _example(name, _t("padding is never read: -inf under the mask gives 2.0",
                           "дополнение (padding) не читается: -inf под маской даёт 2.0"),
@@ -455,7 +455,7 @@ def _cql_checks() -> list[PublicCheck]:
         _example(name, _t("equal values Q=(0, 0, 0, 0), a=3 give ln 4", "равные значения Q=(0, 0, 0, 0), a=3 дают ln 4"),
                  (([0.0, 0.0, 0.0, 0.0], 3), {}), math.log(4.0), ("formula", "single_state")),
         _example(name, _t("a batch of two states gives the mean, 1.410038",
-                          "пакет из двух состояний даёт среднее, 1.410038"),
+                          "батч из двух состояний даёт среднее, 1.410038"),
                  (([[0.0, 0.0], [2.0, 0.0]], [0, 1]), {}), (math.log(2.0) + math.log(math.exp(2.0) + 1.0)) / 2,
                  ("batch_mean", "formula")),
         _example(name, _t("large Q=(1000, 999, -1000), a=1 gives 1.313262 (subtract the maximum first)",
