@@ -60,8 +60,7 @@ STUDENT_PACKAGES = ("numpy", "torch", "gymnasium", "matplotlib", "tqdm", "hypoth
 EXCLUDED_MODULES = frozenset({"exercises.py"})
 # Where a stubbed function is to be written (the message of its NotImplementedError).
 LAB_PORTS = frozenset({"torch_kernels.py"})
-BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
-END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
+BEGIN_RE, END_RE = stubs.BEGIN_RE, stubs.END_RE  # solution region markers, one definition
 
 # Appended to the kit's __init__.py; {lang!r} is the language of the notebooks the kit ships with.
 NOTEBOOK_LANGUAGE = '''

@@ -41,6 +41,7 @@ STUBS = {
 }
 DEFAULT_LANGUAGE = "en"
 BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
+END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 
 
 def notebook_stubs(metadata) -> dict[str, str]:
@@ -92,7 +93,7 @@ def code_stub(source: str, stubs: dict[str, str]) -> str:
     if function is not None:
         message = stubs["function"].format(name=function)
         return f"{stubs['header']}\nraise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
-    end = next((i for i in range(begin + 1, len(lines)) if lines[i].strip() == "### END SOLUTION"), len(lines))
+    end = next((i for i in range(begin + 1, len(lines)) if END_RE.match(lines[i])), len(lines))
     try:
         names = assigned_names("\n".join(lines[begin + 1:end]))
     except SyntaxError:
