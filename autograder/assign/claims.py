@@ -10,6 +10,11 @@ placeholder that names a claim of ``docs/lab-results/claims.json`` (written by
 
 The form is ``{{claim:ID:FIELD:SPEC}}``: ``ID`` a claim id, ``FIELD`` one of
 :data:`FIELDS`, ``SPEC`` an optional Python format spec (default ``.2f``).
+
+A comparison of the report (its ``comparisons``: a paired difference over seeds with
+its 95 % interval) is cited as ``{{compare:ID}}`` and becomes, in the notebook's
+language, ``+0.61 (95 % CI +0.40 to +0.82, 10 paired seeds): ahead``: the words come
+from the interval, so a text cannot call a difference that its numbers do not show.
 :func:`fill_claims` resolves every placeholder when the notebooks are built; an
 unknown id or field, or a missing/ill-formed report, is a ``ClaimError`` naming it.
 The report is read only when a text actually cites a claim.
@@ -29,6 +34,7 @@ FIELDS = ("mean", "sd", "min", "max", "per_seed", "mean_sd", "n_seeds")
 DEFAULT_SPEC = ".2f"
 
 CLAIM = re.compile(r"\{\{claim:([A-Za-z0-9_.\-]+)(?::([a-z_]+))?(?::([^}]*))?\}\}")
+COMPARE = re.compile(r"\{\{compare:([A-Za-z0-9_.\-]+)\}\}")
 
 
 class ClaimError(ValueError):
@@ -36,8 +42,18 @@ class ClaimError(ValueError):
 
 
 def cited_claims(text: str) -> list[str]:
-    """The claim ids ``text`` cites, in order of appearance (repeats kept)."""
-    return [m.group(1) for m in CLAIM.finditer(text)]
+    """The claim and comparison ids ``text`` cites, in order of appearance (repeats kept)."""
+    return [m.group(1) for m in CLAIM.finditer(text)] + [m.group(1) for m in COMPARE.finditer(text)]
+
+
+def load_comparisons(claims_path: Path = CLAIMS_PATH) -> dict[str, dict[str, Any]]:
+    """``{id: entry}`` of the report's ``comparisons``; ClaimError when absent or ill-formed."""
+    load_claims(claims_path)  # the same checks of the file
+    report = json.loads(Path(claims_path).read_text(encoding="utf-8"))
+    comparisons = report.get("comparisons")
+    if not isinstance(comparisons, dict) or not all(isinstance(v, dict) for v in comparisons.values()):
+        raise ClaimError(f"claims report `{claims_path}` holds no `comparisons` object: rerun the lab")
+    return comparisons
 
 
 def load_claims(claims_path: Path = CLAIMS_PATH) -> dict[str, dict[str, Any]]:
@@ -96,13 +112,27 @@ def claim_value(entry: dict, field: str, spec: str, claim_id: str) -> str:
         raise ClaimError(f"claim `{claim_id}`: bad format spec {spec!r} ({exc})") from None
 
 
-def fill_claims(text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None = None) -> str:
-    """``text`` with every ``{{claim:ID:FIELD:SPEC}}`` replaced by the measured figure.
+def fill_claims(text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None = None, *, lang: str = "en",
+                comparisons: dict | None = None) -> str:
+    """``text`` with every ``{{claim:ID:FIELD:SPEC}}`` replaced by the measured figure and
+    every ``{{compare:ID}}`` by the comparison's phrase in ``lang``.
 
-    ``claims`` (already loaded) takes precedence over ``claims_path``; the file is read
-    only if ``text`` cites a claim. Raises ClaimError naming an unknown id or field,
-    a bad spec, or a missing report. A text without placeholders is returned unchanged.
+    ``claims`` / ``comparisons`` (already loaded) take precedence over ``claims_path``;
+    the file is read only if ``text`` cites something. Raises ClaimError naming an
+    unknown id or field, a bad spec, or a missing report. A text without placeholders
+    is returned unchanged.
     """
+    if "{{compare:" in text:
+        from reference_impl.lab_comparisons import phrase
+
+        found = comparisons if comparisons is not None else load_comparisons(claims_path)
+
+        def compare(match: re.Match) -> str:
+            if match.group(1) not in found:
+                raise ClaimError(f"unknown comparison `{match.group(1)}` in a course text (see docs/lab-results/claims.json)")
+            return phrase(found[match.group(1)], lang)
+
+        text = COMPARE.sub(compare, text)
     if "{{claim:" not in text:
         return text
     table = claims if claims is not None else load_claims(claims_path)
@@ -121,4 +151,5 @@ def fill_claims(text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None 
     return filled
 
 
-__all__ = ["CLAIMS_PATH", "ClaimError", "FIELDS", "cited_claims", "claim_value", "fill_claims", "load_claims"]
+__all__ = ["CLAIMS_PATH", "ClaimError", "FIELDS", "cited_claims", "claim_value", "fill_claims", "load_claims",
+           "load_comparisons"]

@@ -12,6 +12,7 @@ drawn from the pinned full-profile artifacts so they do not depend on the profil
 from __future__ import annotations
 
 from autograder.assign import sources as s
+from autograder.assign.claims import cited_claims
 from autograder.assign.lab_text import TEXT
 
 ANALYSIS_POINTS = 2
@@ -23,6 +24,8 @@ import warnings
 import numpy as np
 
 from m5_student import figures, lab
+from m5_student.lab_comparisons import phrase
+from m5_student.lab_results import format_mean_sd, format_per_seed
 from m5_student.labels import display_name, labels_for
 from m5_student.notebook import check_port, lab_section, load_kernels, ported
 
@@ -48,6 +51,22 @@ def compare(rows, digits=2):
 
 def name_of(raw):
     return display_name(LABELS, str(raw))
+
+
+COURSE = lab.load_pinned("M5_lab_claims")  # the course's full run over every seed: what the worked answers quote
+
+
+def course_numbers(ids):
+    """The course's full-run numbers behind a section's worked answer: each claim (mean ± sd and
+    every seed) and each comparison (paired difference, 95 % interval, verdict)."""
+    show("nb.course_numbers", seeds=COURSE["seeds"])
+    for cid in ids:
+        if cid in COURSE["comparisons"]:
+            entry = COURSE["comparisons"][cid]
+            print(f"- {entry['text'][LANG]}: {phrase(entry, LANG)}")
+        else:
+            entry = COURSE["claims"][cid]
+            print(f"- {entry['text'][LANG]}: {format_mean_sd(entry, 2)} [{format_per_seed(entry, 2)}]")
 
 
 show("nb.profile", profile=PROFILE)
@@ -158,10 +177,16 @@ pinned_offline = lab.load_pinned("M5_offline_method_results")
 pinned_names = [str(n) for n in pinned_offline["method_names"]]
 compare([(LABELS["nb.return_row"].format(name=name_of(n)), offline_run["results"][n]["mean_return"], v)
          for n, v in zip(pinned_names, pinned_offline["mean_return"])])
-figures.plot_offline_methods(pinned_names, pinned_offline["mean_return"], pinned_offline["success_rate"], labels=LABELS,
-                             run_label=PINNED_RUN);
-figures.plot_offline_values(pinned_names, pinned_offline["greedy_q_mean"], pinned_offline["greedy_value_true"], labels=LABELS,
-                            fqe=pinned_offline["fqe_logged_values"], run_label=PINNED_RUN);
+# The figures show every seed of the course's run: read differences against their spread.
+by_seed = {key: value for key, value in pinned_offline.items() if key.endswith("_by_seed")}
+all_seeds = LABELS["run.pinned_seeds"].format(seeds=len(pinned_offline["seed_ids"]))
+figures.plot_offline_methods(pinned_names, by_seed["mean_return_by_seed"].mean(axis=0), by_seed["success_rate_by_seed"].mean(axis=0),
+                             labels=LABELS, return_spread=by_seed["mean_return_by_seed"].std(axis=0, ddof=1),
+                             optimum=float(by_seed["optimal_return_by_seed"].mean()), run_label=all_seeds);
+figures.plot_offline_values(pinned_names, by_seed["greedy_q_mean_by_seed"], by_seed["greedy_value_true_by_seed"], labels=LABELS,
+                            fqe=by_seed["fqe_logged_values_by_seed"], run_label=all_seeds);
+figures.plot_q_errors(pinned_names, by_seed["q_logged_error_by_seed"], by_seed["q_unlogged_error_by_seed"], labels=LABELS,
+                      run_label=all_seeds);
 '''
 
 FQE = '''
@@ -236,8 +261,16 @@ def section(body: str, before: str = "") -> str:
     return before + "with lab_section() as section:\n" + "\n".join(lines) + "\n"
 
 
+def answer_ids(t: dict, key: str) -> list[str]:
+    """The claim and comparison ids the worked answer of section ``key`` quotes, once each, in order."""
+    return list(dict.fromkeys(cited_claims(t["answers"][key])))
+
+
 def _question(t: dict, key: str) -> list:
-    return [s.markdown(f"question_{key}", t["questions"][key]),
+    # Before the question: the course's numbers its worked answer will quote, so a student
+    # reasons from the same figures the answer key uses (all seeds, with intervals).
+    numbers = [s.locked(f"course_numbers_{key}", f"course_numbers({answer_ids(t, key)!r})")] if answer_ids(t, key) else []
+    return [*numbers, s.markdown(f"question_{key}", t["questions"][key]),
             s.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS)]
 
 

@@ -44,21 +44,27 @@ TEXT = {
         "dqn": "## 3. DQN and Double DQN\n\nReplay, a target network and epsilon-greedy collection, with your target "
                "kernels. The replay buffer is warm-started with noisy expert episodes because the reward is sparse "
                "(a course choice, not part of vanilla DQN).",
-        "log": "## 4. Look at the fixed log first\n\nAction counts and outcomes say more than a method name. Your "
-               "`behavior_support_mask` marks the actions the log supports. Coverage is an identifiability "
-               "constraint: what the log does not contain cannot be learned from it, by any method. Everything "
-               "in sections 5 and 6 is a different answer to the question of what to do where the log is silent.",
+        "log": "## 4. Look at the fixed log first\n\nAction counts and outcomes say more than a method name. This log "
+               "is mediocre on purpose, as real logs of deployed systems often are: in most episodes the demonstrator "
+               "forgets the key and walks straight to the locked door, where it waits (or slips into the trap beside "
+               "it); a minority of episodes are the expert's, and a few are random. Your `behavior_support_mask` "
+               "marks the actions the log supports. Coverage is an identifiability constraint: what the log does not "
+               "contain cannot be learned from it, by any method. Everything in sections 5 and 6 is a different "
+               "answer to the question of what to do where the log is silent, or where its most common behavior is "
+               "wrong.",
         "ports": "## 5a. Port the four losses to torch\n\nThe offline learners backpropagate through these losses. "
                  "Write each one with torch operations so autograd works; the check below compares values and "
                  "gradients with your numpy kernel on random inputs.",
         "offline": "## 5b. One log, several guards against extrapolation\n\nNaive offline DQN, action restriction, CQL "
                    "and IQL, all trained on the same log with your kernels and ports. They guard different things: "
                    "restriction distrusts rare actions, CQL distrusts the values of all actions relative to the "
-                   "logged ones, IQL never evaluates an action the log lacks. Read the outcomes with two cautions. "
-                   "Equal returns do not make two methods the same: they can reach the same policy for different "
-                   "reasons, and differ as soon as the log or the seed changes. And one favorable seed is not a "
-                   "ranking of methods. To see the mechanism rather than the outcome, compare each method's "
-                   "*learned* value of its greedy action with the *true* value of that action.",
+                   "logged ones, IQL never evaluates an action the log lacks. Cloning copies the most common action "
+                   "of every state, so on this log it copies the walk to the locked door; a method that learns values "
+                   "from the rewards can prefer the minority's key-fetching actions instead. Read the pinned results "
+                   "as differences with their 95 % intervals over seeds, never as a count of seeds, and read every "
+                   "return against the expert's (the dashed line, the best any policy can do). To see the mechanism "
+                   "rather than the outcome, the last figure compares each method's *learned* Q with the *true* Q "
+                   "of its own policy, separately on the actions the log holds and on those it never shows.",
         "fqe": "## 6. FQE needs validation too\n\nFitted Q evaluation keeps the Bellman backup but replaces the max "
                "over next actions by the average under the policy being evaluated: it turns the improvement "
                "problem into an evaluation problem. That removes the max's optimism, but not the approximation "
@@ -220,20 +226,27 @@ TEXT = {
                "считают ваши ядра. Из-за редкой награды буфер заранее заполняется зашумлёнными эпизодами эксперта (решение курса, "
                "а не часть обычного DQN).",
         "log": "## 4. Сначала посмотрите на журнал\n\nЧастоты действий и исходы говорят больше, чем название метода. "
-               "Ваша `behavior_support_mask` отмечает действия, которые журнал поддерживает. Покрытие — это "
+               "Этот журнал нарочно посредственный, как часто бывают журналы работающих систем: в большинстве "
+               "эпизодов демонстратор забывает про ключ и идёт прямо к запертой двери, где и ждёт (или срывается в "
+               "ловушку рядом с ней); меньшая часть эпизодов — эксперта, немного — случайных. Ваша "
+               "`behavior_support_mask` отмечает действия, которые журнал поддерживает. Покрытие — это "
                "ограничение идентифицируемости: чего нет в журнале, того по нему не выучить никаким методом. Всё, "
-               "что происходит в разделах 5 и 6, — разные ответы на вопрос, что делать там, где журнал молчит.",
+               "что происходит в разделах 5 и 6, — разные ответы на вопрос, что делать там, где журнал молчит или "
+               "где его самое частое поведение ошибочно.",
         "ports": "## 5a. Перенесите четыре функции потерь на torch\n\nОфлайн-алгоритмы обучаются обратным распространением "
                  "через эти функции. Напишите каждую на операциях torch, чтобы работал autograd; проверка ниже сравнивает "
                  "значения и градиенты с вашим numpy-ядром на случайных входах.",
         "offline": "## 5b. Один журнал, разные защиты от экстраполяции\n\nНаивный офлайн-DQN, ограничение действий, CQL "
                    "и IQL обучаются на одном журнале с вашими ядрами и переносами. Защищают они разное: ограничение "
                    "не доверяет редким действиям, CQL не доверяет ценностям всех действий относительно записанных, "
-                   "IQL вообще не оценивает действий, которых нет в журнале. Читая результаты, помните о двух "
-                   "оговорках. Одинаковая отдача не делает методы одинаковыми: они могут прийти к одной политике по "
-                   "разным причинам и разойтись, как только изменится журнал или seed. И один удачный seed — не "
-                   "рейтинг методов. Чтобы увидеть механизм, а не только исход, сравните *выученную* ценность "
-                   "жадного действия каждого метода с *истинной* ценностью этого действия.",
+                   "IQL вообще не оценивает действий, которых нет в журнале. Клонирование копирует самое частое "
+                   "действие каждого состояния, поэтому на этом журнале оно копирует путь к запертой двери; метод, "
+                   "который учит ценности по наградам, может предпочесть действия меньшинства, идущего за ключом. "
+                   "Читайте зафиксированные результаты как разности с 95 % интервалами по seed, а не как число seed, "
+                   "и сравнивайте каждую отдачу с отдачей эксперта (пунктир — лучшее, что может любая политика). "
+                   "Чтобы увидеть механизм, а не только исход, последний график сравнивает *выученное* Q каждого "
+                   "метода с *истинным* Q его собственной политики, отдельно на действиях из журнала и на тех, "
+                   "которых журнал не содержит.",
         "fqe": "## 6. FQE тоже требует проверки\n\nОценка Q-функции подгонкой (fitted Q evaluation, FQE) сохраняет беллмановское обновление, но заменяет "
                "максимум по следующим действиям средним по оцениваемой политике: задача улучшения превращается в "
                "задачу оценки. Оптимизм максимума при этом уходит, а ошибка аппроксимации и ошибка покрытия "

@@ -447,8 +447,9 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
     return _notebook(cells, "assignment", lang)
 
 
-def _with_claims(cells: list) -> list:
-    """Markdown cells with their ``{{claim:...}}`` lab figures filled from the lab report.
+def _with_claims(cells: list, lang: str) -> list:
+    """Markdown cells with their ``{{claim:...}}`` lab figures and ``{{compare:...}}``
+    comparisons (in ``lang``) filled from the lab report.
 
     The report (:data:`autograder.assign.claims.CLAIMS_PATH`) is read once, and only
     when a cell cites a claim; a missing report or an unknown id is a ClaimError.
@@ -456,8 +457,9 @@ def _with_claims(cells: list) -> list:
     citing = [c for c in cells if c.cell_type == "markdown" and claims.cited_claims(c.source)]
     if citing:
         table = claims.load_claims(claims.CLAIMS_PATH)
+        compared = claims.load_comparisons(claims.CLAIMS_PATH) if any("{{compare:" in c.source for c in citing) else {}
         for cell in citing:
-            cell.source = claims.fill_claims(cell.source, claims=table)
+            cell.source = claims.fill_claims(cell.source, claims=table, lang=lang, comparisons=compared)
     return cells
 
 
@@ -466,7 +468,7 @@ def _notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
     nb.nbformat, nb.nbformat_minor = 4, 5
     # Code is written once; docstrings and comments are given in the notebook's language.
     nb.cells = _with_claims([nbformat.from_dict({**c, "source": contracts_ru.localise_source(c.source, lang)})
-                             if c.cell_type == "code" else c for c in cells])
+                             if c.cell_type == "code" else c for c in cells], lang)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 
 import pytest
@@ -48,6 +49,36 @@ def test_every_label_a_cell_uses_exists_in_both_languages():
 def test_pinned_figures_say_pinned_and_the_student_log_figure_says_yours():
     for cell in ("DAGGER", "DQN", "OFFLINE", "FQE", "DT", "LANGUAGE"):
         calls = re.findall(r"figures\.plot_\w+\((?:[^;]|\n)*?\);", CELLS[cell])
-        assert calls and all("run_label=PINNED_RUN" in c for c in calls), cell
+        # the offline figures show every seed of the course's run, the others seed offset 0
+        label = "run_label=all_seeds" if cell == "OFFLINE" else "run_label=PINNED_RUN"
+        assert calls and all(label in c for c in calls), cell
         assert "compare(" in CELLS[cell], cell  # your numbers next to the pinned ones
     assert "run_label=YOUR_RUN" in CELLS["LOG"]
+
+
+def test_each_worked_answer_follows_a_cell_printing_the_course_numbers_it_quotes():
+    """Students see what the answers quote: before each question whose worked answer cites lab
+    numbers, a locked cell prints exactly those claims and comparisons from the kit's pinned
+    copy of claims.json; both languages cite the same ids (the code cells stay identical)."""
+    from autograder.assign.lab_text import TEXT
+    from reference_impl import lab
+    from reference_impl.lab_results import DEFAULT_CLAIMS
+
+    pinned = lab.load_pinned("M5_lab_claims")
+    committed = json.loads(DEFAULT_CLAIMS.read_text(encoding="utf-8"))
+    assert pinned == committed  # the kit ships the report's own numbers
+    cited_somewhere = False
+    for key in TEXT["en"]["answers"]:
+        ids = lab_source.answer_ids(TEXT["en"], key)
+        assert ids == lab_source.answer_ids(TEXT["ru"], key), key
+        for lang in ("en", "ru"):
+            cells = lab_source._question(TEXT[lang], key)
+            if not ids:
+                assert "course_numbers" not in cells[0].source, key
+                continue
+            cited_somewhere = True
+            assert cells[0].source == f"course_numbers({ids!r})", key
+            assert cells[-1].source == TEXT[lang]["answers"][key]
+        for cid in ids:
+            assert cid in pinned["claims"] or cid in pinned["comparisons"], (key, cid)
+    assert cited_somewhere

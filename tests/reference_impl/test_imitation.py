@@ -21,6 +21,7 @@ from reference_impl.imitation import (
 )
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.rollout import rollout
+from reference_impl.stats import paired_difference
 
 SMOKE = dict(expert_episodes=4, rounds=2, learner_episodes_per_round=6, epochs=6, evaluation_episodes=12)
 
@@ -233,21 +234,22 @@ def test_label_budget_config_rejects_bad_values(name, value):
 @pytest.mark.slow
 def test_five_seed_equal_budget_finding():
     """docs/dagger_budget.md: in the setting most favorable to DAgger that was found
-    (the LabelBudgetConfig defaults), DAgger is ahead at an equal budget on most seeds,
-    but by little, and the spreads overlap: the advantage is not clear.
-
-    Seeds 17-21: from 160 labels on DAgger beats BC on at least 4 of the 5 seeds, by
-    less than 0.1 in mean success, and the worst DAgger seed is never above the best
-    BC seed. BC trained on clean demonstrations stays at least 0.05 below the expert.
-    If a setting with a clear advantage is found, this test and the note change together.
+    (the LabelBudgetConfig defaults, after the search the note reports), any advantage
+    of DAgger at an equal budget is small: seeds 17-21, from 160 labels on, the mean
+    difference in success is below 0.1, the upper end of its paired 95 % interval below
+    0.25, and the worst DAgger seed is never above the best BC seed. A count of seeds
+    where DAgger is ahead is not asserted: it is noise. BC trained on clean
+    demonstrations stays at least 0.05 below the expert. If a setting with a clear
+    advantage is found, this test and the note change together.
     """
     runs = [label_budget_curve(seed) for seed in range(17, 22)]
     bc = np.array([run["bc_success_rate"] for run in runs])
     dagger = np.array([run["dagger_success_rate"] for run in runs])
     assert all(run["bc_labels"] == run["dagger_labels"] == list(LABEL_BUDGETS) for run in runs)
-    later = np.array(LABEL_BUDGETS) >= 160
-    assert ((dagger > bc).sum(axis=0)[later] >= 4).all()
-    assert (dagger.mean(axis=0) - bc.mean(axis=0) < 0.1).all()
+    later = np.flatnonzero(np.array(LABEL_BUDGETS) >= 160)
+    for j in later:
+        difference = paired_difference(dagger[:, j], bc[:, j])
+        assert difference["effect"] < 0.1 and difference["high"] < 0.25, (LABEL_BUDGETS[j], difference)
     assert (dagger.min(axis=0) <= bc.max(axis=0)).all()
     expert = np.mean([run["expert_success_rate"] for run in runs])
     assert bc[:, -1].mean() <= expert - 0.05

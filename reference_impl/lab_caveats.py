@@ -1,0 +1,119 @@
+"""The report's sentences about the numbers ("What the numbers say"), in each language.
+
+Each sentence is a template of :mod:`reference_impl.labels` (``report.caveat_*``) filled
+in with claims of ``claims.json`` and with the comparisons of
+:mod:`reference_impl.lab_comparisons`. A sentence that compares says so only through a
+comparison's :func:`~reference_impl.lab_comparisons.phrase`, whose words are chosen by
+the 95 % interval; no sentence counts seeds. Only sentences whose claims are present
+are written, so a single-section run gets the sentences of that section.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reference_impl.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
+from reference_impl.lab_results import DT_GAP, EQUAL_BUDGET, _listed, _slug, format_mean_sd
+from reference_impl.labels import display_name, labels_for
+
+__all__ = ["caveats"]
+
+
+def caveats(claims: Mapping[str, dict], lang: str) -> list[str]:
+    """The report's sentences about ``claims`` in ``lang``, each starting with a capital."""
+    labels = labels_for(lang)
+    compared = evaluate_comparisons(claims)
+    out = []
+    for write in (_dagger, _offline, _naive, _cql, _fqe, _dt, _language):
+        out += write(claims, compared, labels, lang)
+    return [s[:1].upper() + s[1:] for s in out]  # a sentence may open with a method's display name
+
+
+def _ms(claims: Mapping[str, dict], claim_id: str, digits: int = 2) -> str:
+    return format_mean_sd(claims[claim_id], digits)
+
+
+def _has(mapping: Mapping, *ids: str) -> bool:
+    return all(i in mapping for i in ids)
+
+
+def _dagger(claims, compared, labels, lang) -> list[str]:
+    out = []
+    if _has(compared, "dagger.final_vs_round0") and _has(claims, "dagger.bc_labels", "dagger.dagger_labels"):
+        out.append(labels["report.caveat_dagger"].format(
+            cmp=phrase(compared["dagger.final_vs_round0"], lang),
+            bc_labels=_listed(claims["dagger.bc_labels"], 0), dagger_labels=_listed(claims["dagger.dagger_labels"], 0)))
+    if _has(compared, "dagger.equal_budget") and _has(claims, "dagger.equal_budget_expert_success"):
+        out.append(labels["report.caveat_equal_budget"].format(
+            budget=EQUAL_BUDGET, bc=_ms(claims, "dagger.bc_equal_budget_success"),
+            dagger=_ms(claims, "dagger.dagger_equal_budget_success"), expert=_ms(claims, "dagger.equal_budget_expert_success"),
+            cmp=phrase(compared["dagger.equal_budget"], lang)))
+    return out
+
+
+def _offline(claims, compared, labels, lang) -> list[str]:
+    each = [(m, compared[f"offline.vs_bc.{_slug(m)}"]) for m in OFFLINE_VALUE_METHODS if f"offline.vs_bc.{_slug(m)}" in compared]
+    if not each or not _has(claims, "offline.return_optimal"):
+        return []
+    return [labels["report.caveat_bc_offline"].format(
+        bc=_ms(claims, "offline.return.behavior_cloning"), optimum=_ms(claims, "offline.return_optimal"),
+        each="; ".join(f"{display_name(labels, m)} {phrase(entry, lang)}" for m, entry in each))]
+
+
+def _naive(claims, compared, labels, lang) -> list[str]:
+    needed = ("offline.q_logged_error.naive_dqn", "offline.above_max_share.naive_dqn", "offline.greedy_value_true.naive_dqn")
+    if not (_has(compared, "offline.unlogged_overestimation.naive_dqn") and _has(claims, *needed)):
+        return []
+    from reference_impl.keydoor import KeyDoorGrid
+
+    return [labels["report.caveat_naive"].format(
+        cmp=phrase(compared["offline.unlogged_overestimation.naive_dqn"], lang), logged=_ms(claims, "offline.q_logged_error.naive_dqn"),
+        bound=f"{KeyDoorGrid().goal_reward:.2f}", above=_ms(claims, "offline.above_max_share.naive_dqn"),
+        v=_ms(claims, "offline.greedy_value_true.naive_dqn"))]
+
+
+def _cql(claims, compared, labels, lang) -> list[str]:
+    if not (_has(compared, "offline.cql_level") and _has(claims, "offline.logged_pair_share.cql", "offline.logged_pair_share.naive_dqn")):
+        return []
+    from reference_impl.offline_methods import CQLConfig
+
+    return [labels["report.caveat_cql"].format(
+        alpha=CQLConfig().alpha, q=_ms(claims, "offline.greedy_q_learned.cql"), v=_ms(claims, "offline.greedy_value_true.cql"),
+        cmp=phrase(compared["offline.cql_level"], lang), share=_ms(claims, "offline.logged_pair_share.cql"),
+        naive_share=_ms(claims, "offline.logged_pair_share.naive_dqn"))]
+
+
+def _fqe(claims, compared, labels, lang) -> list[str]:
+    from reference_impl.offline import METHOD_NAMES
+
+    errors = {m: claims[f"fqe.abs_error.{_slug(m)}"] for m in METHOD_NAMES if f"fqe.abs_error.{_slug(m)}" in claims}
+    if not errors:
+        return []
+    worst = max(errors, key=lambda m: errors[m]["mean"])
+    best = min(errors, key=lambda m: errors[m]["mean"])
+    return [labels["report.caveat_fqe"].format(
+        worst=display_name(labels, worst), worst_error=_ms(claims, f"fqe.abs_error.{_slug(worst)}", 3),
+        best=display_name(labels, best), best_error=_ms(claims, f"fqe.abs_error.{_slug(best)}", 3))]
+
+
+def _dt(claims, compared, labels, lang) -> list[str]:
+    if not _has(claims, "dt.log_returns_low_count", "dt.log_returns_gap_count", "dt.log_returns_high_count"):
+        return []
+    inside = [c for c in claims if c.startswith("dt.achieved.") and DT_GAP[0] < float(c.split(".", 2)[2]) < DT_GAP[1]]
+    achieved = "; ".join(f"{c.split('.', 2)[2]} → {_ms(claims, c)}" for c in sorted(inside, key=lambda c: float(c.split('.', 2)[2])))
+    key = "report.caveat_dt_gap" if claims["dt.log_returns_gap_count"]["mean"] == 0 else "report.caveat_dt_some"
+    return [labels[key].format(low=_listed(claims["dt.log_returns_low_count"], 0), gap=_listed(claims["dt.log_returns_gap_count"], 0),
+                               high=_listed(claims["dt.log_returns_high_count"], 0), lo=DT_GAP[0], hi=DT_GAP[1],
+                               achieved=achieved or labels["report.not_available"])]
+
+
+def _language(claims, compared, labels, lang) -> list[str]:
+    if not _has(compared, "language.ilql_vs_bc", "language.ilql_vs_awbc"):
+        return []
+    sentence = labels["report.caveat_language"].format(cmp_bc=phrase(compared["language.ilql_vs_bc"], lang),
+                                                       cmp_aw=phrase(compared["language.ilql_vs_awbc"], lang))
+    if compared["language.ilql_vs_bc"]["verdict"] == "ahead":  # "loses by construction" only where it does lose
+        from reference_impl.language import BehaviorMix
+
+        mix = BehaviorMix()
+        sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
+    return [sentence]

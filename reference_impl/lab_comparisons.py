@@ -1,0 +1,110 @@
+"""The lab's comparisons: which claims are compared, their paired intervals, their words.
+
+A *comparison* is the difference of two claims measured on the same seeds (``a - b``),
+or one claim against zero (``b`` is None). :func:`evaluate_comparisons` turns the
+per-seed values of ``claims.json`` into :func:`reference_impl.stats.paired_difference`
+entries; :func:`phrase` writes one as a sentence fragment whose last words are the
+interval's verdict ("ahead", "behind", "no detectable difference"), in English or
+Russian. Every comparative sentence of the report and the README is built from these
+(see :mod:`reference_impl.lab_caveats`), so its wording cannot disagree with its numbers.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from reference_impl.labels import labels_for
+from reference_impl.stats import paired_difference
+
+__all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
+
+#: The value-based offline learners (everything but behavior cloning), as the lab names them.
+OFFLINE_VALUE_METHODS = ("naive DQN", "restricted DQN", "CQL", "IQL")
+
+
+def _slug(name: str) -> str:
+    return name.lower().replace(" ", "_")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``a - b`` over paired seeds (``b`` None: ``a`` against zero), with its text in both languages."""
+
+    id: str
+    a: str
+    b: str | None
+    text: Mapping[str, str]
+    #: "order" (ahead / behind: one method against another) or "level" (above / below zero)
+    words: str = "order"
+
+
+def _build() -> list[Comparison]:
+    c = [
+        Comparison("dagger.final_vs_round0", "dagger.dagger_success", "dagger.bc_success",
+                   {"en": "DAgger's final round minus behavior cloning (round 0), success rate (unequal label counts)",
+                    "ru": "последний раунд DAgger минус клонирование поведения (раунд 0), доля успехов (число меток разное)"}),
+        Comparison("dagger.equal_budget", "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success",
+                   {"en": "DAgger minus behavior cloning at an equal label budget, success rate",
+                    "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов"}),
+        Comparison("dqn.double_vs_dqn", "dqn.double_success", "dqn.dqn_success",
+                   {"en": "Double DQN minus DQN, greedy success rate after training",
+                    "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения"}),
+    ]
+    for m in OFFLINE_VALUE_METHODS:
+        c.append(Comparison(f"offline.vs_bc.{_slug(m)}", f"offline.return.{_slug(m)}", "offline.return.behavior_cloning",
+                            {"en": f"Offline, {m} minus behavior cloning, return of the greedy policy",
+                             "ru": f"Офлайн, {m} минус клонирование поведения, отдача жадной политики"}))
+    for m in OFFLINE_VALUE_METHODS:
+        c.append(Comparison(f"offline.unlogged_overestimation.{_slug(m)}", f"offline.q_unlogged_error.{_slug(m)}", None,
+                            {"en": f"Offline, {m}: learned minus true Q on actions the log never shows in a state, against zero",
+                             "ru": f"Офлайн, {m}: выученное минус истинное Q на действиях, которых нет в журнале, против нуля"},
+                            words="level"))
+    c += [
+        Comparison("offline.cql_level", "offline.greedy_q_learned.cql", "offline.greedy_value_true.cql",
+                   {"en": "Offline, CQL: learned value of its greedy action minus the true value of its policy",
+                    "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики"},
+                   words="level"),
+        Comparison("language.ilql_vs_bc", "language.exact_match.ilql_like", "language.exact_match.behavior_cloning",
+                   {"en": "Token level, ILQL-like minus behavior cloning, exact match",
+                    "ru": "Уровень токенов, ILQL-подобный метод минус клонирование поведения, точное совпадение"}),
+        Comparison("language.ilql_vs_awbc", "language.exact_match.ilql_like", "language.exact_match.advantage_weighted_bc",
+                   {"en": "Token level, ILQL-like minus advantage-weighted BC, exact match",
+                    "ru": "Уровень токенов, ILQL-подобный метод минус BC с весами по преимуществу, точное совпадение"}),
+    ]
+    return c
+
+
+#: Every comparison, in report order.
+COMPARISONS: list[Comparison] = _build()
+
+
+def evaluate_comparisons(claims: Mapping[str, dict], comparisons: Sequence[Comparison] | None = None) -> dict[str, dict]:
+    """``{id: paired_difference(...) + {"a", "b", "text"}}`` for the comparisons whose claims
+    are present with at least two seeds (a single-seed run compares nothing)."""
+    out = {}
+    for comp in COMPARISONS if comparisons is None else comparisons:
+        if comp.a not in claims or (comp.b is not None and comp.b not in claims):
+            continue
+        a = claims[comp.a]["per_seed"]
+        b = [0.0] * len(a) if comp.b is None else claims[comp.b]["per_seed"]
+        if len(a) < 2:
+            continue
+        out[comp.id] = {**paired_difference(a, b), "a": comp.a, "b": comp.b, "words": comp.words, "text": dict(comp.text)}
+    return out
+
+
+def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
+    """``+0.61 (95 % CI +0.40 to +0.82, 10 paired seeds): ahead``, in ``lang``; the last
+    words are the verdict of the interval, from the label table."""
+    labels = labels_for(lang)
+    return labels["report.comparison"].format(
+        effect=f"{entry['effect']:+.{digits}f}", low=f"{entry['low']:+.{digits}f}", high=f"{entry['high']:+.{digits}f}",
+        n=entry["n_seeds"], verdict=labels[f"report.verdict.{entry.get('words', 'order')}.{entry['verdict']}"])
+
+
+def comparisons_table(comparisons: Mapping[str, dict], lang: str) -> list[str]:
+    """Markdown table: id, what is compared, the difference with its interval and verdict."""
+    labels = labels_for(lang)
+    rows = [f"| {labels['report.claim_id']} | {labels['report.compared']} | {labels['report.difference']} |", "|---|---|---|"]
+    rows += [f"| `{cid}` | {entry['text'][lang]} | {phrase(entry, lang)} |" for cid, entry in comparisons.items()]
+    return rows
