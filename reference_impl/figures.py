@@ -29,6 +29,7 @@ from reference_impl.labels import LABELS, display_name
 
 __all__ = [
     "plot_q_errors",
+    "plot_overestimation",
     "DQN_WINDOW",
     "moving_mean",
     "plot_environment",
@@ -196,6 +197,35 @@ def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, s
     ax.set_xlabel(lab["episode"])
     ax.set_ylabel(lab["rolling_success"])
     _title(ax, lab["dqn_title"], run_label)
+    ax.legend()
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str] | None = None, *,
+                        run_label: str | None = None):
+    """Learned minus exact Q of the greedy action over training, DQN against Double DQN.
+
+    ``episodes`` (T,) are the checkpoints; ``dqn`` and ``double`` are (seeds, T) arrays
+    (or one seed's (T,)). Lines: across-seed means; bands: ± one sd. Zero is an
+    unbiased critic; above zero the network believes its choices are worth more than
+    they are.
+    """
+    where = "plot_overestimation"
+    lab = _labels(labels)
+    x = _vector(episodes, "episodes", where)
+    ax = _axes(ax, (9, 4.8))
+    for name, values, label in (("dqn", dqn, "DQN"), ("double", double, "Double DQN")):
+        curves = _per_seed_matrix(values, name, where, len(x))
+        mean = curves.mean(axis=0)
+        line = ax.plot(x, mean, marker="o", markersize=3, label=display_name(lab, label))[0]
+        if curves.shape[0] > 1:
+            sd = curves.std(axis=0, ddof=1)
+            ax.fill_between(x, mean - sd, mean + sd, color=line.get_color(), alpha=0.2)
+    ax.axhline(0.0, linewidth=1, color="black")
+    ax.set_xlabel(lab["episode"])
+    ax.set_ylabel(lab["overestimation_axis"])
+    _title(ax, lab["overestimation_title"], run_label)
     ax.legend()
     ax.grid(True, alpha=0.3)
     return ax

@@ -90,7 +90,8 @@ OFFLINE_BY_SEED = ("seed_ids", "mean_return_by_seed", "success_rate_by_seed", "g
 
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
     "M5_dagger_curve.npz": ("rounds", "success_rate", "budget_labels", "budget_bc_success", "budget_dagger_success"),
-    "M5_online_dqn_curve.npz": ("dqn_success", "double_success"),
+    "M5_online_dqn_curve.npz": ("dqn_success", "double_success", "overestimation_episodes", "dqn_overestimation",
+                                "double_overestimation"),
     "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values",
                                       "greedy_q_mean", "greedy_value_true", "fqe_logged_values", "q_logged_error",
                                       "q_unlogged_error", "above_max_share", "optimal_return", *OFFLINE_BY_SEED),
@@ -445,6 +446,9 @@ def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
         out[f"{key}_success"] = np.asarray(run["episode_success"], dtype=np.int64)
         out[f"{key}_eval_success"] = float(run["evaluation"]["success_rate"])
         out[f"{key}_eval_return"] = float(run["evaluation"]["mean_return"])
+        # learned minus exact Q of the greedy action, over the buffer's states, at checkpoints
+        out["overestimation_episodes"] = np.asarray([e for e, _ in run["overestimation"]], dtype=np.int64)
+        out[f"{key}_overestimation"] = np.asarray([v for _, v in run["overestimation"]], dtype=np.float64)
     return out
 
 
@@ -702,20 +706,26 @@ def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
 
 
 def _report_dqn(runs: list[dict], r: _Render) -> list[str]:
-    from reference_impl.figures import plot_dqn_curves
+    from reference_impl.figures import plot_dqn_curves, plot_overestimation
 
     labels = r.labels
     # Several seeds: the curve of the across-seed mean success flag.
     dqn = np.mean([x["dqn_success"] for x in runs], axis=0)
     double = np.mean([x["double_success"] for x in runs], axis=0)
     png = r.figure("dqn", lambda ax: plot_dqn_curves(dqn, double, ax, labels, run_label=r.run_label))
+    over_png = r.figure("dqn_overestimation", lambda ax: plot_overestimation(
+        runs[0]["overestimation_episodes"], np.stack([x["dqn_overestimation"] for x in runs]),
+        np.stack([x["double_overestimation"] for x in runs]), ax, labels, run_label=r.run_label))
     rows = []
     for key, name in (("dqn", "DQN"), ("double", "Double DQN")):
         late = [float(np.mean(x[f"{key}_success"][-15:])) for x in runs]
         rows.append((display_name(labels, name), _cell([x[f"{key}_eval_success"] for x in runs]),
-                     _cell([x[f"{key}_eval_return"] for x in runs]), _cell(late), _per_seed([x[f"{key}_eval_success"] for x in runs])))
-    return [f"![dqn]({png})", ""] + _table(
-        _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed"), rows)
+                     _cell([x[f"{key}_eval_return"] for x in runs]), _cell(late), _per_seed([x[f"{key}_eval_success"] for x in runs]),
+                     _cell([float(np.mean(x[f"{key}_overestimation"])) for x in runs]),
+                     _cell([float(x[f"{key}_overestimation"][-1]) for x in runs])))
+    return [f"![dqn]({png})", "", f"![dqn_overestimation]({over_png})", "", _t(labels, "overestimation_intro"), ""] + _table(
+        _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed",
+                "overestimation_mean", "overestimation_final"), rows)
 
 
 def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
@@ -875,6 +885,8 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
         },
         "M5_online_dqn_curve.npz": {
             "dqn_success": dqn["dqn_success"], "double_success": dqn["double_success"],
+            "overestimation_episodes": dqn["overestimation_episodes"],
+            "dqn_overestimation": dqn["dqn_overestimation"], "double_overestimation": dqn["double_overestimation"],
             "eval_success_rate": np.asarray([dqn["dqn_eval_success"], dqn["double_eval_success"]]),
         },
         "M5_offline_method_results.npz": {
@@ -1121,7 +1133,7 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
     document = claims_document(_command(options), options.profile, options.seeds, _package_versions(), claims,
-                               machine_description())
+                               machine_description(), wall_seconds=total)
     (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
     reports, verdicts = {}, {}

@@ -23,7 +23,7 @@ def caveats(claims: Mapping[str, dict], lang: str) -> list[str]:
     labels = labels_for(lang)
     compared = evaluate_comparisons(claims)
     out = []
-    for write in (_dagger, _offline, _naive, _cql, _fqe, _dt, _language):
+    for write in (_dagger, _dqn, _offline, _naive, _cql, _fqe, _dt, _language):
         out += write(claims, compared, labels, lang)
     return [s[:1].upper() + s[1:] for s in out]  # a sentence may open with a method's display name
 
@@ -48,6 +48,16 @@ def _dagger(claims, compared, labels, lang) -> list[str]:
             dagger=_ms(claims, "dagger.dagger_equal_budget_success"), expert=_ms(claims, "dagger.equal_budget_expert_success"),
             cmp=phrase(compared["dagger.equal_budget"], lang)))
     return out
+
+
+def _dqn(claims, compared, labels, lang) -> list[str]:
+    if not _has(compared, "dqn.double_vs_dqn", "dqn.double_vs_dqn_overestimation_mean", "dqn.double_vs_dqn_overestimation_final"):
+        return []
+    return [labels["report.caveat_dqn"].format(
+        dqn=_ms(claims, "dqn.dqn_overestimation_mean", 3), double=_ms(claims, "dqn.double_overestimation_mean", 3),
+        cmp_mean=phrase(compared["dqn.double_vs_dqn_overestimation_mean"], lang, 3),
+        cmp_final=phrase(compared["dqn.double_vs_dqn_overestimation_final"], lang, 3),
+        cmp_success=phrase(compared["dqn.double_vs_dqn"], lang))]
 
 
 def _offline(claims, compared, labels, lang) -> list[str]:

@@ -49,6 +49,12 @@ def _build() -> list[Comparison]:
         Comparison("dqn.double_vs_dqn", "dqn.double_success", "dqn.dqn_success",
                    {"en": "Double DQN minus DQN, greedy success rate after training",
                     "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения"}),
+        Comparison("dqn.double_vs_dqn_overestimation_mean", "dqn.double_overestimation_mean", "dqn.dqn_overestimation_mean",
+                   {"en": "Double DQN minus DQN, overestimation of the greedy action averaged over training",
+                    "ru": "Double DQN минус DQN, завышение оценки жадного действия в среднем за обучение"}, words="level"),
+        Comparison("dqn.double_vs_dqn_overestimation_final", "dqn.double_overestimation_final", "dqn.dqn_overestimation_final",
+                   {"en": "Double DQN minus DQN, overestimation of the greedy action at the end of training",
+                    "ru": "Double DQN минус DQN, завышение оценки жадного действия в конце обучения"}, words="level"),
     ]
     for m in OFFLINE_VALUE_METHODS:
         c.append(Comparison(f"offline.vs_bc.{_slug(m)}", f"offline.return.{_slug(m)}", "offline.return.behavior_cloning",

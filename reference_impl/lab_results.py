@@ -172,6 +172,22 @@ def _build_claims() -> list[Claim]:
         Claim("dqn.double_success", "dqn", {"en": "Double DQN: greedy evaluation success rate after training",
                                              "ru": "Double DQN: доля успехов жадной политики после обучения"},
               lambda r: float(r["double_eval_success"])),
+        Claim("dqn.dqn_overestimation_mean", "dqn",
+              {"en": "DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
+               "ru": "DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения"},
+              lambda r: float(np.mean(r["dqn_overestimation"]))),
+        Claim("dqn.double_overestimation_mean", "dqn",
+              {"en": "Double DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
+               "ru": "Double DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения"},
+              lambda r: float(np.mean(r["double_overestimation"]))),
+        Claim("dqn.dqn_overestimation_final", "dqn",
+              {"en": "DQN: learned minus exact Q of the greedy action at the end of training",
+               "ru": "DQN: выученное минус точное Q жадного действия в конце обучения"},
+              lambda r: float(r["dqn_overestimation"][-1])),
+        Claim("dqn.double_overestimation_final", "dqn",
+              {"en": "Double DQN: learned minus exact Q of the greedy action at the end of training",
+               "ru": "Double DQN: выученное минус точное Q жадного действия в конце обучения"},
+              lambda r: float(r["double_overestimation"][-1])),
         Claim("log.mean_return", "log", {"en": "The fixed log: mean episode return",
                                           "ru": "Фиксированный журнал: средняя отдача за эпизод"},
               lambda r: float(r["mean_return"])),
@@ -258,7 +274,7 @@ CLAIMS: list[Claim] = _build_claims()
 README_CLAIMS: tuple[str, ...] = (
     "dagger.bc_success", "dagger.bc_labels", "dagger.dagger_success", "dagger.dagger_labels",
     "dagger.bc_equal_budget_success", "dagger.dagger_equal_budget_success", "dagger.equal_budget_expert_success",
-    "dqn.dqn_success", "dqn.double_success",
+    "dqn.dqn_success", "dqn.double_success", "dqn.dqn_overestimation_mean", "dqn.double_overestimation_mean",
     *(f"offline.return.{_slug(m)}" for m in ("behavior cloning", "naive DQN", "restricted DQN", "CQL", "IQL")),
     *(f"offline.greedy_q_learned.{_slug(m)}" for m in ("naive DQN", "restricted DQN", "CQL", "IQL")),
     *(f"offline.greedy_value_true.{_slug(m)}" for m in ("naive DQN", "restricted DQN", "CQL", "IQL")),
@@ -306,13 +322,16 @@ def evaluate_claims(results: Mapping[str, Sequence[dict]], claims: Sequence[Clai
 
 
 def claims_document(command: str, profile: str, seeds: int, package_versions: Mapping[str, str], claims: Mapping[str, dict],
-                    machine: Mapping[str, str]) -> dict:
+                    machine: Mapping[str, str], wall_seconds: float | None = None) -> dict:
     """The content of ``claims.json`` (see the module docstring); ``machine`` as ``lab.machine_description()``.
     ``comparisons`` holds every :mod:`reference_impl.lab_comparisons` entry the claims allow."""
     from reference_impl.lab_comparisons import evaluate_comparisons
 
-    return {"command": command, "profile": profile, "seeds": seeds, "package_versions": dict(package_versions),
-            "machine": dict(machine), "claims": dict(claims), "comparisons": evaluate_comparisons(claims)}
+    document = {"command": command, "profile": profile, "seeds": seeds, "package_versions": dict(package_versions),
+                "machine": dict(machine), "claims": dict(claims), "comparisons": evaluate_comparisons(claims)}
+    if wall_seconds is not None:  # the run's wall time, the same total the report's time table ends with
+        document["wall_seconds"] = round(float(wall_seconds), 1)
+    return document
 
 
 def _digits(claim_id: str) -> int:
@@ -384,12 +403,14 @@ def readme_section(document: Mapping) -> str:
 
     claims = document["claims"]
     versions = ", ".join(f"{k} {v}" for k, v in document["package_versions"].items())
+    wall = f", {document['wall_seconds']:.0f} s wall for the whole run" if "wall_seconds" in document else ""
     lines = [
         README_BEGIN,
         "",
-        f"From `{document['command']}` ({document['seeds']} seeds; {versions}); every claim with its text and figures is in "
-        "[docs/lab-results/](docs/lab-results/) (`report.md`, `report.ru.md`, `claims.json`). The lab notebook plots the "
-        "pinned seed-offset-0 runs in `reference_impl/data/`.",
+        f"From `{document['command']}` ({document['seeds']} seeds{wall}; {versions}); every claim with its text and figures "
+        "is in [docs/lab-results/](docs/lab-results/) (`report.md`, `report.ru.md`, `claims.json`). The lab notebook plots "
+        "the offline section over every seed and the other sections' seed-offset-0 runs (`reference_impl/data/`, shipped "
+        "in the student kit as `m5_student/data/`), and prints before each question the numbers its worked answer quotes.",
         "",
         *claims_table(claims, "en", README_CLAIMS),
         "",

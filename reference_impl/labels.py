@@ -51,6 +51,8 @@ LABELS: dict[str, dict[str, str]] = {
         "discounted_value": "discounted value",
         "values_title": "What each learner believes its greedy action is worth, and what it is worth",
         "optimum": "expert (optimum): {value:.2f}",
+        "overestimation_axis": "learned − exact Q of the greedy action\n(mean over the buffer's states)",
+        "overestimation_title": "Overestimation during training: DQN and Double DQN",
         "q_error_logged": "on (state, action) pairs the log holds", "q_error_unlogged": "on actions the log never shows there",
         "q_error_axis": "learned Q minus true Q\n(mean over pairs; symmetric log scale)",
         "q_error_title": "Where the learned values go wrong: logged and unlogged actions",
@@ -141,6 +143,8 @@ LABELS: dict[str, dict[str, str]] = {
         "discounted_value": "дисконтированная ценность",
         "values_title": "Во что обучаемый оценивает своё жадное действие и сколько оно стоит на самом деле",
         "optimum": "эксперт (оптимум): {value:.2f}",
+        "overestimation_axis": "выученное − точное Q жадного действия\n(среднее по состояниям буфера)",
+        "overestimation_title": "Завышение оценок во время обучения: DQN и Double DQN",
         "q_error_logged": "на парах (состояние, действие) из журнала", "q_error_unlogged": "на действиях, которых журнал там не содержит",
         "q_error_axis": "выученное Q минус истинное Q\n(среднее по парам; симметричная лог. шкала)",
         "q_error_title": "Где выученные ценности ошибаются: записанные и незаписанные действия",
@@ -280,6 +284,11 @@ _REPORT: dict[str, dict[str, str]] = {
                            "action is one the log never shows there; and the share of states whose largest learned Q exceeds "
                            "the largest possible return (1.00, the goal's reward). Mean ± sd over seeds.",
         "unlogged_greedy_share": "share of states with an unlogged greedy action",
+        "overestimation_intro": "Overestimation, measured: every 10 episodes, each network's Q of its greedy action minus the "
+                                "exact value of that action under the network's own greedy policy (the simulator's tabular "
+                                "model, gamma = 0.95, no time limit), averaged over the distinct states in the replay buffer. "
+                                "Lines: mean over seeds; bands: ± sd.",
+        "overestimation_mean": "overestimation, mean over training", "overestimation_final": "overestimation, end of training",
         "above_max_share": "share of states with max Q > 1",
         "q_error_logged": "learned − true Q, logged pairs", "q_error_unlogged": "learned − true Q, unlogged actions",
         "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
@@ -300,6 +309,9 @@ _REPORT: dict[str, dict[str, str]] = {
                          "comparison at an equal label budget.",
         "caveat_equal_budget": "With the same {budget} expert labels, DAgger reaches {dagger} and behavior cloning {bc} "
                                "(the expert itself {expert}); DAgger minus behavior cloning: {cmp}.",
+        "caveat_dqn": "Overestimation of the greedy action (learned minus exact Q, mean over the buffer's states and "
+                      "over training): DQN {dqn}, Double DQN {double}; Double DQN minus DQN: {cmp_mean}; at the end of "
+                      "training: {cmp_final}. Greedy success, Double DQN minus DQN: {cmp_success}.",
         "caveat_bc_offline": "On the offline log, behavior cloning's greedy policy returns {bc}, and the expert {optimum} "
                              "from the same starts (the optimum). Each value-based method minus behavior cloning: {each}.",
         "caveat_cql": "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): with a large enough penalty weight, "
@@ -386,6 +398,11 @@ _REPORT: dict[str, dict[str, str]] = {
                            "состояний, где жадное действие в журнале там не встречается; доля состояний, где наибольшее "
                            "выученное Q выше наибольшей возможной отдачи (1.00, награда за цель). Среднее ± ст. откл. по seed.",
         "unlogged_greedy_share": "доля состояний с незаписанным жадным действием",
+        "overestimation_intro": "Завышение, измеренное: каждые 10 эпизодов — Q жадного действия каждой сети минус точная "
+                                "ценность этого действия при собственной жадной политике сети (табличная модель симулятора, "
+                                "gamma = 0.95, без лимита шагов), среднее по различным состояниям буфера воспроизведения. "
+                                "Линии — среднее по seed, полосы — ± ст. откл.",
+        "overestimation_mean": "завышение, среднее за обучение", "overestimation_final": "завышение в конце обучения",
         "above_max_share": "доля состояний с max Q > 1",
         "q_error_logged": "выученное − истинное Q, пары из журнала", "q_error_unlogged": "выученное − истинное Q, незаписанные действия",
         "values_intro": "Выученная ценность жадного действия каждого обучаемого (его собственное Q(s, π(s)), среднее по "
@@ -406,6 +423,9 @@ _REPORT: dict[str, dict[str, str]] = {
                          "{dagger_labels}, так что это сравнение не при равном числе меток.",
         "caveat_equal_budget": "При одних и тех же {budget} метках эксперта DAgger достигает {dagger}, а клонирование "
                                "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}.",
+        "caveat_dqn": "Завышение оценки жадного действия (выученное минус точное Q, среднее по состояниям буфера и по "
+                      "обучению): DQN {dqn}, Double DQN {double}; Double DQN минус DQN: {cmp_mean}; в конце обучения: "
+                      "{cmp_final}. Доля успехов, Double DQN минус DQN: {cmp_success}.",
         "caveat_bc_offline": "На офлайн-журнале жадная политика клонирования поведения даёт отдачу {bc}, а эксперт с тех же "
                              "стартов — {optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}.",
         "caveat_cql": "Что даёт анализ CQL (Kumar et al. 2020, теорема 3.2): при достаточно большом весе штрафа выученная "

@@ -20,7 +20,7 @@ import numpy as np
 from reference_impl.common import progress as progress_bar
 from reference_impl.common import seed_everything, summarize_episodes
 from reference_impl.expert import ExpertPolicy
-from reference_impl.fqe import FQEConfig, exact_policy_evaluation, fit_fqe, policy_value
+from reference_impl.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.offline_data import (  # noqa: F401  (re-exported)
     PROFILES,
@@ -140,10 +140,8 @@ def true_state_values(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.n
     that bootstraps across the time limit aims at), so a learner's Q(s, pi(s)) can be
     compared with the truth state by state, not only through start-cell rollouts.
     """
-    model = env.tabular_model()
-    probs = policy.probs(model["observations"])
-    q = exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"], probs, gamma)
-    values = np.sum(probs * q, axis=1)
+    q = exact_action_values(env, policy.probs, gamma)
+    values = np.sum(policy.probs(env.tabular_model()["observations"]) * q, axis=1)
     return values[[env.state_index(o) for o in np.asarray(observations)]]
 
 
@@ -185,9 +183,7 @@ def q_value_errors(env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: 
     logged = np.zeros((len(distinct), env.action_dim), dtype=bool)
     logged[np.searchsorted(distinct, states), np.asarray(actions, dtype=np.int64)] = True
 
-    model = env.tabular_model()
-    q_true = exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"],
-                                     policy.probs(model["observations"]), gamma)[distinct]
+    q_true = exact_action_values(env, policy.probs, gamma)[distinct]
     with torch.no_grad():
         q_learned = q_net(torch.as_tensor(obs[first])).double().numpy()
     error = q_learned - q_true

@@ -283,17 +283,27 @@ _README_TEXT = {
            "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
            "every number comes from `reference_impl.exercises` and every citation from `REFERENCES` in "
            "`autograder/export/solutions.py`, so edit the templates, never the output.",
-           "Closing note: inputs chosen by the reconstruction",
-           "The answer key gives answers without questions. Where it does not fix an input, the reconstructed "
-           "question had to choose one; every figure the key pins is kept."),
+           "Notes for instructors: inputs the answer key leaves open, and where the answers depart from it",
+           "The module's answer key gives answers without questions. Where it does not fix an input, the question "
+           "here chooses one; every figure the key pins is kept. Exercise 7 departs from the key on purpose: the key "
+           "says a too-strong CQL penalty undervalues good actions, while the worked answer shows (from the gradient "
+           "of the penalty) that a large weight ranks actions by how often the log took them, so the greedy policy "
+           "copies the log's most frequent action, good or bad; it also states CQL's guarantee as the paper proves "
+           "it (a lower bound in expectation over the data's states). Grade an answer that follows the key's "
+           "wording by its reasoning."),
     "ru": ("Разобранные решения", "Упражнение",
            "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
            "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
            "все числа берутся из `reference_impl.exercises`, а ссылки на литературу — из `REFERENCES` в "
            "`autograder/export/solutions.py`, поэтому правьте шаблоны, а не результат.",
-           "Заключительное замечание: входные данные, выбранные при восстановлении",
-           "Ключ содержит ответы без условий. Где он не фиксирует входные данные, восстановленному условию "
-           "пришлось их выбрать; все числа, зафиксированные ключом, сохранены."),
+           "Замечания для преподавателей: входные данные, которые ключ оставляет открытыми, и где ответы расходятся с ним",
+           "Ключ ответов модуля содержит ответы без условий. Где он не фиксирует входные данные, условие здесь их "
+           "выбирает; все числа, зафиксированные ключом, сохранены. Упражнение 7 расходится с ключом намеренно: по "
+           "ключу слишком сильный штраф CQL недооценивает хорошие действия, а разобранный ответ показывает (по "
+           "градиенту штрафа), что большой вес ранжирует действия по частоте в журнале, и жадная политика копирует "
+           "самое частое действие журнала, хорошее или плохое; гарантия CQL там же сформулирована так, как её "
+           "доказывает статья (нижняя граница в среднем по состояниям данных). Ответ, следующий формулировке "
+           "ключа, оценивайте по рассуждению."),
 }
 
 
