@@ -118,10 +118,13 @@ for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", T
     run = train_online_dqn(q.seed, q.episodes, double, q.evaluation_episodes, targets_fn=targets)
     dqn_greedy[name] = run["evaluation"]["success_rate"]
     show("nb.dqn", name=name_of(name), train=np.mean(run["episode_success"]), greedy=dqn_greedy[name])
+    show("nb.dqn_overestimation", name=name_of(name), final=run["overestimation"][-1][1])
 pinned = lab.load_pinned("M5_online_dqn_curve")
 compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], v)
          for n, v in zip(("DQN", "Double DQN"), pinned["eval_success_rate"])])
 figures.plot_dqn_curves(pinned["dqn_success"], pinned["double_success"], labels=LABELS, run_label=PINNED_RUN);
+figures.plot_overestimation(pinned["overestimation_episodes"], pinned["dqn_overestimation"], pinned["double_overestimation"],
+                            labels=LABELS, run_label=PINNED_RUN);
 '''
 
 LOG = '''

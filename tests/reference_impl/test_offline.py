@@ -51,6 +51,8 @@ from reference_impl.offline_methods import (
     train_restricted_dqn,
 )
 
+from exact_critic import StateTableNet, optimal_q  # tests/reference_impl/exact_critic.py
+
 torch.set_num_threads(1)
 
 
@@ -562,33 +564,6 @@ def test_offline_experiment_reports_learned_and_true_values_of_the_greedy_action
         assert np.isfinite(run["fqe"][name]["logged_value"])
 
 
-class _TableNet(nn.Module):
-    """Q(s, .) read from a (states, actions) table by the grid's state index: an exact critic."""
-
-    def __init__(self, env, table):
-        super().__init__()
-        self.env, self.table = env, torch.as_tensor(table, dtype=torch.float64)
-
-    def forward(self, obs):
-        index = [self.env.state_index(o) for o in obs.numpy()]
-        return self.table[index]
-
-
-def _optimal_q(env, gamma):
-    """Q* of the tabular model by policy iteration (its greedy policy is its own fixed point)."""
-    from reference_impl.fqe import exact_policy_evaluation
-
-    model = env.tabular_model()
-    policy = np.full((model["rewards"].shape[0], env.action_dim), 1.0 / env.action_dim)
-    for _ in range(50):
-        q = exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"], policy, gamma)
-        greedy = np.eye(env.action_dim)[q.argmax(axis=1)]
-        if np.array_equal(greedy, policy):
-            return q
-        policy = greedy
-    raise AssertionError("policy iteration did not converge")
-
-
 @settings(max_examples=8, deadline=None)
 @given(offset=st.floats(-3, 3, allow_nan=False), episodes=st.integers(1, 6))
 def test_q_value_errors_measure_a_shift_of_the_exact_critic(offset, episodes):
@@ -598,8 +573,8 @@ def test_q_value_errors_measure_a_shift_of_the_exact_critic(offset, episodes):
     from reference_impl.offline import q_value_errors
 
     env = KeyDoorGrid()
-    q_star = _optimal_q(env, 0.99)
-    net = _TableNet(env, q_star + offset)
+    q_star = optimal_q(env, 0.99)
+    net = StateTableNet(env, q_star + offset)
     _, transitions = collect_offline_dataset(3, episodes, "mediocre")
     arrays = to_arrays(transitions)
     errors = q_value_errors(env, net, GreedyPolicy(net), arrays["observations"], arrays["actions"], 0.99)

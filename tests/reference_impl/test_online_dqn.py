@@ -178,3 +178,26 @@ def test_lab_full_profile_learns_well_above_random(double):
     """The lab's full profile (seed 5, 130 episodes): a random policy never reaches the goal."""
     run = train_online_dqn(seed=5, episodes=130, double=double, evaluation_episodes=24)
     assert run["evaluation"]["success_rate"] >= 0.75
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.37, -1.2])
+def test_greedy_overestimation_is_the_shift_of_an_exact_critic(offset):
+    """Q* (its greedy policy is its own fixed point) shifted by c: learned minus exact is c."""
+    from exact_critic import StateTableNet, optimal_q
+
+    from reference_impl.keydoor import KeyDoorGrid
+    from reference_impl.online_dqn import greedy_overestimation
+
+    env = KeyDoorGrid()
+    net = StateTableNet(env, optimal_q(env, 0.95) + offset)
+    observations = np.stack([env.encode(p, k) for p in env.start_positions for k in (False, True)])
+    assert greedy_overestimation(net, env, observations, 0.95) == pytest.approx(offset, abs=1e-6)
+
+
+def test_training_measures_overestimation_at_every_checkpoint_and_at_the_end():
+    from reference_impl.online_dqn import DQNConfig, train_online_dqn
+
+    cfg = DQNConfig(warm_start_episodes=2, warm_start_updates=5, learning_starts=64, batch_size=16, overestimation_every=2)
+    run = train_online_dqn(3, 5, True, 1, config=cfg)
+    assert [e for e, _ in run["overestimation"]] == [2, 4, 5]
+    assert all(np.isfinite(v) for _, v in run["overestimation"])
