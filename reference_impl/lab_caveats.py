@@ -111,7 +111,9 @@ def _dt(claims, compared, labels, lang) -> list[str]:
     inside = [c for c in claims if c.startswith("dt.achieved.") and DT_GAP[0] < float(c.split(".", 2)[2]) < DT_GAP[1]]
     achieved = "; ".join(f"{c.split('.', 2)[2]} → {_ms(claims, c)}" for c in sorted(inside, key=lambda c: float(c.split('.', 2)[2])))
     key = "report.caveat_dt_gap" if claims["dt.log_returns_gap_count"]["mean"] == 0 else "report.caveat_dt_some"
+    timeouts = _listed(claims["dt.log_returns_timeout_count"], 0) if "dt.log_returns_timeout_count" in claims else labels["report.not_available"]
     return [labels[key].format(low=_listed(claims["dt.log_returns_low_count"], 0), gap=_listed(claims["dt.log_returns_gap_count"], 0),
+                               timeouts=timeouts,
                                high=_listed(claims["dt.log_returns_high_count"], 0), lo=DT_GAP[0], hi=DT_GAP[1],
                                achieved=achieved or labels["report.not_available"])]
 

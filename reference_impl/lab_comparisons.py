@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from reference_impl.labels import labels_for
+from reference_impl.labels import display_name, labels_for
 from reference_impl.stats import paired_difference
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
@@ -56,14 +56,17 @@ def _build() -> list[Comparison]:
                    {"en": "Double DQN minus DQN, overestimation of the greedy action at the end of training",
                     "ru": "Double DQN минус DQN, завышение оценки жадного действия в конце обучения"}, words="level"),
     ]
+    en, ru = labels_for("en"), labels_for("ru")
     for m in OFFLINE_VALUE_METHODS:
         c.append(Comparison(f"offline.vs_bc.{_slug(m)}", f"offline.return.{_slug(m)}", "offline.return.behavior_cloning",
-                            {"en": f"Offline, {m} minus behavior cloning, return of the greedy policy",
-                             "ru": f"Офлайн, {m} минус клонирование поведения, отдача жадной политики"}))
+                            {"en": f"Offline, {display_name(en, m)} minus behavior cloning, return of the greedy policy",
+                             "ru": f"Офлайн, {display_name(ru, m)} минус клонирование поведения, отдача жадной политики"}))
     for m in OFFLINE_VALUE_METHODS:
         c.append(Comparison(f"offline.unlogged_overestimation.{_slug(m)}", f"offline.q_unlogged_error.{_slug(m)}", None,
-                            {"en": f"Offline, {m}: learned minus true Q on actions the log never shows in a state, against zero",
-                             "ru": f"Офлайн, {m}: выученное минус истинное Q на действиях, которых нет в журнале, против нуля"},
+                            {"en": f"Offline, {display_name(en, m)}: learned minus true Q on actions the log never shows in a "
+                                   "state, against zero",
+                             "ru": f"Офлайн, {display_name(ru, m)}: выученное минус истинное Q на действиях, которых нет в "
+                                   "журнале, против нуля"},
                             words="level"))
     c += [
         Comparison("offline.cql_level", "offline.greedy_q_learned.cql", "offline.greedy_value_true.cql",
@@ -101,8 +104,11 @@ def evaluate_comparisons(claims: Mapping[str, dict], comparisons: Sequence[Compa
 
 def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
     """``+0.61 (95 % CI +0.40 to +0.82, 10 paired seeds): ahead``, in ``lang``; the last
-    words are the verdict of the interval, from the label table."""
+    words are the verdict of the interval, from the label table. Identical results on
+    every seed are named as a tie instead of a zero-width interval."""
     labels = labels_for(lang)
+    if entry["low"] == entry["high"] == 0.0:
+        return labels["report.comparison_tie"].format(n=entry["n_seeds"])
     return labels["report.comparison"].format(
         effect=f"{entry['effect']:+.{digits}f}", low=f"{entry['low']:+.{digits}f}", high=f"{entry['high']:+.{digits}f}",
         n=entry["n_seeds"], verdict=labels[f"report.verdict.{entry.get('words', 'order')}.{entry['verdict']}"])

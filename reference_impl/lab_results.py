@@ -115,6 +115,22 @@ def _log_count(low: float, high: float) -> Callable[[dict], float]:
     return value
 
 
+def _series_mean(key: str) -> Callable[[dict], float | None]:
+    """Value function: the mean of the per-checkpoint series ``key`` (None where the run has none)."""
+    return lambda result: float(np.mean(result[key])) if key in result else None
+
+
+def _series_last(key: str) -> Callable[[dict], float | None]:
+    """Value function: the last checkpoint of the series ``key`` (None where the run has none)."""
+    return lambda result: float(result[key][-1]) if key in result else None
+
+
+def _timeout_count(result: dict) -> float:
+    """Log episodes cut by the time limit: 50 step costs and nothing else, a return of exactly -0.5."""
+    returns = np.asarray(result["log_returns"], dtype=np.float64)
+    return float(np.count_nonzero(np.isclose(returns, DT_GAP[0], rtol=0.0, atol=1e-9)))
+
+
 def _gap_count(result: dict) -> float:
     returns = np.asarray(result["log_returns"], dtype=np.float64)
     return float(np.count_nonzero((returns > DT_GAP[0]) & (returns < DT_GAP[1])))
@@ -175,19 +191,19 @@ def _build_claims() -> list[Claim]:
         Claim("dqn.dqn_overestimation_mean", "dqn",
               {"en": "DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
                "ru": "DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения"},
-              lambda r: float(np.mean(r["dqn_overestimation"]))),
+              _series_mean("dqn_overestimation")),
         Claim("dqn.double_overestimation_mean", "dqn",
               {"en": "Double DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
                "ru": "Double DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения"},
-              lambda r: float(np.mean(r["double_overestimation"]))),
+              _series_mean("double_overestimation")),
         Claim("dqn.dqn_overestimation_final", "dqn",
               {"en": "DQN: learned minus exact Q of the greedy action at the end of training",
                "ru": "DQN: выученное минус точное Q жадного действия в конце обучения"},
-              lambda r: float(r["dqn_overestimation"][-1])),
+              _series_last("dqn_overestimation")),
         Claim("dqn.double_overestimation_final", "dqn",
               {"en": "Double DQN: learned minus exact Q of the greedy action at the end of training",
                "ru": "Double DQN: выученное минус точное Q жадного действия в конце обучения"},
-              lambda r: float(r["double_overestimation"][-1])),
+              _series_last("double_overestimation")),
         Claim("log.mean_return", "log", {"en": "The fixed log: mean episode return",
                                           "ru": "Фиксированный журнал: средняя отдача за эпизод"},
               lambda r: float(r["mean_return"])),
@@ -247,6 +263,10 @@ def _build_claims() -> list[Claim]:
         Claim("dt.log_returns_low_count", "dt", _texts({"en": "Decision Transformer log: episodes with return <= {lo}",
                                                         "ru": "Журнал Decision Transformer: эпизодов с отдачей <= {lo}"}, lo=lo),
               _log_count(-np.inf, lo), 0),
+        Claim("dt.log_returns_timeout_count", "dt",
+              _texts({"en": "Decision Transformer log: of those, episodes cut by the time limit (return exactly {lo})",
+                      "ru": "Журнал Decision Transformer: из них эпизодов, усечённых лимитом шагов (отдача ровно {lo})"}, lo=lo),
+              _timeout_count, 0),
         Claim("dt.log_returns_gap_count", "dt", _texts({"en": "Decision Transformer log: episodes with return strictly between {lo} and {hi}",
                                                         "ru": "Журнал Decision Transformer: эпизодов с отдачей строго между {lo} и {hi}"},
                                                        lo=lo, hi=hi),

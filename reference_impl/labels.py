@@ -299,6 +299,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled). A request is "
                          "only backed by the log where episodes with that return exist.",
         "comparison": "{effect} (95 % CI {low} to {high}, {n} paired seeds): {verdict}",
+        "comparison_tie": "identical on all {n} paired seeds: a tie",
         "verdict.order.ahead": "ahead", "verdict.order.behind": "behind",
         "verdict.order.no detectable difference": "no detectable difference",
         "verdict.level.ahead": "above zero", "verdict.level.behind": "below zero",
@@ -327,12 +328,13 @@ _REPORT: dict[str, dict[str, str]] = {
                         "{above} of the log's states, and its greedy policy's true value is {v}.",
         "caveat_fqe": "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
                       "check an FQE estimate against the simulator before trusting it.",
-        "caveat_dt_gap": "The Decision Transformer's logs are bimodal: per seed, {low} episodes return <= {lo}, {high} "
-                         "return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
+        "caveat_dt_gap": "The Decision Transformer's logs have no returns strictly between {lo} and {hi}: per seed, {low} "
+                         "episodes return <= {lo} (of them {timeouts} are time-limit cuts at exactly {lo}, the rest end in a "
+                         "trap), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
                          "episode has; what they achieve ({achieved}) is the model's interpolation across an empty gap, "
                          "not a rise the log shows.",
-        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo}, {high} return >= {hi} "
-                          "and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
+        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo} (of them {timeouts} "
+                          "are time-limit cuts at exactly {lo}), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
         "caveat_language": "Token level, exact match: ILQL-like minus behavior cloning {cmp_bc}; ILQL-like minus "
                            "advantage-weighted BC {cmp_aw}.",
         "caveat_language_why": "Behavior cloning loses by construction: the annotator's most frequent response is a "
@@ -405,7 +407,7 @@ _REPORT: dict[str, dict[str, str]] = {
                                 "gamma = 0.95, без лимита шагов), среднее по различным состояниям буфера воспроизведения. "
                                 "Линии — среднее по seed, полосы — ± ст. откл.",
         "overestimation_mean": "завышение, среднее за обучение", "overestimation_final": "завышение в конце обучения",
-        "above_max_share": "доля состояний с max Q > 1",
+        "above_max_share": "доля состояний с наибольшим Q > 1",
         "q_error_logged": "выученное − истинное Q, пары из журнала", "q_error_unlogged": "выученное − истинное Q, незаписанные действия",
         "values_intro": "Выученная ценность жадного действия каждого обучаемого (его собственное Q(s, π(s)), среднее по "
                         "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
@@ -414,6 +416,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе). Запрос опирается на "
                          "журнал только там, где есть эпизоды с такой отдачей.",
         "comparison": "{effect} (95 % ДИ от {low} до {high}, парных seed: {n}): {verdict}",
+        "comparison_tie": "совпадает на всех парных seed ({n}): ничья",
         "verdict.order.ahead": "впереди", "verdict.order.behind": "позади",
         "verdict.order.no detectable difference": "различие не обнаружено",
         "verdict.level.ahead": "выше нуля", "verdict.level.behind": "ниже нуля",
@@ -441,12 +444,13 @@ _REPORT: dict[str, dict[str, str]] = {
                         "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}.",
         "caveat_fqe": "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
                       "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором.",
-        "caveat_dt_gap": "Журналы Decision Transformer бимодальны: для каждого seed {low} эпизодов имеют отдачу <= {lo}, "
-                         "{high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
+        "caveat_dt_gap": "В журналах Decision Transformer нет отдач строго между {lo} и {hi}: для каждого seed {low} "
+                         "эпизодов имеют отдачу <= {lo} (из них {timeouts} усечены лимитом шагов ровно на {lo}, остальные "
+                         "закончились в ловушке), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
                          "нет ни у одного эпизода журнала; полученное на них ({achieved}) — интерполяция модели через "
                          "пустой промежуток, а не рост, который показывает журнал.",
-        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo}, {high} — "
-                          "отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
+        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo} (из них "
+                          "{timeouts} усечены лимитом шагов ровно на {lo}), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
         "caveat_language": "Уровень токенов, точное совпадение: ILQL-подобный метод минус клонирование поведения "
                            "{cmp_bc}; ILQL-подобный метод минус BC с весами по преимуществу {cmp_aw}.",
         "caveat_language_why": "Клонирование поведения проигрывает по построению: самый частый ответ разметчика — "

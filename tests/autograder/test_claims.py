@@ -16,6 +16,7 @@ from autograder.assign import claims, lab_source, lab_text, sources
 
 FIXTURE = Path(__file__).parent / "claims" / "claims_fixture.json"
 TABLE = claims.load_claims(FIXTURE)
+COMPARED = claims.load_comparisons(FIXTURE)
 LANGS = ("en", "ru")
 # A number a reader would take for a measurement: digits not glued to a word or a "+".
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])\d+(?:\.\d+)?")
@@ -24,7 +25,7 @@ STRUCTURAL = {"0", "1", "2"}  # "1 for the exact sum", "plus one" style structur
 
 def _visible_numbers(text: str) -> list[str]:
     """Numbers a reader sees outside claim placeholders, code spans and citations' years."""
-    text = claims.CLAIM.sub(" ", text)
+    text = claims.CLAIM.sub(" ", claims.COMPARE.sub(" ", text))
     text = re.sub(r"`[^`]*`", " ", text)
     text = re.sub(r"\((?:[^()]*?), (?:19|20)\d\d\)", " ", text)  # (Ross et al., 2011)
     return [n for n in NUMBER.findall(text) if n not in STRUCTURAL]
@@ -87,11 +88,18 @@ def _lab_strings(lang: str) -> dict[str, str]:
     return out
 
 
+def _cited(text: str) -> tuple[set[str], set[str]]:
+    """(claim ids, comparison ids) a text cites."""
+    return {m.group(1) for m in claims.CLAIM.finditer(text)}, {m.group(1) for m in claims.COMPARE.finditer(text)}
+
+
 def test_every_cited_claim_is_in_the_fixture_and_both_languages_cite_the_same():
     cited = {lang: {key: sorted(set(claims.cited_claims(text))) for key, text in _lab_strings(lang).items()}
              for lang in LANGS}
     assert cited["en"] == cited["ru"]
-    assert {c for ids in cited["en"].values() for c in ids} <= set(TABLE)
+    for text in _lab_strings("en").values():
+        claim_ids, comparison_ids = _cited(text)
+        assert claim_ids <= set(TABLE) and comparison_ids <= set(COMPARED), (claim_ids - set(TABLE), comparison_ids - set(COMPARED))
     # the answers that discuss lab results cite them
     for key in ("dagger", "dqn", "offline", "fqe", "dt", "language"):
         assert cited["en"][f"answer.{key}"], key
@@ -101,10 +109,11 @@ def test_every_cited_claim_is_in_the_committed_report():
     """Once the five-seed report is committed, the texts may cite only ids it holds."""
     if not claims.CLAIMS_PATH.is_file():
         pytest.skip("docs/lab-results/claims.json is not committed yet (written by the five-seed lab run)")
-    report = claims.load_claims()
-    cited = {c for lang in LANGS for text in _lab_strings(lang).values() for c in claims.cited_claims(text)}
-    missing = sorted(cited - set(report))
-    assert not missing, f"texts cite claims the report does not hold: {missing}"
+    report, compared = claims.load_claims(), claims.load_comparisons()
+    texts = [text for lang in LANGS for text in _lab_strings(lang).values()]
+    missing = sorted({c for t in texts for c in _cited(t)[0]} - set(report))
+    missing += sorted({c for t in texts for c in _cited(t)[1]} - set(compared))
+    assert not missing, f"texts cite claims or comparisons the report does not hold: {missing}"
 
 
 def test_dagger_answer_cites_the_equal_budget_comparison():
@@ -120,6 +129,16 @@ def test_no_lab_number_is_typed_in_questions_or_answers(lang):
             assert _visible_numbers(text) == [], f"{lang} {key} types a number; cite it as {{{{claim:...}}}}"
 
 
+def test_a_comparison_placeholder_becomes_its_phrase_in_the_notebooks_language():
+    entry = COMPARED["offline.vs_bc.iql"]
+    en = claims.fill_claims("IQL {{compare:offline.vs_bc.iql}}.", comparisons=COMPARED, lang="en")
+    ru = claims.fill_claims("IQL {{compare:offline.vs_bc.iql}}.", comparisons=COMPARED, lang="ru")
+    assert en == f"IQL +{entry['effect']:.2f} (95 % CI +{entry['low']:.2f} to +{entry['high']:.2f}, 5 paired seeds): ahead."
+    assert ru.endswith("): впереди.") and "95 % ДИ" in ru
+    with pytest.raises(claims.ClaimError, match="unknown comparison `offline.vs_bc.nope`"):
+        claims.fill_claims("{{compare:offline.vs_bc.nope}}", comparisons=COMPARED)
+
+
 def test_the_typed_number_check_catches_a_number():
     assert _visible_numbers("naive DQN reaches 0.79 ({{claim:offline.return.cql:mean:.2f}})") == ["0.79"]
     assert _visible_numbers("(Ross et al., 2011) and `x = 17`") == []
@@ -131,7 +150,7 @@ def test_built_lab_notebook_resolves_every_placeholder(lang, monkeypatch):
     nb = lab_source.lab_notebook(lang)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "{{" not in markdown
-    fixture_mean = f"{TABLE['offline.return.cql']['mean']:.2f}"
+    fixture_mean = f"{TABLE['offline.return.behavior_cloning']['mean']:.2f}"
     answer = next(c.source for c in nb.cells if c.id == "answer_offline")
     assert fixture_mean in answer
 
@@ -165,14 +184,18 @@ def test_fixture_is_marked_synthetic():
 
 
 def test_worded_verdicts_hold_in_the_committed_report():
-    """Sentences that state a comparison in words (not as a cited number) must match the run."""
-    report = claims.load_claims()
+    """Sentences that state a finding in words (not as a cited number or comparison) must match the run."""
+    report, compared = claims.load_claims(), claims.load_comparisons()
     per = lambda key: report[key]["per_seed"]  # noqa: E731
-    # DAgger answer: "small and the per-seed results overlap" at an equal label budget.
-    bc, dagger = per("dagger.bc_equal_budget_success"), per("dagger.dagger_equal_budget_success")
-    assert abs(report["dagger.dagger_equal_budget_success"]["mean"] - report["dagger.bc_equal_budget_success"]["mean"]) < 0.1
-    assert min(dagger) <= max(bc), "the equal-budget results no longer overlap: reword the DAgger answer"
-    # Offline answer: CQL's learned value of its greedy action sits above the true value (not conservative in level).
+    # DAgger answer: the equal-budget difference is "small" next to the round-by-round one.
+    assert compared["dagger.equal_budget"]["effect"] < compared["dagger.final_vs_round0"]["effect"] / 2
+    # Offline answer: CQL's learned value of its greedy action sits above the true value (not conservative in level) ...
     assert all(q > v for q, v in zip(per("offline.greedy_q_learned.cql"), per("offline.greedy_value_true.cql")))
-    # Token answer: advantage-weighted cloning ties the ILQL-like decoder on every seed.
-    assert per("language.exact_match.advantage_weighted_bc") == per("language.exact_match.ilql_like")
+    # ... and "the penalty raised the logged actions rather than lowering the rest".
+    assert all(lo > up for lo, up in zip(per("offline.q_logged_error.cql"), per("offline.q_unlogged_error.cql")))
+    assert all(lo > 0 for lo in per("offline.q_logged_error.cql"))
+    # FQE answer: naive DQN's error is the largest in the course's run.
+    errors = {k: v["mean"] for k, v in report.items() if k.startswith("fqe.abs_error.")}
+    assert max(errors, key=errors.get) == "fqe.abs_error.naive_dqn"
+    # Token answer: "cloning loses by construction".
+    assert compared["language.ilql_vs_bc"]["verdict"] == "ahead"

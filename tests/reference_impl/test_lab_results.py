@@ -143,16 +143,19 @@ def test_every_offline_sentence_uses_the_word_its_interval_allows(data):
             expected = paired_difference(claims[f"offline.return.{slug}"]["per_seed"], claims["offline.return.behavior_cloning"]["per_seed"])
             fragment = f"{display_name(labels, m)} {phrase({**expected, 'words': 'order'}, lang)}"
             assert fragment in sentence
-            assert fragment.endswith(labels[f"report.verdict.order.{verdict(expected['low'], expected['high'])}"])
+            if expected["low"] == expected["high"] == 0.0:  # identical on every seed: named a tie
+                assert fragment.endswith(labels["report.comparison_tie"].format(n=n))
+            else:
+                assert fragment.endswith(labels[f"report.verdict.order.{verdict(expected['low'], expected['high'])}"])
 
 
 def test_the_dt_sentence_speaks_of_a_gap_only_when_the_log_has_one():
     claims = {"dt.log_returns_low_count": _entry(35), "dt.log_returns_gap_count": _entry(0), "dt.log_returns_high_count": _entry(83),
               "dt.achieved.0.25": _entry(0.78), "dt.achieved.0.00": _entry(0.5), "dt.achieved.1.00": _entry(0.78)}
     text = caveats(claims, "en")[0]
-    assert "bimodal" in text and "35" in text and "83" in text and "0.00 → 0.50; 0.25 → 0.78" in text and "1.00" not in text
+    assert "no returns strictly between" in text and "35" in text and "83" in text and "0.00 → 0.50; 0.25 → 0.78" in text and "1.00" not in text
     claims["dt.log_returns_gap_count"] = _entry(4)
-    assert "bimodal" not in caveats(claims, "en")[0]
+    assert "no returns strictly between" not in caveats(claims, "en")[0]
 
 
 def test_the_language_sentence_blames_the_data_only_when_bc_loses():
@@ -298,7 +301,11 @@ def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeyp
     use_tiny(monkeypatch)
     lab.run_lab(lab.parse_options(["--seeds", "2", "--out", str(tmp_path)], {}))
     document = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
-    assert set(document) == {"command", "profile", "seeds", "package_versions", "machine", "claims"}
+    assert set(document) == {"command", "profile", "seeds", "package_versions", "machine", "claims", "comparisons", "wall_seconds"}
+    assert document["wall_seconds"] > 0
+    comparison = document["comparisons"]["offline.vs_bc.iql"]
+    assert set(comparison) == {"effect", "low", "high", "n_seeds", "paired", "confidence", "verdict", "a", "b", "words", "text"}
+    assert comparison["n_seeds"] == 2 and comparison["b"] == "offline.return.behavior_cloning"
     assert document["machine"] == lab.machine_description()
     assert document["command"] == f"m5 lab --profile smoke --seeds 2 --out {tmp_path.as_posix()} --lang en"
     entry = document["claims"]["offline.greedy_q_learned.naive_dqn"]

@@ -30,6 +30,8 @@ import numpy as np
 from m5_student.labels import LABELS, display_name
 
 __all__ = [
+    "plot_q_errors",
+    "plot_overestimation",
     "DQN_WINDOW",
     "moving_mean",
     "plot_environment",
@@ -202,6 +204,35 @@ def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, s
     return ax
 
 
+def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str] | None = None, *,
+                        run_label: str | None = None):
+    """Learned minus exact Q of the greedy action over training, DQN against Double DQN.
+
+    ``episodes`` (T,) are the checkpoints; ``dqn`` and ``double`` are (seeds, T) arrays
+    (or one seed's (T,)). Lines: across-seed means; bands: ± one sd. Zero is an
+    unbiased critic; above zero the network believes its choices are worth more than
+    they are.
+    """
+    where = "plot_overestimation"
+    lab = _labels(labels)
+    x = _vector(episodes, "episodes", where)
+    ax = _axes(ax, (9, 4.8))
+    for name, values, label in (("dqn", dqn, "DQN"), ("double", double, "Double DQN")):
+        curves = _per_seed_matrix(values, name, where, len(x))
+        mean = curves.mean(axis=0)
+        line = ax.plot(x, mean, marker="o", markersize=3, label=display_name(lab, label))[0]
+        if curves.shape[0] > 1:
+            sd = curves.std(axis=0, ddof=1)
+            ax.fill_between(x, mean - sd, mean + sd, color=line.get_color(), alpha=0.2)
+    ax.axhline(0.0, linewidth=1, color="black")
+    ax.set_xlabel(lab["episode"])
+    ax.set_ylabel(lab["overestimation_axis"])
+    _title(ax, lab["overestimation_title"], run_label)
+    ax.legend()
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
 def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None, labels: Mapping[str, str] | None = None, *,
                      run_label: str | None = None):
     """Bar chart of how often each action occurs in the fixed log."""
@@ -221,8 +252,9 @@ def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None,
 
 
 def plot_offline_methods(method_names, mean_return, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None,
-                         run_label: str | None = None):
-    """Mean return of each offline learner, each bar annotated with its success rate."""
+                         run_label: str | None = None, optimum: float | None = None):
+    """Mean return of each offline learner, each bar annotated with its success rate;
+    ``optimum`` (the expert's return from the same starts) is drawn as a dashed line."""
     where = "plot_offline_methods"
     lab = _labels(labels)
     names = _names(method_names, "method_names", where)
@@ -233,6 +265,9 @@ def plot_offline_methods(method_names, mean_return, success_rate, ax=None, label
     positions = np.arange(len(names))
     ax.bar(positions, returns, yerr=err, capsize=3 if err is not None else 0)
     ax.axhline(0.0, linewidth=1, color="black")
+    if optimum is not None:
+        ax.axhline(float(optimum), linestyle="--", color="tab:green", label=lab["optimum"].format(value=float(optimum)))
+        ax.legend(fontsize=8, loc="lower right")
     ax.set_xticks(positions, _shown(lab, names), rotation=15, ha="right")
     ax.set_ylabel(lab["mean_return"])
     _title(ax, lab["offline_title"], run_label)
@@ -344,7 +379,35 @@ def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[st
     if fqe is not None:
         series.append(("value_fqe", _per_seed_matrix(fqe, "fqe", where, len(names))))
     ax = _axes(ax, (9.5, 5))
-    positions = np.arange(len(names))
+    _grouped_bars(ax, lab, len(names), series)
+    return _finish_value_bars(ax, lab, names, "value_axis", "values_title", run_label)
+
+
+def plot_q_errors(method_names, logged_error, unlogged_error, ax=None, labels: Mapping[str, str] | None = None, *,
+                  run_label: str | None = None):
+    """Learned minus true Q, on the (state, action) pairs the log holds and on those it never shows.
+
+    ``logged_error`` and ``unlogged_error`` are (seeds, methods) arrays (or one seed's
+    (methods,)), NaN where a method has no Q. Bars: across-seed means ± sd; dots: seeds.
+    The y axis is symmetric-logarithmic, so a learner that overestimates by thousands
+    and one that is off by tenths fit on one figure. Overestimation that grows on the
+    unlogged pairs is what bootstrapping from unseen actions does.
+    """
+    where = "plot_q_errors"
+    lab = _labels(labels)
+    names = _names(method_names, "method_names", where)
+    series = [("q_error_logged", _per_seed_matrix(logged_error, "logged_error", where, len(names))),
+              ("q_error_unlogged", _per_seed_matrix(unlogged_error, "unlogged_error", where, len(names)))]
+    ax = _axes(ax, (9.5, 5))
+    _grouped_bars(ax, lab, len(names), series)
+    ax.set_yscale("symlog", linthresh=1.0)
+    return _finish_value_bars(ax, lab, names, "q_error_axis", "q_error_title", run_label)
+
+
+def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series) -> None:
+    """One bar group per method, one bar per ``(label key, (seeds, methods) values)`` series:
+    the across-seed mean ± sd, with each seed as a dot; all-NaN columns are left out."""
+    positions = np.arange(n_methods)
     width = 0.8 / len(series)
     for k, (key, values) in enumerate(series):
         x = positions + (k - (len(series) - 1) / 2) * width
@@ -356,9 +419,8 @@ def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[st
         ax.bar(x[drawn], mean[drawn], width, yerr=None if sd is None else sd[drawn], capsize=3, label=lab[key])
         if values.shape[0] > 1:
             jitter = np.linspace(-0.25, 0.25, values.shape[0]) * width
-            for j in range(len(names)):
+            for j in range(n_methods):
                 ax.scatter(x[j] + jitter, values[:, j], s=10, color="black", zorder=3)
-    return _finish_value_bars(ax, lab, names, "value_axis", "values_title", run_label)
 
 
 def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, gap=None, bins: int = 40,

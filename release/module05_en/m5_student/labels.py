@@ -52,6 +52,12 @@ LABELS: dict[str, dict[str, str]] = {
         "simulator_value": "simulator (discounted, log start cells)",
         "discounted_value": "discounted value",
         "values_title": "What each learner believes its greedy action is worth, and what it is worth",
+        "optimum": "expert (optimum): {value:.2f}",
+        "overestimation_axis": "learned − exact Q of the greedy action\n(mean over the buffer's states)",
+        "overestimation_title": "Overestimation during training: DQN and Double DQN",
+        "q_error_logged": "on (state, action) pairs the log holds", "q_error_unlogged": "on actions the log never shows there",
+        "q_error_axis": "learned Q minus true Q\n(mean over pairs; symmetric log scale)",
+        "q_error_title": "Where the learned values go wrong: logged and unlogged actions",
         "value_learned": "learned Q(s, π(s)) of the learner",
         "value_true": "true value V^π(s) (simulator's model, exact)",
         "value_fqe": "FQE estimate of V^π(s)",
@@ -61,7 +67,8 @@ LABELS: dict[str, dict[str, str]] = {
         "episodes": "episodes (all seeds)",
         "dt_gap": "no episode with a return in ({lo}, {hi})",
         "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
-        "run.pinned": "pinned full run (m5_student/data, seed offset 0)",
+        "run.pinned": "the course's full run, seed offset 0 (m5_student/data)",
+        "run.pinned_seeds": "the course's full run, {seeds} seeds: mean ± sd, dots per seed (m5_student/data)",
         "run.yours": "your run (profile {profile})",
         "run.lab": "python -m m5_student.lab run: profile {profile}, seeds: {seeds}",
         "nb.profile": "profile: {profile}",
@@ -71,6 +78,7 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.round": "round {round}: success {success:.2f}, return {ret:.3f}, expert labels {labels}",
         "nb.round_row": "round {round}, success",
         "nb.dqn": "{name}: training success {train:.2f}, greedy evaluation success {greedy:.2f}",
+        "nb.dqn_overestimation": "{name}: learned minus exact Q of the greedy action at the end of training {final:+.3f}",
         "nb.dqn_row": "{name}, greedy evaluation success",
         "nb.action_counts": "action counts: {counts}",
         "nb.behavior_probs": "behavior policy probabilities: {probs}",
@@ -88,6 +96,9 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.language_example": "    {prompt} -> {text}, reward {reward}",
         "nb.language_row": "{name}, exact match",
         "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
+        "nb.course_numbers": "The course's full run over {seeds} seeds (m5_student/data/M5_lab_claims.json): the numbers the "
+                             "worked answer to the next question quotes, as mean ± sd [each seed], and differences with "
+                             "their paired 95 % interval:",
         "nb.your_run": "your run", "nb.pinned_run": "pinned full run",
         "nb.artifacts": "Pinned artifacts:",
         "nb.artifact_scope": "Course-generated artifacts: the course's full-profile run on CPU, "
@@ -96,8 +107,8 @@ LABELS: dict[str, dict[str, str]] = {
                              "are not external benchmark results and one seed does not rank methods.",
         "summary_heading": "What the lab shows",
         "summary_bc": "Behavior cloning works on the states the expert visits; DAgger adds expert labels on the states the learner itself reaches.",
-        "summary_dqn": "A replay buffer and a target network keep online Q-learning stable; Double DQN picks the next action with one network and scores it with another.",
-        "summary_offline": "With a fixed log, what the data cover limits what can be learned; pessimistic methods and FQE estimates both need checking.",
+        "summary_dqn": "Double DQN picks the next action with the online network and scores it with the target network, which curbs the upward bias of a maximum over noisy estimates.",
+        "summary_offline": "With a fixed log, what the data cover limits what can be learned; where the log's most common behavior is wrong, a method that reads the rewards can do better than imitation, and both its values and FQE's estimates need checking against the truth.",
         "summary_dt": "A Decision Transformer is a conditional sequence model; asking for a high return-to-go does not make it achieve that return.",
         "summary_llm": "Token-level Q and V can be learned from logged responses, but this small ILQL-like model is an illustration, not an LLM-scale result.",
     },
@@ -134,6 +145,12 @@ LABELS: dict[str, dict[str, str]] = {
         "simulator_value": "симулятор (с дисконтом, стартовые клетки журнала)",
         "discounted_value": "дисконтированная ценность",
         "values_title": "Во что обучаемый оценивает своё жадное действие и сколько оно стоит на самом деле",
+        "optimum": "эксперт (оптимум): {value:.2f}",
+        "overestimation_axis": "выученное − точное Q жадного действия\n(среднее по состояниям буфера)",
+        "overestimation_title": "Завышение оценок во время обучения: DQN и Double DQN",
+        "q_error_logged": "на парах (состояние, действие) из журнала", "q_error_unlogged": "на действиях, которых журнал там не содержит",
+        "q_error_axis": "выученное Q минус истинное Q\n(среднее по парам; симметричная лог. шкала)",
+        "q_error_title": "Где выученные ценности ошибаются: записанные и незаписанные действия",
         "value_learned": "выученное Q(s, π(s)) обучаемого",
         "value_true": "истинная ценность V^π(s) (модель симулятора, точно)",
         "value_fqe": "оценка FQE для V^π(s)",
@@ -143,7 +160,8 @@ LABELS: dict[str, dict[str, str]] = {
         "episodes": "эпизодов (все seed)",
         "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
         "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
-        "run.pinned": "зафиксированный полный прогон (сдвиг seed 0)",
+        "run.pinned": "полный прогон курса, сдвиг seed 0 (m5_student/data)",
+        "run.pinned_seeds": "полный прогон курса, seed: {seeds}; среднее ± ст. откл., точки — seed (m5_student/data)",
         "run.yours": "ваш прогон (профиль {profile})",
         "run.lab": "прогон python -m m5_student.lab: профиль {profile}, число seed: {seeds}",
         "nb.profile": "профиль: {profile}",
@@ -153,6 +171,7 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.round": "раунд {round}: доля успехов {success:.2f}, отдача {ret:.3f}, меток эксперта {labels}",
         "nb.round_row": "раунд {round}, доля успехов",
         "nb.dqn": "{name}: доля успехов при обучении {train:.2f}, доля успехов жадной политики {greedy:.2f}",
+        "nb.dqn_overestimation": "{name}: выученное минус точное Q жадного действия в конце обучения {final:+.3f}",
         "nb.dqn_row": "{name}, доля успехов жадной политики",
         "nb.action_counts": "число действий в журнале: {counts}",
         "nb.behavior_probs": "вероятности поведенческой политики: {probs}",
@@ -171,6 +190,9 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.language_example": "    {prompt} -> {text}, награда {reward}",
         "nb.language_row": "{name}, точное совпадение",
         "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
+        "nb.course_numbers": "Полный прогон курса по {seeds} seed (m5_student/data/M5_lab_claims.json): числа, которые "
+                             "приводит разобранный ответ на следующий вопрос, — среднее ± ст. откл. [каждый seed] и "
+                             "разности с парным 95 % интервалом:",
         "nb.your_run": "ваш прогон", "nb.pinned_run": "зафиксированный полный прогон",
         "nb.artifacts": "Зафиксированные артефакты:",
         "nb.artifact_scope": "Артефакты курса: прогон курса в полном профиле "
@@ -179,8 +201,8 @@ LABELS: dict[str, dict[str, str]] = {
                              "результаты внешних бенчмарков, и один seed не ранжирует методы.",
         "summary_heading": "Что показала лабораторная работа",
         "summary_bc": "Клонирование поведения справляется на состояниях, которые посещает эксперт; DAgger добавляет метки эксперта в тех состояниях, куда попадает сам обучаемый агент.",
-        "summary_dqn": "Буфер воспроизведения и целевая сеть делают онлайн Q-обучение устойчивым; Double DQN выбирает следующее действие одной сетью, а оценивает другой.",
-        "summary_offline": "Когда журнал фиксирован, чему можно научиться, ограничено покрытием данных; и пессимистичные методы, и оценки FQE нужно проверять.",
+        "summary_dqn": "Double DQN выбирает следующее действие онлайн-сетью, а оценивает целевой сетью, и это сдерживает завышение максимума по шумным оценкам.",
+        "summary_offline": "Когда журнал фиксирован, чему можно научиться, ограничено покрытием данных; где самое частое поведение журнала ошибочно, метод, читающий награды, может превзойти имитацию, а его ценности и оценки FQE нужно сверять с истиной.",
         "summary_dt": "Decision Transformer — условная модель последовательностей; если запросить высокую оставшуюся отдачу (return-to-go), модель вовсе не обязательно её наберёт.",
         "summary_llm": "Q и V на уровне токенов можно обучить по записанным ответам, но эта маленькая ILQL-подобная модель — иллюстрация, а не результат в масштабе LLM.",
     },
@@ -253,56 +275,70 @@ _REPORT: dict[str, dict[str, str]] = {
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
         "train_seed": "train seed", "log_max_return": "log max return", "slope_inside": "slope inside",
         "rise_inside": "rise inside", "max_achieved_above": "max achieved above", "rises": "rises", "saturates": "saturates",
-        "token_claim": "**Token-level pipeline**: the ILQL-like method's exact match exceeds behavior cloning's; holds on "
-                       "{holding} of {seeds} seeds.",
-        "seed": "seed", "bc_exact_match": "BC exact match", "ilql_exact_match": "ILQL-like exact match",
-        "ilql_beats_bc": "ILQL-like > BC",
+        "seed": "seed",
         "claim_id": "id", "claim": "claim", "per_seed": "per seed", "mean_sd": "mean ± sd",
         "all_claims": "Every claim of this run (also in `claims.json`):",
         "caveats": "What the numbers say",
         "true_value": "true value of the policy over logged states", "fqe_logged": "FQE value over logged states",
         "logged_pair_share": "share of states whose greedy action the log holds there",
+        "optimum_intro": "Dashed line: the expert's return from the same evaluation starts, the best any policy can do ({optimum}).",
+        "mechanism_intro": "The mechanism, measured: each learner's Q against the exact action values of its own greedy policy "
+                           "(from the simulator's tabular model), over the log's distinct states, split into the (state, action) "
+                           "pairs the log holds and the actions it never shows in that state; the share of states whose greedy "
+                           "action is one the log never shows there; and the share of states whose largest learned Q exceeds "
+                           "the largest possible return (1.00, the goal's reward). Mean ± sd over seeds.",
+        "unlogged_greedy_share": "share of states with an unlogged greedy action",
+        "overestimation_intro": "Overestimation, measured: every 10 episodes, each network's Q of its greedy action minus the "
+                                "exact value of that action under the network's own greedy policy (the simulator's tabular "
+                                "model, gamma = 0.95, no time limit), averaged over the distinct states in the replay buffer. "
+                                "Lines: mean over seeds; bands: ± sd.",
+        "overestimation_mean": "overestimation, mean over training", "overestimation_final": "overestimation, end of training",
+        "above_max_share": "share of states with max Q > 1",
+        "q_error_logged": "learned − true Q, logged pairs", "q_error_unlogged": "learned − true Q, unlogged actions",
         "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
                         "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
                         "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds.",
         "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled). A request is "
                          "only backed by the log where episodes with that return exist.",
-        "caveat_dagger": "DAgger's final success exceeds behavior cloning's on {better} of {seeds} seeds and ties on {ties}; "
-                         "behavior cloning trains on {bc_labels} expert labels and DAgger's final round on {dagger_labels}, "
-                         "so this is not a comparison at an equal label budget.",
+        "comparison": "{effect} (95 % CI {low} to {high}, {n} paired seeds): {verdict}",
+        "comparison_tie": "identical on all {n} paired seeds: a tie",
+        "verdict.order.ahead": "ahead", "verdict.order.behind": "behind",
+        "verdict.order.no detectable difference": "no detectable difference",
+        "verdict.level.ahead": "above zero", "verdict.level.behind": "below zero",
+        "verdict.level.no detectable difference": "no detectable difference from zero",
+        "compared": "compared", "difference": "difference (95 % interval, seeds): verdict",
+        "comparisons": "Comparisons, paired over seeds: the verdict follows the 95 % interval and nothing else "
+                       "(also in `claims.json`):",
+        "caveat_dagger": "DAgger's final round against behavior cloning (round 0), success rate: {cmp}. Behavior cloning "
+                         "trains on {bc_labels} expert labels and DAgger's final round on {dagger_labels}, so this is not a "
+                         "comparison at an equal label budget.",
         "caveat_equal_budget": "With the same {budget} expert labels, DAgger reaches {dagger} and behavior cloning {bc} "
-                               "(the expert itself {expert}); DAgger is ahead on {ahead} of {seeds} seeds: {verdict}.",
-        "budget_verdict_clear": "labeling the learner's own states clearly helps here",
-        "budget_verdict_small": "labeling the learner's own states helps a little at most on this small grid, and the "
-                                "per-seed results overlap, so this is no proof that DAgger wins at an equal budget",
-        "caveat_bc_offline": "Offline behavior cloning reaches a mean return of {bc}, the best protected method ({best}) {best_value} "
-                             "and naive DQN {naive}: {verdict}.",
-        "bc_verdict_equal": "on this log the protected methods guard against extrapolation but do not beat imitation",
-        "bc_verdict_below": "on this log the best protected method beats imitation",
-        "caveat_ties": "{names} share the best mean return on {count} of {seeds} seeds. Equal outcomes do not make the "
-                       "methods identical (their learned values differ, see the offline table), and one favourable seed "
-                       "is not a ranking.",
-        "caveat_cql": "What CQL guarantees (Kumar et al. 2020): with a large enough penalty weight alpha, the learned Q "
-                      "lower-bounds the true value of the learned policy. On this log (alpha = {alpha}) CQL's learned value "
-                      "of its greedy action is {q} against a true value of {v}, at or below the truth on {below} of {seeds} "
-                      "seeds: {level}. In {share} of the log's states its greedy action is an action the log holds for that "
-                      "state (naive DQN: {naive_share}): {ranking}.",
-        "cql_level_yes": "here it is conservative in level",
-        "cql_level_no": "here it is not conservative in level",
-        "cql_ranking_yes": "it protects by ranking, keeping unlogged actions below logged ones",
-        "cql_ranking_no": "its ranking keeps the policy on logged actions no better than naive DQN's",
-        "caveat_naive": "Naive DQN believes its greedy action is worth {q}, while the same policy's true value over the same "
-                        "states is {v}: the maximum in its target picks actions the log never shows.",
+                               "(the expert itself {expert}); DAgger minus behavior cloning: {cmp}.",
+        "caveat_dqn": "Overestimation of the greedy action (learned minus exact Q, mean over the buffer's states and "
+                      "over training): DQN {dqn}, Double DQN {double}; Double DQN minus DQN: {cmp_mean}; at the end of "
+                      "training: {cmp_final}. Greedy success, Double DQN minus DQN: {cmp_success}.",
+        "caveat_bc_offline": "On the offline log, behavior cloning's greedy policy returns {bc}, and the expert {optimum} "
+                             "from the same starts (the optimum). Each value-based method minus behavior cloning: {each}.",
+        "caveat_cql": "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): with a large enough penalty weight, "
+                      "the learned value of the policy is a lower bound of its true value in expectation over the data's "
+                      "states, and the margin vanishes where the policy plays the log's own actions. Here (alpha = {alpha}) "
+                      "CQL's learned value of its greedy action is {q} and the same policy's true value {v}; learned minus "
+                      "true: {cmp}. Its greedy action is one the log holds in that state in {share} of the log's states "
+                      "(naive DQN: {naive_share}).",
+        "caveat_naive": "Naive DQN, learned minus true Q on the actions the log never shows in a state: {cmp}; on the pairs "
+                        "the log holds: {logged}. Its largest learned Q exceeds the largest possible return ({bound}) in "
+                        "{above} of the log's states, and its greedy policy's true value is {v}.",
         "caveat_fqe": "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
                       "check an FQE estimate against the simulator before trusting it.",
-        "caveat_dt_gap": "The Decision Transformer's logs are bimodal: per seed, {low} episodes return <= {lo}, {high} "
-                         "return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
+        "caveat_dt_gap": "The Decision Transformer's logs have no returns strictly between {lo} and {hi}: per seed, {low} "
+                         "episodes return <= {lo} (of them {timeouts} are time-limit cuts at exactly {lo}, the rest end in a "
+                         "trap), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
                          "episode has; what they achieve ({achieved}) is the model's interpolation across an empty gap, "
                          "not a rise the log shows.",
-        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo}, {high} return >= {hi} "
-                          "and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
-        "caveat_language": "The ILQL-like method's exact match exceeds behavior cloning's on {better} of {seeds} seeds, and "
-                           "advantage-weighted BC ties it on {ties} of {seeds}.",
+        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo} (of them {timeouts} "
+                          "are time-limit cuts at exactly {lo}), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
+        "caveat_language": "Token level, exact match: ILQL-like minus behavior cloning {cmp_bc}; ILQL-like minus "
+                           "advantage-weighted BC {cmp_aw}.",
         "caveat_language_why": "Behavior cloning loses by construction: the annotator's most frequent response is a "
                                "consistent slip (answer + 1, probability {slip}, against {exact} for the exact answer), "
                                "and imitation copies it.",
@@ -355,58 +391,70 @@ _REPORT: dict[str, dict[str, str]] = {
         "train_seed": "seed обучения", "log_max_return": "лучшая отдача в журнале", "slope_inside": "наклон внутри диапазона",
         "rise_inside": "прирост внутри диапазона", "max_achieved_above": "наибольшая полученная выше диапазона",
         "rises": "растёт", "saturates": "насыщается",
-        "token_claim": "**Офлайн-обучение на уровне токенов**: точное совпадение у ILQL-подобного метода выше, чем у "
-                       "клонирования поведения; выполняется для {holding} из {seeds} seed.",
-        "seed": "seed", "bc_exact_match": "точное совпадение, BC", "ilql_exact_match": "точное совпадение, ILQL-подобный",
-        "ilql_beats_bc": "ILQL-подобный > BC",
+        "seed": "seed",
         "claim_id": "идентификатор", "claim": "утверждение", "per_seed": "по seed", "mean_sd": "среднее ± ст. откл.",
         "all_claims": "Все утверждения этого прогона (они же в `claims.json`):",
         "caveats": "Что говорят числа",
         "true_value": "истинная ценность политики по состояниям журнала", "fqe_logged": "оценка FQE по состояниям журнала",
         "logged_pair_share": "доля состояний, где жадное действие записано в журнале",
+        "optimum_intro": "Пунктир: отдача эксперта с тех же стартов оценки, лучшее, что может любая политика ({optimum}).",
+        "mechanism_intro": "Механизм, измеренный: Q каждого обучаемого против точных ценностей действий его собственной "
+                           "жадной политики (по табличной модели симулятора) на различных состояниях журнала, отдельно для пар "
+                           "(состояние, действие) из журнала и для действий, которых журнал в этом состоянии не содержит; доля "
+                           "состояний, где жадное действие в журнале там не встречается; доля состояний, где наибольшее "
+                           "выученное Q выше наибольшей возможной отдачи (1.00, награда за цель). Среднее ± ст. откл. по seed.",
+        "unlogged_greedy_share": "доля состояний с незаписанным жадным действием",
+        "overestimation_intro": "Завышение, измеренное: каждые 10 эпизодов — Q жадного действия каждой сети минус точная "
+                                "ценность этого действия при собственной жадной политике сети (табличная модель симулятора, "
+                                "gamma = 0.95, без лимита шагов), среднее по различным состояниям буфера воспроизведения. "
+                                "Линии — среднее по seed, полосы — ± ст. откл.",
+        "overestimation_mean": "завышение, среднее за обучение", "overestimation_final": "завышение в конце обучения",
+        "above_max_share": "доля состояний с наибольшим Q > 1",
+        "q_error_logged": "выученное − истинное Q, пары из журнала", "q_error_unlogged": "выученное − истинное Q, незаписанные действия",
         "values_intro": "Выученная ценность жадного действия каждого обучаемого (его собственное Q(s, π(s)), среднее по "
                         "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
                         "табличной модели симулятора, gamma = 0.99, без лимита шагов) и с её оценкой FQE. Столбцы: среднее "
                         "по seed ± ст. откл.; точки: отдельные seed.",
         "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе). Запрос опирается на "
                          "журнал только там, где есть эпизоды с такой отдачей.",
-        "caveat_dagger": "Итоговая доля успехов DAgger выше, чем у клонирования поведения, для {better} из {seeds} seed и "
-                         "равна для {ties}; клонирование поведения обучается на {bc_labels} метках эксперта, а последний "
-                         "раунд DAgger — на {dagger_labels}, так что это сравнение не при равном числе меток.",
+        "comparison": "{effect} (95 % ДИ от {low} до {high}, парных seed: {n}): {verdict}",
+        "comparison_tie": "совпадает на всех парных seed ({n}): ничья",
+        "verdict.order.ahead": "впереди", "verdict.order.behind": "позади",
+        "verdict.order.no detectable difference": "различие не обнаружено",
+        "verdict.level.ahead": "выше нуля", "verdict.level.behind": "ниже нуля",
+        "verdict.level.no detectable difference": "отличие от нуля не обнаружено",
+        "compared": "что сравнивается", "difference": "разность (95 % интервал, seed): вывод",
+        "comparisons": "Сравнения, парные по seed: вывод следует только из 95 % интервала (они же в `claims.json`):",
+        "caveat_dagger": "Последний раунд DAgger против клонирования поведения (раунд 0), доля успехов: {cmp}. "
+                         "Клонирование поведения обучается на {bc_labels} метках эксперта, а последний раунд DAgger — на "
+                         "{dagger_labels}, так что это сравнение не при равном числе меток.",
         "caveat_equal_budget": "При одних и тех же {budget} метках эксперта DAgger достигает {dagger}, а клонирование "
-                               "поведения — {bc} (сам эксперт — {expert}); DAgger впереди для {ahead} из {seeds} seed: {verdict}.",
-        "budget_verdict_clear": "разметка состояний самого ученика здесь явно помогает",
-        "budget_verdict_small": "на этой маленькой сетке разметка состояний самого ученика помогает разве что немного, "
-                                "а результаты по seed перекрываются, так что это не доказывает превосходства DAgger при "
-                                "равном бюджете",
-        "caveat_bc_offline": "Офлайн-клонирование поведения даёт среднюю отдачу {bc}, лучший метод с защитой ({best}) — "
-                             "{best_value}, наивный DQN — {naive}: {verdict}.",
-        "bc_verdict_equal": "на этом журнале методы с защитой оберегают от экстраполяции, но не превосходят имитацию",
-        "bc_verdict_below": "на этом журнале лучший метод с защитой превосходит имитацию",
-        "caveat_ties": "{names}: одна и та же лучшая средняя отдача для {count} из {seeds} seed. Равные результаты не "
-                       "делают методы одинаковыми (их выученные ценности различаются, см. таблицу офлайн-методов), а один "
-                       "удачный seed — не рейтинг.",
-        "caveat_cql": "Что гарантирует CQL (Kumar et al. 2020): при достаточно большом весе штрафа alpha выученное Q — "
-                      "нижняя оценка истинной ценности выученной политики. На этом журнале (alpha = {alpha}) выученная "
-                      "ценность жадного действия CQL равна {q} при истинной ценности {v}, не выше истины для {below} из "
-                      "{seeds} seed: {level}. В доле {share} состояний журнала жадное действие CQL записано в журнале для "
-                      "этого же состояния (наивный DQN: {naive_share}): {ranking}.",
-        "cql_level_yes": "здесь оценка консервативна по уровню",
-        "cql_level_no": "здесь оценка не консервативна по уровню",
-        "cql_ranking_yes": "защищает порядок действий: ненаблюдавшиеся действия остаются ниже записанных",
-        "cql_ranking_no": "порядок действий удерживает политику на записанных действиях не лучше, чем у наивного DQN",
-        "caveat_naive": "Наивный DQN считает, что его жадное действие стоит {q}, а истинная ценность той же политики в тех "
-                        "же состояниях равна {v}: максимум в его цели выбирает действия, которых в журнале нет.",
+                               "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}.",
+        "caveat_dqn": "Завышение оценки жадного действия (выученное минус точное Q, среднее по состояниям буфера и по "
+                      "обучению): DQN {dqn}, Double DQN {double}; Double DQN минус DQN: {cmp_mean}; в конце обучения: "
+                      "{cmp_final}. Доля успехов, Double DQN минус DQN: {cmp_success}.",
+        "caveat_bc_offline": "На офлайн-журнале жадная политика клонирования поведения даёт отдачу {bc}, а эксперт с тех же "
+                             "стартов — {optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}.",
+        "caveat_cql": "Что даёт анализ CQL (Kumar et al. 2020, теорема 3.2): при достаточно большом весе штрафа выученная "
+                      "ценность политики — нижняя оценка её истинной ценности в среднем по состояниям данных, и запас "
+                      "исчезает там, где политика играет действия самого журнала. Здесь (alpha = {alpha}) выученная "
+                      "ценность жадного действия CQL равна {q}, а истинная ценность той же политики — {v}; выученная минус "
+                      "истинная: {cmp}. Жадное действие CQL записано в журнале для этого же состояния в доле {share} "
+                      "состояний журнала (наивный DQN: {naive_share}).",
+        "caveat_naive": "Наивный DQN, выученное минус истинное Q на действиях, которых журнал в этом состоянии не содержит: "
+                        "{cmp}; на парах из журнала: {logged}. Его наибольшее выученное Q выше наибольшей возможной отдачи "
+                        "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}.",
         "caveat_fqe": "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
                       "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором.",
-        "caveat_dt_gap": "Журналы Decision Transformer бимодальны: для каждого seed {low} эпизодов имеют отдачу <= {lo}, "
-                         "{high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
+        "caveat_dt_gap": "В журналах Decision Transformer нет отдач строго между {lo} и {hi}: для каждого seed {low} "
+                         "эпизодов имеют отдачу <= {lo} (из них {timeouts} усечены лимитом шагов ровно на {lo}, остальные "
+                         "закончились в ловушке), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
                          "нет ни у одного эпизода журнала; полученное на них ({achieved}) — интерполяция модели через "
                          "пустой промежуток, а не рост, который показывает журнал.",
-        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo}, {high} — "
-                          "отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
-        "caveat_language": "Точное совпадение у ILQL-подобного метода выше, чем у клонирования поведения, для {better} из "
-                           "{seeds} seed, а BC с весами по преимуществу равен ему для {ties} из {seeds}.",
+        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo} (из них "
+                          "{timeouts} усечены лимитом шагов ровно на {lo}), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
+        "caveat_language": "Уровень токенов, точное совпадение: ILQL-подобный метод минус клонирование поведения "
+                           "{cmp_bc}; ILQL-подобный метод минус BC с весами по преимуществу {cmp_aw}.",
         "caveat_language_why": "Клонирование поведения проигрывает по построению: самый частый ответ разметчика — "
                                "устойчивая ошибка (ответ + 1, вероятность {slip} против {exact} у точного ответа), и "
                                "имитация её копирует.",

@@ -9,7 +9,9 @@ runner returns for that seed) to a number. ``python -m m5_student.lab`` evaluate
 section ran, on every seed, and writes ``claims.json`` next to the report::
 
     {"command", "profile", "seeds", "package_versions", "machine",
-     "claims": {id: {"per_seed", "seed_ids", "mean", "sd", "text": {"en", "ru"}}}}
+     "claims": {id: {"per_seed", "seed_ids", "mean", "sd", "text": {"en", "ru"}}},
+     "comparisons": {id: {"effect", "low", "high", "n_seeds", "paired", "confidence",
+                          "verdict", "a", "b", "words", "text"}}}
 
 Adding a claim is one :class:`Claim` appended to :data:`CLAIMS` (its value function
 may return None where a seed's run does not have the number, e.g. a request the
@@ -46,7 +48,6 @@ __all__ = [
     "claim_ids",
     "evaluate_claims",
     "claims_document",
-    "caveats",
     "claims_table",
     "id_index",
     "readme_section",
@@ -116,10 +117,29 @@ def _log_count(low: float, high: float) -> Callable[[dict], float]:
     return value
 
 
+def _series_mean(key: str) -> Callable[[dict], float | None]:
+    """Value function: the mean of the per-checkpoint series ``key`` (None where the run has none)."""
+    return lambda result: float(np.mean(result[key])) if key in result else None
+
+
+def _series_last(key: str) -> Callable[[dict], float | None]:
+    """Value function: the last checkpoint of the series ``key`` (None where the run has none)."""
+    return lambda result: float(result[key][-1]) if key in result else None
+
+
+def _timeout_count(result: dict) -> float:
+    """Log episodes cut by the time limit: 50 step costs and nothing else, a return of exactly -0.5."""
+    returns = np.asarray(result["log_returns"], dtype=np.float64)
+    return float(np.count_nonzero(np.isclose(returns, DT_GAP[0], rtol=0.0, atol=1e-9)))
+
+
 def _gap_count(result: dict) -> float:
     returns = np.asarray(result["log_returns"], dtype=np.float64)
     return float(np.count_nonzero((returns > DT_GAP[0]) & (returns < DT_GAP[1])))
 
+
+#: Offline measurements that read a learned Q (behavior cloning has none).
+Q_ONLY = ("greedy_q_learned", "q_logged_error", "q_unlogged_error", "above_max_share")
 
 #: The label budget at which BC and DAgger are compared in the claims (one of the lab's budgets).
 EQUAL_BUDGET = 200
@@ -170,6 +190,22 @@ def _build_claims() -> list[Claim]:
         Claim("dqn.double_success", "dqn", {"en": "Double DQN: greedy evaluation success rate after training",
                                              "ru": "Double DQN: доля успехов жадной политики после обучения"},
               lambda r: float(r["double_eval_success"])),
+        Claim("dqn.dqn_overestimation_mean", "dqn",
+              {"en": "DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
+               "ru": "DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения"},
+              _series_mean("dqn_overestimation")),
+        Claim("dqn.double_overestimation_mean", "dqn",
+              {"en": "Double DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
+               "ru": "Double DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения"},
+              _series_mean("double_overestimation")),
+        Claim("dqn.dqn_overestimation_final", "dqn",
+              {"en": "DQN: learned minus exact Q of the greedy action at the end of training",
+               "ru": "DQN: выученное минус точное Q жадного действия в конце обучения"},
+              _series_last("dqn_overestimation")),
+        Claim("dqn.double_overestimation_final", "dqn",
+              {"en": "Double DQN: learned minus exact Q of the greedy action at the end of training",
+               "ru": "Double DQN: выученное минус точное Q жадного действия в конце обучения"},
+              _series_last("double_overestimation")),
         Claim("log.mean_return", "log", {"en": "The fixed log: mean episode return",
                                           "ru": "Фиксированный журнал: средняя отдача за эпизод"},
               lambda r: float(r["mean_return"])),
@@ -189,13 +225,23 @@ def _build_claims() -> list[Claim]:
                              "ru": "Офлайн, {name}: оценка FQE ценности той же политики, среднее по состояниям журнала"},
         "logged_pair_share": {"en": "Offline, {name}: share of the log's states whose greedy action the log holds for that state",
                               "ru": "Офлайн, {name}: доля состояний журнала, где жадное действие записано в журнале"},
+        "q_logged_error": {"en": "Offline, {name}: learned minus true Q on the (state, action) pairs the log holds",
+                           "ru": "Офлайн, {name}: выученное минус истинное Q на парах (состояние, действие) из журнала"},
+        "q_unlogged_error": {"en": "Offline, {name}: learned minus true Q on the actions the log never shows in a logged state",
+                             "ru": "Офлайн, {name}: выученное минус истинное Q на действиях, которых журнал в этом состоянии не содержит"},
+        "above_max_share": {"en": "Offline, {name}: share of the log's states whose largest learned Q exceeds the largest possible return",
+                            "ru": "Офлайн, {name}: доля состояний журнала, где наибольшее выученное Q выше наибольшей возможной отдачи"},
     }
     keys = {"return": "mean_return", "success": "success_rate", "greedy_q_learned": "greedy_q_mean",
             "greedy_value_true": "greedy_value_true", "greedy_value_fqe": "fqe_logged_value",
-            "logged_pair_share": "logged_pair_share"}
+            "logged_pair_share": "logged_pair_share", "q_logged_error": "q_logged_error",
+            "q_unlogged_error": "q_unlogged_error", "above_max_share": "above_max_share"}
+    c.append(Claim("offline.return_optimal", "offline", {"en": "Offline: the expert's (optimal) mean return from the same evaluation starts",
+                                                          "ru": "Офлайн: средняя (оптимальная) отдача эксперта с тех же стартов оценки"},
+                   lambda r: float(r["optimal_return"])))
     for what, template in offline_texts.items():
         for m in METHOD_NAMES:
-            if what == "greedy_q_learned" and m == "behavior cloning":
+            if what in Q_ONLY and m == "behavior cloning":
                 continue  # BC learns a policy, no Q
             c.append(Claim(f"offline.{what}.{_slug(m)}", "offline", _texts(template, m), _indexed(keys[what], "method_names", m)))
     fqe_texts = {
@@ -219,6 +265,10 @@ def _build_claims() -> list[Claim]:
         Claim("dt.log_returns_low_count", "dt", _texts({"en": "Decision Transformer log: episodes with return <= {lo}",
                                                         "ru": "Журнал Decision Transformer: эпизодов с отдачей <= {lo}"}, lo=lo),
               _log_count(-np.inf, lo), 0),
+        Claim("dt.log_returns_timeout_count", "dt",
+              _texts({"en": "Decision Transformer log: of those, episodes cut by the time limit (return exactly {lo})",
+                      "ru": "Журнал Decision Transformer: из них эпизодов, усечённых лимитом шагов (отдача ровно {lo})"}, lo=lo),
+              _timeout_count, 0),
         Claim("dt.log_returns_gap_count", "dt", _texts({"en": "Decision Transformer log: episodes with return strictly between {lo} and {hi}",
                                                         "ru": "Журнал Decision Transformer: эпизодов с отдачей строго между {lo} и {hi}"},
                                                        lo=lo, hi=hi),
@@ -246,7 +296,7 @@ CLAIMS: list[Claim] = _build_claims()
 README_CLAIMS: tuple[str, ...] = (
     "dagger.bc_success", "dagger.bc_labels", "dagger.dagger_success", "dagger.dagger_labels",
     "dagger.bc_equal_budget_success", "dagger.dagger_equal_budget_success", "dagger.equal_budget_expert_success",
-    "dqn.dqn_success", "dqn.double_success",
+    "dqn.dqn_success", "dqn.double_success", "dqn.dqn_overestimation_mean", "dqn.double_overestimation_mean",
     *(f"offline.return.{_slug(m)}" for m in ("behavior cloning", "naive DQN", "restricted DQN", "CQL", "IQL")),
     *(f"offline.greedy_q_learned.{_slug(m)}" for m in ("naive DQN", "restricted DQN", "CQL", "IQL")),
     *(f"offline.greedy_value_true.{_slug(m)}" for m in ("naive DQN", "restricted DQN", "CQL", "IQL")),
@@ -294,10 +344,16 @@ def evaluate_claims(results: Mapping[str, Sequence[dict]], claims: Sequence[Clai
 
 
 def claims_document(command: str, profile: str, seeds: int, package_versions: Mapping[str, str], claims: Mapping[str, dict],
-                    machine: Mapping[str, str]) -> dict:
-    """The content of ``claims.json`` (see the module docstring); ``machine`` as ``lab.machine_description()``."""
-    return {"command": command, "profile": profile, "seeds": seeds, "package_versions": dict(package_versions),
-            "machine": dict(machine), "claims": dict(claims)}
+                    machine: Mapping[str, str], wall_seconds: float | None = None) -> dict:
+    """The content of ``claims.json`` (see the module docstring); ``machine`` as ``lab.machine_description()``.
+    ``comparisons`` holds every :mod:`m5_student.lab_comparisons` entry the claims allow."""
+    from m5_student.lab_comparisons import evaluate_comparisons
+
+    document = {"command": command, "profile": profile, "seeds": seeds, "package_versions": dict(package_versions),
+                "machine": dict(machine), "claims": dict(claims), "comparisons": evaluate_comparisons(claims)}
+    if wall_seconds is not None:  # the run's wall time, the same total the report's time table ends with
+        document["wall_seconds"] = round(float(wall_seconds), 1)
+    return document
 
 
 def _digits(claim_id: str) -> int:
@@ -339,116 +395,6 @@ def claims_table(claims: Mapping[str, dict], lang: str, ids: Sequence[str] | Non
     return rows
 
 
-# --------------------------------------------------------------------------- caveats
-def _get(claims: Mapping[str, dict], claim_id: str) -> dict | None:
-    return claims.get(claim_id)
-
-
-def _seeds_where(claims: Mapping[str, dict], a: str, b: str, test: Callable[[float, float], bool]) -> int:
-    return int(sum(test(x, y) for x, y in zip(claims[a]["per_seed"], claims[b]["per_seed"])))
-
-
-def caveats(claims: Mapping[str, dict], lang: str) -> list[str]:
-    """The honest caveats, each a template of ``report.caveat_*`` filled in with numbers.
-
-    Only caveats whose claims are present are written (a single-section run gets
-    the caveats of that section).
-    """
-    labels = labels_for(lang)
-    name = lambda raw: display_name(labels, raw)  # noqa: E731
-    ms = lambda i, d=2: format_mean_sd(claims[i], d)  # noqa: E731
-    out = []
-    has = lambda *ids: all(i in claims for i in ids)  # noqa: E731
-    n = len(next(iter(claims.values()))["per_seed"]) if claims else 0
-
-    if has("dagger.bc_success", "dagger.dagger_success", "dagger.bc_labels", "dagger.dagger_labels"):
-        out.append(labels["report.caveat_dagger"].format(
-            better=_seeds_where(claims, "dagger.dagger_success", "dagger.bc_success", lambda d, b: d > b),
-            ties=_seeds_where(claims, "dagger.dagger_success", "dagger.bc_success", lambda d, b: d == b), seeds=n,
-            bc_labels=_listed(claims["dagger.bc_labels"], 0), dagger_labels=_listed(claims["dagger.dagger_labels"], 0)))
-    if has("dagger.bc_equal_budget_success", "dagger.dagger_equal_budget_success", "dagger.equal_budget_expert_success"):
-        gap = claims["dagger.dagger_equal_budget_success"]["mean"] - claims["dagger.bc_equal_budget_success"]["mean"]
-        out.append(labels["report.caveat_equal_budget"].format(
-            budget=EQUAL_BUDGET, bc=ms("dagger.bc_equal_budget_success"), dagger=ms("dagger.dagger_equal_budget_success"),
-            expert=ms("dagger.equal_budget_expert_success"), seeds=n,
-            ahead=_seeds_where(claims, "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success", lambda d, b: d > b),
-            verdict=labels["report.budget_verdict_clear" if gap >= 0.1 else "report.budget_verdict_small"]))
-    protected = [m for m in ("restricted DQN", "CQL", "IQL") if has(f"offline.return.{_slug(m)}")]
-    if has("offline.return.behavior_cloning") and protected:
-        best = max(protected, key=lambda m: claims[f"offline.return.{_slug(m)}"]["mean"])
-        # "Beats imitation" only when the best protected mean is above BC's by more than rounding.
-        gain = claims[f"offline.return.{_slug(best)}"]["mean"] - claims["offline.return.behavior_cloning"]["mean"]
-        out.append(labels["report.caveat_bc_offline"].format(
-            bc=ms("offline.return.behavior_cloning"), best=name(best), best_value=ms(f"offline.return.{_slug(best)}"),
-            naive=ms("offline.return.naive_dqn") if has("offline.return.naive_dqn") else labels["report.not_available"],
-            verdict=labels["report.bc_verdict_below" if gain > 0.005 else "report.bc_verdict_equal"]))
-        out.append(_tie_caveat(claims, labels, n))
-    if has("offline.greedy_q_learned.cql", "offline.greedy_value_true.cql", "offline.logged_pair_share.cql",
-           "offline.logged_pair_share.naive_dqn"):
-        below = _seeds_where(claims, "offline.greedy_q_learned.cql", "offline.greedy_value_true.cql", lambda a, b: a <= b)
-        share, naive = claims["offline.logged_pair_share.cql"], claims["offline.logged_pair_share.naive_dqn"]
-        from m5_student.offline_methods import CQLConfig
-
-        out.append(labels["report.caveat_cql"].format(
-            alpha=CQLConfig().alpha, q=ms("offline.greedy_q_learned.cql"), v=ms("offline.greedy_value_true.cql"), below=below, seeds=n,
-            level=labels["report.cql_level_yes" if below * 2 > n else "report.cql_level_no"],
-            share=ms("offline.logged_pair_share.cql"), naive_share=ms("offline.logged_pair_share.naive_dqn"),
-            ranking=labels["report.cql_ranking_yes" if share["mean"] > naive["mean"] else "report.cql_ranking_no"]))
-    if has("offline.greedy_q_learned.naive_dqn", "offline.greedy_value_true.naive_dqn") and (
-            claims["offline.greedy_q_learned.naive_dqn"]["mean"] > claims["offline.greedy_value_true.naive_dqn"]["mean"]):
-        out.append(labels["report.caveat_naive"].format(q=ms("offline.greedy_q_learned.naive_dqn"),
-                                                         v=ms("offline.greedy_value_true.naive_dqn")))
-    errors = {m: claims[f"fqe.abs_error.{_slug(m)}"] for m in _offline_methods() if has(f"fqe.abs_error.{_slug(m)}")}
-    if errors:
-        worst = max(errors, key=lambda m: errors[m]["mean"])
-        best = min(errors, key=lambda m: errors[m]["mean"])
-        out.append(labels["report.caveat_fqe"].format(worst=name(worst), worst_error=ms(f"fqe.abs_error.{_slug(worst)}", 3),
-                                                      best=name(best), best_error=ms(f"fqe.abs_error.{_slug(best)}", 3)))
-    if has("dt.log_returns_low_count", "dt.log_returns_gap_count", "dt.log_returns_high_count"):
-        inside = [c for c in claims if c.startswith("dt.achieved.") and DT_GAP[0] < float(c.split(".", 2)[2]) < DT_GAP[1]]
-        achieved = "; ".join(f"{c.split('.', 2)[2]} → {ms(c)}" for c in sorted(inside, key=lambda c: float(c.split('.', 2)[2])))
-        key = "report.caveat_dt_gap" if claims["dt.log_returns_gap_count"]["mean"] == 0 else "report.caveat_dt_some"
-        out.append(labels[key].format(low=_listed(claims["dt.log_returns_low_count"], 0),
-                                      gap=_listed(claims["dt.log_returns_gap_count"], 0),
-                                      high=_listed(claims["dt.log_returns_high_count"], 0),
-                                      lo=DT_GAP[0], hi=DT_GAP[1], achieved=achieved or labels["report.not_available"]))
-    if has("language.exact_match.behavior_cloning", "language.exact_match.ilql_like", "language.exact_match.advantage_weighted_bc"):
-        better = _seeds_where(claims, "language.exact_match.ilql_like", "language.exact_match.behavior_cloning", lambda a, b: a > b)
-        sentence = labels["report.caveat_language"].format(
-            better=better, seeds=n,
-            ties=_seeds_where(claims, "language.exact_match.ilql_like", "language.exact_match.advantage_weighted_bc", lambda a, b: a == b))
-        if better * 2 > n:  # "loses by construction" only where it does lose
-            mix = _behavior_mix()
-            sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
-        out.append(sentence)
-    return [s[:1].upper() + s[1:] for s in out]  # a sentence may open with a method's display name
-
-
-def _behavior_mix():
-    from m5_student.language import BehaviorMix
-
-    return BehaviorMix()
-
-
-def _offline_methods() -> tuple[str, ...]:
-    from m5_student.offline import METHOD_NAMES
-
-    return METHOD_NAMES
-
-
-def _tie_caveat(claims: Mapping[str, dict], labels: Mapping[str, str], seeds: int) -> str:
-    """Which methods share the best mean return, on how many seeds: equal outcomes are not equal methods."""
-    methods = [m for m in _offline_methods() if f"offline.return.{_slug(m)}" in claims]
-    tied_sets = []
-    for s in range(seeds):
-        values = {m: round(claims[f"offline.return.{_slug(m)}"]["per_seed"][s], 6) for m in methods}
-        best = max(values.values())
-        tied_sets.append(tuple(m for m in methods if values[m] == best))
-    common = max(set(tied_sets), key=tied_sets.count)
-    return labels["report.caveat_ties"].format(
-        names=", ".join(display_name(labels, m) for m in common), count=tied_sets.count(common), seeds=seeds)
-
-
 # --------------------------------------------------------------------------- documents
 def id_index(document: Mapping) -> str:
     """the course's notes: what the folder holds and every claim id with its text."""
@@ -472,17 +418,27 @@ def id_index(document: Mapping) -> str:
 
 
 def readme_section(document: Mapping) -> str:
-    """The generated part of the README: table of :data:`README_CLAIMS` and caveats, between the markers."""
+    """The generated part of the README: table of :data:`README_CLAIMS`, the comparisons and the
+    sentences about them, between the markers."""
+    from m5_student.lab_caveats import caveats  # it reads this module's helpers
+    from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
+
     claims = document["claims"]
     versions = ", ".join(f"{k} {v}" for k, v in document["package_versions"].items())
+    wall = f", {document['wall_seconds']:.0f} s wall for the whole run" if "wall_seconds" in document else ""
     lines = [
         README_BEGIN,
         "",
-        f"From `{document['command']}` ({document['seeds']} seeds; {versions}); every claim with its text and figures is in "
-        "the course's lab results (`report.md`, `report.ru.md`, `claims.json`). The lab notebook plots the "
-        "pinned seed-offset-0 runs in `m5_student/data/`.",
+        f"From `{document['command']}` ({document['seeds']} seeds{wall}; {versions}); every claim with its text and figures "
+        "is in the course's lab results (`report.md`, `report.ru.md`, `claims.json`). The lab notebook plots "
+        "the offline section over every seed and the other sections' seed-offset-0 runs (`m5_student/data/`, shipped "
+        "in the student kit as `m5_student/data/`), and prints before each question the numbers its worked answer quotes.",
         "",
         *claims_table(claims, "en", README_CLAIMS),
+        "",
+        labels_for("en")["report.comparisons"],
+        "",
+        *comparisons_table(evaluate_comparisons(claims), "en"),
         "",
         "Caveats (generated from the same numbers):",
         "",

@@ -16,7 +16,7 @@ import numpy as np
 
 from m5_student.keydoor import KeyDoorGrid
 
-__all__ = ["ExpertPolicy", "NoisyExpertPolicy", "plan_distances", "UNREACHABLE"]
+__all__ = ["ExpertPolicy", "KeyForgettingPolicy", "NoisyExpertPolicy", "plan_distances", "UNREACHABLE"]
 
 UNREACHABLE = -1
 
@@ -110,6 +110,21 @@ class ExpertPolicy:
         cols = obs[:, h:h + w].argmax(axis=1)
         keys = (obs[:, h + w] > 0.5).astype(np.int64)
         return np.maximum(self.action_table[rows, cols, keys], 0)
+
+
+class KeyForgettingPolicy(ExpertPolicy):
+    """A consistent, mediocre demonstrator: the expert's plan as if the key were held.
+
+    Without the key it walks the shortest route to the door and keeps pushing against
+    it until the time limit; with the key (picked up by chance) it plays as the expert
+    does. Its mistake is the same in every episode, so in a log where it is the
+    majority, the most common action of a key-less state is the wrong one, which a
+    cloning learner copies and a learner that reads the rewards need not.
+    """
+
+    def __init__(self, env: KeyDoorGrid) -> None:
+        super().__init__(env)
+        self.action_table[:, :, 0] = self.action_table[:, :, 1]  # plan as if holding the key
 
 
 class NoisyExpertPolicy:

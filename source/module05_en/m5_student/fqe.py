@@ -260,3 +260,14 @@ def exact_policy_evaluation(
     m = np.einsum("xyz,zw->xyzw", continue_probs, pi).reshape(n_states * n_actions, n_states * n_actions)
     q = np.linalg.solve(np.eye(n_states * n_actions) - gamma * m, r.reshape(-1))
     return q.reshape(n_states, n_actions)
+
+
+def exact_action_values(env, policy_probs, gamma: float) -> np.ndarray:
+    """Q^pi (S, A) of ``env``'s tabular model (:meth:`KeyDoorGrid.tabular_model`, no time limit)
+    for the policy whose distribution ``policy_probs(observations (S, d)) -> (S, A)`` gives.
+
+    The exact truth a learned Q is compared with; rows are indexed by ``env.state_index``.
+    """
+    model = env.tabular_model()
+    probs = np.asarray(policy_probs(model["observations"]), dtype=np.float64)
+    return exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"], probs, gamma)

@@ -79,13 +79,24 @@ PROFILES: tuple[str, ...] = ("smoke", "full")
 PROFILE_ENV = "RL_LLM_M5_PROFILE"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PROTOCOL_FILE = "M5_experiment_protocol.json"
+#: The pinned copy of the full run's claims.json (claims and comparisons over every seed),
+#: which the lab notebook prints and its worked answers quote.
+CLAIMS_PIN = "M5_lab_claims.json"
 
 #: Pinned artifact -> the arrays it must hold (extra arrays may follow these).
+#: Per-seed (seeds, methods) matrices of the offline section that the pinned file also holds,
+#: so the lab notebook plots every seed of the course's run, not seed offset 0 alone.
+OFFLINE_BY_SEED = ("seed_ids", "mean_return_by_seed", "success_rate_by_seed", "greedy_q_mean_by_seed",
+                   "greedy_value_true_by_seed", "fqe_logged_values_by_seed", "q_logged_error_by_seed",
+                   "q_unlogged_error_by_seed", "optimal_return_by_seed")
+
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
     "M5_dagger_curve.npz": ("rounds", "success_rate", "budget_labels", "budget_bc_success", "budget_dagger_success"),
-    "M5_online_dqn_curve.npz": ("dqn_success", "double_success"),
+    "M5_online_dqn_curve.npz": ("dqn_success", "double_success", "overestimation_episodes", "dqn_overestimation",
+                                "double_overestimation"),
     "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values",
-                                      "greedy_q_mean", "greedy_value_true", "fqe_logged_values"),
+                                      "greedy_q_mean", "greedy_value_true", "fqe_logged_values", "q_logged_error",
+                                      "q_unlogged_error", "above_max_share", "optimal_return", *OFFLINE_BY_SEED),
     "M5_decision_transformer_results.npz": ("target_return", "mean_return", "log_returns"),
     "M5_language_ilql_results.npz": ("method_names", "exact_match"),
 }
@@ -129,7 +140,7 @@ class DQNParams:
 class LogParams:
     seed: int
     episodes: int
-    profile: str = "mixed"
+    profile: str = "mediocre"
     support_threshold: float = 0.35
 
 
@@ -191,7 +202,7 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
         dagger=DaggerParams(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12, evaluation_episodes=24),
         dqn=DQNParams(seed=5, episodes=130, evaluation_episodes=24),
         log=LogParams(seed=41, episodes=80),
-        offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=16, evaluation_episodes=24),
+        offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=40, evaluation_episodes=24),
         dt=DTParams(data_seed=41, train_seed=61, episodes=120, epochs=12, context_steps=16, batch_size=96,
                     evaluation_episodes=6, eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
         language=LanguageParams(seed=71, episodes_per_prompt=45, bc_epochs=12, iql_epochs=20),
@@ -294,7 +305,7 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
     Raises ValueError for a name that is not a pinned artifact and FileNotFoundError
     (with the command that regenerates it) when the file is missing.
     """
-    known = {Path(n).stem: n for n in (*PINNED_KEYS, PROTOCOL_FILE)}
+    known = {Path(n).stem: n for n in (*PINNED_KEYS, PROTOCOL_FILE, CLAIMS_PIN)}
     stem = Path(str(name)).stem if str(name).endswith((".npz", ".json")) else str(name)
     if stem not in known:
         raise ValueError(f"load_pinned: `name` must be one of {sorted(known)}, got {name!r}")
@@ -437,6 +448,9 @@ def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
         out[f"{key}_success"] = np.asarray(run["episode_success"], dtype=np.int64)
         out[f"{key}_eval_success"] = float(run["evaluation"]["success_rate"])
         out[f"{key}_eval_return"] = float(run["evaluation"]["mean_return"])
+        # learned minus exact Q of the greedy action, over the buffer's states, at checkpoints
+        out["overestimation_episodes"] = np.asarray([e for e, _ in run["overestimation"]], dtype=np.int64)
+        out[f"{key}_overestimation"] = np.asarray([v for _, v in run["overestimation"]], dtype=np.float64)
     return out
 
 
@@ -486,6 +500,11 @@ def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
         "greedy_q_mean": [run["results"][n]["greedy_q_mean"] for n in names],
         "greedy_value_true": np.asarray([run["results"][n]["greedy_value_true"] for n in names]),
         "logged_pair_share": np.asarray([run["results"][n]["logged_pair_share"] for n in names]),
+        # learned minus true Q on logged / unlogged pairs, states valued above the largest return (None for BC)
+        "q_logged_error": [run["results"][n]["q_logged_error"] for n in names],
+        "q_unlogged_error": [run["results"][n]["q_unlogged_error"] for n in names],
+        "above_max_share": [run["results"][n]["above_max_share"] for n in names],
+        "optimal_return": float(run["dataset"]["optimal_return"]),
         # FQE's value over the same logged states, when the fqe section runs too
         "fqe_logged_value": [run["fqe"][n]["logged_value"] if run["fqe"] else None for n in names],
     }
@@ -689,20 +708,26 @@ def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
 
 
 def _report_dqn(runs: list[dict], r: _Render) -> list[str]:
-    from m5_student.figures import plot_dqn_curves
+    from m5_student.figures import plot_dqn_curves, plot_overestimation
 
     labels = r.labels
     # Several seeds: the curve of the across-seed mean success flag.
     dqn = np.mean([x["dqn_success"] for x in runs], axis=0)
     double = np.mean([x["double_success"] for x in runs], axis=0)
     png = r.figure("dqn", lambda ax: plot_dqn_curves(dqn, double, ax, labels, run_label=r.run_label))
+    over_png = r.figure("dqn_overestimation", lambda ax: plot_overestimation(
+        runs[0]["overestimation_episodes"], np.stack([x["dqn_overestimation"] for x in runs]),
+        np.stack([x["double_overestimation"] for x in runs]), ax, labels, run_label=r.run_label))
     rows = []
     for key, name in (("dqn", "DQN"), ("double", "Double DQN")):
         late = [float(np.mean(x[f"{key}_success"][-15:])) for x in runs]
         rows.append((display_name(labels, name), _cell([x[f"{key}_eval_success"] for x in runs]),
-                     _cell([x[f"{key}_eval_return"] for x in runs]), _cell(late), _per_seed([x[f"{key}_eval_success"] for x in runs])))
-    return [f"![dqn]({png})", ""] + _table(
-        _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed"), rows)
+                     _cell([x[f"{key}_eval_return"] for x in runs]), _cell(late), _per_seed([x[f"{key}_eval_success"] for x in runs]),
+                     _cell([float(np.mean(x[f"{key}_overestimation"])) for x in runs]),
+                     _cell([float(x[f"{key}_overestimation"][-1]) for x in runs])))
+    return [f"![dqn]({png})", "", f"![dqn_overestimation]({over_png})", "", _t(labels, "overestimation_intro"), ""] + _table(
+        _header(labels, "method", "greedy_eval_success", "greedy_eval_return", "late_success", "eval_success_per_seed",
+                "overestimation_mean", "overestimation_final"), rows)
 
 
 def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
@@ -729,31 +754,42 @@ def _nan_none(values) -> np.ndarray:
 
 
 def _report_offline(runs: list[dict], r: _Render) -> list[str]:
-    from m5_student.figures import plot_offline_methods, plot_offline_values
+    from m5_student.figures import plot_offline_methods, plot_offline_values, plot_q_errors
 
     labels, names = r.labels, runs[0]["method_names"]
     ret = _stats([x["mean_return"] for x in runs])
     suc = _stats([x["success_rate"] for x in runs])
+    optimum = [x["optimal_return"] for x in runs]
     png = r.figure("offline", lambda ax: plot_offline_methods(
-        names, ret["mean"], suc["mean"], ax, labels, return_spread=_spread(ret, runs), run_label=r.run_label))
+        names, ret["mean"], suc["mean"], ax, labels, return_spread=_spread(ret, runs), run_label=r.run_label,
+        optimum=float(np.mean(optimum))))
     learned = np.stack([_nan_none(x["greedy_q_mean"]) for x in runs])
     true = np.stack([x["greedy_value_true"] for x in runs])
     fqe = np.stack([_nan_none(x["fqe_logged_value"]) for x in runs])
     fqe = None if np.isnan(fqe).all() else fqe
     values_png = r.figure("offline_values", lambda ax: plot_offline_values(
         names, learned, true, ax, labels, fqe=fqe, run_label=r.run_label), (9.5, 5))
+    logged_err, unlogged_err = (np.stack([_nan_none(x[k]) for x in runs]) for k in ("q_logged_error", "q_unlogged_error"))
+    above = np.stack([_nan_none(x["above_max_share"]) for x in runs])
+    errors_png = r.figure("offline_q_errors", lambda ax: plot_q_errors(
+        names, logged_err, unlogged_err, ax, labels, run_label=r.run_label), (9.5, 5))
 
     def cell(column) -> str:
         return _t(labels, "not_available") if np.isnan(column).any() else _cell(column)
 
-    rows = []
+    rows, mechanism = [], []
     for i, n in enumerate(names):
         rows.append((display_name(labels, n), _cell(ret["values"][:, i]), _cell(suc["values"][:, i]), _per_seed(suc["values"][:, i]),
                      cell(learned[:, i]), _cell(true[:, i]), _t(labels, "not_available") if fqe is None else cell(fqe[:, i]),
                      _cell([x["logged_pair_share"][i] for x in runs])))
-    return [f"![offline]({png})", "", f"![offline_values]({values_png})", "", _t(labels, "values_intro"), ""] + _table(
+        mechanism.append((display_name(labels, n), cell(logged_err[:, i]), cell(unlogged_err[:, i]),
+                          _cell([1.0 - x["logged_pair_share"][i] for x in runs]), cell(above[:, i])))
+    return [f"![offline]({png})", "", _t(labels, "optimum_intro", optimum=_cell(optimum)), "",
+            f"![offline_values]({values_png})", "", _t(labels, "values_intro"), ""] + _table(
         _header(labels, "method", "mean_return", "success_rate", "success_per_seed", "logged_q", "true_value", "fqe_logged",
-                "logged_pair_share"), rows)
+                "logged_pair_share"), rows) + [
+        "", f"![offline_q_errors]({errors_png})", "", _t(labels, "mechanism_intro"), ""] + _table(
+        _header(labels, "method", "q_error_logged", "q_error_unlogged", "unlogged_greedy_share", "above_max_share"), mechanism)
 
 
 def _report_fqe(runs: list[dict], r: _Render) -> list[str]:
@@ -835,16 +871,6 @@ def _claims(results: dict[str, list[dict]], labels: Mapping[str, str]) -> tuple[
         lines += ["", _t(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
         lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "max_achieved_above",
                                 "rises", "saturates"), rows)
-    if "language" in results:
-        rows, holds = [], []
-        for r in results["language"]:
-            names = list(r["method_names"])
-            bc, ilql = float(r["exact_match"][names.index("behavior_cloning")]), float(r["exact_match"][names.index("ilql_like")])
-            holds.append(ilql > bc)
-            rows.append((r["seed"], _fmt(bc, 3), _fmt(ilql, 3), _yes_no(labels, ilql > bc)))
-        verdicts["language"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
-        lines += ["", _t(labels, "token_claim", holding=sum(holds), seeds=len(holds)), ""]
-        lines += _table(_header(labels, "seed", "bc_exact_match", "ilql_exact_match", "ilql_beats_bc"), rows)
     return lines, verdicts
 
 
@@ -861,6 +887,8 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
         },
         "M5_online_dqn_curve.npz": {
             "dqn_success": dqn["dqn_success"], "double_success": dqn["double_success"],
+            "overestimation_episodes": dqn["overestimation_episodes"],
+            "dqn_overestimation": dqn["dqn_overestimation"], "double_overestimation": dqn["double_overestimation"],
             "eval_success_rate": np.asarray([dqn["dqn_eval_success"], dqn["double_eval_success"]]),
         },
         "M5_offline_method_results.npz": {
@@ -874,6 +902,11 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
             "greedy_value_true": np.asarray(off["greedy_value_true"], dtype=np.float64),
             "logged_pair_share": np.asarray(off["logged_pair_share"], dtype=np.float64),
             "fqe_logged_values": _nan_none(off["fqe_logged_value"]),
+            "q_logged_error": _nan_none(off["q_logged_error"]),
+            "q_unlogged_error": _nan_none(off["q_unlogged_error"]),
+            "above_max_share": _nan_none(off["above_max_share"]),
+            "optimal_return": np.asarray(off["optimal_return"], dtype=np.float64),
+            **_offline_by_seed(results["offline"]),
         },
         "M5_decision_transformer_results.npz": {
             "target_return": dt["target_return"], "mean_return": dt["mean_return"],
@@ -885,6 +918,21 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
             "exact_match": np.asarray(lang["exact_match"], dtype=np.float64),
             "mean_reward": np.asarray(lang["mean_reward"], dtype=np.float64),
         },
+    }
+
+
+def _offline_by_seed(runs: list[dict]) -> dict[str, np.ndarray]:
+    """The offline section over every seed: (seeds, methods) matrices, NaN where a method has no Q."""
+    def matrix(key: str) -> np.ndarray:
+        return np.stack([_nan_none(r[key]) for r in runs]).astype(np.float64)
+
+    return {
+        "seed_ids": np.asarray([r["seed"] for r in runs], dtype=np.int64),
+        "mean_return_by_seed": matrix("mean_return"), "success_rate_by_seed": matrix("success_rate"),
+        "greedy_q_mean_by_seed": matrix("greedy_q_mean"), "greedy_value_true_by_seed": matrix("greedy_value_true"),
+        "fqe_logged_values_by_seed": matrix("fqe_logged_value"), "q_logged_error_by_seed": matrix("q_logged_error"),
+        "q_unlogged_error_by_seed": matrix("q_unlogged_error"),
+        "optimal_return_by_seed": np.asarray([r["optimal_return"] for r in runs], dtype=np.float64),
     }
 
 
@@ -904,7 +952,8 @@ def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
     }
 
 
-def _write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path) -> list[Path]:
+def _write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path,
+                  document: Mapping | None = None) -> list[Path]:
     data_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, arrays in _pinned_arrays(results).items():
@@ -915,6 +964,9 @@ def _write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: in
     path = data_dir / PROTOCOL_FILE
     path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(path)
+    if document is not None:
+        (data_dir / CLAIMS_PIN).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(data_dir / CLAIMS_PIN)
     return written
 
 
@@ -1003,7 +1055,9 @@ def _command(options: LabOptions) -> str:
 
 def _write_report(results: dict, options: LabOptions, seconds: dict, total: float, claims: dict, lang: str) -> tuple[Path, dict]:
     """Figures and the report of one language; returns the report's path and the per-seed verdicts."""
-    from m5_student.lab_results import caveats, claims_table
+    from m5_student.lab_caveats import caveats
+    from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
+    from m5_student.lab_results import claims_table
 
     labels = labels_for(lang)
     render = _Render(options.out, labels, labels["run.lab"].format(profile=options.profile, seeds=options.seeds),
@@ -1020,6 +1074,9 @@ def _write_report(results: dict, options: LabOptions, seconds: dict, total: floa
         lines += ["", f"## {_t(labels, 'claims')}", *claim_lines]
     if claims:
         lines += ["", _t(labels, "all_claims"), "", *claims_table(claims, lang)]
+        compared = evaluate_comparisons(claims)
+        if compared:
+            lines += ["", _t(labels, "comparisons"), "", *comparisons_table(compared, lang)]
         notes = caveats(claims, lang)
         if notes:
             lines += ["", f"## {_t(labels, 'caveats')}", "", *(f"- {n}" for n in notes)]
@@ -1078,7 +1135,7 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
     document = claims_document(_command(options), options.profile, options.seeds, _package_versions(), claims,
-                               machine_description())
+                               machine_description(), wall_seconds=total)
     (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
     reports, verdicts = {}, {}
@@ -1087,7 +1144,8 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
 
     pinned = []
     if options.pin:
-        pinned = _write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir)
+        pinned = _write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, DATA_DIR if data_dir is None else data_dir,
+                               document)
     return {"results": results, "seconds": dict(seconds), "total_seconds": total, "verdicts": verdicts, "claims": claims,
             "report": reports[options.langs[0]], "reports": reports, "pinned": pinned}
 

@@ -13,9 +13,22 @@ Profiles (the behavior policy of each episode):
 * ``mixed``: each episode draws its noise level from MIXED_EPSILONS with
   MIXED_WEIGHTS (mostly clean or lightly noisy expert, some very noisy and fully
   random episodes), and its random actions come from the *skewed* distribution
-  MIXED_NOISE_PROBS instead of a uniform one.
+  MIXED_NOISE_PROBS instead of a uniform one (the Decision Transformer's log);
+* ``mediocre``: each episode draws its demonstrator from MEDIOCRE_DEMONSTRATORS with
+  MEDIOCRE_WEIGHTS: the expert (a minority), the key-forgetting planner (the
+  majority; see :class:`~m5_student.expert.KeyForgettingPolicy`) or uniform
+  random actions; the first two also take a uniformly random action with
+  probability MEDIOCRE_EPSILON (the offline methods' log).
 
-Why the mixed log is shaped on purpose: the expert's routes already use "up" and
+Why the offline methods get the ``mediocre`` log: noise *around* an expert leaves the
+expert's action the most frequent one in every state, so cloning's argmax recovers
+the expert however noisy the log, and no offline method can do better than imitation.
+Imitation is beaten only where the log's most common behavior is wrong in a
+consistent way and good behavior is a minority that a learner reading the rewards can
+find (the situation D4RL's "medium-replay" data stands for). Here the majority walks to
+the closed door without the key and waits there, while a minority fetches the key.
+
+Why the mixed log's noise is skewed: the expert's routes already use "up" and
 "right" far more than "down" and "left", but uniform noise fills the rare actions
 back in, and with it the relative frequency of "left" hovers around the lab's
 support threshold (0.35 of the most frequent action) and flips from seed to seed.
@@ -41,7 +54,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from m5_student.expert import ExpertPolicy
+from m5_student.expert import ExpertPolicy, KeyForgettingPolicy
 from m5_student.keydoor import ACTION_NAMES, KeyDoorGrid
 from m5_student.records import Episode, Transition
 from m5_student.rollout import rollout
@@ -51,6 +64,9 @@ __all__ = [
     "MIXED_EPSILONS",
     "MIXED_WEIGHTS",
     "MIXED_NOISE_PROBS",
+    "MEDIOCRE_DEMONSTRATORS",
+    "MEDIOCRE_WEIGHTS",
+    "MEDIOCRE_EPSILON",
     "BehaviorPolicy",
     "ARRAY_KEYS",
     "collect_offline_dataset",
@@ -71,7 +87,11 @@ MIXED_WEIGHTS = (0.35, 0.35, 0.2, 0.1)
 #: Distribution of the random actions of the mixed profile (up, right, down, left).
 MIXED_NOISE_PROBS = (0.35, 0.35, 0.2, 0.1)
 UNIFORM_NOISE_PROBS = (0.25, 0.25, 0.25, 0.25)
-PROFILES = ("expert", "noisy", "random", "mixed")
+#: Demonstrators of the "mediocre" profile, how often each leads an episode, and their noise.
+MEDIOCRE_DEMONSTRATORS = ("expert", "forgets the key", "random")
+MEDIOCRE_WEIGHTS = (0.3, 0.55, 0.15)
+MEDIOCRE_EPSILON = 0.1
+PROFILES = ("expert", "noisy", "random", "mixed", "mediocre")
 ARRAY_KEYS = ("observations", "actions", "rewards", "next_observations", "terminals", "timeouts")
 
 
@@ -83,7 +103,8 @@ def _positive_int(value, name: str, caller: str) -> int:
 
 class BehaviorPolicy:
     """The expert, except that with probability ``epsilon`` it takes a random action
-    drawn from ``noise_probs`` (A,). Draws come from ``rng``; ``epsilon`` may be
+    drawn from ``noise_probs`` (A,). Draws come from ``rng``; ``epsilon`` and
+    ``expert`` (any planner with an ``env``, e.g. the key-forgetting one) may be
     changed between episodes. Policy protocol: ``policy(obs, info) -> int``.
     """
 
@@ -130,13 +151,19 @@ def collect_offline_dataset(
     noise_probs = MIXED_NOISE_PROBS if profile == "mixed" else UNIFORM_NOISE_PROBS
     behaviour = BehaviorPolicy(ExpertPolicy(env), 0.0, noise_probs, np.random.default_rng([seed, 1]))
     reset_seeds = rng.integers(0, 2**31 - 1, size=n)
+    planners = [behaviour.expert] * n
     if profile == "mixed":
         levels = rng.choice(np.asarray(MIXED_EPSILONS), size=n, p=np.asarray(MIXED_WEIGHTS))
+    elif profile == "mediocre":
+        kinds = rng.choice(len(MEDIOCRE_DEMONSTRATORS), size=n, p=np.asarray(MEDIOCRE_WEIGHTS))
+        forgetful = KeyForgettingPolicy(env)
+        planners = [forgetful if MEDIOCRE_DEMONSTRATORS[k] == "forgets the key" else behaviour.expert for k in kinds]
+        levels = np.where([MEDIOCRE_DEMONSTRATORS[k] == "random" for k in kinds], 1.0, MEDIOCRE_EPSILON)
     else:
         levels = np.full(n, PROFILE_EPSILON[profile])
     log: list[Episode] = []
-    for reset_seed, epsilon in zip(reset_seeds.tolist(), levels.tolist()):
-        behaviour.epsilon = float(epsilon)
+    for reset_seed, epsilon, planner in zip(reset_seeds.tolist(), levels.tolist(), planners):
+        behaviour.epsilon, behaviour.expert = float(epsilon), planner
         log.append(rollout(env, behaviour, seed=int(reset_seed)))
     transitions = [t for ep in log for t in ep.transitions]
     return log, transitions

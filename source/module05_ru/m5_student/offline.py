@@ -21,7 +21,8 @@ import numpy as np
 
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything, summarize_episodes
-from m5_student.fqe import FQEConfig, exact_policy_evaluation, fit_fqe, policy_value
+from m5_student.expert import ExpertPolicy
+from m5_student.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.offline_data import (  # noqa: F401  (re-exported)
     PROFILES,
@@ -60,6 +61,7 @@ __all__ = [
     "greedy_q_mean",
     "true_state_values",
     "logged_pair_share",
+    "q_value_errors",
     "pinned_arrays",
     # re-exported from offline_data / offline_methods
     "PROFILES",
@@ -97,7 +99,7 @@ class OfflineExperimentConfig:
     cql: CQLConfig = field(default_factory=CQLConfig)
     iql: IQLConfig = field(default_factory=IQLConfig)
     fqe: FQEConfig = field(default_factory=lambda: FQEConfig(gamma=0.99))
-    profile: str = "mixed"
+    profile: str = "mediocre"
 
 
 def simulated_value(env: KeyDoorGrid, policy: Callable, starts, gamma: float) -> float:
@@ -140,10 +142,8 @@ def true_state_values(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.n
     that bootstraps across the time limit aims at), so a learner's Q(s, pi(s)) can be
     compared with the truth state by state, not only through start-cell rollouts.
     """
-    model = env.tabular_model()
-    probs = policy.probs(model["observations"])
-    q = exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"], probs, gamma)
-    values = np.sum(probs * q, axis=1)
+    q = exact_action_values(env, policy.probs, gamma)
+    values = np.sum(policy.probs(env.tabular_model()["observations"]) * q, axis=1)
     return values[[env.state_index(o) for o in np.asarray(observations)]]
 
 
@@ -158,6 +158,42 @@ def logged_pair_share(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.n
     seen = set(zip(states, (int(a) for a in actions)))
     chosen = policy.actions(observations)
     return float(np.mean([(s, int(a)) in seen for s, a in zip(states, chosen)]))
+
+
+def q_value_errors(env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: np.ndarray, actions: np.ndarray,
+                   gamma: float) -> dict[str, float]:
+    """How far a learned Q is from the truth, split by whether the log holds the action.
+
+    Over the distinct states of the log, with Q^pi the exact action values of the
+    learner's own greedy policy (the fixed point its TD targets aim at)::
+
+        logged_error   = mean over logged (s, a) pairs   of Q(s, a) - Q^pi(s, a)
+        unlogged_error = mean over unlogged (s, a) pairs of Q(s, a) - Q^pi(s, a)
+        above_max_share = share of states with max_a Q(s, a) > goal_reward
+
+    ``goal_reward`` bounds every return of the task (all other rewards are <= 0), so a
+    state above it is overestimation beyond doubt. A learner that bootstraps from
+    actions the log never shows overestimates on unlogged pairs first: that is the
+    mechanism the protected methods guard against. ``unlogged_error`` is NaN when the
+    log holds every action of every state it visits.
+    """
+    import torch
+
+    obs = np.asarray(observations, dtype=np.float32)
+    states = np.asarray([env.state_index(o) for o in obs])
+    distinct, first = np.unique(states, return_index=True)
+    logged = np.zeros((len(distinct), env.action_dim), dtype=bool)
+    logged[np.searchsorted(distinct, states), np.asarray(actions, dtype=np.int64)] = True
+
+    q_true = exact_action_values(env, policy.probs, gamma)[distinct]
+    with torch.no_grad():
+        q_learned = q_net(torch.as_tensor(obs[first])).double().numpy()
+    error = q_learned - q_true
+    return {
+        "logged_error": float(error[logged].mean()),
+        "unlogged_error": float(error[~logged].mean()) if (~logged).any() else float("nan"),
+        "above_max_share": float(np.mean(q_learned.max(axis=1) > env.goal_reward)),
+    }
 
 
 def pinned_arrays(run: dict) -> dict[str, np.ndarray]:
@@ -205,12 +241,15 @@ def offline_experiment(
                    plus ``updates`` (gradient steps), ``train_seconds`` and
                    ``greedy_q_mean`` (mean logged-state Q(s, pi(s)); None for BC),
                    ``greedy_value_true`` (mean logged-state V^pi(s), exact, gamma of the
-                   learners) and ``logged_pair_share`` (see :func:`logged_pair_share`)};
+                   learners), ``logged_pair_share`` (see :func:`logged_pair_share`) and
+                   ``q_logged_error``, ``q_unlogged_error``, ``above_max_share`` (see
+                   :func:`q_value_errors`; None for BC)};
       ``fqe``: {method: {"fqe_value", "simulated_value", "error" = fqe - simulated,
                "gamma", "logged_value"}}: discounted values over the log's own start cells
                (``logged_value``: FQE's value over every logged state);
       ``dataset``: the log summary (sizes, outcomes, action counts and frequencies),
-               plus ``support_mask`` = behavior_support_mask(frequencies, 0.35);
+               plus ``support_mask`` = behavior_support_mask(frequencies, 0.35) and
+               ``optimal_return`` (the expert's mean return from the evaluation starts);
       ``config``: the hyper-parameters as plain dicts; ``seconds``: wall time by stage.
     Evaluation episode i of every method starts from reset seed 10_000 * (seed + 1) + i,
     so all methods face the same start cells. ``kernels`` swaps kernels by name (see
@@ -267,8 +306,13 @@ def offline_experiment(
         gamma = getattr(learner_configs[name], "gamma", cfg.fqe.gamma)  # BC has no gamma of its own
         metrics["greedy_value_true"] = float(true_state_values(env, run.policy, arrays["observations"], gamma).mean())
         metrics["logged_pair_share"] = logged_pair_share(env, run.policy, arrays["observations"], arrays["actions"])
+        errors = {} if q_net is None else q_value_errors(env, q_net, run.policy, arrays["observations"], arrays["actions"], gamma)
+        for key in ("logged_error", "unlogged_error", "above_max_share"):
+            metrics[key if key == "above_max_share" else f"q_{key}"] = errors.get(key)
         metrics["train_seconds"] = round(train_seconds[name], 4)
         results[name] = metrics
+    # The ceiling every return is read against: the expert from the same evaluation starts.
+    dataset["optimal_return"] = _evaluate(env, ExpertPolicy(env), evaluation_episodes, eval_seed)["mean_return"]
     clock["train"] = float(sum(train_seconds.values()))
     clock["evaluate"] = time.perf_counter() - t0
 

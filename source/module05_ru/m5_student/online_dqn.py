@@ -36,6 +36,7 @@ from m5_student import kernels
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything
 from m5_student.expert import NoisyExpertPolicy
+from m5_student.fqe import exact_action_values
 from m5_student.imitation import ArgmaxPolicy, make_mlp
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.rollout import evaluate_policy, rollout
@@ -47,6 +48,7 @@ __all__ = [
     "compute_loss",
     "compute_target",
     "epsilon_at",
+    "greedy_overestimation",
     "train_online_dqn",
 ]
 
@@ -78,11 +80,13 @@ class DQNConfig:
     warm_start_epsilon: float = 0.2
     warm_start_updates: int = 1000       # gradient updates on the warm-start buffer before episode 0
     max_grad_norm: float = 10.0
+    overestimation_every: int = 10       # episodes between measurements of the greedy action's overestimation
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.gamma <= 1.0:
             raise ValueError(f"DQNConfig: `gamma` must lie in [0, 1], got {self.gamma}")
-        for name in ("batch_size", "hidden", "buffer_capacity", "target_update_interval", "updates_per_step"):
+        for name in ("batch_size", "hidden", "buffer_capacity", "target_update_interval", "updates_per_step",
+                     "overestimation_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DQNConfig: `{name}` must be positive, got {getattr(self, name)}")
         if self.learning_starts < self.batch_size:
@@ -207,6 +211,28 @@ def compute_loss(online: nn.Module, batch: dict, targets: np.ndarray) -> torch.T
     return nn.functional.smooth_l1_loss(q_taken, torch.as_tensor(targets, dtype=torch.float32))
 
 
+def greedy_overestimation(q_net: nn.Module, env: KeyDoorGrid, observations: np.ndarray, gamma: float) -> float:
+    """Mean over the distinct states of ``observations`` of Q(s, a*) - Q^pi(s, a*), a* = argmax_a Q(s, a).
+
+    Q^pi is the exact action value of the network's own greedy policy pi (the tabular
+    model, no time limit: the fixed point that bootstrapping across time-limit cuts aims
+    at). Positive: the network believes its chosen actions are worth more than they are,
+    the bias of a maximum over noisy estimates that Double DQN is meant to reduce.
+    """
+    def greedy_probs(obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            chosen = q_net(torch.as_tensor(np.asarray(obs, dtype=np.float32))).argmax(dim=1).numpy()
+        return np.eye(env.action_dim)[chosen]
+
+    states = np.unique([env.state_index(o) for o in np.unique(np.asarray(observations), axis=0)])
+    q_true = exact_action_values(env, greedy_probs, gamma)[states]
+    with torch.no_grad():
+        q = q_net(torch.as_tensor(env.tabular_model()["observations"][states], dtype=torch.float32)).double().numpy()
+    chosen = q.argmax(axis=1)
+    rows = np.arange(len(states))
+    return float(np.mean(q[rows, chosen] - q_true[rows, chosen]))
+
+
 class _EpsilonGreedy:
     """Random action with probability ``epsilon`` (from ``rng``), else greedy in Q."""
 
@@ -241,8 +267,12 @@ def train_online_dqn(
     ``learning_starts`` transitions. The final greedy policy is evaluated on
     ``evaluation_episodes`` episodes of a separate environment.
 
+    Every ``overestimation_every`` episodes and after the last one,
+    :func:`greedy_overestimation` is measured over the states the buffer holds.
+
     Returns ``{"evaluation": metrics, "episode_success": [0/1 per episode],
     "episode_return": [...], "episode_outcome": [...], "losses": [per update],
+    "overestimation": [(episodes done, learned minus true Q of the greedy action)],
     "updates": int, "env_steps": int, "warm_start_transitions": int, "config": dict,
     "q_network": nn.Module}``.
     """
@@ -289,6 +319,7 @@ def train_online_dqn(
 
     behaviour = _EpsilonGreedy(online, env.action_dim, rng)
     successes, returns, outcomes = [], [], []
+    overestimation: list[tuple[int, float]] = []
     env_steps = 0
     label = "Double DQN" if double else "DQN"
     for episode in progress_bar(range(episodes), desc=label, total=episodes, enabled=progress):
@@ -314,6 +345,8 @@ def train_online_dqn(
         successes.append(int(outcome == "goal"))
         returns.append(float(total))
         outcomes.append(outcome)
+        if (episode + 1) % cfg.overestimation_every == 0 or episode + 1 == episodes:
+            overestimation.append((episode + 1, greedy_overestimation(online, env, buffer.obs[:len(buffer)], cfg.gamma)))
 
     online.eval()
     evaluation = evaluate_policy(KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online),
@@ -324,6 +357,7 @@ def train_online_dqn(
         "episode_return": returns,
         "episode_outcome": outcomes,
         "losses": losses,
+        "overestimation": overestimation,
         "updates": len(losses),
         "env_steps": env_steps,
         "warm_start_transitions": warm_transitions,
