@@ -24,8 +24,6 @@ import warnings
 import numpy as np
 
 from m5_student import figures, lab
-from m5_student.lab_comparisons import phrase
-from m5_student.lab_results import format_mean_sd, format_per_seed
 from m5_student.labels import display_name, labels_for
 from m5_student.notebook import check_port, lab_section, load_kernels, ported
 
@@ -53,20 +51,13 @@ def name_of(raw):
     return display_name(LABELS, str(raw))
 
 
-COURSE = lab.load_pinned("M5_lab_claims")  # the course's full run over every seed: what the worked answers quote
+COURSE = lab.load_pinned("M5_course_numbers")
 
 
 def course_numbers(ids):
-    """The course's full-run numbers behind a section's worked answer: each claim (mean ± sd and
-    every seed) and each comparison (paired difference, 95 % interval, verdict)."""
     show("nb.course_numbers", seeds=COURSE["seeds"])
     for cid in ids:
-        if cid in COURSE["comparisons"]:
-            entry = COURSE["comparisons"][cid]
-            print(f"- {entry['text'][LANG]}: {phrase(entry, LANG)}")
-        else:
-            entry = COURSE["claims"][cid]
-            print(f"- {entry['text'][LANG]}: {format_mean_sd(entry, 2)} [{format_per_seed(entry, 2)}]")
+        print("-", COURSE["lines"][cid][LANG])
 
 
 show("nb.profile", profile=PROFILE)

@@ -227,6 +227,9 @@ L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
 
 # English comment (the text after "# ") -> Russian.
 COMMENTS_RU: dict[str, str] = {
+    # the lab notebook's cells
+    "The figures show every seed of the course's run: read differences against their spread.":
+        "Графики показывают все seed прогона курса: читайте разности на фоне их разброса.",
     # kernels.py and torch_kernels.py (inside the solution cells)
     "padding may hold -inf: read only the active entries":
         "в дополнении (padding) может стоять -inf: читаем только активные элементы",

@@ -62,11 +62,14 @@ def test_each_worked_answer_follows_a_cell_printing_the_course_numbers_it_quotes
     copy of claims.json; both languages cite the same ids (the code cells stay identical)."""
     from autograder.assign.lab_text import TEXT
     from reference_impl import lab
+    from reference_impl.lab_comparisons import phrase
     from reference_impl.lab_results import DEFAULT_CLAIMS
 
-    pinned = lab.load_pinned("M5_lab_claims")
+    pinned = lab.load_pinned("M5_course_numbers")
     committed = json.loads(DEFAULT_CLAIMS.read_text(encoding="utf-8"))
-    assert pinned == committed  # the kit ships the report's own numbers
+    assert pinned == lab.course_lines(committed)  # the kit ships the report's own numbers, as printed
+    for cid, entry in committed["comparisons"].items():  # a comparison line leads with its interval's words
+        assert pinned["lines"][cid]["en"].startswith(phrase(entry, "en")), cid
     cited_somewhere = False
     for key in TEXT["en"]["answers"]:
         ids = lab_source.answer_ids(TEXT["en"], key)
@@ -80,5 +83,5 @@ def test_each_worked_answer_follows_a_cell_printing_the_course_numbers_it_quotes
             assert cells[0].source == f"course_numbers({ids!r})", key
             assert cells[-1].source == TEXT[lang]["answers"][key]
         for cid in ids:
-            assert cid in pinned["claims"] or cid in pinned["comparisons"], (key, cid)
+            assert set(pinned["lines"][cid]) == {"en", "ru"}, (key, cid)
     assert cited_somewhere

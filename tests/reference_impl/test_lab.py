@@ -361,7 +361,7 @@ def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
     assert [r["seed"] for r in run["results"]["language"]] == [71, 72]
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "±" in report
-    assert run["verdicts"]["language"]["seeds"] == 2
+    assert run["claims"]["language.exact_match.ilql_like"]["seed_ids"] == [71, 72]
 
 
 # Latin text a Russian line may keep: code spans, figure links, method and model names,

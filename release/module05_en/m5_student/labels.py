@@ -67,8 +67,8 @@ LABELS: dict[str, dict[str, str]] = {
         "episodes": "episodes (all seeds)",
         "dt_gap": "no episode with a return in ({lo}, {hi})",
         "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
-        "run.pinned": "the course's full run, seed offset 0 (m5_student/data)",
-        "run.pinned_seeds": "the course's full run, {seeds} seeds: mean ± sd, dots per seed (m5_student/data)",
+        "run.pinned": "the course's pinned full run, seed offset 0",
+        "run.pinned_seeds": "the course's pinned full run, {seeds} seeds: mean ± sd, dots per seed",
         "run.yours": "your run (profile {profile})",
         "run.lab": "python -m m5_student.lab run: profile {profile}, seeds: {seeds}",
         "nb.profile": "profile: {profile}",
@@ -96,9 +96,9 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.language_example": "    {prompt} -> {text}, reward {reward}",
         "nb.language_row": "{name}, exact match",
         "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
-        "nb.course_numbers": "The course's full run over {seeds} seeds (m5_student/data/M5_lab_claims.json): the numbers the "
-                             "worked answer to the next question quotes, as mean ± sd [each seed], and differences with "
-                             "their paired 95 % interval:",
+        "nb.course_numbers": "The course's pinned full run over {seeds} seeds (shipped with the notebooks): the numbers the "
+                             "worked answer to the next question quotes: means ± sd over the seeds, and differences between "
+                             "methods with their paired 95 % interval and the verdict it allows:",
         "nb.your_run": "your run", "nb.pinned_run": "pinned full run",
         "nb.artifacts": "Pinned artifacts:",
         "nb.artifact_scope": "Course-generated artifacts: the course's full-profile run on CPU, "
@@ -160,8 +160,8 @@ LABELS: dict[str, dict[str, str]] = {
         "episodes": "эпизодов (все seed)",
         "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
         "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
-        "run.pinned": "полный прогон курса, сдвиг seed 0 (m5_student/data)",
-        "run.pinned_seeds": "полный прогон курса, seed: {seeds}; среднее ± ст. откл., точки — seed (m5_student/data)",
+        "run.pinned": "зафиксированный полный прогон курса, сдвиг seed 0",
+        "run.pinned_seeds": "зафиксированный полный прогон курса, seed: {seeds}; среднее ± ст. откл., точки — seed",
         "run.yours": "ваш прогон (профиль {profile})",
         "run.lab": "прогон python -m m5_student.lab: профиль {profile}, число seed: {seeds}",
         "nb.profile": "профиль: {profile}",
@@ -190,9 +190,9 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.language_example": "    {prompt} -> {text}, награда {reward}",
         "nb.language_row": "{name}, точное совпадение",
         "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
-        "nb.course_numbers": "Полный прогон курса по {seeds} seed (m5_student/data/M5_lab_claims.json): числа, которые "
-                             "приводит разобранный ответ на следующий вопрос, — среднее ± ст. откл. [каждый seed] и "
-                             "разности с парным 95 % интервалом:",
+        "nb.course_numbers": "Зафиксированный полный прогон курса по {seeds} seed (поставляется с ноутбуками): числа, которые "
+                             "приводит разобранный ответ на следующий вопрос: средние ± ст. откл. по seed и разности "
+                             "методов с парным 95 % интервалом и выводом, который он допускает:",
         "nb.your_run": "ваш прогон", "nb.pinned_run": "зафиксированный полный прогон",
         "nb.artifacts": "Зафиксированные артефакты:",
         "nb.artifact_scope": "Артефакты курса: прогон курса в полном профиле "

@@ -79,9 +79,9 @@ PROFILES: tuple[str, ...] = ("smoke", "full")
 PROFILE_ENV = "RL_LLM_M5_PROFILE"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PROTOCOL_FILE = "M5_experiment_protocol.json"
-#: The pinned copy of the full run's claims.json (claims and comparisons over every seed),
-#: which the lab notebook prints and its worked answers quote.
-CLAIMS_PIN = "M5_lab_claims.json"
+#: The full run's claims and comparisons as the lab notebook prints them (see :func:`course_lines`):
+#: the numbers its worked answers quote, over every seed.
+CLAIMS_PIN = "M5_course_numbers.json"
 
 #: Pinned artifact -> the arrays it must hold (extra arrays may follow these).
 #: Per-seed (seeds, methods) matrices of the offline section that the pinned file also holds,
@@ -936,6 +936,21 @@ def _offline_by_seed(runs: list[dict]) -> dict[str, np.ndarray]:
     }
 
 
+def course_lines(document: Mapping) -> dict:
+    """``{"seeds": n, "lines": {id: {lang: line}}}``: each claim and comparison of a claims.json
+    as the lab notebook prints it, the value first (``0.43 ± 0.08 — <claim text>``, or the
+    comparison's phrase). Formatted once here, at two decimals, so the kit ships what students
+    read rather than raw floats, and every language reads the same numbers."""
+    from m5_student.lab_comparisons import phrase
+    from m5_student.lab_results import format_mean_sd
+
+    lines = {cid: {lang: f"{format_mean_sd(entry, 2)} — {entry['text'][lang]}" for lang in LANGUAGES}
+             for cid, entry in document["claims"].items()}
+    lines.update({cid: {lang: f"{phrase(entry, lang)} — {entry['text'][lang]}" for lang in LANGUAGES}
+                  for cid, entry in document.get("comparisons", {}).items()})
+    return {"seeds": document["seeds"], "lines": lines}
+
+
 def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
     params = {s: dataclasses.asdict(getattr(profile, s)) for s in ("environment", "dagger", "dqn", "log", "offline", "dt", "language")}
     return {
@@ -965,7 +980,7 @@ def _write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: in
     path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(path)
     if document is not None:
-        (data_dir / CLAIMS_PIN).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        (data_dir / CLAIMS_PIN).write_text(json.dumps(course_lines(document), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(data_dir / CLAIMS_PIN)
     return written
 

@@ -388,10 +388,11 @@ def plot_q_errors(method_names, logged_error, unlogged_error, ax=None, labels: M
     """Learned minus true Q, on the (state, action) pairs the log holds and on those it never shows.
 
     ``logged_error`` and ``unlogged_error`` are (seeds, methods) arrays (or one seed's
-    (methods,)), NaN where a method has no Q. Bars: across-seed means ± sd; dots: seeds.
+    (methods,)), NaN where a method has no Q. Bars: across-seed means; dots: seeds.
     The y axis is symmetric-logarithmic, so a learner that overestimates by thousands
-    and one that is off by tenths fit on one figure. Overestimation that grows on the
-    unlogged pairs is what bootstrapping from unseen actions does.
+    and one that is off by tenths fit on one figure. A maximum over actions the log never
+    shows inflates the unlogged pairs first; bootstrapping then carries the excess to the
+    logged ones.
     """
     where = "plot_q_errors"
     lab = _labels(labels)
@@ -399,14 +400,15 @@ def plot_q_errors(method_names, logged_error, unlogged_error, ax=None, labels: M
     series = [("q_error_logged", _per_seed_matrix(logged_error, "logged_error", where, len(names))),
               ("q_error_unlogged", _per_seed_matrix(unlogged_error, "unlogged_error", where, len(names)))]
     ax = _axes(ax, (9.5, 5))
-    _grouped_bars(ax, lab, len(names), series)
+    # No ± sd bars: on a log scale a spread larger than the mean would cross zero; the dots show every seed.
+    _grouped_bars(ax, lab, len(names), series, spread=False)
     ax.set_yscale("symlog", linthresh=1.0)
     return _finish_value_bars(ax, lab, names, "q_error_axis", "q_error_title", run_label)
 
 
-def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series) -> None:
+def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series, *, spread: bool = True) -> None:
     """One bar group per method, one bar per ``(label key, (seeds, methods) values)`` series:
-    the across-seed mean ± sd, with each seed as a dot; all-NaN columns are left out."""
+    the across-seed mean (± sd when ``spread``), with each seed as a dot; all-NaN columns are left out."""
     positions = np.arange(n_methods)
     width = 0.8 / len(series)
     for k, (key, values) in enumerate(series):
@@ -416,7 +418,7 @@ def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series) -> None:
             mean = np.nanmean(values, axis=0) if values.shape[0] > 1 else values[0]
             sd = np.nanstd(values, axis=0, ddof=1) if values.shape[0] > 1 else None
         drawn = ~np.isnan(mean)
-        ax.bar(x[drawn], mean[drawn], width, yerr=None if sd is None else sd[drawn], capsize=3, label=lab[key])
+        ax.bar(x[drawn], mean[drawn], width, yerr=None if sd is None or not spread else sd[drawn], capsize=3, label=lab[key])
         if values.shape[0] > 1:
             jitter = np.linspace(-0.25, 0.25, values.shape[0]) * width
             for j in range(n_methods):
