@@ -32,7 +32,12 @@ P = lab.PROFILE_PARAMS[PROFILE]
 LABELS = labels_for(LANG)
 K = load_kernels(lang=LANG)  # your ten numpy kernels, from the assignment notebook next to this one
 YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # figures of your own loops
-PINNED_RUN = LABELS["run.pinned"]  # figures of the pinned full-profile run shipped in m5_student/data
+SEEDS = lab.load_pinned("M5_lab_seeds")  # every seed of that run: the figures show all of them
+ALL_SEEDS = LABELS["run.pinned_seeds"].format(seeds=int(SEEDS["seeds"]))
+
+
+def mean_sd(key):
+    return SEEDS[key].mean(axis=0), SEEDS[key].std(axis=0, ddof=1)
 
 
 def show(key, **fields):
@@ -94,10 +99,12 @@ pinned = lab.load_pinned("M5_dagger_curve")  # the full protocol, independent of
 yours = {record["round"]: record["success_rate"] for record in dagger_run["records"]}
 compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), v)
          for k, v in zip(pinned["rounds"], pinned["success_rate"])])
-figures.plot_dagger_curve(pinned["rounds"], pinned["success_rate"], labels=LABELS, run_label=PINNED_RUN);
+success, success_sd = mean_sd("dagger_success_rate")
+figures.plot_dagger_curve(pinned["rounds"], success, labels=LABELS, success_spread=success_sd, run_label=ALL_SEEDS);
 # the same number of expert labels for both learners: a separate setting (its caption says how it differs)
-figures.plot_label_budget(pinned["budget_labels"], pinned["budget_bc_success"], pinned["budget_dagger_success"],
-                          labels=LABELS, slip_probability=LabelBudgetConfig().slip_probability, run_label=PINNED_RUN);
+(bc, bc_sd), (dagger, dagger_sd) = mean_sd("dagger_budget_bc_success"), mean_sd("dagger_budget_dagger_success")
+figures.plot_label_budget(pinned["budget_labels"], bc, dagger, labels=LABELS, bc_spread=bc_sd, dagger_spread=dagger_sd,
+                          slip_probability=LabelBudgetConfig().slip_probability, run_label=ALL_SEEDS);
 '''
 
 DQN = '''
@@ -113,9 +120,10 @@ for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", T
 pinned = lab.load_pinned("M5_online_dqn_curve")
 compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], v)
          for n, v in zip(("DQN", "Double DQN"), pinned["eval_success_rate"])])
-figures.plot_dqn_curves(pinned["dqn_success"], pinned["double_success"], labels=LABELS, run_label=PINNED_RUN);
-figures.plot_overestimation(pinned["overestimation_episodes"], pinned["dqn_overestimation"], pinned["double_overestimation"],
-                            labels=LABELS, run_label=PINNED_RUN);
+figures.plot_dqn_curves(SEEDS["dqn_dqn_success"].mean(axis=0), SEEDS["dqn_double_success"].mean(axis=0), labels=LABELS,
+                        run_label=ALL_SEEDS);
+figures.plot_overestimation(pinned["overestimation_episodes"], SEEDS["dqn_dqn_overestimation"], SEEDS["dqn_double_overestimation"],
+                            labels=LABELS, run_label=ALL_SEEDS);
 '''
 
 LOG = '''
@@ -171,16 +179,13 @@ pinned_offline = lab.load_pinned("M5_offline_method_results")
 pinned_names = [str(n) for n in pinned_offline["method_names"]]
 compare([(LABELS["nb.return_row"].format(name=name_of(n)), offline_run["results"][n]["mean_return"], v)
          for n, v in zip(pinned_names, pinned_offline["mean_return"])])
-# The figures show every seed of the course's run: read differences against their spread.
-by_seed = {key: value for key, value in pinned_offline.items() if key.endswith("_by_seed")}
-all_seeds = LABELS["run.pinned_seeds"].format(seeds=len(pinned_offline["seed_ids"]))
-figures.plot_offline_methods(pinned_names, by_seed["mean_return_by_seed"].mean(axis=0), by_seed["success_rate_by_seed"].mean(axis=0),
-                             labels=LABELS, return_spread=by_seed["mean_return_by_seed"].std(axis=0, ddof=1),
-                             optimum=float(by_seed["optimal_return_by_seed"].mean()), run_label=all_seeds);
-figures.plot_offline_values(pinned_names, by_seed["greedy_q_mean_by_seed"], by_seed["greedy_value_true_by_seed"], labels=LABELS,
-                            fqe=by_seed["fqe_logged_values_by_seed"], run_label=all_seeds);
-figures.plot_q_errors(pinned_names, by_seed["q_logged_error_by_seed"], by_seed["q_unlogged_error_by_seed"], labels=LABELS,
-                      run_label=all_seeds);
+figures.plot_offline_methods(pinned_names, *(SEEDS[k].mean(axis=0) for k in ("offline_mean_return", "offline_success_rate")),
+                             labels=LABELS, return_spread=mean_sd("offline_mean_return")[1],
+                             optimum=float(SEEDS["offline_optimal_return"].mean()), run_label=ALL_SEEDS);
+figures.plot_offline_values(pinned_names, SEEDS["offline_greedy_q_mean"], SEEDS["offline_greedy_value_true"], labels=LABELS,
+                            fqe=SEEDS["offline_fqe_logged_value"], run_label=ALL_SEEDS);
+figures.plot_q_errors(pinned_names, SEEDS["offline_q_logged_error"], SEEDS["offline_q_unlogged_error"], labels=LABELS,
+                      run_label=ALL_SEEDS);
 '''
 
 FQE = '''
@@ -193,8 +198,9 @@ compare([(LABELS["nb.fqe_row"].format(name=name_of(n)), abs(offline_run["fqe"][s
 # One target by hand: FQE averages the next values under the evaluated policy (no max).
 show("nb.fqe_example")
 print(K["fqe_targets"]([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9))
-figures.plot_fqe_vs_simulator([str(n) for n in pinned_offline["fqe_names"]], pinned_offline["fqe_values"],
-                              pinned_offline["fqe_simulated_values"], labels=LABELS, run_label=PINNED_RUN);
+(estimate, estimate_sd), (simulated, simulated_sd) = mean_sd("fqe_fqe_values"), mean_sd("fqe_simulated_values")
+figures.plot_fqe_vs_simulator([str(n) for n in pinned_offline["fqe_names"]], estimate, simulated, labels=LABELS,
+                              fqe_spread=estimate_sd, simulated_spread=simulated_sd, run_label=ALL_SEEDS);
 '''
 
 DT = '''
@@ -218,8 +224,9 @@ pinned = lab.load_pinned("M5_decision_transformer_results")
 yours = {round(float(r), 2): float(a) for r, a in zip(sweep["target_return"], sweep["mean_return"])}
 compare([(LABELS["nb.dt_row"].format(requested=r), yours.get(round(float(r), 2)), a)
          for r, a in zip(pinned["target_return"], pinned["mean_return"])])
-figures.plot_dt_panel(pinned["target_return"], pinned["mean_return"], pinned["log_returns"], labels=LABELS, gap=DT_GAP,
-                      run_label=PINNED_RUN);
+achieved, achieved_sd = mean_sd("dt_mean_return")
+figures.plot_dt_panel(pinned["target_return"], achieved, SEEDS["dt_log_returns"].ravel(), labels=LABELS, return_spread=achieved_sd,
+                      gap=DT_GAP, run_label=ALL_SEEDS);
 '''
 
 LANGUAGE = '''
@@ -234,8 +241,9 @@ for name, row in language_run["evaluation"].items():
 pinned = lab.load_pinned("M5_language_ilql_results")
 compare([(LABELS["nb.language_row"].format(name=name_of(n)), language_run["evaluation"][str(n)]["exact_match"], v)
          for n, v in zip(pinned["method_names"], pinned["exact_match"])])
-figures.plot_language_exact_match([str(n) for n in pinned["method_names"]], pinned["exact_match"], labels=LABELS,
-                                  run_label=PINNED_RUN);
+exact, exact_sd = mean_sd("language_exact_match")
+figures.plot_language_exact_match([str(n) for n in pinned["method_names"]], exact, labels=LABELS, match_spread=exact_sd,
+                                  run_label=ALL_SEEDS);
 '''
 
 TAKEAWAYS = '''

@@ -228,8 +228,7 @@ L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
 # English comment (the text after "# ") -> Russian.
 COMMENTS_RU: dict[str, str] = {
     # the lab notebook's cells
-    "The figures show every seed of the course's run: read differences against their spread.":
-        "Графики показывают все seed прогона курса: читайте разности на фоне их разброса.",
+    "every seed of that run: the figures show all of them": "все seed этого прогона: графики показывают их все",
     # kernels.py and torch_kernels.py (inside the solution cells)
     "padding may hold -inf: read only the active entries":
         "в дополнении (padding) может стоять -inf: читаем только активные элементы",
@@ -261,8 +260,6 @@ COMMENTS_RU: dict[str, str] = {
     "the same number of expert labels for both learners: a separate setting (its caption says how it differs)":
         "одинаковое число меток эксперта у обоих учеников: отдельная постановка (чем она отличается, сказано в подписи)",
     "figures of your own loops": "рисунки по вашим собственным циклам обучения",
-    "figures of the pinned full-profile run shipped in m5_student/data":
-        "рисунки по зафиксированному полному прогону из m5_student/data",
     "section 6 needs this section's results": "разделу 6 нужны результаты этого раздела",
     "smoke unless RL_LLM_M5_PROFILE=full": "профиль smoke, если не задано RL_LLM_M5_PROFILE=full",
     "your ten numpy kernels, from the assignment notebook next to this one":

@@ -570,18 +570,19 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
         old, new = lab.load_pinned(name, data_dir=committed), lab.load_pinned(name, data_dir=tmp_path / "data")
         assert set(old) == set(new), name
         for key in old:
-            if key in lab.OFFLINE_BY_SEED:  # every seed of the committed run; this one-seed run has offset 0
-                old_row, new_row = old[key][:1], new[key][:1]
-                if same_machine:
-                    np.testing.assert_array_equal(new_row, old_row, err_msg=f"{name}:{key}")
-                continue
             if same_machine or old[key].dtype.kind == "U":
                 np.testing.assert_array_equal(new[key], old[key], err_msg=f"{name}:{key}")
             else:
                 _close_across_machines(name, key, new[key], old[key])
     for name in lab.PINNED_KEYS:  # byte for byte: the .npz writer is deterministic
-        if same_machine and name != "M5_offline_method_results.npz":  # that one holds every seed of the committed run
+        if same_machine:
             assert (tmp_path / "data" / name).read_bytes() == (committed / name).read_bytes(), name
+    # The per-seed file holds every seed of the committed run; this one-seed run gives offset 0.
+    old, new = lab.load_pinned(lab.SEEDS_PIN, data_dir=committed), lab.load_pinned(lab.SEEDS_PIN, data_dir=tmp_path / "data")
+    assert set(old) == set(new)
+    for key in old:
+        if key != "seeds" and same_machine:
+            np.testing.assert_array_equal(new[key][:1], old[key][:1], err_msg=key)
     # The committed protocol may come from a several-seed run (`--seeds 5 --pin`): its
     # per-seed verdicts then cover more seeds than this one-seed run can reproduce.
     if protocol["seed_offsets_checked"] == [0]:

@@ -84,11 +84,20 @@ PROTOCOL_FILE = "M5_experiment_protocol.json"
 CLAIMS_PIN = "M5_course_numbers.json"
 
 #: Pinned artifact -> the arrays it must hold (extra arrays may follow these).
-#: Per-seed (seeds, methods) matrices of the offline section that the pinned file also holds,
-#: so the lab notebook plots every seed of the course's run, not seed offset 0 alone.
-OFFLINE_BY_SEED = ("seed_ids", "mean_return_by_seed", "success_rate_by_seed", "greedy_q_mean_by_seed",
-                   "greedy_value_true_by_seed", "fqe_logged_values_by_seed", "q_logged_error_by_seed",
-                   "q_unlogged_error_by_seed", "optimal_return_by_seed")
+#: Every seed of the run, for the sections whose figures the lab notebook draws over all
+#: seeds: ``<section>_<key>`` -> the per-seed results stacked on a first axis of seeds
+#: (NaN where a method has no value). One file, so each section's own pin stays the
+#: seed-offset-0 run that a one-seed ``--pin`` reproduces byte for byte.
+SEEDS_PIN = "M5_lab_seeds.npz"
+BY_SEED: dict[str, tuple[str, ...]] = {
+    "dagger": ("success_rate", "budget_bc_success", "budget_dagger_success"),
+    "dqn": ("dqn_success", "double_success", "dqn_overestimation", "double_overestimation"),
+    "offline": ("mean_return", "success_rate", "greedy_q_mean", "greedy_value_true", "fqe_logged_value",
+                "q_logged_error", "q_unlogged_error", "optimal_return"),
+    "fqe": ("fqe_values", "simulated_values"),
+    "dt": ("mean_return", "log_returns"),
+    "language": ("exact_match",),
+}
 
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
     "M5_dagger_curve.npz": ("rounds", "success_rate", "budget_labels", "budget_bc_success", "budget_dagger_success"),
@@ -96,7 +105,7 @@ PINNED_KEYS: dict[str, tuple[str, ...]] = {
                                 "double_overestimation"),
     "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values",
                                       "greedy_q_mean", "greedy_value_true", "fqe_logged_values", "q_logged_error",
-                                      "q_unlogged_error", "above_max_share", "optimal_return", *OFFLINE_BY_SEED),
+                                      "q_unlogged_error", "above_max_share", "optimal_return"),
     "M5_decision_transformer_results.npz": ("target_return", "mean_return", "log_returns"),
     "M5_language_ilql_results.npz": ("method_names", "exact_match"),
 }
@@ -305,7 +314,7 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
     Raises ValueError for a name that is not a pinned artifact and FileNotFoundError
     (with the command that regenerates it) when the file is missing.
     """
-    known = {Path(n).stem: n for n in (*PINNED_KEYS, PROTOCOL_FILE, CLAIMS_PIN)}
+    known = {Path(n).stem: n for n in (*PINNED_KEYS, PROTOCOL_FILE, CLAIMS_PIN, SEEDS_PIN)}
     stem = Path(str(name)).stem if str(name).endswith((".npz", ".json")) else str(name)
     if stem not in known:
         raise ValueError(f"load_pinned: `name` must be one of {sorted(known)}, got {name!r}")
@@ -906,7 +915,6 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
             "q_unlogged_error": _nan_none(off["q_unlogged_error"]),
             "above_max_share": _nan_none(off["above_max_share"]),
             "optimal_return": np.asarray(off["optimal_return"], dtype=np.float64),
-            **_offline_by_seed(results["offline"]),
         },
         "M5_decision_transformer_results.npz": {
             "target_return": dt["target_return"], "mean_return": dt["mean_return"],
@@ -921,19 +929,15 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
     }
 
 
-def _offline_by_seed(runs: list[dict]) -> dict[str, np.ndarray]:
-    """The offline section over every seed: (seeds, methods) matrices, NaN where a method has no Q."""
-    def matrix(key: str) -> np.ndarray:
-        return np.stack([_nan_none(r[key]) for r in runs]).astype(np.float64)
-
-    return {
-        "seed_ids": np.asarray([r["seed"] for r in runs], dtype=np.int64),
-        "mean_return_by_seed": matrix("mean_return"), "success_rate_by_seed": matrix("success_rate"),
-        "greedy_q_mean_by_seed": matrix("greedy_q_mean"), "greedy_value_true_by_seed": matrix("greedy_value_true"),
-        "fqe_logged_values_by_seed": matrix("fqe_logged_value"), "q_logged_error_by_seed": matrix("q_logged_error"),
-        "q_unlogged_error_by_seed": matrix("q_unlogged_error"),
-        "optimal_return_by_seed": np.asarray([r["optimal_return"] for r in runs], dtype=np.float64),
-    }
+def _seeds_arrays(results: dict[str, list[dict]]) -> dict[str, np.ndarray]:
+    """:data:`SEEDS_PIN`'s arrays: :data:`BY_SEED` of every section, stacked over seeds."""
+    arrays = {"seeds": np.asarray(len(results["offline"]), dtype=np.int64)}
+    for section, keys in BY_SEED.items():
+        runs = results[section]
+        arrays[f"{section}_seed_ids"] = np.asarray([r["seed"] for r in runs], dtype=np.int64)
+        for key in keys:
+            arrays[f"{section}_{key}"] = np.stack([_nan_none(r[key]) if np.ndim(r[key]) else np.float64(r[key]) for r in runs])
+    return arrays
 
 
 def course_lines(document: Mapping) -> dict:
@@ -976,6 +980,8 @@ def _write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: in
         assert not missing, f"{name} lacks {missing}"  # guards this module's own tables
         write_npz(data_dir / name, arrays)
         written.append(data_dir / name)
+    write_npz(data_dir / SEEDS_PIN, _seeds_arrays(results))
+    written.append(data_dir / SEEDS_PIN)
     path = data_dir / PROTOCOL_FILE
     path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(path)
