@@ -15,13 +15,19 @@ every claim of :mod:`m5_student.lab_results` with its per-seed values, mean and 
   other value of the variable is an error (exit 2).
 * ``--seeds N`` repeats every seeded section with seed offsets 0..N-1 (every seed of
   the section is shifted by the offset) and reports mean, spread (sample standard
-  deviation) and the per-seed values; the lab's two claims (DT saturation, ILQL-like
-  beats BC on exact match) are checked per seed.
+  deviation) and the per-seed values; with N >= 2 every comparison of
+  :mod:`m5_student.lab_comparisons` gets its paired 95 % interval, which alone
+  chooses the report's words (:mod:`m5_student.lab_caveats`), and the Decision
+  Transformer's rise/saturation check runs per seed.
 * ``--pin`` runs every section on the full profile (``--profile smoke`` or
   ``--section`` together with ``--pin`` is an error) and rewrites the pinned artifacts
-  in ``m5_student/data/`` from the seed-offset-0 runs (:data:`PINNED_KEYS`). The
-  ``.npz`` files hold no object arrays (names are fixed-width unicode) and are written
-  byte-for-byte deterministically, so re-pinning identical results changes nothing.
+  in ``m5_student/data/``: each section's seed-offset-0 run (:data:`PINNED_KEYS`),
+  every seed stacked (:data:`SEEDS_PIN`), the numbers the lab notebook prints
+  (:data:`CLAIMS_PIN`) and the protocol. The ``.npz`` files hold no object arrays (names
+  are fixed-width unicode) and are written byte-for-byte deterministically, so
+  re-pinning identical results changes nothing. The committed pins come from
+  ``make pin`` (10 seeds); a pin from fewer seeds changes what the notebook shows, and
+  the tests that compare the pins with the course's notes say so.
 
 ``--lang en|ru`` (default en; ``--lang en ru`` writes both from one run: ``report.md``
 with ``<section>.png`` and ``report.ru.md`` with ``<section>.ru.png``) sets the
@@ -320,7 +326,8 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
         raise ValueError(f"load_pinned: `name` must be one of {sorted(known)}, got {name!r}")
     path = Path(DATA_DIR if data_dir is None else data_dir) / known[stem]
     if not path.is_file():
-        raise FileNotFoundError(f"load_pinned: {path} is missing; regenerate it with `python -m m5_student.lab --profile full --pin`")
+        raise FileNotFoundError(f"load_pinned: {path} is missing; regenerate it with `make pin` "
+                                "(python -m m5_student.lab --profile full --seeds 10 --out the course's notes --lang en ru --pin)")
     if path.suffix == ".json":
         return json.loads(path.read_text(encoding="utf-8"))
     with np.load(path, allow_pickle=False) as archive:
