@@ -248,7 +248,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "round": "round", "dataset_size": "dataset size (seed offset 0)", "success_rate": "success rate",
         "mean_return": "mean return", "success_per_seed": "success per seed",
         "expert_labels": "expert labels", "bc_success": "behavior cloning: success", "dagger_success": "DAgger: success",
-        "dagger_ahead": "seeds where DAgger is ahead",
+        "dagger_minus_bc": "DAgger − BC, paired 95 % interval",
         "budget_intro": "At an equal label budget (a separate setting: the learner's actions slip with probability {slip}, "
                         "the expert demonstrates without slips; `imitation.label_budget_curve`). The expert's own success "
                         "in this setting, the ceiling: {expert}.",
@@ -362,7 +362,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "round": "раунд", "dataset_size": "размер набора данных (сдвиг seed 0)", "success_rate": "доля успехов",
         "mean_return": "средняя отдача", "success_per_seed": "успех по seed",
         "expert_labels": "метки эксперта", "bc_success": "клонирование поведения: успех", "dagger_success": "DAgger: успех",
-        "dagger_ahead": "seed, где DAgger впереди",
+        "dagger_minus_bc": "DAgger − BC, парный 95 % интервал",
         "budget_intro": "При равном числе меток (отдельная постановка: действия ученика с вероятностью {slip} заменяются "
                         "случайными, эксперт демонстрирует без таких срывов; `imitation.label_budget_curve`). Успех самого "
                         "эксперта в этой постановке, потолок: {expert}.",

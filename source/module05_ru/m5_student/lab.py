@@ -638,6 +638,10 @@ class _Render:
     run_label: str
     suffix: str = ""  # "" for English, ".ru" for Russian: both reports can share a folder
 
+    @property
+    def lang(self) -> str:
+        return self.suffix.lstrip(".") or "en"
+
     def figure(self, name: str, draw: Callable, figsize=(9, 4.8), rows: int = 1, height_ratios=None) -> str:
         """Draw with ``draw(ax)`` (or ``draw(axes)`` for several rows), save, return the file name."""
         # A bare Figure renders with Agg and never touches pyplot's backend or state, so
@@ -714,13 +718,22 @@ def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
     png = r.figure("dagger_budget", lambda ax: plot_label_budget(
         budgets, bc["mean"], dagger["mean"], ax, labels, bc_spread=_spread(bc, runs), dagger_spread=_spread(dagger, runs),
         slip_probability=runs[0]["budget_slip_probability"], run_label=r.run_label))
-    rows = [(int(b), _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]),
-             f"{int(np.sum(dagger['values'][:, i] > bc['values'][:, i]))}/{len(runs)}")
+    rows = [(int(b), _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]), _difference(dagger["values"][:, i], bc["values"][:, i], r))
             for i, b in enumerate(budgets)]
     expert = _cell([x["budget_expert_success"] for x in runs])
     slip = f"{runs[0]['budget_slip_probability']:g}"
     return [_t(labels, "budget_intro", expert=expert, slip=slip), "", f"![dagger_budget]({png})", ""] + _table(
-        _header(labels, "expert_labels", "bc_success", "dagger_success", "dagger_ahead"), rows)
+        _header(labels, "expert_labels", "bc_success", "dagger_success", "dagger_minus_bc"), rows)
+
+
+def _difference(a, b, r: _Render) -> str:
+    """``a - b`` over paired seeds as the report words it (interval and verdict), or n/a for one seed."""
+    from m5_student.lab_comparisons import phrase
+    from m5_student.stats import paired_difference
+
+    if len(a) < 2:
+        return _t(r.labels, "not_available")
+    return phrase(paired_difference(a, b), r.lang)
 
 
 def _report_dqn(runs: list[dict], r: _Render) -> list[str]:
