@@ -2,7 +2,7 @@
 
 Texts (lab notebook answers, notebook introductions) cite a measured figure with a
 placeholder that names a claim of ``docs/lab-results/claims.json`` (written by
-``m5 lab --profile full --seeds 5``)::
+``make pin``: ``m5 lab --profile full --seeds 10 ...``)::
 
     {{claim:offline.return.cql:mean:.2f}}       -> 0.79
     {{claim:offline.return.cql:mean_sd:.2f}}    -> 0.79 ± 0.00
@@ -63,7 +63,7 @@ def load_claims(claims_path: Path = CLAIMS_PATH) -> dict[str, dict[str, Any]]:
     """
     path = Path(claims_path)
     if not path.is_file():
-        raise ClaimError(f"claims report `{path}` is missing: run `m5 lab --profile full --seeds 5` "
+        raise ClaimError(f"claims report `{path}` is missing: run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
                          "to write it before building texts that cite lab numbers")
     if path.stat().st_size > MAX_REPORT_BYTES:
         raise ClaimError(f"claims report `{path}` is larger than {MAX_REPORT_BYTES} bytes")

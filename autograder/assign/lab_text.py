@@ -4,10 +4,12 @@ Kept apart from :mod:`autograder.assign.lab_source` (the cells' code) so text an
 can be edited independently; the code is identical in both languages.
 
 A figure measured by the lab is never typed here: a model answer cites it as
-``{{claim:ID:FIELD:SPEC}}`` and the notebook builder fills it from the lab report
-(:mod:`autograder.assign.claims`, ``docs/lab-results/claims.json``, the pinned
-five-seed full-profile run). Each question asks about something the student can see:
-the lines printed by their own run (smoke profile by default) or the pinned figures.
+``{{claim:ID:FIELD:SPEC}}``, and a difference between methods as ``{{compare:ID}}``
+(its paired interval and the verdict it allows); the notebook builder fills both from
+the lab report (:mod:`autograder.assign.claims`, ``docs/lab-results/claims.json``, the
+pinned 10-seed full-profile run). Each question asks about something the student can
+see: the lines printed by their own run (smoke profile by default), the pinned
+figures, and the course's numbers printed before the question.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Lab figures in course texts: claim placeholders, their resolution, and no typed numbers.
 
-The real report (docs/lab-results/claims.json) is written by the five-seed lab run; these
+The real report (docs/lab-results/claims.json) is written by the 10-seed lab run; these
 tests use a fixture of the same shape (tests/autograder/claims/claims_fixture.json,
 synthetic values) so they check the mechanism and the texts, not the measurements.
 """
@@ -106,9 +106,9 @@ def test_every_cited_claim_is_in_the_fixture_and_both_languages_cite_the_same():
 
 
 def test_every_cited_claim_is_in_the_committed_report():
-    """Once the five-seed report is committed, the texts may cite only ids it holds."""
+    """Once the 10-seed report is committed, the texts may cite only ids it holds."""
     if not claims.CLAIMS_PATH.is_file():
-        pytest.skip("docs/lab-results/claims.json is not committed yet (written by the five-seed lab run)")
+        pytest.skip("docs/lab-results/claims.json is not committed yet (written by the 10-seed lab run)")
     report, compared = claims.load_claims(), claims.load_comparisons()
     texts = [text for lang in LANGS for text in _lab_strings(lang).values()]
     missing = sorted({c for t in texts for c in _cited(t)[0]} - set(report))

@@ -583,7 +583,7 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
     for key in old:
         if key != "seeds" and same_machine:
             np.testing.assert_array_equal(new[key][:1], old[key][:1], err_msg=key)
-    # The committed protocol may come from a several-seed run (`--seeds 5 --pin`): its
+    # The committed protocol may come from a several-seed run (`--seeds 10 --pin`): its
     # per-seed verdicts then cover more seeds than this one-seed run can reproduce.
     if protocol["seed_offsets_checked"] == [0]:
         assert json.dumps(fresh["claims"], sort_keys=True) == json.dumps(protocol["claims"], sort_keys=True) or not same_machine

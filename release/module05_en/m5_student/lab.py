@@ -1168,7 +1168,7 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
     """Everything :func:`run_lab` writes, from the sections' per-seed results.
 
     Apart from running so that the figures and texts of a long run (the committed
-    5-seed report) can be rewritten from its saved results after a wording change,
+    10-seed report) can be rewritten from its saved results after a wording change,
     without training again. Returns what :func:`run_lab` returns.
     """
     from m5_student.lab_results import claims_document, evaluate_claims, id_index
