@@ -217,15 +217,12 @@ def greedy_overestimation(q_net: nn.Module, env: KeyDoorGrid, observations: np.n
     at). Positive: the network believes its chosen actions are worth more than they are,
     the bias of a maximum over noisy estimates that Double DQN is meant to reduce.
     """
-    def greedy_probs(obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            chosen = q_net(torch.as_tensor(np.asarray(obs, dtype=np.float32))).argmax(dim=1).numpy()
-        return np.eye(env.action_dim)[chosen]
-
+    model = env.tabular_model()
     states = np.unique([env.state_index(o) for o in np.unique(np.asarray(observations), axis=0)])
-    q_true = exact_action_values(env, greedy_probs, gamma)[states]
     with torch.no_grad():
-        q = q_net(torch.as_tensor(env.tabular_model()["observations"][states], dtype=torch.float32)).double().numpy()
+        greedy = q_net(torch.as_tensor(model["observations"], dtype=torch.float32)).argmax(dim=1).numpy()
+        q = q_net(torch.as_tensor(model["observations"][states], dtype=torch.float32)).double().numpy()
+    q_true = exact_action_values(model, np.eye(env.action_dim)[greedy], gamma)[states]
     chosen = q.argmax(axis=1)
     rows = np.arange(len(states))
     return float(np.mean(q[rows, chosen] - q_true[rows, chosen]))

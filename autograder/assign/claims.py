@@ -47,10 +47,9 @@ def cited_claims(text: str) -> list[str]:
 
 
 def load_comparisons(claims_path: Path = CLAIMS_PATH) -> dict[str, dict[str, Any]]:
-    """``{id: entry}`` of the report's ``comparisons``; ClaimError when absent or ill-formed."""
-    load_claims(claims_path)  # the same checks of the file
-    report = json.loads(Path(claims_path).read_text(encoding="utf-8"))
-    comparisons = report.get("comparisons")
+    """``{id: entry}`` of the report's ``comparisons``; ClaimError when absent or ill-formed
+    (or when the report fails :func:`load_claims`' checks)."""
+    comparisons = _read_report(claims_path).get("comparisons")
     if not isinstance(comparisons, dict) or not all(isinstance(v, dict) for v in comparisons.values()):
         raise ClaimError(f"claims report `{claims_path}` holds no `comparisons` object: rerun the lab")
     return comparisons
@@ -61,6 +60,11 @@ def load_claims(claims_path: Path = CLAIMS_PATH) -> dict[str, dict[str, Any]]:
 
     Raises ClaimError when the file is missing, too large, not JSON, or not of that shape.
     """
+    return _read_report(claims_path)["claims"]
+
+
+def _read_report(claims_path: Path) -> dict[str, Any]:
+    """The whole claims report, read once, after the checks :func:`load_claims` promises."""
     path = Path(claims_path)
     if not path.is_file():
         raise ClaimError(f"claims report `{path}` is missing: run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
@@ -74,7 +78,7 @@ def load_claims(claims_path: Path = CLAIMS_PATH) -> dict[str, dict[str, Any]]:
     claims = report.get("claims") if isinstance(report, dict) else None
     if not isinstance(claims, dict) or not all(isinstance(v, dict) for v in claims.values()):
         raise ClaimError(f"claims report `{path}` must hold {{\"claims\": {{id: {{...}}}}}}")
-    return claims
+    return report
 
 
 def _number(entry: dict, key: str, claim_id: str) -> float:

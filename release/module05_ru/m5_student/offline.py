@@ -142,8 +142,9 @@ def true_state_values(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.n
     that bootstraps across the time limit aims at), so a learner's Q(s, pi(s)) can be
     compared with the truth state by state, not only through start-cell rollouts.
     """
-    q = exact_action_values(env, policy.probs, gamma)
-    values = np.sum(policy.probs(env.tabular_model()["observations"]) * q, axis=1)
+    model = env.tabular_model()
+    probs = policy.probs(model["observations"])
+    values = np.sum(probs * exact_action_values(model, probs, gamma), axis=1)
     return values[[env.state_index(o) for o in np.asarray(observations)]]
 
 
@@ -185,7 +186,8 @@ def q_value_errors(env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: 
     logged = np.zeros((len(distinct), env.action_dim), dtype=bool)
     logged[np.searchsorted(distinct, states), np.asarray(actions, dtype=np.int64)] = True
 
-    q_true = exact_action_values(env, policy.probs, gamma)[distinct]
+    model = env.tabular_model()
+    q_true = exact_action_values(model, policy.probs(model["observations"]), gamma)[distinct]
     with torch.no_grad():
         q_learned = q_net(torch.as_tensor(obs[first])).double().numpy()
     error = q_learned - q_true

@@ -262,12 +262,12 @@ def exact_policy_evaluation(
     return q.reshape(n_states, n_actions)
 
 
-def exact_action_values(env, policy_probs, gamma: float) -> np.ndarray:
-    """Q^pi (S, A) of ``env``'s tabular model (:meth:`KeyDoorGrid.tabular_model`, no time limit)
-    for the policy whose distribution ``policy_probs(observations (S, d)) -> (S, A)`` gives.
+def exact_action_values(model: dict, policy_probs: np.ndarray, gamma: float) -> np.ndarray:
+    """Q^pi (S, A) of a tabular model (``KeyDoorGrid.tabular_model()``, no time limit) for the
+    policy ``policy_probs`` (S, A) over ``model["observations"]``.
 
     The exact truth a learned Q is compared with; rows are indexed by ``env.state_index``.
+    Callers build the model once and read its observations for the policy too.
     """
-    model = env.tabular_model()
-    probs = np.asarray(policy_probs(model["observations"]), dtype=np.float64)
-    return exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"], probs, gamma)
+    return exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"],
+                                   np.asarray(policy_probs, dtype=np.float64), gamma)
