@@ -34,6 +34,8 @@ __all__ = [
     "moving_mean",
     "plot_environment",
     "plot_dagger_curve",
+    "plot_distribution_shift",
+    "SHIFT_KEYS",
     "plot_dqn_curves",
     "plot_log_actions",
     "plot_offline_methods",
@@ -151,12 +153,13 @@ def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] |
 
 
 def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapping[str, str] | None = None, *,
-                      bc_spread=None, dagger_spread=None, slip_probability: float | None = None,
+                      bc_spread=None, dagger_spread=None, setting: Mapping | None = None,
                       run_label: str | None = None):
     """Greedy success of behavior cloning and of DAgger trained on the same number of expert labels.
 
-    ``slip_probability`` (the setting's chance that a learner's action slips), when given,
-    adds a title line saying why this setting's success is lower than the DAgger curve's.
+    ``setting`` (:meth:`reference_impl.imitation.LabelBudgetConfig.describe`: ``slip``,
+    ``rows``, ``cols``, ``starts``), when given, adds a title line naming the setting,
+    which differs from the DAgger curve's.
     """
     where = "plot_label_budget"
     lab = _labels(labels)
@@ -172,11 +175,74 @@ def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapp
     ax.set_ylabel(lab["success"])
     ax.legend(loc="lower right")
     title = lab["budget_title"]
-    if slip_probability is not None:
-        title += "\n" + lab["budget_note"].format(slip=slip_probability)
+    if setting is not None:
+        title += "\n" + lab["budget_note"].format(**setting)
     _title(ax, title, run_label)
     ax.grid(True, alpha=0.3)
     return ax
+
+
+#: The per-seed arrays :func:`plot_distribution_shift` draws (``label_budget_curve``'s shift measures).
+SHIFT_KEYS = tuple(f"{who}_{m}" for who in ("bc", "dagger") for m in ("unseen_share", "error_unseen", "error_seen"))
+
+
+def _seed_matrix(values, name: str, where: str, length: int) -> np.ndarray:
+    """``values`` as a (seeds, length) float array (a 1-D input is one seed)."""
+    arr = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    if arr.ndim != 2 or arr.shape[1] != length or arr.shape[0] == 0:
+        raise ValueError(f"{where}: `{name}` must have shape (seeds, {length}), got {np.shape(values)}")
+    return arr
+
+
+def _nan_mean(arr: np.ndarray) -> np.ndarray:
+    """Column means ignoring NaN; NaN (a gap in the curve) where a column has no value."""
+    counts = np.sum(~np.isnan(arr), axis=0)
+    sums = np.nansum(arr, axis=0)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def plot_distribution_shift(budgets, per_seed: Mapping[str, Sequence], axes=None, labels: Mapping[str, str] | None = None, *,
+                            run_label: str | None = None):
+    """Distribution shift of each learner at each label budget, on its own evaluation episodes.
+
+    ``per_seed`` maps every key of :data:`SHIFT_KEYS` to a (seeds, budgets) array (one row
+    per seed). Top: the mean share of the learner's visits whose state is absent from its
+    training labels (error bars: the sd over seeds). Bottom: the share of visits where
+    its action is not optimal, on those unseen states and on trained ones, averaged over
+    the seeds that have such visits (a gap where none has). ``axes``: two axes, or None
+    for a new figure.
+    """
+    where = "plot_distribution_shift"
+    lab = _labels(labels)
+    x = _vector(budgets, "budgets", where)
+    missing = [k for k in SHIFT_KEYS if k not in per_seed]
+    if missing:
+        raise ValueError(f"{where}: `per_seed` lacks {missing}")
+    data = {k: _seed_matrix(per_seed[k], f"per_seed[{k!r}]", where, x.size) for k in SHIFT_KEYS}
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
+    top, bottom = axes
+    for who, marker, color in (("bc", "o", "C0"), ("dagger", "s", "C1")):
+        unseen = data[f"{who}_unseen_share"]
+        err = unseen.std(axis=0, ddof=1) if unseen.shape[0] > 1 else None
+        top.errorbar(x, unseen.mean(axis=0), yerr=err, marker=marker, capsize=3, color=color, label=lab[f"budget_{who}"])
+        # one color per learner: solid on states absent from its labels, dotted on labeled ones
+        for part, style, fill in (("unseen", "-", color), ("seen", ":", "white")):
+            bottom.plot(x, _nan_mean(data[f"{who}_error_{part}"]), style, marker=marker, color=color, markerfacecolor=fill,
+                        label=lab[f"shift_error_{part}"].format(who=lab[f"shift_{who}"]))
+    top.set_ylim(-0.03, 1.05)
+    top.set_ylabel(lab["shift_unseen"])
+    top.legend(loc="upper right", fontsize=8)
+    _title(top, lab["shift_title"], run_label)
+    bottom.set_ylim(-0.03, 1.05)
+    bottom.set_xlabel(lab["budget_x"])
+    bottom.set_ylabel(lab["shift_error"])
+    bottom.legend(loc="center right", fontsize=8)
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    return axes
 
 
 def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW,

@@ -94,7 +94,9 @@ CLAIMS_PIN = "M5_course_numbers.json"
 #: seed-offset-0 run that a one-seed ``--pin`` reproduces byte for byte.
 SEEDS_PIN = "M5_lab_seeds.npz"
 BY_SEED: dict[str, tuple[str, ...]] = {
-    "dagger": ("success_rate", "budget_bc_success", "budget_dagger_success"),
+    "dagger": ("success_rate", "budget_bc_success", "budget_dagger_success", "budget_bc_labels",
+               "budget_bc_unseen_share", "budget_bc_error_unseen", "budget_bc_error_seen",
+               "budget_dagger_unseen_share", "budget_dagger_error_unseen", "budget_dagger_error_seen"),
     "dqn": ("dqn_success", "double_success", "dqn_overestimation", "double_overestimation"),
     "offline": ("mean_return", "success_rate", "greedy_q_mean", "greedy_value_true", "fqe_logged_value",
                 "q_logged_error", "q_unlogged_error", "optimal_return"),
@@ -431,6 +433,7 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from reference_impl.figures import SHIFT_KEYS
     from reference_impl.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
 
     p = _offset(profile.dagger, offset)
@@ -449,6 +452,12 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
         "budget_dagger_success": np.asarray(budget["dagger_success_rate"], dtype=np.float64),
         "budget_expert_success": float(budget["expert_success_rate"]),
         "budget_slip_probability": float(budget_config.slip_probability),  # the report says it
+        "budget_setting": budget_config.describe(),
+        # distinct expert labels each learner trains on (cloning's demonstrations may hold fewer than the budget)
+        "budget_bc_labels": np.asarray(budget["bc_labels"], dtype=np.int64),
+        "budget_dagger_labels": np.asarray(budget["dagger_labels"], dtype=np.int64),
+        # the learners' own visits: share on states absent from their labels, non-optimal actions there and elsewhere
+        **{f"budget_{key}": np.asarray(budget[key], dtype=np.float64) for key in SHIFT_KEYS},
     }
 
 
@@ -707,21 +716,36 @@ def _report_dagger(runs: list[dict], r: _Render) -> list[str]:
 
 
 def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
-    """BC and DAgger trained on the same number of expert labels (its own, slippery setting)."""
-    from reference_impl.figures import plot_label_budget
+    """BC and DAgger trained on the same number of expert labels (its own setting), and their shift."""
+    from reference_impl.figures import SHIFT_KEYS, plot_distribution_shift, plot_label_budget
 
     labels = r.labels
     budgets = runs[0]["budget_labels"]
+    setting = runs[0]["budget_setting"]
     bc, dagger = _stats([x["budget_bc_success"] for x in runs]), _stats([x["budget_dagger_success"] for x in runs])
     png = r.figure("dagger_budget", lambda ax: plot_label_budget(
         budgets, bc["mean"], dagger["mean"], ax, labels, bc_spread=_spread(bc, runs), dagger_spread=_spread(dagger, runs),
-        slip_probability=runs[0]["budget_slip_probability"], run_label=r.run_label))
-    rows = [(int(b), _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]), _difference(dagger["values"][:, i], bc["values"][:, i], r))
+        setting=setting, run_label=r.run_label))
+    shift = {k: np.stack([x[f"budget_{k}"] for x in runs]) for k in SHIFT_KEYS}
+    shift_png = r.figure("dagger_shift", lambda axes: plot_distribution_shift(budgets, shift, axes, labels, run_label=r.run_label),
+                         figsize=(9, 7.5), rows=2)
+    rows = [(int(b), _cell([x["budget_bc_labels"][i] for x in runs], 0), _cell([x["budget_dagger_labels"][i] for x in runs], 0),
+             _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]),
+             _difference(dagger["values"][:, i], bc["values"][:, i], r))
             for i, b in enumerate(budgets)]
+    shift_rows = [(int(b), *(_cell(v) if (v := _finite(shift[k][:, i])).size else _t(labels, "not_available") for k in SHIFT_KEYS))
+                  for i, b in enumerate(budgets)]
     expert = _cell([x["budget_expert_success"] for x in runs])
-    slip = f"{runs[0]['budget_slip_probability']:g}"
-    return [_t(labels, "budget_intro", expert=expert, slip=slip), "", f"![dagger_budget]({png})", ""] + _table(
-        _header(labels, "expert_labels", "bc_success", "dagger_success", "dagger_minus_bc"), rows)
+    return ([_t(labels, "budget_intro", expert=expert, **setting), "", f"![dagger_budget]({png})", ""]
+            + _table(_header(labels, "expert_labels", "bc_distinct_labels", "dagger_distinct_labels", "bc_success", "dagger_success", "dagger_minus_bc"), rows)
+            + ["", _t(labels, "shift_intro"), "", f"![dagger_shift]({shift_png})", ""]
+            + _table(_header(labels, "expert_labels", *(f"shift_{k}" for k in SHIFT_KEYS)), shift_rows))
+
+
+def _finite(values) -> np.ndarray:
+    """The finite entries (a learner with no visits of a kind has NaN there, and no value to average)."""
+    arr = np.asarray(values, dtype=np.float64)
+    return arr[np.isfinite(arr)]
 
 
 def _difference(a, b, r: _Render) -> str:

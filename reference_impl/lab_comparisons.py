@@ -46,6 +46,16 @@ def _build() -> list[Comparison]:
         Comparison("dagger.equal_budget", "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success",
                    {"en": "DAgger minus behavior cloning at an equal label budget, success rate",
                     "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов"}),
+        Comparison("dagger.equal_budget_unseen_share", "dagger.dagger_equal_budget_unseen_share",
+                   "dagger.bc_equal_budget_unseen_share",
+                   {"en": "DAgger minus behavior cloning at an equal label budget, share of the learner's own visits to "
+                          "states absent from its labels",
+                    "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля посещений ученика в "
+                          "состояниях, которых нет среди его меток"}, words="level"),
+        Comparison("dagger.bc_error_unseen_vs_seen", "dagger.bc_equal_budget_error_unseen", "dagger.bc_equal_budget_error_seen",
+                   {"en": "Behavior cloning, share of non-optimal actions on unlabeled minus on labeled states",
+                    "ru": "Клонирование поведения, доля неоптимальных действий в неразмеченных минус в размеченных "
+                          "состояниях"}, words="level"),
         Comparison("dqn.double_vs_dqn", "dqn.double_success", "dqn.dqn_success",
                    {"en": "Double DQN minus DQN, greedy success rate after training",
                     "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения"}),

@@ -29,8 +29,15 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "expert labels (state, expert action) pairs",
         "budget_bc": "behavior cloning (expert demonstrations)",
         "budget_dagger": "DAgger (labels on the learner's own states)",
-        "budget_note": "a harder setting than the DAgger curve: the learner's actions slip with probability {slip}, "
-                       "so success stays lower",
+        "budget_note": "its own setting: a {rows}×{cols} grid with {starts} start cells; the learner's actions slip "
+                       "with probability {slip}",
+        "shift_title": "Distribution shift: where each learner goes, and how it acts there",
+        "shift_unseen": "share of visits to states\nabsent from its training labels",
+        "shift_error": "share of visits with a\nnon-optimal action",
+        "shift_error_unseen": "{who}: on states absent from its labels",
+        "shift_error_seen": "{who}: on states it was trained on",
+        "shift_bc": "cloning",
+        "shift_dagger": "DAgger",
         "episode": "training episode",
         "rolling_success": "success rate over the last 15 episodes",
         "dqn_title": "DQN vs Double DQN (rolling window 15)",
@@ -122,8 +129,15 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "метки эксперта (пары «состояние, действие эксперта»)",
         "budget_bc": "клонирование поведения (демонстрации эксперта)",
         "budget_dagger": "DAgger (метки в состояниях самого ученика)",
-        "budget_note": "постановка труднее, чем у кривой DAgger: действия ученика срываются с вероятностью {slip}, "
-                       "поэтому успех ниже",
+        "budget_note": "своя постановка: сетка {rows}×{cols} с {starts} стартовыми клетками; действия ученика "
+                       "срываются с вероятностью {slip}",
+        "shift_title": "Сдвиг распределения: куда попадает каждый ученик и как он там действует",
+        "shift_unseen": "доля посещений состояний,\nкоторых нет среди его меток",
+        "shift_error": "доля посещений с\nнеоптимальным действием",
+        "shift_error_unseen": "{who}: в состояниях, которых нет среди его меток",
+        "shift_error_seen": "{who}: в состояниях, на которых он обучен",
+        "shift_bc": "клонирование",
+        "shift_dagger": "DAgger",
         "episode": "эпизод обучения",
         "rolling_success": "доля успехов за последние 15 эпизодов",
         "dqn_title": "DQN и Double DQN (скользящее окно 15)",
@@ -247,9 +261,22 @@ _REPORT: dict[str, dict[str, str]] = {
         "mean_return": "mean return", "success_per_seed": "success per seed",
         "expert_labels": "expert labels", "bc_success": "behavior cloning: success", "dagger_success": "DAgger: success",
         "dagger_minus_bc": "DAgger − BC, paired 95 % interval",
-        "budget_intro": "At an equal label budget (a separate setting: the learner's actions slip with probability {slip}, "
-                        "the expert demonstrates without slips; `imitation.label_budget_curve`). The expert's own success "
-                        "in this setting, the ceiling: {expert}.",
+        "budget_intro": "At an equal label budget, in a setting of its own (`imitation.label_budget_curve`): a larger "
+                        "grid ({rows}×{cols}, {starts} start cells, a limit of {max_steps} steps), where a few "
+                        "demonstrations cover a narrow tube of the states a learner can reach; the learner's actions "
+                        "slip with probability {slip}, the expert demonstrates without slips. A label is a distinct "
+                        "state with the expert's action (asking a deterministic expert about a state twice teaches "
+                        "nothing), so a learner whose collection finds no new state cannot spend the rest of its "
+                        "budget: cloning once the demonstrations repeat themselves (the columns of distinct labels). The expert's own success in this setting, the ceiling: {expert}.",
+        "bc_distinct_labels": "cloning: distinct labels", "dagger_distinct_labels": "DAgger: distinct labels",
+        "shift_intro": "Distribution shift, measured on each learner's own evaluation episodes at each budget "
+                       "(`shift.shift_metrics`): the share of its visits to states absent from its training labels, "
+                       "and the share of visits with a non-optimal action on those states and on the states it was "
+                       "trained on (mean ± sd over the seeds that have such visits; — where none has).",
+        "shift_bc_unseen_share": "cloning: visits to unlabeled states", "shift_bc_error_unseen": "cloning: error there",
+        "shift_bc_error_seen": "cloning: error on labeled states",
+        "shift_dagger_unseen_share": "DAgger: visits to unlabeled states", "shift_dagger_error_unseen": "DAgger: error there",
+        "shift_dagger_error_seen": "DAgger: error on labeled states",
         "seeds_suffix": "[seeds: {count}]", "method": "method", "greedy_eval_success": "greedy evaluation success",
         "greedy_eval_return": "greedy evaluation return", "late_success": "success, last 15 training episodes",
         "eval_success_per_seed": "evaluation success per seed",
@@ -310,8 +337,12 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_dagger": "DAgger's final round against behavior cloning (round 0), success rate: {cmp}. Behavior cloning "
                          "trains on {bc_labels} expert labels and DAgger's final round on {dagger_labels}, so this is not a "
                          "comparison at an equal label budget.",
-        "caveat_equal_budget": "With the same {budget} expert labels, DAgger reaches {dagger} and behavior cloning {bc} "
-                               "(the expert itself {expert}); DAgger minus behavior cloning: {cmp}.",
+        "caveat_equal_budget": "With the same budget of {budget} expert labels, DAgger reaches {dagger} and behavior cloning "
+                               "{bc} (the expert itself {expert}); DAgger minus behavior cloning: {cmp}.",
+        "caveat_shift": "Where the gap comes from: cloning's demonstrations hold {bc_labels} distinct states, and "
+                        "{bc_unseen} of its own visits fall on states outside them, against {dagger_unseen} for DAgger "
+                        "(DAgger minus cloning: {cmp_unseen}). On those states cloning's action is non-optimal in "
+                        "{error_unseen} of visits, on its labeled states in {error_seen} (difference: {cmp_error}).",
         "caveat_dqn": "Overestimation of the greedy action (learned minus exact Q, mean over the buffer's states and "
                       "over training): DQN {dqn}, Double DQN {double}; Double DQN minus DQN: {cmp_mean}; at the end of "
                       "training: {cmp_final}. Greedy success, Double DQN minus DQN: {cmp_success}.",
@@ -361,9 +392,24 @@ _REPORT: dict[str, dict[str, str]] = {
         "mean_return": "средняя отдача", "success_per_seed": "успех по seed",
         "expert_labels": "метки эксперта", "bc_success": "клонирование поведения: успех", "dagger_success": "DAgger: успех",
         "dagger_minus_bc": "DAgger − BC, парный 95 % интервал",
-        "budget_intro": "При равном числе меток (отдельная постановка: действия ученика с вероятностью {slip} заменяются "
-                        "случайными, эксперт демонстрирует без таких срывов; `imitation.label_budget_curve`). Успех самого "
-                        "эксперта в этой постановке, потолок: {expert}.",
+        "budget_intro": "При равном числе меток, в отдельной постановке (`imitation.label_budget_curve`): сетка крупнее "
+                        "({rows}×{cols}, стартовых клеток: {starts}, лимит {max_steps} шагов), где несколько демонстраций "
+                        "покрывают узкую трубку из состояний, в которые может попасть ученик; действия ученика с "
+                        "вероятностью {slip} заменяются случайными, эксперт демонстрирует без таких срывов. Метка — это "
+                        "отдельное состояние с действием эксперта (повторный вопрос детерминированному эксперту о том же "
+                        "состоянии ничему не учит), поэтому ученик, чей сбор больше не находит новых состояний, не может "
+                        "потратить остаток бюджета: клонирование — как только демонстрации начинают повторяться (столбцы "
+                        "различных меток). Успех самого эксперта в этой постановке, "
+                        "потолок: {expert}.",
+        "bc_distinct_labels": "клонирование: различных меток", "dagger_distinct_labels": "DAgger: различных меток",
+        "shift_intro": "Сдвиг распределения, измеренный на собственных оценочных эпизодах каждого ученика при каждом "
+                       "бюджете (`shift.shift_metrics`): доля его посещений состояний, которых нет среди его обучающих "
+                       "меток, и доля посещений с неоптимальным действием в этих состояниях и в состояниях, на которых он "
+                       "обучен (среднее ± стандартное отклонение по seed, где такие посещения есть; — где их нет ни у одного).",
+        "shift_bc_unseen_share": "клонирование: посещения неразмеченных состояний", "shift_bc_error_unseen": "клонирование: ошибка в них",
+        "shift_bc_error_seen": "клонирование: ошибка в размеченных состояниях",
+        "shift_dagger_unseen_share": "DAgger: посещения неразмеченных состояний", "shift_dagger_error_unseen": "DAgger: ошибка в них",
+        "shift_dagger_error_seen": "DAgger: ошибка в размеченных состояниях",
         "seeds_suffix": "[число seed: {count}]", "method": "метод", "greedy_eval_success": "успех жадной политики при оценке",
         "greedy_eval_return": "отдача жадной политики при оценке", "late_success": "успех за последние 15 эпизодов обучения",
         "eval_success_per_seed": "успех при оценке по seed",
@@ -426,8 +472,12 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_dagger": "Последний раунд DAgger против клонирования поведения (раунд 0), доля успехов: {cmp}. "
                          "Клонирование поведения обучается на {bc_labels} метках эксперта, а последний раунд DAgger — на "
                          "{dagger_labels}, так что это сравнение не при равном числе меток.",
-        "caveat_equal_budget": "При одних и тех же {budget} метках эксперта DAgger достигает {dagger}, а клонирование "
+        "caveat_equal_budget": "При одном и том же бюджете в {budget} меток эксперта DAgger достигает {dagger}, а клонирование "
                                "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}.",
+        "caveat_shift": "Откуда разрыв: в демонстрациях клонирования {bc_labels} различных состояний, и {bc_unseen} его "
+                        "собственных посещений приходятся на состояния вне их, против {dagger_unseen} у DAgger (DAgger "
+                        "минус клонирование: {cmp_unseen}). В этих состояниях действие клонирования неоптимально в "
+                        "{error_unseen} посещений, в размеченных — в {error_seen} (разность: {cmp_error}).",
         "caveat_dqn": "Завышение оценки жадного действия (выученное минус точное Q, среднее по состояниям буфера и по "
                       "обучению): DQN {dqn}, Double DQN {double}; Double DQN минус DQN: {cmp_mean}; в конце обучения: "
                       "{cmp_final}. Доля успехов, Double DQN минус DQN: {cmp_success}.",

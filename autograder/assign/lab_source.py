@@ -104,7 +104,10 @@ figures.plot_dagger_curve(pinned["rounds"], success, labels=LABELS, success_spre
 # the same number of expert labels for both learners: a separate setting (its caption says how it differs)
 (bc, bc_sd), (dagger, dagger_sd) = mean_sd("dagger_budget_bc_success"), mean_sd("dagger_budget_dagger_success")
 figures.plot_label_budget(pinned["budget_labels"], bc, dagger, labels=LABELS, bc_spread=bc_sd, dagger_spread=dagger_sd,
-                          slip_probability=LabelBudgetConfig().slip_probability, run_label=ALL_SEEDS);
+                          setting=LabelBudgetConfig().describe(), run_label=ALL_SEEDS);
+# distribution shift: the share of each learner's own visits on states absent from its labels, and its errors there
+figures.plot_distribution_shift(pinned["budget_labels"], {k: SEEDS[f"dagger_budget_{k}"] for k in figures.SHIFT_KEYS},
+                                labels=LABELS, run_label=ALL_SEEDS);
 '''
 
 DQN = '''

@@ -46,7 +46,9 @@ TEXT = {
                   "round runs the current learner, asks the expert to label the states the learner itself reached, "
                   "adds them to the data and retrains. More expert labels help any learner, so the comparison that "
                   "isolates DAgger's idea is the one at an **equal label budget**: cloning trained on as many "
-                  "expert labels as DAgger used, but all of them on expert states.",
+                  "expert labels as DAgger used, but all of them on expert states. It runs on a larger grid with more "
+                  "start cells, and a second figure measures the distribution shift itself: how often each learner "
+                  "visits states it has no label for, and how often it errs there.",
         "dqn": "## 3. DQN and Double DQN\n\nReplay, a target network and epsilon-greedy collection, with your target "
                "kernels. The replay buffer is warm-started with noisy expert episodes because the reward is sparse "
                "(a course choice, not part of vanilla DQN).",
@@ -113,8 +115,9 @@ TEXT = {
         "answer": "*Your answer (graded by hand):*",
         "questions": {
             "dagger": "**Question.** In the pinned results, compare behavior cloning and DAgger at the same number "
-                      "of expert labels. What does DAgger change about the training data, and what does it need "
-                      "that plain cloning does not?",
+                      "of expert labels (read the paired intervals printed above). Using the distribution-shift figure, "
+                      "explain where cloning's failures come from. What does DAgger change about the training data, and "
+                      "what does it need that plain cloning does not?",
             "dqn": "**Question.** Does Double DQN beat DQN in your printed run, and in the course's run? Does it "
                    "overestimate less, as it is designed to? What would you need before claiming either in general?",
             "offline": "**Question.** The log's most common behavior walks to the locked door without the key. Which "
@@ -133,22 +136,30 @@ TEXT = {
         },
         "answers": {
             "dagger": "Cloning trains only on the expert's states; once the learner errs it reaches states with no "
-                      "labels and its errors compound (distribution shift). DAgger runs the learner, has the "
-                      "expert label the states the learner actually reaches and retrains on the aggregate, so its "
-                      "labels sit on its own state distribution; for a no-regret learner the cost then grows "
-                      "linearly in the horizon instead of quadratically (" + _cite("ross2011", "en") + "). The "
-                      "number of labels is a separate lever, which is why the lab compares the two at an equal "
-                      "budget: in the course's run cloning reaches a success rate of "
+                      "labels, where its actions are guesses, and its errors compound (distribution shift; the "
+                      "O(εT²) bound of " + _cite("ross2010", "en") + "). DAgger runs the learner, has the expert label "
+                      "the states the learner actually reaches and retrains on the aggregate, so its labels sit on its "
+                      "own state distribution; with a no-regret learner the cost grows linearly in the horizon instead "
+                      "(" + _cite("ross2011", "en") + "). The number of labels is a separate lever, so the lab compares "
+                      "the two at an equal budget, on a larger grid with more start cells, where a few demonstrations "
+                      "cover a narrow tube of the states a learner can reach. In the course's run, at a budget of "
+                      "{{claim:dagger.equal_budget_labels:mean:.0f}} labels, cloning reaches a success rate of "
                       "{{claim:dagger.bc_equal_budget_success:mean_sd:.2f}} and DAgger "
-                      "{{claim:dagger.dagger_equal_budget_success:mean_sd:.2f}} (mean ± sd over "
-                      "{{claim:dagger.dagger_equal_budget_success:n_seeds}} seeds); DAgger minus cloning: "
-                      "{{compare:dagger.equal_budget}}. Next to the round-by-round curve (cloning on "
-                      "{{claim:dagger.bc_labels:mean:.0f}} labels, DAgger's last round on "
-                      "{{claim:dagger.dagger_labels:mean:.0f}}; difference {{compare:dagger.final_vs_round0}}) that is "
-                      "small, so most of the curve's gap comes from having more labels, not from where they were "
-                      "taken. The advantage should grow with the horizon and when demonstrations cover only a "
-                      "narrow tube of states. DAgger needs an expert who can "
-                      "be queried on arbitrary states during training, which plain cloning never does.",
+                      "{{claim:dagger.dagger_equal_budget_success:mean_sd:.2f}}; DAgger minus cloning: "
+                      "{{compare:dagger.equal_budget}}. The shift figure shows the mechanism. The clean demonstrations "
+                      "hold {{claim:dagger.bc_equal_budget_labels:mean:.0f}} distinct states (more demonstrations "
+                      "repeat them), and {{claim:dagger.bc_equal_budget_unseen_share:mean_sd:.2f}} of cloning's own "
+                      "visits fall on states outside them, against "
+                      "{{claim:dagger.dagger_equal_budget_unseen_share:mean_sd:.2f}} for DAgger (DAgger minus cloning: "
+                      "{{compare:dagger.equal_budget_unseen_share}}). Cloning's action is non-optimal in "
+                      "{{claim:dagger.bc_equal_budget_error_seen:mean_sd:.2f}} of its visits to labeled states and in "
+                      "{{claim:dagger.bc_equal_budget_error_unseen:mean_sd:.2f}} of its visits to the others (difference: "
+                      "{{compare:dagger.bc_error_unseen_vs_seen}}): what hurts it is where it goes, not how well it "
+                      "fits its data. On the round-by-round curve (the small grid) the two learners train on different "
+                      "numbers of labels ({{claim:dagger.bc_labels:mean:.0f}} against "
+                      "{{claim:dagger.dagger_labels:mean:.0f}}; difference {{compare:dagger.final_vs_round0}}), so that "
+                      "gap mixes both levers. DAgger needs an expert who can be queried on arbitrary states during "
+                      "training, which plain cloning never does.",
             "dqn": "A short smoke run on one seed settles nothing: the curves are noisy. Over the course's "
                    "{{claim:dqn.dqn_success:n_seeds}} seeds, greedy success is {{claim:dqn.dqn_success:mean_sd:.2f}} "
                    "for DQN and {{claim:dqn.double_success:mean_sd:.2f}} for Double DQN; Double DQN minus DQN: "
@@ -258,7 +269,9 @@ TEXT = {
                   "дошёл, они добавляются к данным, и ученик обучается заново. Больше меток эксперта помогает любому "
                   "ученику, поэтому идею DAgger выделяет только сравнение **при равном числе меток**: клонирование, "
                   "обученное на стольких же метках эксперта, сколько использовал DAgger, но только на состояниях "
-                  "эксперта.",
+                  "эксперта. Оно идёт на сетке крупнее и с большим числом стартовых клеток, а второй рисунок измеряет "
+                  "сам сдвиг распределения: как часто каждый ученик посещает состояния, для которых у него нет метки, "
+                  "и как часто он там ошибается.",
         "dqn": "## 3. DQN и Double DQN\n\nБуфер воспроизведения, целевая сеть и epsilon-жадный сбор данных; цели "
                "считают ваши ядра. Из-за редкой награды буфер заранее заполняется зашумлёнными эпизодами эксперта (решение курса, "
                "а не часть обычного DQN).",
@@ -329,8 +342,9 @@ TEXT = {
         "answer": "*Ваш ответ (проверяется вручную):*",
         "questions": {
             "dagger": "**Вопрос.** Сравните по зафиксированным результатам клонирование поведения и DAgger при "
-                      "одинаковом числе меток эксперта. Что DAgger меняет в обучающих данных и что ему нужно такого, "
-                      "чего не требует простое клонирование?",
+                      "одинаковом числе меток эксперта (смотрите на напечатанные выше парные интервалы). По рисунку "
+                      "сдвига распределения объясните, откуда берутся неудачи клонирования. Что DAgger меняет в "
+                      "обучающих данных и что ему нужно такого, чего не требует простое клонирование?",
             "dqn": "**Вопрос.** Обгоняет ли Double DQN обычный DQN в напечатанных результатах вашего прогона и в "
                    "прогоне курса? Завышает ли он оценки меньше, как задуман? Что нужно, чтобы утверждать то или другое "
                    "в общем случае?",
@@ -352,22 +366,31 @@ TEXT = {
         },
         "answers": {
             "dagger": "Клонирование обучается только на состояниях эксперта; ошибившись, ученик попадает в "
-                      "неразмеченные состояния, и ошибки накапливаются (сдвиг распределения). DAgger запускает "
-                      "ученика, эксперт размечает состояния, до которых тот действительно дошёл, и ученик "
-                      "переобучается на объединённых данных, так что метки лежат на его собственном распределении "
-                      "состояний; для алгоритма без сожаления (no-regret) стоимость тогда растёт по горизонту "
-                      "линейно, а не квадратично (" + _cite("ross2011", "ru") + "). Число меток — отдельный рычаг, "
-                      "поэтому лабораторная сравнивает методы при равном бюджете: в прогоне курса клонирование "
+                      "неразмеченные состояния, где его действия — догадки, и ошибки накапливаются (сдвиг "
+                      "распределения; граница O(εT²) из " + _cite("ross2010", "ru") + "). DAgger запускает ученика, "
+                      "эксперт размечает состояния, до которых тот действительно дошёл, и ученик переобучается на "
+                      "объединённых данных, так что метки лежат на его собственном распределении состояний; для "
+                      "алгоритма без сожаления (no-regret) стоимость тогда растёт по горизонту линейно "
+                      "(" + _cite("ross2011", "ru") + "). Число меток — отдельный рычаг, поэтому лабораторная "
+                      "сравнивает методы при равном бюджете, на сетке крупнее и с большим числом стартовых клеток, где "
+                      "несколько демонстраций покрывают узкую трубку из состояний, в которые может попасть ученик. В "
+                      "прогоне курса при бюджете {{claim:dagger.equal_budget_labels:mean:.0f}} меток клонирование "
                       "достигает доли успехов {{claim:dagger.bc_equal_budget_success:mean_sd:.2f}}, а DAgger — "
-                      "{{claim:dagger.dagger_equal_budget_success:mean_sd:.2f}} (среднее ± стандартное отклонение по "
-                      "{{claim:dagger.dagger_equal_budget_success:n_seeds}} seed); DAgger минус клонирование: "
-                      "{{compare:dagger.equal_budget}}. Рядом с кривой по раундам (клонирование на "
-                      "{{claim:dagger.bc_labels:mean:.0f}} метках, последний раунд DAgger на "
-                      "{{claim:dagger.dagger_labels:mean:.0f}}; разность {{compare:dagger.final_vs_round0}}) это мало, "
-                      "так что бо́льшая часть разрыва на кривой объясняется числом меток, а не тем, где они взяты. Преимущество должно расти с горизонтом и тогда, когда демонстрации покрывают лишь узкую "
-                      "трубку состояний. DAgger нужен "
-                      "эксперт, которого можно спрашивать о произвольных состояниях во время обучения; простому "
-                      "клонированию это не нужно.",
+                      "{{claim:dagger.dagger_equal_budget_success:mean_sd:.2f}}; DAgger минус клонирование: "
+                      "{{compare:dagger.equal_budget}}. Механизм виден на рисунке сдвига. В чистых демонстрациях "
+                      "{{claim:dagger.bc_equal_budget_labels:mean:.0f}} различных состояний (новые демонстрации их "
+                      "повторяют), и {{claim:dagger.bc_equal_budget_unseen_share:mean_sd:.2f}} собственных посещений "
+                      "клонирования приходятся на состояния вне их, против "
+                      "{{claim:dagger.dagger_equal_budget_unseen_share:mean_sd:.2f}} у DAgger (DAgger минус "
+                      "клонирование: {{compare:dagger.equal_budget_unseen_share}}). Действие клонирования неоптимально "
+                      "в {{claim:dagger.bc_equal_budget_error_seen:mean_sd:.2f}} посещений размеченных состояний и в "
+                      "{{claim:dagger.bc_equal_budget_error_unseen:mean_sd:.2f}} посещений остальных (разность: "
+                      "{{compare:dagger.bc_error_unseen_vs_seen}}): ему вредит то, куда он попадает, а не то, насколько "
+                      "хорошо он подогнан к своим данным. На кривой по раундам (малая сетка) ученики обучаются на разном "
+                      "числе меток ({{claim:dagger.bc_labels:mean:.0f}} против "
+                      "{{claim:dagger.dagger_labels:mean:.0f}}; разность {{compare:dagger.final_vs_round0}}), так что "
+                      "этот разрыв смешивает оба рычага. DAgger нужен эксперт, которого можно спрашивать о произвольных "
+                      "состояниях во время обучения; простому клонированию это не нужно.",
             "dqn": "Короткий прогон smoke с одним seed ничего не решает: кривые шумные. По "
                    "{{claim:dqn.dqn_success:n_seeds}} seed прогона курса доля успехов жадной политики — "
                    "{{claim:dqn.dqn_success:mean_sd:.2f}} у DQN и {{claim:dqn.double_success:mean_sd:.2f}} у Double "

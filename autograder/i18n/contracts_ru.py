@@ -259,6 +259,8 @@ COMMENTS_RU: dict[str, str] = {
         "первый шаг рекурсии, точно (p r / p может отличаться на одну ulp)",
     "the same number of expert labels for both learners: a separate setting (its caption says how it differs)":
         "одинаковое число меток эксперта у обоих учеников: отдельная постановка (чем она отличается, сказано в подписи)",
+    "distribution shift: the share of each learner's own visits on states absent from its labels, and its errors there":
+        "сдвиг распределения: доля собственных посещений каждого ученика в состояниях, которых нет среди его меток, и его ошибки там",
     "figures of your own loops": "рисунки по вашим собственным циклам обучения",
     "section 6 needs this section's results": "разделу 6 нужны результаты этого раздела",
     "smoke unless RL_LLM_M5_PROFILE=full": "профиль smoke, если не задано RL_LLM_M5_PROFILE=full",

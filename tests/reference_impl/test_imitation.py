@@ -233,23 +233,49 @@ def test_label_budget_config_rejects_bad_values(name, value):
 
 @pytest.mark.slow
 def test_five_seed_equal_budget_finding():
-    """docs/dagger_budget.md: in the setting most favorable to DAgger that was found
-    (the LabelBudgetConfig defaults, after the search the note reports), any advantage
-    of DAgger at an equal budget is small: seeds 17-21, from 160 labels on, the mean
-    difference in success is below 0.1, the upper end of its paired 95 % interval below
-    0.25, and the worst DAgger seed is never above the best BC seed. A count of seeds
-    where DAgger is ahead is not asserted: it is noise. BC trained on clean
-    demonstrations stays at least 0.05 below the expert. If a setting with a clear
-    advantage is found, this test and the note change together.
-    """
+    """docs/dagger_budget.md: on the wide grid (the LabelBudgetConfig defaults), seeds
+    17-21, at 200 expert labels DAgger's success exceeds cloning's with a paired 95 %
+    interval above zero, and the shift explains it: cloning spends a larger share of its
+    own visits on states absent from its labels than DAgger does (interval below zero),
+    and errs more on those states than on labeled ones (interval above zero). If the
+    setting changes and any of these stops holding, the note and the lab's words change
+    with it (the lab's words follow its own intervals)."""
     runs = [label_budget_curve(seed) for seed in range(17, 22)]
-    bc = np.array([run["bc_success_rate"] for run in runs])
-    dagger = np.array([run["dagger_success_rate"] for run in runs])
-    assert all(run["bc_labels"] == run["dagger_labels"] == list(LABEL_BUDGETS) for run in runs)
-    later = np.flatnonzero(np.array(LABEL_BUDGETS) >= 160)
-    for j in later:
-        difference = paired_difference(dagger[:, j], bc[:, j])
-        assert difference["effect"] < 0.1 and difference["high"] < 0.25, (LABEL_BUDGETS[j], difference)
-    assert (dagger.min(axis=0) <= bc.max(axis=0)).all()
-    expert = np.mean([run["expert_success_rate"] for run in runs])
-    assert bc[:, -1].mean() <= expert - 0.05
+    j = list(LABEL_BUDGETS).index(200)
+
+    def at(key):
+        return np.array([run[key][j] for run in runs], dtype=float)
+
+    success = paired_difference(at("dagger_success_rate"), at("bc_success_rate"))
+    assert success["low"] > 0, success
+    unseen = paired_difference(at("dagger_unseen_share"), at("bc_unseen_share"))
+    assert unseen["high"] < 0, unseen
+    errors = paired_difference(at("bc_error_unseen"), at("bc_error_seen"))
+    assert errors["low"] > 0, errors
+    assert all(run["dagger_labels"][j] > run["bc_labels"][j] for run in runs)  # cloning's demonstrations repeat
+
+
+def test_distinct_labels_never_repeat_a_state_and_cloning_stops_when_demonstrations_repeat():
+    from reference_impl.shift import state_indices
+
+    env = KeyDoorGrid(layout=LabelBudgetConfig().layout)
+    expert = ExpertPolicy(env)
+    known: set = set()
+    # clean demonstrations from the same few start cells repeat themselves: collection stops early
+    states = collect_states(env, expert, 10_000, iter(range(5_000)), known=known, patience=30)
+    indices = state_indices(env, states)
+    assert len(set(indices.tolist())) == len(indices) == len(known) < 10_000
+    again = collect_states(env, expert, 10, iter(range(100)), known=known, patience=30)
+    assert again.shape == (0, env.observation_dim)  # nothing new to label
+
+
+def test_label_budget_curve_reports_the_shift_of_both_learners(fast_curve):
+    from reference_impl.imitation import SHIFT_METRICS
+
+    for who in ("bc", "dagger"):
+        for m in SHIFT_METRICS:
+            values = fast_curve[f"{who}_{m}"]
+            assert len(values) == len(FAST_BUDGETS)
+            assert all(np.isnan(v) or 0.0 <= v <= 1.0 for v in values), (who, m)
+    # the five-seed finding itself is the slow test's; at the first budget both learners are one learner
+    assert fast_curve["bc_unseen_share"][0] == fast_curve["dagger_unseen_share"][0]

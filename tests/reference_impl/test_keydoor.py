@@ -194,3 +194,31 @@ def test_text_render_and_drawing():
     texts = {t.get_text() for t in ax.texts}
     assert {"K", "D", "G", "×"} <= texts
     plt.close(fig)
+
+
+def test_wide_layout_is_a_valid_environment_with_more_start_cells():
+    from reference_impl.expert import plan_distances
+    from reference_impl.keydoor import LAYOUT, WIDE_LAYOUT
+
+    env = KeyDoorGrid(layout=WIDE_LAYOUT, max_steps=100)
+    check_env(env, skip_render_check=True)
+    assert env.observation_dim == len(WIDE_LAYOUT) + len(WIDE_LAYOUT[0]) + 1
+    assert len(env.start_positions) > len(KeyDoorGrid().start_positions)
+    assert env.ascii().count("\n") == len(WIDE_LAYOUT) and "S" not in env.ascii()
+    distances = plan_distances(env)
+    assert all(distances[r, c, 0] > 0 for r, c in env.start_positions)  # every start can reach the goal
+    assert KeyDoorGrid(layout=list(LAYOUT)).layout == LAYOUT
+
+
+@pytest.mark.parametrize("layout, match", [
+    ("..K", "sequence of row strings"),
+    ((), "sequence of row strings"),
+    (("S.KDG", "S.."), "equal length"),
+    (("S.KDGz",), "'z'"),
+    (("S.KKDG",), "one key"),
+    (("S.K.G",), "one door"),
+    (("..KDG",), "start cell"),
+])
+def test_bad_layouts_are_refused_with_the_reason(layout, match):
+    with pytest.raises(ValueError, match=match):
+        KeyDoorGrid(layout=layout)
