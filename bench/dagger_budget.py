@@ -1,12 +1,13 @@
 """DAgger vs behavior cloning at an equal expert-label budget, over seeds.
 
     .venv/bin/python bench/dagger_budget.py [--seeds 17 18 19 20 21] [--figure out.png]
-        [--smoke] [--slip 0.2] [--demo-slip 0.0|same] [--beta 0.5] [--constant-beta] [--initial-labels 40]
-        [--labels-per-round 40]
+        [--smoke] [--layout wide|small] [--max-steps 100] [--repeated-labels] [--slip 0.1]
+        [--demo-slip 0.0|same] [--beta 0.5] [--constant-beta] [--initial-labels 40] [--labels-per-round 40]
 
 Runs :func:`reference_impl.imitation.label_budget_curve` for every seed and prints
 one table: for each budget (expert labels), BC's and DAgger's success rate per seed
-with mean ± sd, and how many seeds DAgger beats BC on. ``--figure`` draws success
+with mean ± sd, DAgger minus BC with its paired 95 % interval, the distinct labeled
+states and the share of each learner's own visits to states absent from its labels. ``--figure`` draws success
 against the number of expert labels (mean, ± sd band, each seed as a dot, the
 expert's success as the ceiling). ``--smoke`` is a seconds-long run of one seed.
 The setting flags override :class:`~reference_impl.imitation.LabelBudgetConfig`.
@@ -24,6 +25,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the checkout
 
 from reference_impl.imitation import LABEL_BUDGETS, LabelBudgetConfig, label_budget_curve  # noqa: E402
+from reference_impl.keydoor import LAYOUT, WIDE_LAYOUT  # noqa: E402
+from reference_impl.stats import paired_difference  # noqa: E402
+
+LAYOUTS = {"wide": WIDE_LAYOUT, "small": LAYOUT}
 
 SMOKE_BUDGETS = (20, 60)
 SMOKE_CONFIG = dict(epochs=5, evaluation_episodes=40, initial_labels=20, labels_per_round=20)
@@ -40,10 +45,11 @@ def per_budget(runs: list[dict], key: str) -> np.ndarray:
 
 
 def format_table(runs: list[dict]) -> str:
-    """The printed table: budget | BC per seed, mean ± sd | DAgger per seed, mean ± sd | wins
-    | distinct labeled states (mean over seeds) of BC / DAgger."""
+    """The printed table: budget | BC per seed, mean ± sd | DAgger per seed, mean ± sd | paired
+    difference | distinct labeled states and share of visits to unlabeled states (means over seeds)."""
     bc, dagger = per_budget(runs, "bc_success_rate"), per_budget(runs, "dagger_success_rate")
     distinct = {key: per_budget(runs, f"{key}_distinct_states").mean(axis=0) for key in ("bc", "dagger")}
+    unseen = {key: per_budget(runs, f"{key}_unseen_share").mean(axis=0) for key in ("bc", "dagger")}
     seeds = [run["seed"] for run in runs]
     rows = []
     for i, budget in enumerate(runs[0]["budgets"]):
@@ -51,11 +57,16 @@ def format_table(runs: list[dict]) -> str:
         for values in (bc[:, i], dagger[:, i]):
             sd = values.std(ddof=1) if len(values) > 1 else 0.0
             cells.append(" ".join(f"{v:4.2f}" for v in values) + f"   {values.mean():.2f} ± {sd:.2f}")
-        cells.append(f"{int((dagger[:, i] > bc[:, i]).sum())}/{len(seeds)}")
+        if len(seeds) > 1:
+            d = paired_difference(dagger[:, i], bc[:, i])
+            cells.append(f"{d['effect']:+.2f} [{d['low']:+.2f}, {d['high']:+.2f}] {d['verdict']}")
+        else:
+            cells.append("n/a")
         cells.append(f"{distinct['bc'][i]:.0f} / {distinct['dagger'][i]:.0f}")
+        cells.append(f"{unseen['bc'][i]:.2f} / {unseen['dagger'][i]:.2f}")
         rows.append(cells)
-    header = ["labels", "BC per seed, mean ± sd", "DAgger per seed, mean ± sd", "DAgger > BC",
-              "distinct states BC / DAgger"]
+    header = ["labels", "BC per seed, mean ± sd", "DAgger per seed, mean ± sd", "DAgger − BC [95 % CI]",
+              "distinct states BC / DAgger", "visits to unlabeled states BC / DAgger"]
     widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
     lines = [f"success rate, seeds {seeds}; expert (ceiling) "
              + " ".join(f"{run['expert_success_rate']:.2f}" for run in runs)]
@@ -107,6 +118,10 @@ def main(argv=None) -> None:
     parser.add_argument("--budgets", type=int, nargs="+")
     parser.add_argument("--figure", type=Path, help="write the figure (PNG) here")
     parser.add_argument("--smoke", action="store_true", help="one seed, two budgets, short training")
+    parser.add_argument("--layout", choices=sorted(LAYOUTS), help="the grid (default: the config's, wide)")
+    parser.add_argument("--max-steps", type=int, dest="max_steps")
+    parser.add_argument("--repeated-labels", action="store_const", const=False, dest="distinct_labels",
+                        help="count every visit as a label (default: distinct states only)")
     parser.add_argument("--slip", type=float, dest="slip_probability")
     parser.add_argument("--demo-slip", type=_demo_slip, dest="demonstration_slip_probability",
                         help="slip probability while the expert demonstrates, or 'same' as --slip")
@@ -119,12 +134,15 @@ def main(argv=None) -> None:
 
     overrides = {k: (None if v == SAME else v)
                  for k in ("slip_probability", "demonstration_slip_probability", "beta", "decay_beta",
-                           "initial_labels", "labels_per_round")
+                           "initial_labels", "labels_per_round", "max_steps", "distinct_labels")
                  if (v := getattr(args, k)) is not None}
+    if args.layout:
+        overrides["layout"] = LAYOUTS[args.layout]
     seeds = args.seeds[:1] if args.smoke else args.seeds
     budgets = args.budgets or (SMOKE_BUDGETS if args.smoke else LABEL_BUDGETS)
     config = LabelBudgetConfig(**{**(SMOKE_CONFIG if args.smoke else {}), **overrides})
-    setting = {k: v for k, v in dataclasses.asdict(config).items() if k != "bc"}
+    setting = {k: v for k, v in dataclasses.asdict(config).items() if k not in ("bc", "layout")}
+    setting["layout"] = next(name for name, rows in LAYOUTS.items() if rows == config.layout)
     print(f"setting: {setting}; bc: {config.bc}")
 
     wall, cpu = time.perf_counter(), time.process_time()
