@@ -705,7 +705,7 @@ def train_token_rwr(
     kernels: Mapping[str, Callable] | None = None,
     progress: bool | None = None,
 ) -> tuple[TokenPolicy, list[float]]:
-    """Return-weighted BC, no critic: the same policy, optimiser and schedule as
+    """Return-weighted BC, no critic: the same policy, optimizer and schedule as
     :func:`train_token_awr`, weights from :func:`return_weights` (baseline: the prompt's
     mean logged return, or 0 when ``per_prompt_baseline`` is False); (policy, loss per epoch)."""
     cfg = config or TokenILQLConfig()
