@@ -353,7 +353,7 @@ def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mappin
         ax.bar(positions - width / 2, values, width, yerr=err, capsize=3 if err is not None else 0, label=lab["language_train"])
         ax.bar(positions + width / 2, held, width, yerr=held_err, capsize=3 if held_err is not None else 0,
                label=lab["language_heldout"], hatch="//")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left")
     ax.set_xticks(positions, _shown(lab, names), rotation=12, ha="right")
     ax.set_ylim(0, 1.08)
     ax.set_ylabel(lab["exact_match"])

@@ -31,8 +31,8 @@ splits (``split="train"`` or ``"heldout"`` in :func:`response_reward` and
 :func:`greedy_decode`). Two of them swap the operands of a training prompt
 (``"4+3="``, ``"7+8="``: same answer as ``"3+4="``, ``"8+7="``); four are new digit
 pairs: three of their answers (5, 6, 17) are no training prompt's answer, the
-fourth (12) is also the answer of ``"6+6="``. A model that learned addition would answer them; a model that
-memorized twelve prompt-to-answer pairs would not.
+fourth (12) is also the answer of ``"6+6="``. A model that learned addition would
+answer them; a model that memorized twelve prompt-to-answer pairs would not.
 
 Methods
 -------
