@@ -398,8 +398,9 @@ def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str]
 
 
 def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mapping[str, str] | None = None, *, match_spread=None,
-                              run_label: str | None = None):
-    """Exact-answer rate of each token-level method."""
+                              run_label: str | None = None, heldout_exact_match=None, heldout_spread=None):
+    """Exact-answer rate of each token-level method on the training prompts and, when
+    ``heldout_exact_match`` is given, next to it on the held-out prompts."""
     where = "plot_language_exact_match"
     lab = _labels(labels)
     names = _names(method_names, "method_names", where)
@@ -407,7 +408,18 @@ def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mappin
     err = _optional(match_spread, "match_spread", where, len(names))
     ax = _axes(ax, (8.8, 4.8))
     positions = np.arange(len(names))
-    ax.bar(positions, values, yerr=err, capsize=3 if err is not None else 0)
+    if heldout_exact_match is None:
+        if heldout_spread is not None:
+            raise ValueError(f"{where}: `heldout_spread` needs `heldout_exact_match`")
+        ax.bar(positions, values, yerr=err, capsize=3 if err is not None else 0)
+    else:
+        held = _vector(heldout_exact_match, "heldout_exact_match", where, len(names))
+        held_err = _optional(heldout_spread, "heldout_spread", where, len(names))
+        width = 0.38
+        ax.bar(positions - width / 2, values, width, yerr=err, capsize=3 if err is not None else 0, label=lab["language_train"])
+        ax.bar(positions + width / 2, held, width, yerr=held_err, capsize=3 if held_err is not None else 0,
+               label=lab["language_heldout"], hatch="//")
+        ax.legend(fontsize=8, loc="upper left")
     ax.set_xticks(positions, _shown(lab, names), rotation=12, ha="right")
     ax.set_ylim(0, 1.08)
     ax.set_ylabel(lab["exact_match"])

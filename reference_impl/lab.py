@@ -102,7 +102,7 @@ BY_SEED: dict[str, tuple[str, ...]] = {
                 "q_logged_error", "q_unlogged_error", "optimal_return"),
     "fqe": ("fqe_values", "simulated_values"),
     "dt": ("mean_return", "log_returns"),
-    "language": ("exact_match",),
+    "language": ("exact_match", "heldout_exact_match"),
 }
 
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
@@ -576,18 +576,26 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_language(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.language import PROMPTS, language_offline_experiment, token_text
+    from reference_impl.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
     p = _offset(profile.language, offset)
     run = language_offline_experiment(p.seed, p.episodes_per_prompt, p.bc_epochs, p.iql_epochs)
     names = list(run["evaluation"])
+
+    def examples(evaluation: dict, prompts) -> dict:
+        return {n: [(prompt, token_text(seq), reward) for prompt, seq, reward in
+                    zip(prompts, evaluation[n]["sequences"], evaluation[n]["rewards"])] for n in names}
+
+    held = run["heldout_evaluation"]
     return {
         "seed": p.seed,
         "method_names": names,
         "exact_match": np.asarray([run["evaluation"][n]["exact_match"] for n in names]),
         "mean_reward": np.asarray([run["evaluation"][n]["mean_reward"] for n in names]),
-        "examples": {n: [(prompt, token_text(seq), reward) for prompt, seq, reward in
-                         zip(PROMPTS, run["evaluation"][n]["sequences"], run["evaluation"][n]["rewards"])] for n in names},
+        "heldout_exact_match": np.asarray([held[n]["exact_match"] for n in names]),
+        "heldout_mean_reward": np.asarray([held[n]["mean_reward"] for n in names]),
+        "examples": examples(run["evaluation"], PROMPTS),
+        "heldout_examples": examples(held, HELDOUT_PROMPTS),
         "dataset": run["dataset"],
     }
 
@@ -880,19 +888,29 @@ def _report_dt(runs: list[dict], r: _Render) -> list[str]:
 def _report_language(runs: list[dict], r: _Render) -> list[str]:
     from reference_impl.figures import plot_language_exact_match
 
+    from reference_impl.language import HELDOUT_PROMPTS
+
     labels, names = r.labels, runs[0]["method_names"]
     em = _stats([x["exact_match"] for x in runs])
+    held = _stats([x["heldout_exact_match"] for x in runs])
     png = r.figure("language", lambda ax: plot_language_exact_match(
-        names, em["mean"], ax, labels, match_spread=_spread(em, runs), run_label=r.run_label), (8.8, 4.8))
-    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell([x["mean_reward"][i] for x in runs]), _per_seed(em["values"][:, i]))
+        names, em["mean"], ax, labels, match_spread=_spread(em, runs), run_label=r.run_label,
+        heldout_exact_match=held["mean"], heldout_spread=_spread(held, runs)), (8.8, 4.8))
+    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell(held["values"][:, i]),
+             _cell([x["mean_reward"][i] for x in runs]), _cell([x["heldout_mean_reward"][i] for x in runs]),
+             _per_seed(em["values"][:, i]), _per_seed(held["values"][:, i]))
             for i, n in enumerate(names)]
     first = runs[0]
-    lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]), ""]
-    lines += _table(_header(labels, "method", "exact_match", "mean_reward", "exact_match_per_seed"), rows)
-    lines += ["", _t(labels, "greedy_responses", seed=first["seed"]), ""]
-    lines += _table((_t(labels, "prompt"), *(display_name(labels, n) for n in names)), [
-        (first["examples"][names[0]][j][0], *(f"`{first['examples'][n][j][1]}` ({first['examples'][n][j][2]:.1f})" for n in names))
-        for j in range(len(first["examples"][names[0]]))])
+    lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]),
+             _t(labels, "language_heldout", prompts=", ".join(f"`{p}`" for p in HELDOUT_PROMPTS)), ""]
+    lines += _table(_header(labels, "method", "language_train_exact_match", "language_heldout_exact_match",
+                            "language_train_mean_reward", "language_heldout_mean_reward", "exact_match_per_seed",
+                            "language_heldout_exact_match_per_seed"), rows)
+    for key, heading in (("examples", "greedy_responses"), ("heldout_examples", "language_heldout_responses")):
+        lines += ["", _t(labels, heading, seed=first["seed"]), ""]
+        lines += _table((_t(labels, "prompt"), *(display_name(labels, n) for n in names)), [
+            (first[key][names[0]][j][0], *(f"`{first[key][n][j][1]}` ({first[key][n][j][2]:.1f})" for n in names))
+            for j in range(len(first[key][names[0]]))])
     return lines
 
 
@@ -967,6 +985,8 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
             "method_names": np.asarray(lang["method_names"], dtype=str),
             "exact_match": np.asarray(lang["exact_match"], dtype=np.float64),
             "mean_reward": np.asarray(lang["mean_reward"], dtype=np.float64),
+            "heldout_exact_match": np.asarray(lang["heldout_exact_match"], dtype=np.float64),
+            "heldout_mean_reward": np.asarray(lang["heldout_mean_reward"], dtype=np.float64),
         },
     }
 

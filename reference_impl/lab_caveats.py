@@ -126,13 +126,41 @@ def _dt(claims, compared, labels, lang) -> list[str]:
 
 
 def _language(claims, compared, labels, lang) -> list[str]:
-    if not _has(compared, "language.ilql_vs_bc", "language.ilql_vs_awbc"):
+    pairs = ("language.rwbc_vs_bc", "language.awbc_vs_rwbc", "language.ilql_vs_bc", "language.ilql_vs_rwbc",
+             "language.ilql_vs_awbc")
+    if not _has(compared, *pairs):
         return []
-    sentence = labels["report.caveat_language"].format(cmp_bc=phrase(compared["language.ilql_vs_bc"], lang),
-                                                       cmp_aw=phrase(compared["language.ilql_vs_awbc"], lang))
+    cmp = {cid: phrase(compared[cid], lang) for cid in pairs}
+    sentence = labels["report.caveat_language"].format(cmp_rw=cmp["language.rwbc_vs_bc"], cmp_aw_rw=cmp["language.awbc_vs_rwbc"],
+                                                       cmp_bc=cmp["language.ilql_vs_bc"], cmp_il_rw=cmp["language.ilql_vs_rwbc"],
+                                                       cmp_aw=cmp["language.ilql_vs_awbc"])
     if compared["language.ilql_vs_bc"]["verdict"] == "ahead":  # "loses by construction" only where it does lose
         from reference_impl.language import BehaviorMix
 
         mix = BehaviorMix()
         sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
-    return [sentence]
+    out = [sentence]
+    # Said only when the intervals say it: rewards alone beat cloning, and neither use of the critic (its weights,
+    # its value heads at decoding) is ahead of rewards alone.
+    if (compared["language.rwbc_vs_bc"]["verdict"] == "ahead"
+            and all(compared[c]["verdict"] != "ahead" for c in ("language.awbc_vs_rwbc", "language.ilql_vs_rwbc"))):
+        out.append(labels["report.caveat_language_no_critic"])
+    out += _language_heldout(claims, compared, labels, lang)
+    return out
+
+
+def _language_heldout(claims, compared, labels, lang) -> list[str]:
+    from reference_impl.language import HELDOUT_PROMPTS, LANGUAGE_METHODS
+
+    gaps = [f"language.heldout_vs_train.{m}" for m in LANGUAGE_METHODS]
+    if not (_has(compared, "language.heldout.ilql_vs_bc", "language.heldout.ilql_vs_awbc", *gaps)
+            and _has(claims, *(f"language.heldout_exact_match.{m}" for m in LANGUAGE_METHODS))):
+        return []
+    out = [labels["report.caveat_language_heldout"].format(
+        n=len(HELDOUT_PROMPTS),
+        each="; ".join(f"{display_name(labels, m)} {_ms(claims, f'language.heldout_exact_match.{m}')}" for m in LANGUAGE_METHODS),
+        gaps="; ".join(f"{display_name(labels, m)} {phrase(compared[g], lang)}" for m, g in zip(LANGUAGE_METHODS, gaps)),
+        cmp_bc=phrase(compared["language.heldout.ilql_vs_bc"], lang), cmp_aw=phrase(compared["language.heldout.ilql_vs_awbc"], lang))]
+    if all(compared[g]["verdict"] == "behind" for g in gaps):  # every method's interval lies below zero
+        out.append(labels["report.caveat_language_no_transfer"])
+    return out

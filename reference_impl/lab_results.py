@@ -300,10 +300,18 @@ def _build_claims() -> list[Claim]:
                                           "ru": "Журнал Decision Transformer: лучшая отдача эпизода"},
               lambda r: float(r["data_return_range"][1])),
     ]
-    for what, template in (("exact_match", {"en": "Token level, {name}: share of prompts answered exactly",
-                                            "ru": "Уровень токенов, {name}: доля запросов с точным ответом"}),
-                           ("mean_reward", {"en": "Token level, {name}: mean reward of the greedy response",
-                                            "ru": "Уровень токенов, {name}: средняя награда жадного ответа"})):
+    for what, template in (("exact_match", {"en": "Token level, {name}: share of the training prompts answered exactly",
+                                            "ru": "Уровень токенов, {name}: доля обучающих запросов с точным ответом"}),
+                           ("mean_reward", {"en": "Token level, {name}: mean reward of the greedy response to the training prompts",
+                                            "ru": "Уровень токенов, {name}: средняя награда жадного ответа на обучающие запросы"}),
+                           ("heldout_exact_match", {"en": "Token level, {name}: share of the held-out prompts (never in "
+                                                          "the log) answered exactly",
+                                                    "ru": "Уровень токенов, {name}: доля отложенных запросов (их нет в "
+                                                          "журнале) с точным ответом"}),
+                           ("heldout_mean_reward", {"en": "Token level, {name}: mean reward of the greedy response to the "
+                                                          "held-out prompts",
+                                                    "ru": "Уровень токенов, {name}: средняя награда жадного ответа на "
+                                                          "отложенные запросы"})):
         for m in LANGUAGE_METHODS:
             c.append(Claim(f"language.{what}.{m}", "language", _texts(template, m), _indexed(what, "method_names", m)))
     return c
@@ -325,7 +333,10 @@ README_CLAIMS: tuple[str, ...] = (
     *(f"fqe.abs_error.{_slug(m)}" for m in ("behavior cloning", "naive DQN", "restricted DQN", "CQL", "IQL")),
     "dt.log_returns_low_count", "dt.log_returns_gap_count", "dt.log_returns_high_count",
     "dt.achieved.-1.00", "dt.achieved.0.00", "dt.achieved.0.25", "dt.achieved.0.50", "dt.achieved.0.75", "dt.achieved.2.00",
-    "language.exact_match.behavior_cloning", "language.exact_match.advantage_weighted_bc", "language.exact_match.ilql_like",
+    "language.exact_match.behavior_cloning", "language.exact_match.return_weighted_bc",
+    "language.exact_match.advantage_weighted_bc", "language.exact_match.ilql_like",
+    "language.heldout_exact_match.behavior_cloning", "language.heldout_exact_match.return_weighted_bc",
+    "language.heldout_exact_match.advantage_weighted_bc", "language.heldout_exact_match.ilql_like",
 )
 
 

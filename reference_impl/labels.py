@@ -52,6 +52,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_title": "Decision Transformer: the return condition is a request, not a promise",
         "exact_match": "share of prompts answered exactly",
         "language_title": "Token-level offline learning on a synthetic arithmetic task",
+        "language_train": "training prompts",
+        "language_heldout": "held-out prompts (never trained on)",
         "fqe_title": "FQE estimate next to the simulator's value of the same policy",
         "fqe_estimate": "FQE estimate (from the log)",
         "simulator_value": "simulator (discounted, log start cells)",
@@ -98,6 +100,7 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.dt_request": "requested {requested:5.2f} -> achieved {achieved:.3f}",
         "nb.dt_row": "requested {requested:.2f}, achieved",
         "nb.language": "{name}: exact match {em:.2f}, mean reward {reward:.3f}",
+        "nb.language_heldout": "{name}, held-out prompts: exact match {em:.2f}, mean reward {reward:.3f}",
         "nb.language_example": "    {prompt} -> {text}, reward {reward}",
         "nb.language_row": "{name}, exact match",
         "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
@@ -152,6 +155,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_title": "Decision Transformer: запрошенная отдача — условие, а не обещание",
         "exact_match": "доля запросов с точным ответом",
         "language_title": "Офлайн-обучение на уровне токенов: синтетическая задача на сложение",
+        "language_train": "обучающие запросы",
+        "language_heldout": "отложенные запросы (в обучении не участвуют)",
         "fqe_title": "Оценка FQE рядом с ценностью той же политики в симуляторе",
         "fqe_estimate": "оценка FQE (по журналу)",
         "simulator_value": "симулятор (с дисконтом, стартовые клетки журнала)",
@@ -199,6 +204,7 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.dt_request": "запрошено {requested:5.2f} -> получено {achieved:.3f}",
         "nb.dt_row": "запрошено {requested:.2f}, получено",
         "nb.language": "{name}: точное совпадение {em:.2f}, средняя награда {reward:.3f}",
+        "nb.language_heldout": "{name}, отложенные запросы: точное совпадение {em:.2f}, средняя награда {reward:.3f}",
         "nb.language_example": "    {prompt} -> {text}, награда {reward}",
         "nb.language_row": "{name}, точное совпадение",
         "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
@@ -226,14 +232,16 @@ _NAMES: dict[str, dict[str, str]] = {
     "en": {
         "behavior cloning": "behavior cloning", "naive DQN": "naive DQN", "restricted DQN": "restricted DQN",
         "CQL": "CQL", "IQL": "IQL", "DQN": "DQN", "Double DQN": "Double DQN",
-        "behavior_cloning": "behavior cloning", "advantage_weighted_bc": "advantage-weighted BC", "ilql_like": "ILQL-like",
+        "behavior_cloning": "behavior cloning", "return_weighted_bc": "return-weighted BC",
+        "advantage_weighted_bc": "advantage-weighted BC", "ilql_like": "ILQL-like",
         "up": "up", "right": "right", "down": "down", "left": "left",
         "goal": "goal", "trap": "trap", "timeout": "timeout",
     },
     "ru": {
         "behavior cloning": "клонирование поведения", "naive DQN": "наивный DQN", "restricted DQN": "DQN с ограничением",
         "CQL": "CQL", "IQL": "IQL", "DQN": "DQN", "Double DQN": "Double DQN",
-        "behavior_cloning": "клонирование поведения", "advantage_weighted_bc": "BC с весами по преимуществу",
+        "behavior_cloning": "клонирование поведения", "return_weighted_bc": "BC с весами по отдаче",
+        "advantage_weighted_bc": "BC с весами по преимуществу",
         "ilql_like": "ILQL-подобный метод",
         "up": "вверх", "right": "вправо", "down": "вниз", "left": "влево",
         "goal": "цель", "trap": "ловушка", "timeout": "таймаут",
@@ -292,6 +300,14 @@ _REPORT: dict[str, dict[str, str]] = {
         "dataset": "Dataset (seed {seed}): `{dataset}`", "exact_match": "exact match", "mean_reward": "mean reward",
         "exact_match_per_seed": "exact match per seed", "greedy_responses": "Greedy responses (seed {seed}):",
         "prompt": "prompt",
+        "language_heldout": "Held-out prompts (the log never holds them; the first two swap the operands of a training "
+                            "prompt): {prompts}.",
+        "language_train_exact_match": "exact match, training prompts",
+        "language_heldout_exact_match": "exact match, held-out prompts",
+        "language_train_mean_reward": "mean reward, training prompts",
+        "language_heldout_mean_reward": "mean reward, held-out prompts",
+        "language_heldout_exact_match_per_seed": "held-out exact match per seed",
+        "language_heldout_responses": "Greedy responses to the held-out prompts (seed {seed}):",
         "claims": "Claims",
         "dt_claim": "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
                     "(with a positive least-squares slope over those requests), and no request above the log's best return "
@@ -366,8 +382,20 @@ _REPORT: dict[str, dict[str, str]] = {
                          "not a rise the log shows.",
         "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo} (of them {timeouts} "
                           "are time-limit cuts at exactly {lo}), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
-        "caveat_language": "Token level, exact match: ILQL-like minus behavior cloning {cmp_bc}; ILQL-like minus "
+        "caveat_language": "Token level, exact match on the training prompts: return-weighted BC (rewards, no critic) "
+                           "minus behavior cloning {cmp_rw}; advantage-weighted BC minus return-weighted BC (what the "
+                           "critic adds to the weights) {cmp_aw_rw}; ILQL-like (the critic's value heads at decoding) "
+                           "minus behavior cloning {cmp_bc}; ILQL-like minus return-weighted BC {cmp_il_rw}; ILQL-like minus "
                            "advantage-weighted BC {cmp_aw}.",
+        "caveat_language_no_critic": "On the training prompts this run detects nothing that the learned value heads "
+                                     "add to weighting the log by its rewards: the gain over behavior cloning is "
+                                     "already there without a critic.",
+        "caveat_language_heldout": "Held-out prompts ({n} digit sums the log never holds), exact match: {each}. "
+                                   "Held-out minus training prompts: {gaps}. ILQL-like minus behavior cloning on the "
+                                   "held-out prompts {cmp_bc}; ILQL-like minus advantage-weighted BC {cmp_aw}.",
+        "caveat_language_no_transfer": "No method carries its accuracy on the training prompts over to the held-out "
+                                     "ones: with twelve training prompts every method learns answers to those prompts, "
+                                     "not addition.",
         "caveat_language_why": "Behavior cloning loses by construction: the annotator's most frequent response is a "
                                "consistent slip (answer + 1, probability {slip}, against {exact} for the exact answer), "
                                "and imitation copies it.",
@@ -425,6 +453,14 @@ _REPORT: dict[str, dict[str, str]] = {
         "dataset": "Набор данных (seed {seed}): `{dataset}`", "exact_match": "точное совпадение", "mean_reward": "средняя награда",
         "exact_match_per_seed": "точное совпадение по seed", "greedy_responses": "Жадные ответы (seed {seed}):",
         "prompt": "запрос",
+        "language_heldout": "Отложенные запросы (в журнале их нет; в первых двух слагаемые обучающего запроса переставлены): "
+                            "{prompts}.",
+        "language_train_exact_match": "точное совпадение, обучающие запросы",
+        "language_heldout_exact_match": "точное совпадение, отложенные запросы",
+        "language_train_mean_reward": "средняя награда, обучающие запросы",
+        "language_heldout_mean_reward": "средняя награда, отложенные запросы",
+        "language_heldout_exact_match_per_seed": "точное совпадение на отложенных запросах по seed",
+        "language_heldout_responses": "Жадные ответы на отложенные запросы (seed {seed}):",
         "claims": "Проверка утверждений",
         "dt_claim": "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
                     "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а ни один запрос выше "
@@ -501,8 +537,22 @@ _REPORT: dict[str, dict[str, str]] = {
                          "пустой промежуток, а не рост, который показывает журнал.",
         "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo} (из них "
                           "{timeouts} усечены лимитом шагов ровно на {lo}), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
-        "caveat_language": "Уровень токенов, точное совпадение: ILQL-подобный метод минус клонирование поведения "
-                           "{cmp_bc}; ILQL-подобный метод минус BC с весами по преимуществу {cmp_aw}.",
+        "caveat_language": "Уровень токенов, точное совпадение на обучающих запросах: BC с весами по отдаче (награды "
+                           "без критика) минус клонирование поведения {cmp_rw}; BC с весами по преимуществу минус BC с "
+                           "весами по отдаче (что критик добавляет к весам) {cmp_aw_rw}; ILQL-подобный метод (головы "
+                           "ценности критика при декодировании) минус клонирование поведения {cmp_bc}; ILQL-подобный "
+                           "метод минус BC с весами по отдаче {cmp_il_rw}; ILQL-подобный метод минус BC с весами по "
+                           "преимуществу {cmp_aw}.",
+        "caveat_language_no_critic": "На обучающих запросах этот прогон не обнаруживает ничего, что выученные головы "
+                                     "ценности добавляют к взвешиванию журнала по наградам: выигрыш над клонированием "
+                                     "поведения есть и без критика.",
+        "caveat_language_heldout": "Отложенные запросы ({n} сумм цифр, которых нет в журнале), точное совпадение: "
+                                   "{each}. Отложенные минус обучающие запросы: {gaps}. ILQL-подобный метод минус "
+                                   "клонирование поведения на отложенных запросах {cmp_bc}; ILQL-подобный метод минус BC "
+                                   "с весами по преимуществу {cmp_aw}.",
+        "caveat_language_no_transfer": "Ни один метод не переносит точность с обучающих запросов на отложенные: на "
+                                     "двенадцати обучающих запросах каждый метод выучивает ответы на эти запросы, а не "
+                                     "сложение.",
         "caveat_language_why": "Клонирование поведения проигрывает по построению: самый частый ответ разметчика — "
                                "устойчивая ошибка (ответ + 1, вероятность {slip} против {exact} у точного ответа), и "
                                "имитация её копирует.",

@@ -233,14 +233,15 @@ figures.plot_dt_panel(pinned["target_return"], achieved, SEEDS["dt_log_returns"]
 '''
 
 LANGUAGE = '''
-from m5_student.language import PROMPTS, language_offline_experiment, token_text
+from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
 w = P.language
 language_run = language_offline_experiment(w.seed, w.episodes_per_prompt, w.bc_epochs, w.iql_epochs, kernels=TORCH_PORTS)
-for name, row in language_run["evaluation"].items():
-    show("nb.language", name=name_of(name), em=row["exact_match"], reward=row["mean_reward"])
-    for prompt, sequence, reward in zip(PROMPTS, row["sequences"], row["rewards"]):
-        show("nb.language_example", prompt=prompt, text=token_text(sequence), reward=reward)
+for split, prompts, message in (("evaluation", PROMPTS, "nb.language"), ("heldout_evaluation", HELDOUT_PROMPTS, "nb.language_heldout")):
+    for name, row in language_run[split].items():
+        show(message, name=name_of(name), em=row["exact_match"], reward=row["mean_reward"])
+        for prompt, sequence, reward in zip(prompts, row["sequences"], row["rewards"]):
+            show("nb.language_example", prompt=prompt, text=token_text(sequence), reward=reward)
 pinned = lab.load_pinned("M5_language_ilql_results")
 compare([(LABELS["nb.language_row"].format(name=name_of(n)), language_run["evaluation"][str(n)]["exact_match"], v)
          for n, v in zip(pinned["method_names"], pinned["exact_match"])])

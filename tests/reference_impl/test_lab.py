@@ -192,11 +192,25 @@ def test_dt_figure_draws_the_identity_line():
     (lambda: figures.plot_dt_sweep([], []), "target_return"),
     (lambda: figures.plot_dt_sweep([0.0, 1.0], [0.0, 1.0], data_range=(1.0, 0.0)), "data_range"),
     (lambda: figures.plot_language_exact_match([], []), "method_names"),
+    (lambda: figures.plot_language_exact_match(["a", "b"], [0.1, 0.2], heldout_exact_match=[0.0]), "heldout_exact_match"),
+    (lambda: figures.plot_language_exact_match(["a"], [0.1], heldout_exact_match=[0.0], heldout_spread=[0.1, 0.2]),
+     "heldout_spread"),
+    (lambda: figures.plot_language_exact_match(["a"], [0.1], heldout_spread=[0.1]), "heldout_spread"),
     (lambda: figures.plot_log_actions([1, 2, 3]), "counts"),
 ])
 def test_figures_reject_ragged_or_empty_data(call, argument):
     with pytest.raises(ValueError, match=argument):
         call()
+
+
+def test_language_figure_draws_both_splits_side_by_side():
+    labels = labels_for("ru")
+    ax = figures.plot_language_exact_match(["behavior_cloning", "ilql_like"], [0.3, 0.9], labels=labels,
+                                           heldout_exact_match=[0.0, 0.1], heldout_spread=[0.0, 0.05])
+    heights = sorted(round(p.get_height(), 3) for p in ax.patches)
+    assert heights == [0.0, 0.1, 0.3, 0.9]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [labels["language_train"], labels["language_heldout"]]
+    plt.close(ax.figure)
 
 
 # --------------------------------------------------------------------------- claims

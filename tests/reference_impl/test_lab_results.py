@@ -47,7 +47,8 @@ def test_the_ids_other_texts_cite_are_registered():
                 *(f"offline.greedy_q_learned.{m}" for m in slugs[1:]),
                 *(f"fqe.{w}.{m}" for w in ("estimate", "simulator", "abs_error") for m in slugs),
                 *(f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns),
-                *(f"language.{w}.{m}" for w in ("exact_match", "mean_reward") for m in LANGUAGE_METHODS)}
+                *(f"language.{w}.{m}" for w in ("exact_match", "mean_reward", "heldout_exact_match", "heldout_mean_reward")
+                  for m in LANGUAGE_METHODS)}
     assert required <= ids, sorted(required - ids)
     assert len(ids) == len(CLAIMS)  # unique
     assert len(METHOD_NAMES) == len(slugs)
@@ -161,10 +162,49 @@ def test_the_dt_sentence_speaks_of_a_gap_only_when_the_log_has_one():
 def test_the_language_sentence_blames_the_data_only_when_bc_loses():
     def claims(bc, ilql):
         return {"language.exact_match.behavior_cloning": _entry(*bc), "language.exact_match.ilql_like": _entry(*ilql),
-                "language.exact_match.advantage_weighted_bc": _entry(*ilql)}
+                "language.exact_match.advantage_weighted_bc": _entry(*ilql), "language.exact_match.return_weighted_bc": _entry(*ilql)}
     assert "by construction" in caveats(claims((0.2, 0.1, 0.15), (0.9, 1.0, 0.95)), "en")[0]
     assert "by construction" not in caveats(claims((0.9, 1.0, 0.95), (0.2, 0.1, 0.15)), "en")[0]
     assert "by construction" not in caveats(claims((0.2, 1.0, 0.5), (0.9, 0.1, 0.6)), "en")[0]  # noise: no verdict
+
+
+def _language_claims(bc, rw, aw, il, held=None):
+    out = {f"language.exact_match.{m}": _entry(*v) for m, v in
+           (("behavior_cloning", bc), ("return_weighted_bc", rw), ("advantage_weighted_bc", aw), ("ilql_like", il))}
+    for m, v in (held or {}).items():
+        out[f"language.heldout_exact_match.{m}"] = _entry(*v)
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_language_sentences_say_the_critic_adds_nothing_only_when_the_intervals_say_so(lang):
+    words = {"en": "detects nothing that the learned value heads add", "ru": "не обнаруживает ничего"}[lang]
+    same = (0.9, 1.0, 0.95, 1.0)
+    text = " ".join(caveats(_language_claims((0.2, 0.1, 0.15, 0.2), same, same, same), lang))
+    assert words in text
+    # The critic's weights ahead of rewards alone: the sentence is not written.
+    text = " ".join(caveats(_language_claims((0.2, 0.1, 0.15, 0.2), (0.4, 0.5, 0.45, 0.5), same, same), lang))
+    assert words not in text
+    # Rewards alone no better than cloning: not written either.
+    text = " ".join(caveats(_language_claims(same, same, same, same), lang))
+    assert words not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_heldout_sentence_says_plainly_when_no_method_carries_over(lang):
+    from reference_impl.language import HELDOUT_PROMPTS
+
+    words = {"en": "No method carries its accuracy", "ru": "Ни один метод не переносит"}[lang]
+    high, low = (0.9, 1.0, 0.95, 1.0), (0.0, 0.17, 0.0, 0.0)
+    held = {m: low for m in LANGUAGE_METHODS}
+    out = caveats(_language_claims(high, high, high, high, held), lang)
+    heldout = [s for s in out if str(len(HELDOUT_PROMPTS)) in s and ("Held-out" in s or "Отложенные" in s)]
+    assert len(heldout) == 1 and "0.04 ± 0.08" in heldout[0]
+    assert any(words in s for s in out)
+    held["ilql_like"] = high  # one method carries over: the plain sentence goes
+    assert not any(words in s for s in caveats(_language_claims(high, high, high, high, held), lang))
+    # Without held-out claims (an older claims.json), no held-out sentence at all.
+    assert not any(words in s for s in caveats(_language_claims(high, high, high, high), lang))
 
 
 # --------------------------------------------------------------------------- documents

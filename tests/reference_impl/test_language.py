@@ -12,6 +12,8 @@ from reference_impl.common import seed_everything
 from reference_impl.language import (
     ANSWERS,
     EOS,
+    HELDOUT_ANSWERS,
+    HELDOUT_PROMPTS,
     LANGUAGE_METHODS,
     MAX_RESPONSE_TOKENS,
     N_ACTIONS,
@@ -32,9 +34,14 @@ from reference_impl.language import (
     ilql_scores,
     language_offline_experiment,
     make_token_batch,
+    prompt_baselines,
     response_reward,
+    return_weights,
+    returns_to_go,
+    rwr_loss,
     summarize_language_dataset,
     token_text,
+    train_token_rwr,
 )
 
 
@@ -247,14 +254,29 @@ def test_smoke_experiment_is_aligned_with_prompts_and_deterministic():
     runs = [language_offline_experiment(seed=5, episodes_per_prompt=4, bc_epochs=1, iql_epochs=1) for _ in range(2)]
     result = runs[0]
     assert result["dataset"]["episodes"] == 4 * len(PROMPTS)
-    assert tuple(result["evaluation"]) == LANGUAGE_METHODS
-    for row in result["evaluation"].values():
-        assert len(row["sequences"]) == len(row["rewards"]) == len(PROMPTS)
-        assert row["rewards"] == [response_reward(p, s) for p, s in enumerate(row["sequences"])]
-        assert row["exact_match"] == pytest.approx(np.mean([r == 1.0 for r in row["rewards"]]))
-        assert row["mean_reward"] == pytest.approx(np.mean(row["rewards"]))
-    assert runs[0]["evaluation"] == runs[1]["evaluation"]
-    assert runs[0]["losses"] == runs[1]["losses"]
+    assert tuple(result["evaluation"]) == tuple(result["heldout_evaluation"]) == LANGUAGE_METHODS
+    for split, key, prompts in (("train", "evaluation", PROMPTS), ("heldout", "heldout_evaluation", HELDOUT_PROMPTS)):
+        for row in result[key].values():
+            assert len(row["sequences"]) == len(row["rewards"]) == len(prompts)
+            assert row["rewards"] == [response_reward(p, s, split) for p, s in enumerate(row["sequences"])]
+            assert row["exact_match"] == pytest.approx(np.mean([r == 1.0 for r in row["rewards"]]))
+            assert row["mean_reward"] == pytest.approx(np.mean(row["rewards"]))
+    for key in ("evaluation", "heldout_evaluation", "losses"):
+        assert runs[0][key] == runs[1][key]
+
+
+def test_return_weighted_bc_trains_last_so_the_other_methods_do_not_depend_on_it(monkeypatch):
+    """Adding the ablation changed no other method's numbers: it draws from the rng after them."""
+    import reference_impl.language as language
+
+    full = language_offline_experiment(seed=5, episodes_per_prompt=4, bc_epochs=1, iql_epochs=1)
+    calls = []
+    monkeypatch.setattr(language, "train_token_rwr", lambda episodes, *a, **k: calls.append(1) or (TokenPolicy(), [0.0]))
+    without = language_offline_experiment(seed=5, episodes_per_prompt=4, bc_epochs=1, iql_epochs=1)
+    assert calls == [1]
+    for m in ("behavior_cloning", "advantage_weighted_bc", "ilql_like"):
+        assert without["evaluation"][m] == full["evaluation"][m]
+        assert without["heldout_evaluation"][m] == full["heldout_evaluation"][m]
 
 
 def test_experiment_rejects_bad_arguments():
@@ -262,6 +284,116 @@ def test_experiment_rejects_bad_arguments():
         language_offline_experiment(seed=0, episodes_per_prompt=2, bc_epochs=1, iql_epochs=0)
     with pytest.raises(ValueError, match="seed"):
         language_offline_experiment(seed="0", episodes_per_prompt=2, bc_epochs=1, iql_epochs=1)
+
+
+# --------------------------------------------------------------------------- held-out prompts
+def test_heldout_prompts_are_new_sums_and_never_in_the_log():
+    assert len(HELDOUT_PROMPTS) == len(HELDOUT_ANSWERS) >= 4
+    assert not set(HELDOUT_PROMPTS) & set(PROMPTS)
+    assert HELDOUT_ANSWERS == tuple(str(int(p[0]) + int(p[2])) for p in HELDOUT_PROMPTS)
+    train = {tuple(encode(p)) for p in PROMPTS}
+    batch = make_token_batch(collect_language_dataset(6, np.random.default_rng(3)))
+    for row in batch.tokens.tolist():
+        prompt = tuple(row[: len(encode(PROMPTS[0]))])
+        assert prompt in train and token_text(list(prompt)) not in HELDOUT_PROMPTS
+
+
+def test_response_reward_and_greedy_decode_on_the_heldout_split():
+    j = HELDOUT_PROMPTS.index("2+3=")
+    assert response_reward(j, encode("5<eos>"), "heldout") == 1.0
+    with pytest.raises(ValueError, match="prompt_index"):
+        response_reward(len(HELDOUT_PROMPTS), [EOS], "heldout")
+    with pytest.raises(ValueError, match="split"):
+        response_reward(0, [EOS], "test")
+    seen = []
+
+    def score(tokens, index):
+        seen.extend(token_text([t for t in row if t != PAD]) for row in tokens.tolist())
+        out = torch.zeros(tokens.shape[0], 1, N_ACTIONS)
+        out[:, 0, EOS] = 1.0
+        return out
+
+    assert greedy_decode(score, split="heldout") == [(EOS,)] * len(HELDOUT_PROMPTS)
+    assert seen == list(HELDOUT_PROMPTS)
+    with pytest.raises(ValueError, match="split"):
+        greedy_decode(score, split="valid")
+
+
+# --------------------------------------------------------------------------- return-weighted BC
+def test_returns_to_go_discounts_the_terminal_reward_back():
+    rewards = torch.tensor([[0.0, 0.0, 1.0], [0.5, 0.0, 0.0]])
+    mask = torch.tensor([[True, True, True], [True, False, False]])
+    g = returns_to_go(rewards, mask, 0.5)
+    assert torch.allclose(g, torch.tensor([[0.25, 0.5, 1.0], [0.5, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match="gamma"):
+        returns_to_go(rewards, mask, 1.5)
+    with pytest.raises(ValueError, match="rewards"):
+        returns_to_go(rewards[:, :2], mask, 0.5)
+
+
+def test_prompt_baselines_are_each_prompts_mean_logged_return():
+    episodes = [ep(0, "7<eos>"), ep(0, "8<eos>"), ep(1, "15<eos>"), ep(1, "16<eos>")]
+    b = prompt_baselines(episodes, gamma=0.9)
+    assert b[0] == pytest.approx(0.5 * 0.9)  # "7<eos>" earns 1 two tokens in, "8<eos>" 0
+    assert b[1] == pytest.approx(0.5 * 0.81 * (1.0 + PARTIAL_CREDIT / 2))
+    assert np.isnan(b[2:]).all()
+    with pytest.raises(ValueError, match="episodes"):
+        prompt_baselines([], 0.9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(low=st.floats(0.0, 1.0), high=st.floats(0.0, 1.0), base=st.floats(-1.0, 1.0),
+       beta=st.floats(0.0, 20.0), cap=st.floats(1.0, 1e3), length=st.integers(1, 4))
+def test_return_weights_are_monotone_in_the_return_capped_and_zero_on_padding(low, high, base, beta, cap, length):
+    low, high = min(low, high), max(low, high)
+    rewards = torch.zeros(2, 4)
+    rewards[0, length - 1], rewards[1, length - 1] = low, high
+    mask = torch.zeros(2, 4, dtype=torch.bool)
+    mask[:, :length] = True
+    w = return_weights(rewards, mask, torch.full((2,), base), 0.99, beta, cap)
+    real = w[mask]
+    assert torch.all(real > 0) and torch.all(real <= cap * (1 + 1e-6))
+    assert torch.all(w[~mask] == 0)
+    assert torch.all(w[1, :length] >= w[0, :length] * (1 - 1e-6))  # a higher return never weighs less
+    # Same return, higher baseline: never more weight.
+    w_high_base = return_weights(rewards, mask, torch.full((2,), base + 0.5), 0.99, beta, cap)
+    assert torch.all(w_high_base <= w * (1 + 1e-6))
+
+
+def test_return_weights_reject_a_bad_baseline():
+    rewards, mask = torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool)
+    with pytest.raises(ValueError, match="baseline"):
+        return_weights(rewards, mask, torch.zeros(3), 0.99, 1.0, 10.0)
+    with pytest.raises(ValueError, match="baseline"):
+        return_weights(rewards, mask, torch.tensor([0.0, float("nan")]), 0.99, 1.0, 10.0)
+
+
+def test_rwr_loss_is_the_return_weighted_token_nll():
+    episodes = [ep(1, "15<eos>"), ep(1, "16<eos>"), ep(0, "7<eos>")]
+    batch = make_token_batch(episodes)
+    cfg = TokenILQLConfig()
+    torch.manual_seed(0)
+    policy = TokenPolicy()
+    baseline = torch.tensor([0.3, 0.3, 0.1])
+    logp = torch.log_softmax(policy(batch.tokens, batch.state_index), -1).gather(-1, batch.actions[..., None])[..., 0]
+    g = returns_to_go(batch.rewards, batch.mask, cfg.gamma)
+    w = torch.clamp(torch.exp(cfg.awr_beta * (g - baseline[:, None])), max=cfg.max_weight)
+    expected = -(w * logp)[batch.mask].sum() / batch.mask.sum()
+    assert rwr_loss(policy, batch, baseline, cfg).item() == pytest.approx(expected.item(), rel=1e-5)
+
+
+def test_train_token_rwr_is_deterministic_and_prefers_the_rewarded_answer():
+    episodes = [ep(1, "15<eos>")] * 3 + [ep(1, "16<eos>")] * 5
+    runs = []
+    for _ in range(2):
+        seed_everything(0)
+        runs.append(train_token_rwr(episodes, 30, np.random.default_rng(0)))
+    assert runs[0][1] == runs[1][1]
+    policy = runs[0][0]
+    decoded = greedy_decode(lambda t, i: policy(t, i), [1])
+    assert token_text(decoded[0]) == "15<eos>"  # plain BC would copy the majority "16"
+    with pytest.raises(ValueError, match="bc_epochs"):
+        train_token_rwr(episodes, 0, np.random.default_rng(0))
 
 
 def test_value_learning_beats_imitation_on_the_noisy_log():
