@@ -231,7 +231,7 @@ def plot_distribution_shift(budgets, per_seed: Mapping[str, Sequence], axes=None
         # one color per learner: solid on states absent from its labels, dotted on labeled ones
         for part, style, fill in (("unseen", "-", color), ("seen", ":", "white")):
             bottom.plot(x, _nan_mean(data[f"{who}_error_{part}"]), style, marker=marker, color=color, markerfacecolor=fill,
-                        label=lab[f"shift_error_{part}"].format(who=lab[f"shift_{who}"]))
+                        label=lab[f"shift_error_{part}"].format(who=lab["shift_bc"] if who == "bc" else "DAgger"))
     top.set_ylim(-0.03, 1.05)
     top.set_ylabel(lab["shift_unseen"])
     top.legend(loc="upper right", fontsize=8)

@@ -142,8 +142,8 @@ TEXT = {
         },
         "answers": {
             "dagger": "Cloning trains only on the expert's states; once the learner errs it reaches states with no "
-                      "labels, where its actions are guesses, and its errors compound (distribution shift; the "
-                      "O(εT²) bound of " + _cite("ross2010", "en") + "). DAgger runs the learner, has the expert label "
+                      "labels, where its actions are guesses, and its errors compound: the distribution shift behind "
+                      "the O(εT²) bound (" + _cite("ross2010", "en") + "). DAgger runs the learner, has the expert label "
                       "the states the learner actually reaches and retrains on the aggregate, so its labels sit on its "
                       "own state distribution; with a no-regret learner the cost grows linearly in the horizon instead "
                       "(" + _cite("ross2011", "en") + "). The number of labels is a separate lever, so the lab compares "
@@ -390,8 +390,8 @@ TEXT = {
         },
         "answers": {
             "dagger": "Клонирование обучается только на состояниях эксперта; ошибившись, ученик попадает в "
-                      "неразмеченные состояния, где его действия — догадки, и ошибки накапливаются (сдвиг "
-                      "распределения; граница O(εT²) из " + _cite("ross2010", "ru") + "). DAgger запускает ученика, "
+                      "неразмеченные состояния, где его действия — догадки, и ошибки накапливаются: это сдвиг "
+                      "распределения, стоящий за границей O(εT²) (" + _cite("ross2010", "ru") + "). DAgger запускает ученика, "
                       "эксперт размечает состояния, до которых тот действительно дошёл, и ученик переобучается на "
                       "объединённых данных, так что метки лежат на его собственном распределении состояний; для "
                       "алгоритма без сожаления (no-regret) стоимость тогда растёт по горизонту линейно "
