@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from reference_impl.labels import display_name, labels_for
+from reference_impl.labels import display_name, labels_for, method_slug
 from reference_impl.stats import paired_difference
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
@@ -22,8 +22,7 @@ __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_compa
 OFFLINE_VALUE_METHODS = ("naive DQN", "restricted DQN", "CQL", "IQL")
 
 
-def _slug(name: str) -> str:
-    return name.lower().replace(" ", "_")
+_slug = method_slug  # the claim ids' spelling of a method name
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reference_impl.labels import LANGUAGES, display_name, labels_for
+from reference_impl.labels import LANGUAGES, display_name, labels_for, method_slug
 
 __all__ = [
     "Claim",
@@ -74,9 +74,7 @@ class Claim:
     digits: int = 3
 
 
-def _slug(name: str) -> str:
-    """A method name as it appears in a claim id: ``naive DQN`` -> ``naive_dqn``."""
-    return name.lower().replace(" ", "_").replace("-", "_")
+_slug = method_slug  # the claim ids' spelling of a method name
 
 
 def _texts(template: Mapping[str, str], raw_name: str | None = None, **fields) -> dict[str, str]:

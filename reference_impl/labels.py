@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["LABELS", "LANGUAGES", "LABEL_KEYS", "labels_for", "display_name"]
+__all__ = ["LABELS", "LANGUAGES", "LABEL_KEYS", "labels_for", "display_name", "method_slug"]
 
 LANGUAGES: tuple[str, ...] = ("en", "ru")
 
@@ -584,3 +584,8 @@ def display_name(labels: Mapping[str, str], raw: str) -> str:
     student's own method name still appears on the axis.
     """
     return labels.get(f"name.{raw}", raw)
+
+
+def method_slug(name: str) -> str:
+    """A method name as it appears in a claim or comparison id: ``naive DQN`` -> ``naive_dqn``."""
+    return name.lower().replace(" ", "_").replace("-", "_")
