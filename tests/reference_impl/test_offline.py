@@ -550,7 +550,8 @@ def test_logged_pair_share_counts_states_whose_greedy_action_was_logged():
     observations = np.stack([env.encode((6, 0), False), env.encode((6, 0), False), env.encode((2, 0), False)])
     actions = np.array([0, 1, 2])
     always_right = _TablePolicy(env, lambda r, c, key: 1)
-    assert logged_pair_share(env, always_right, observations, actions) == pytest.approx(2 / 3)  # (6,0)->right was logged
+    # two distinct states, each counted once: (6, 0) -> right was logged, (2, 0) -> right was not
+    assert logged_pair_share(env, always_right, observations, actions) == pytest.approx(1 / 2)
     always_left = _TablePolicy(env, lambda r, c, key: 3)
     assert logged_pair_share(env, always_left, observations, actions) == 0.0
 
