@@ -7,9 +7,17 @@ STAMP   := $(VENV)/.installed
 PYTEST  := $(BIN)/python -m pytest
 JOBS    ?= 2
 
-.PHONY: demo test test-slow bench lab pin release solutions solution-notebooks sandbox-deps clean
+.PHONY: python-check demo test test-slow bench lab pin release solutions solution-notebooks sandbox-deps clean
+
+# The lock's floor (soupsieve and others need 3.11.5): refuse an older Python in one line,
+# before anything is installed (Debian 12's /usr/bin/python3 is 3.11.2).
+PY_FLOOR := 3.11.5
+python-check:
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:3] >= (3, 11, 5) else 1)' 2>/dev/null || { \
+	  echo "make: $(PY) is Python $$($(PY) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?'); the pinned environment needs Python >= $(PY_FLOOR): run make PY=/path/to/python3.11.5-or-newer"; exit 1; }
 
 $(STAMP): requirements.lock pyproject.toml
+	@$(MAKE) --no-print-directory python-check
 	@$(MAKE) --no-print-directory sandbox-deps
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
