@@ -908,8 +908,11 @@ def _report_dt(runs: list[dict], r: _Render) -> list[str]:
     png = r.figure("dt", lambda axes: plot_dt_panel(targets, achieved["mean"], pooled, axes, labels, return_spread=_spread(achieved, runs),
                                                     log_outcomes=[DT_LOG_GROUPS[c] for c in codes], run_label=r.run_label),
                    (8, 7.5), rows=2, height_ratios=(3, 1.6))
+    def se_text(values) -> str:  # one evaluation episode has no sample sd
+        return ", ".join(_t(labels, "not_available") if np.isnan(v) else _fmt(float(v), 3) for v in np.atleast_1d(values))
+
     rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([x["success_rate"][i] for x in runs]), _per_seed(achieved["values"][:, i]),
-             _per_seed(se[:, i], 3)) for i, t in enumerate(targets)]
+             se_text(se[:, i])) for i, t in enumerate(targets)]
     groups = [log_return_groups(x["log_returns"], x["log_outcome_codes"]) for x in runs]
     group_rows = []
     for g in DT_LOG_GROUPS:
@@ -918,15 +921,15 @@ def _report_dt(runs: list[dict], r: _Render) -> list[str]:
         span = _t(labels, "return_range", lo=f"{min(lows):.2f}", hi=f"{max(highs):.2f}") if lows else _t(labels, "not_available")
         group_rows.append((display_name(labels, g), _cell([s[g]["count"] for s in groups], 1), _cell([s[g]["share"] for s in groups]),
                            span))
-    worst = int(np.unravel_index(np.argmax(se), se.shape)[1])
+    worst = int(np.unravel_index(np.argmax(np.nan_to_num(se, nan=-1.0)), se.shape)[1])
     lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{pooled.min():.2f}", high=f"{pooled.max():.2f}"),
              _t(labels, "dt_hist_intro"), "", _t(labels, "dt_groups_intro"), ""]
     lines += _table(_header(labels, "log_group", "episodes_per_seed", "share_of_log", "returns_all_seeds"), group_rows)
     low, high = dt_return_bounds()
     episodes = int(runs[0]["evaluation_episodes"])
     bound = standard_error_bound(low, high, episodes) if episodes > 1 else float("nan")
-    lines += ["", _t(labels, "dt_se_intro", episodes=episodes, se_max=f"{float(se.max()):.3f}", request=_fmt(float(targets[worst]), 2),
-                     bound=f"{bound:.3f}", low=f"{low:.2f}", high=f"{high:.2f}"), ""]
+    lines += ["", _t(labels, "dt_se_intro", episodes=episodes, se_max=se_text(np.nanmax(se) if episodes > 1 else np.nan),
+                     request=_fmt(float(targets[worst]), 2), bound=se_text(bound), low=f"{low:.2f}", high=f"{high:.2f}"), ""]
     lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed", "standard_error_per_seed"),
                     rows)
     return lines

@@ -107,18 +107,13 @@ def _fqe(claims, compared, labels, lang) -> list[str]:
 
 def _dt(claims, compared, labels, lang) -> list[str]:
     out = []
-    groups = ("dt.log_count.trap", "dt.log_count.timeout", "dt.log_count.goal", "dt.log_return_min.trap", "dt.log_return_max.trap",
-              "dt.log_return_min.goal", "dt.log_return_max.goal")
-    if _has(claims, *groups):
+    if _has(claims, "dt.log_count.trap", "dt.log_count.timeout", "dt.log_count.goal"):
         from reference_impl.keydoor import KeyDoorGrid
 
         env = KeyDoorGrid()  # the log's env: a timeout is max_steps step costs and nothing else
-        low, high = (lambda c: f"{min(claims[c]['per_seed']):.2f}"), (lambda c: f"{max(claims[c]['per_seed']):.2f}")
         out.append(labels["report.caveat_dt_groups"].format(
             trap=_listed(claims["dt.log_count.trap"], 0), timeout=_listed(claims["dt.log_count.timeout"], 0),
-            goal=_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}",
-            trap_low=low("dt.log_return_min.trap"), trap_high=high("dt.log_return_max.trap"),
-            goal_low=low("dt.log_return_min.goal"), goal_high=high("dt.log_return_max.goal")))
+            goal=_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}"))
     if _has(compared, "dt.saturation") and _has(claims, "dt.evaluation_episodes", "dt.max_standard_error"):
         out.append(labels["report.caveat_dt_saturation"].format(
             episodes=int(claims["dt.evaluation_episodes"]["per_seed"][0]),

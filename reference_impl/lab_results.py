@@ -146,8 +146,16 @@ def log_return_groups(returns, outcomes) -> dict[str, dict]:
     return out
 
 
+def _largest_standard_error(result: dict) -> float | None:
+    """Value function: the sweep's largest standard error (None without one: one episode per request has no sd)."""
+    se = np.asarray(result.get("return_se", []), dtype=np.float64)
+    return None if se.size == 0 or np.isnan(se).all() else float(np.nanmax(se))
+
+
 def _log_group(group: str, what: str) -> Callable[[dict], float | None]:
-    """Value function: ``what`` (count, share, min, max) of a log group (None where the run has no outcomes)."""
+    """Value function: ``what`` (count or share) of a log group (None where the run has no outcomes).
+    The group's return range is not a claim: a group can be empty on one seed (the report
+    gives the ranges pooled over seeds)."""
     def value(result: dict) -> float | None:
         if "log_outcome_codes" not in result:
             return None
@@ -291,22 +299,12 @@ def _build_claims() -> list[Claim]:
                                                   "ru": f"Журнал Decision Transformer: доля эпизодов, {ru}"},
                   _log_group(group, "share")),
         ]
-    for group in ("trap", "goal"):  # a timeout's return is fixed: every step cost and nothing else
-        en, ru = group_text[group]
-        c += [
-            Claim(f"dt.log_return_min.{group}", "dt", {"en": f"Decision Transformer log: lowest return of the episodes {en}",
-                                                       "ru": f"Журнал Decision Transformer: наименьшая отдача эпизодов, {ru}"},
-                  _log_group(group, "min")),
-            Claim(f"dt.log_return_max.{group}", "dt", {"en": f"Decision Transformer log: highest return of the episodes {en}",
-                                                       "ru": f"Журнал Decision Transformer: наибольшая отдача эпизодов, {ru}"},
-                  _log_group(group, "max")),
-        ]
     c += [
         Claim("dt.max_standard_error", "dt", {"en": "Decision Transformer: largest standard error of a request's mean return "
                                                     "(sample sd divided by the square root of the episode count; the largest over the requests)",
                                               "ru": "Decision Transformer: наибольшая стандартная ошибка средней отдачи запроса "
                                                     "(выборочное ст. откл., делённое на корень из числа эпизодов; наибольшая по запросам)"},
-              lambda r: float(np.max(r["return_se"])) if "return_se" in r else None),
+              _largest_standard_error),
         Claim("dt.evaluation_episodes", "dt", {"en": "Decision Transformer: evaluation episodes per request",
                                                "ru": "Decision Transformer: эпизодов оценки на каждый запрос"},
               lambda r: float(r["evaluation_episodes"]) if "evaluation_episodes" in r else None, 0),

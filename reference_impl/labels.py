@@ -343,10 +343,10 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_fqe": "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
                       "check an FQE estimate against the simulator before trusting it.",
         "caveat_dt_groups": "The Decision Transformer's logs hold three groups of episodes, by how they ended: per seed, "
-                            "{trap} end in a trap (returns from {trap_low} to {trap_high}), {timeout} are cut by the time "
-                            "limit (each returns exactly {timeout_return}, every step cost and nothing else) and {goal} "
-                            "reach the goal (returns from {goal_low} to {goal_high}). Between the groups no episode exists: "
-                            "there a request's achieved return is the model's interpolation, a mix of failing and "
+                            "{trap} end in a trap (the lowest returns), {timeout} are cut by the time limit (each returns "
+                            "exactly {timeout_return}, every step cost and nothing else) and {goal} reach the goal (the "
+                            "positive returns); the report's table gives each group's range. Between the groups no episode "
+                            "exists: there a request's achieved return is the model's interpolation, a mix of failing and "
                             "succeeding episodes, not a return the log shows.",
         "caveat_dt_saturation": "Each point of the sweep averages {episodes} evaluation episodes per seed (largest standard "
                                 "error {se}). Highest request minus the highest request inside the log's range: {cmp}.",
@@ -470,11 +470,11 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_fqe": "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
                       "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором.",
         "caveat_dt_groups": "В журналах Decision Transformer три группы эпизодов — по тому, чем они закончились: для "
-                            "каждого seed {trap} закончились в ловушке (отдачи от {trap_low} до {trap_high}), {timeout} "
-                            "усечены лимитом шагов (у каждого отдача ровно {timeout_return}: только плата за шаги) и "
-                            "{goal} дошли до цели (отдачи от {goal_low} до {goal_high}). Между группами эпизодов нет: там "
-                            "полученная на запрос отдача — интерполяция модели, смесь неудачных и успешных эпизодов, а не "
-                            "отдача, которую показывает журнал.",
+                            "каждого seed {trap} закончились в ловушке (самые низкие отдачи), {timeout} усечены лимитом "
+                            "шагов (у каждого отдача ровно {timeout_return}: только плата за шаги) и {goal} дошли до цели "
+                            "(положительные отдачи); диапазон каждой группы — в таблице отчёта. Между группами эпизодов "
+                            "нет: там полученная на запрос отдача — интерполяция модели, смесь неудачных и успешных "
+                            "эпизодов, а не отдача, которую показывает журнал.",
         "caveat_dt_saturation": "Каждая точка кривой запросов — среднее по {episodes} эпизодам оценки на seed (наибольшая "
                                 "стандартная ошибка {se}). Самый высокий запрос минус наибольший запрос внутри диапазона "
                                 "журнала: {cmp}.",
