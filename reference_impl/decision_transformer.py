@@ -306,7 +306,8 @@ def train_decision_transformer(
 
 # --------------------------------------------------------------------------- evaluation
 @torch.no_grad()
-def _run_batch(envs: Sequence, model: DecisionTransformer, target_return: float, seeds: Sequence[int], context_steps: int) -> tuple[list[float], list[str | None], list[list[float]]]:
+def _run_batch(envs: Sequence, model: DecisionTransformer, target_return: float, seeds: Sequence[int],
+               context_steps: int) -> tuple[list[float], list[str | None], list[list[float]]]:
     """Greedy episodes on ``envs`` stepped together, env j reset with ``seeds[j]``.
 
     Every episode of the batch is at the same step t, so one forward over the rows still

@@ -74,10 +74,10 @@ def _build() -> list[Comparison]:
                     "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики"},
                    words="level"),
         Comparison("dt.saturation", "dt.achieved.2.00", "dt.achieved.0.75",
-                   {"en": "Decision Transformer, achieved return: the highest request (2.00, far above any logged return) "
-                          "minus the highest request inside the log's range (0.75)",
-                    "ru": "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше любой отдачи "
-                          "журнала) минус наибольший запрос внутри диапазона журнала (0.75)"}),
+                   {"en": "Decision Transformer, achieved return: the highest request (2.00, far above any logged "
+                          "return) minus the highest request inside the log's range (0.75)",
+                    "ru": "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше "
+                          "любой отдачи журнала) минус наибольший запрос внутри диапазона журнала (0.75)"}),
         Comparison("language.ilql_vs_bc", "language.exact_match.ilql_like", "language.exact_match.behavior_cloning",
                    {"en": "Token level, ILQL-like minus behavior cloning, exact match",
                     "ru": "Уровень токенов, ILQL-подобный метод минус клонирование поведения, точное совпадение"}),

@@ -301,7 +301,8 @@ def _build_claims() -> list[Claim]:
         ]
     c += [
         Claim("dt.max_standard_error", "dt", {"en": "Decision Transformer: largest standard error of a request's mean return "
-                                                    "(sample sd divided by the square root of the episode count; the largest over the requests)",
+                                                    "(sample sd divided by the square root of the episode count; "
+                                                    "the largest over the requests)",
                                               "ru": "Decision Transformer: наибольшая стандартная ошибка средней отдачи запроса "
                                                     "(выборочное ст. откл., делённое на корень из числа эпизодов; наибольшая по запросам)"},
               _largest_standard_error),

@@ -302,7 +302,7 @@ _REPORT: dict[str, dict[str, str]] = {
         "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
                         "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
                         "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds.",
-        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled), coloured by how "
+        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled), colored by how "
                          "each episode ended. A request is only backed by the log where episodes with that return exist.",
         "dt_groups_intro": "The log's episodes by how they ended (from each episode's outcome, not from its return):",
         "log_group": "episodes that ended as", "episodes_per_seed": "episodes per seed", "share_of_log": "share of the log",
@@ -404,7 +404,8 @@ _REPORT: dict[str, dict[str, str]] = {
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "seed обучения", "log_max_return": "лучшая отдача в журнале", "slope_inside": "наклон внутри диапазона",
         "rise_inside": "прирост внутри диапазона", "top_inside_request": "наибольший запрос внутри диапазона",
-        "excess_above": "полученное выше диапазона минус полученное при этом запросе", "excess_allowance": "допуск (две стандартные ошибки)",
+        "excess_above": "полученное выше диапазона минус полученное при этом запросе",
+        "excess_allowance": "допуск (две стандартные ошибки)",
         "rises": "растёт", "saturates": "насыщается",
         "seed": "seed",
         "claim_id": "идентификатор", "claim": "утверждение", "per_seed": "по seed", "mean_sd": "среднее ± ст. откл.",

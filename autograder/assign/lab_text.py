@@ -203,7 +203,7 @@ TEXT = {
                    "not coverage. Coverage explains the pinned ordering; the smoke ordering says the estimate had "
                    "too little data or training. Either way FQE is a fitted model and needs the same validation as "
                    "the policies it evaluates.",
-            "dt": "The log's episodes form three groups, by how they ended (the histogram colours them): episodes "
+            "dt": "The log's episodes form three groups, by how they ended (the histogram colors them): episodes "
                   "that end in a trap (strongly negative returns), a few cut by the time limit (every step cost and "
                   "nothing else, so all of them share one negative return) and episodes that reach the goal (positive "
                   "returns below one). Between the groups there are no episodes at all. Requests inside the trap "
