@@ -12,7 +12,10 @@ is pluggable so a student's kernel can drive training).
 At evaluation the first condition is the requested return R_0 = target and after
 each reward the request is lowered: R_{t+1} = (R_t - r_t) / gamma (``gamma = 1``:
 R_t - r_t). A request is a condition the model was trained on, not a promise: above
-the returns present in the data the achieved return saturates.
+the returns present in the data the achieved return saturates. Evaluation steps a
+request's episodes together (episode i on its own copy of the env, reset with seed
+``seed + i``; one batched forward per time step), which gives exactly the results of
+running them one by one.
 
 Shapes used throughout: B windows, K = ``context_steps`` steps per window, S the
 state dimension, A the number of actions. Windows are right-padded; with a causal
