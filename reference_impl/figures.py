@@ -501,22 +501,37 @@ def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series, *, spread:
                 ax.scatter(x[j] + jitter, values[:, j], s=10, color="black", zorder=3)
 
 
-def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, gap=None, bins: int = 40,
+def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, outcomes=None, bins: int = 40,
                         value_range=None, run_label: str | None = None):
     """Histogram of the training log's episode returns (the requests' x axis, drawn under the sweep).
 
-    ``gap`` = (low, high) marks an interval of returns to shade (the lab shades the one
-    no episode falls in); ``value_range`` fixes the histogram's x range so it lines up
-    with the sweep above it.
+    ``outcomes`` (one per return: "trap", "timeout" or "goal", as the episodes ended)
+    stacks the histogram by group, each with its count, share and return range in the
+    legend; without it one grey histogram is drawn. ``value_range`` fixes the
+    histogram's x range so it lines up with the sweep above it.
     """
     where = "plot_dt_log_returns"
     lab = _labels(labels)
     values = _vector(returns, "returns", where)
     ax = _axes(ax, (8, 2.8))
-    ax.hist(values, bins=bins, range=value_range, color="0.35")
-    if gap is not None:
-        lo, hi = (float(v) for v in gap)
-        ax.axvspan(lo, hi, color="tab:red", alpha=0.12, label=lab["dt_gap"].format(lo=lo, hi=hi))
+    if outcomes is None:
+        ax.hist(values, bins=bins, range=value_range, color="0.35")
+    else:
+        from reference_impl.lab_results import DT_LOG_GROUPS, log_return_groups
+
+        ends = [str(o) for o in outcomes]
+        if len(ends) != values.size:
+            raise ValueError(f"{where}: `outcomes` has {len(ends)} entries for {values.size} returns")
+        summary = log_return_groups(values, ends)
+        colors = {"trap": "tab:red", "timeout": "tab:orange", "goal": "tab:green"}
+        edges = np.histogram_bin_edges(values, bins=bins, range=value_range)
+        groups = [g for g in DT_LOG_GROUPS if summary[g]["count"]]
+        ax.hist([values[np.asarray(ends) == g] for g in groups], bins=edges, stacked=True, color=[colors[g] for g in groups],
+                label=[lab["dt_group"].format(group=display_name(lab, g), count=summary[g]["count"], share=summary[g]["share"],
+                                              lo=summary[g]["min"], hi=summary[g]["max"]) for g in groups])
+        for g in DT_LOG_GROUPS:
+            if not summary[g]["count"]:
+                ax.plot([], [], color=colors[g], label=lab["dt_group_empty"].format(group=display_name(lab, g)))
         ax.legend(fontsize=8)
     ax.set_xlabel(lab["log_episode_return"])
     ax.set_ylabel(lab["episodes"])
@@ -526,12 +541,13 @@ def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = Non
 
 
 def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Mapping[str, str] | None = None, *,
-                  return_spread=None, gap=None, run_label: str | None = None):
+                  return_spread=None, log_outcomes=None, run_label: str | None = None):
     """The request sweep (top) over the histogram of the log's episode returns (bottom), one x axis.
 
-    The shaded band of the sweep is the log's [min, max] return; ``gap`` = (low, high) is
-    shaded on the histogram only when no logged return falls inside it, so a reader sees
-    which requests the log backs and which ask the model to interpolate across nothing.
+    The shaded band of the sweep is the log's [min, max] return; ``log_outcomes`` (how
+    each logged episode ended) splits the histogram into its groups (trap, timeout,
+    goal; see :func:`plot_dt_log_returns`), so a reader sees which requests the log
+    backs and where the model interpolates between groups.
     ``axes`` = (top, bottom); a new figure is made when None. Returns the two axes.
     """
     returns = _vector(log_returns, "log_returns", "plot_dt_panel")
@@ -543,7 +559,6 @@ def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Ma
     top, bottom = axes
     plot_dt_sweep(target_return, mean_return, top, labels, return_spread=return_spread,
                   data_range=(float(returns.min()), float(returns.max())), run_label=run_label)
-    empty = gap is not None and not np.any((returns > gap[0]) & (returns < gap[1]))
-    plot_dt_log_returns(returns, bottom, labels, gap=gap if empty else None, value_range=top.get_xlim())
+    plot_dt_log_returns(returns, bottom, labels, outcomes=log_outcomes, value_range=top.get_xlim())
     bottom.set_xlim(top.get_xlim())
     return top, bottom

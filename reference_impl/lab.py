@@ -74,6 +74,9 @@ __all__ = [
     "load_pinned",
     "write_npz",
     "dt_claims",
+    "dt_evaluation_episodes",
+    "dt_return_bounds",
+    "DT_MAX_STANDARD_ERROR",
     "compare_runs",
     "main",
 ]
@@ -101,7 +104,7 @@ BY_SEED: dict[str, tuple[str, ...]] = {
     "offline": ("mean_return", "success_rate", "greedy_q_mean", "greedy_value_true", "fqe_logged_value",
                 "q_logged_error", "q_unlogged_error", "optimal_return"),
     "fqe": ("fqe_values", "simulated_values"),
-    "dt": ("mean_return", "log_returns"),
+    "dt": ("mean_return", "return_se", "log_returns", "log_outcome_codes"),
     "language": ("exact_match", "heldout_exact_match"),
 }
 
@@ -206,6 +209,34 @@ class LabProfile:
     environment: EnvironmentParams = field(default_factory=EnvironmentParams)
 
 
+#: The Decision Transformer sweep's bound on each point's standard error (full profile).
+DT_MAX_STANDARD_ERROR = 0.05
+
+
+def dt_return_bounds() -> tuple[float, float]:
+    """(lowest, highest) return of any episode in the DT sweep's env (a default KeyDoorGrid):
+    :func:`reference_impl.stats.episode_return_bounds` with its reward design, time limit
+    and the fewest steps from any start cell to the goal."""
+    from reference_impl.expert import plan_distances
+    from reference_impl.keydoor import KeyDoorGrid
+    from reference_impl.stats import episode_return_bounds
+
+    env = KeyDoorGrid()
+    distances = plan_distances(env)
+    shortest = min(int(distances[r, c, 0]) for r, c in env.start_positions)
+    return episode_return_bounds(step_cost=env.step_cost, goal_reward=env.goal_reward, trap_reward=env.trap_reward,
+                                 max_steps=env.max_steps, shortest_goal_steps=shortest)
+
+
+def dt_evaluation_episodes(max_se: float = DT_MAX_STANDARD_ERROR) -> int:
+    """Evaluation episodes per request so that every point's measured standard error is <=
+    ``max_se`` whatever the policy does: :func:`reference_impl.stats.episodes_for_standard_error`
+    over :func:`dt_return_bounds` (no search over runs)."""
+    from reference_impl.stats import episodes_for_standard_error
+
+    return episodes_for_standard_error(*dt_return_bounds(), max_se)
+
+
 # Requests from a trap-level return to well above the best return in the log
 # (about 0.8 in KeyDoorGrid), so both the rising part and the plateau show.
 _FULL_TARGETS = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
@@ -219,7 +250,7 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
         log=LogParams(seed=41, episodes=80),
         offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=40, evaluation_episodes=24),
         dt=DTParams(data_seed=41, train_seed=61, episodes=120, epochs=12, context_steps=16, batch_size=96,
-                    evaluation_episodes=6, eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
+                    evaluation_episodes=dt_evaluation_episodes(), eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
         language=LanguageParams(seed=71, episodes_per_prompt=45, bc_epochs=12, iql_epochs=20),
     ),
     "smoke": LabProfile(
@@ -230,7 +261,7 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
         log=LogParams(seed=41, episodes=30),
         offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5, evaluation_episodes=12),
         dt=DTParams(data_seed=41, train_seed=61, episodes=40, epochs=4, context_steps=12, batch_size=64,
-                    evaluation_episodes=4, eval_env_seed=41, eval_seed=2000, target_returns=_SMOKE_TARGETS),
+                    evaluation_episodes=64, eval_env_seed=41, eval_seed=2000, target_returns=_SMOKE_TARGETS),
         language=LanguageParams(seed=71, episodes_per_prompt=20, bc_epochs=5, iql_epochs=8),
     ),
 }
@@ -552,9 +583,13 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
     from reference_impl.keydoor import KeyDoorGrid
     from reference_impl.offline_data import collect_offline_dataset
 
+    from reference_impl.lab_results import DT_LOG_GROUPS
+
     p = _offset(profile.dt, offset)
     episodes, _ = collect_offline_dataset(p.data_seed, p.episodes, "mixed")
     returns = np.asarray([ep.return_ for ep in episodes])
+    # How each logged episode ended, as an index of DT_LOG_GROUPS (trap, timeout, goal).
+    outcome_codes = np.asarray([DT_LOG_GROUPS.index(ep.outcome) for ep in episodes], dtype=np.int64)
     probe = KeyDoorGrid()
     with warnings.catch_warnings():
         # torch warns that nested tensors are off when norm_first is set; harmless here.
@@ -568,9 +603,12 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
         "target_return": sweep["target_return"],
         "mean_return": sweep["mean_return"],
         "success_rate": sweep["success_rate"],
+        "return_se": sweep["return_se"],
+        "evaluation_episodes": int(p.evaluation_episodes),
         "data_return_range": np.asarray([returns.min(), returns.max()], dtype=np.float64),
         "data_mean_return": float(returns.mean()),
         "log_returns": returns.astype(np.float64),
+        "log_outcome_codes": outcome_codes,
         "final_loss": float(losses[-1]),
     }
 
@@ -615,31 +653,52 @@ UNSEEDED = frozenset({"environment"})
 
 
 # --------------------------------------------------------------------------- claims
-def dt_claims(target_return, mean_return, data_max: float, *, tolerance: float = 0.05) -> dict:
+def dt_claims(target_return, mean_return, data_max: float, *, standard_error=None, z: float = 2.0) -> dict:
     """The lab's Decision Transformer claim for one sweep, as numbers and a verdict.
 
     ``rises``: inside the log's range (requests <= ``data_max``) the achieved return
     at the highest request exceeds the one at the lowest, and the least-squares slope
-    is positive. ``saturates``: every request above ``data_max`` achieves at most
-    ``data_max + tolerance``, so the achieved return stops following the request.
-    Needs at least two requests inside and one above the range (ValueError otherwise).
+    is positive. ``saturates``: the curve stops rising once the request leaves the
+    log's range. With y_top, SE_top the achieved return and its standard error at the
+    highest request inside the range, every request a above ``data_max`` has
+
+        y_a - y_top <= z * sqrt(SE_a^2 + SE_top^2)
+
+    (``standard_error``: each point's SE, default all zero, i.e. exact values; the two
+    means are treated as independent, which can only widen the allowance since the
+    requests share their episode seeds). A curve that keeps following the request
+    above the log fails it. ``excess_above`` is the largest y_a - y_top and
+    ``excess_allowance`` the z * sqrt(...) of that same request a.
+    Needs at least two requests inside and one above the range, finite SEs >= 0 and
+    ``z`` > 0 (ValueError otherwise, naming the argument).
     """
     x = np.asarray(target_return, dtype=np.float64)
     y = np.asarray(mean_return, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"dt_claims: `target_return` {x.shape} and `mean_return` {y.shape} must be equal 1-D shapes")
+    se = np.zeros_like(y) if standard_error is None else np.asarray(standard_error, dtype=np.float64)
+    if se.shape != y.shape or not np.all(np.isfinite(se)) or np.any(se < 0):
+        raise ValueError(f"dt_claims: `standard_error` must be finite, >= 0 and shaped like `mean_return` {y.shape}")
+    if not (np.isfinite(z) and z > 0):
+        raise ValueError(f"dt_claims: `z` must be a positive finite number, got {z!r}")
     inside, above = x <= data_max, x > data_max
     if inside.sum() < 2 or above.sum() < 1:
         raise ValueError(f"dt_claims: need >= 2 requests <= data_max ({data_max}) and >= 1 above it, got {x.tolist()}")
     slope_inside = float(np.polyfit(x[inside], y[inside], 1)[0])
     rise = float(y[inside][np.argmax(x[inside])] - y[inside][np.argmin(x[inside])])
-    best_above = float(y[above].max())
+    top = np.flatnonzero(inside)[np.argmax(x[inside])]
+    excess = y[above] - y[top]
+    allowance = z * np.sqrt(se[above] ** 2 + se[top] ** 2)
+    worst = int(np.argmax(excess - allowance))
     return {
         "slope_inside": slope_inside,
         "rise_inside": rise,
-        "max_achieved_above": best_above,
+        "max_achieved_above": float(y[above].max()),
+        "top_inside_request": float(x[top]),
+        "excess_above": float(excess[worst]),
+        "excess_allowance": float(allowance[worst]),
         "rises": bool(rise > 0 and slope_inside > 0),
-        "saturates": bool(best_above <= data_max + tolerance),
+        "saturates": bool(np.all(excess <= allowance)),
     }
 
 
@@ -870,18 +929,41 @@ def _report_fqe(runs: list[dict], r: _Render) -> list[str]:
 
 def _report_dt(runs: list[dict], r: _Render) -> list[str]:
     from reference_impl.figures import plot_dt_panel
-    from reference_impl.lab_results import DT_GAP
+    from reference_impl.lab_results import DT_LOG_GROUPS, log_return_groups
+    from reference_impl.stats import standard_error_bound
 
     labels, targets = r.labels, runs[0]["target_return"]
     achieved = _stats([x["mean_return"] for x in runs])
+    se = np.stack([x["return_se"] for x in runs])
     pooled = np.concatenate([x["log_returns"] for x in runs])  # every seed's log: the histogram under the sweep
+    codes = np.concatenate([x["log_outcome_codes"] for x in runs])
     png = r.figure("dt", lambda axes: plot_dt_panel(targets, achieved["mean"], pooled, axes, labels, return_spread=_spread(achieved, runs),
-                                                    gap=DT_GAP, run_label=r.run_label), (8, 7.5), rows=2, height_ratios=(3, 1.6))
-    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([x["success_rate"][i] for x in runs]), _per_seed(achieved["values"][:, i]))
-            for i, t in enumerate(targets)]
+                                                    log_outcomes=[DT_LOG_GROUPS[c] for c in codes], run_label=r.run_label),
+                   (8, 7.5), rows=2, height_ratios=(3, 1.6))
+    def se_text(values) -> str:  # one evaluation episode has no sample sd
+        return ", ".join(_t(labels, "not_available") if np.isnan(v) else _fmt(float(v), 3) for v in np.atleast_1d(values))
+
+    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([x["success_rate"][i] for x in runs]), _per_seed(achieved["values"][:, i]),
+             se_text(se[:, i])) for i, t in enumerate(targets)]
+    groups = [log_return_groups(x["log_returns"], x["log_outcome_codes"]) for x in runs]
+    group_rows = []
+    for g in DT_LOG_GROUPS:
+        lows = [s[g]["min"] for s in groups if s[g]["min"] is not None]
+        highs = [s[g]["max"] for s in groups if s[g]["max"] is not None]
+        span = _t(labels, "return_range", lo=f"{min(lows):.2f}", hi=f"{max(highs):.2f}") if lows else _t(labels, "not_available")
+        group_rows.append((display_name(labels, g), _cell([s[g]["count"] for s in groups], 1), _cell([s[g]["share"] for s in groups]),
+                           span))
+    worst = int(np.unravel_index(np.argmax(np.nan_to_num(se, nan=-1.0)), se.shape)[1])
     lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{pooled.min():.2f}", high=f"{pooled.max():.2f}"),
-             _t(labels, "dt_hist_intro"), ""]
-    lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed"), rows)
+             _t(labels, "dt_hist_intro"), "", _t(labels, "dt_groups_intro"), ""]
+    lines += _table(_header(labels, "log_group", "episodes_per_seed", "share_of_log", "returns_all_seeds"), group_rows)
+    low, high = dt_return_bounds()
+    episodes = int(runs[0]["evaluation_episodes"])
+    bound = standard_error_bound(low, high, episodes) if episodes > 1 else float("nan")
+    lines += ["", _t(labels, "dt_se_intro", episodes=episodes, se_max=se_text(np.nanmax(se) if episodes > 1 else np.nan),
+                     request=_fmt(float(targets[worst]), 2), bound=se_text(bound), low=f"{low:.2f}", high=f"{high:.2f}"), ""]
+    lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed", "standard_error_per_seed"),
+                    rows)
     return lines
 
 
@@ -927,19 +1009,21 @@ def _claims(results: dict[str, list[dict]], labels: Mapping[str, str]) -> tuple[
         rows, holds = [], []
         for r in results["dt"]:
             try:
-                c = dt_claims(r["target_return"], r["mean_return"], float(r["data_return_range"][1]))
+                c = dt_claims(r["target_return"], r["mean_return"], float(r["data_return_range"][1]),
+                              standard_error=np.nan_to_num(r["return_se"], nan=0.0))
             except ValueError:  # the requests do not straddle the log's best return
-                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _t(labels, "not_checkable"), "", "",
+                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _t(labels, "not_checkable"), "", "", "", "",
                              _yes_no(labels, False), _yes_no(labels, False)))
                 holds.append(False)
                 continue
             holds.append(c["rises"] and c["saturates"])
             rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _fmt(c["slope_inside"]), _fmt(c["rise_inside"]),
-                         _fmt(c["max_achieved_above"]), _yes_no(labels, c["rises"]), _yes_no(labels, c["saturates"])))
+                         _fmt(c["top_inside_request"], 2), _fmt(c["excess_above"]), _fmt(c["excess_allowance"]),
+                         _yes_no(labels, c["rises"]), _yes_no(labels, c["saturates"])))
         verdicts["dt"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
         lines += ["", _t(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
-        lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "max_achieved_above",
-                                "rises", "saturates"), rows)
+        lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "top_inside_request",
+                                "excess_above", "excess_allowance", "rises", "saturates"), rows)
     return lines, verdicts
 
 
@@ -979,7 +1063,7 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
         "M5_decision_transformer_results.npz": {
             "target_return": dt["target_return"], "mean_return": dt["mean_return"],
             "success_rate": dt["success_rate"], "data_return_range": dt["data_return_range"],
-            "log_returns": dt["log_returns"],
+            "log_returns": dt["log_returns"], "return_se": dt["return_se"], "log_outcome_codes": dt["log_outcome_codes"],
         },
         "M5_language_ilql_results.npz": {
             "method_names": np.asarray(lang["method_names"], dtype=str),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reference_impl.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
-from reference_impl.lab_results import DT_GAP, EQUAL_BUDGET, _listed, _slug, format_mean_sd
+from reference_impl.lab_results import EQUAL_BUDGET, _listed, _slug, format_mean_sd
 from reference_impl.labels import display_name, labels_for
 
 __all__ = ["caveats"]
@@ -113,16 +113,19 @@ def _fqe(claims, compared, labels, lang) -> list[str]:
 
 
 def _dt(claims, compared, labels, lang) -> list[str]:
-    if not _has(claims, "dt.log_returns_low_count", "dt.log_returns_gap_count", "dt.log_returns_high_count"):
-        return []
-    inside = [c for c in claims if c.startswith("dt.achieved.") and DT_GAP[0] < float(c.split(".", 2)[2]) < DT_GAP[1]]
-    achieved = "; ".join(f"{c.split('.', 2)[2]} → {_ms(claims, c)}" for c in sorted(inside, key=lambda c: float(c.split('.', 2)[2])))
-    key = "report.caveat_dt_gap" if claims["dt.log_returns_gap_count"]["mean"] == 0 else "report.caveat_dt_some"
-    timeouts = _listed(claims["dt.log_returns_timeout_count"], 0) if "dt.log_returns_timeout_count" in claims else labels["report.not_available"]
-    return [labels[key].format(low=_listed(claims["dt.log_returns_low_count"], 0), gap=_listed(claims["dt.log_returns_gap_count"], 0),
-                               timeouts=timeouts,
-                               high=_listed(claims["dt.log_returns_high_count"], 0), lo=DT_GAP[0], hi=DT_GAP[1],
-                               achieved=achieved or labels["report.not_available"])]
+    out = []
+    if _has(claims, "dt.log_count.trap", "dt.log_count.timeout", "dt.log_count.goal"):
+        from reference_impl.keydoor import KeyDoorGrid
+
+        env = KeyDoorGrid()  # the log's env: a timeout is max_steps step costs and nothing else
+        out.append(labels["report.caveat_dt_groups"].format(
+            trap=_listed(claims["dt.log_count.trap"], 0), timeout=_listed(claims["dt.log_count.timeout"], 0),
+            goal=_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}"))
+    if _has(compared, "dt.saturation") and _has(claims, "dt.evaluation_episodes", "dt.max_standard_error"):
+        out.append(labels["report.caveat_dt_saturation"].format(
+            episodes=int(claims["dt.evaluation_episodes"]["per_seed"][0]),
+            se=f"{max(claims['dt.max_standard_error']['per_seed']):.3f}", cmp=phrase(compared["dt.saturation"], lang)))
+    return out
 
 
 def _language(claims, compared, labels, lang) -> list[str]:

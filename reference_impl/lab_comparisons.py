@@ -82,6 +82,11 @@ def _build() -> list[Comparison]:
                    {"en": "Offline, CQL: learned value of its greedy action minus the true value of its policy",
                     "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики"},
                    words="level"),
+        Comparison("dt.saturation", "dt.achieved.2.00", "dt.achieved.0.75",
+                   {"en": "Decision Transformer, achieved return: the highest request (2.00, far above any logged "
+                          "return) minus the highest request inside the log's range (0.75)",
+                    "ru": "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше "
+                          "любой отдачи журнала) минус наибольший запрос внутри диапазона журнала (0.75)"}),
     ]
     c += _language_comparisons(en, ru)
     return c

@@ -71,7 +71,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_log_title": "Episode returns in the Decision Transformer's training log",
         "log_episode_return": "episode return in the log (same axis as the request above)",
         "episodes": "episodes (all seeds)",
-        "dt_gap": "no episode with a return in ({lo}, {hi})",
+        "dt_group": "{group}: {share:.0%} of episodes ({count}), returns [{lo:.2f}, {hi:.2f}]",
+        "dt_group_empty": "{group}: no episodes",
         "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "the course's pinned full run, seed offset 0",
         "run.pinned_seeds": "the course's pinned full run, {seeds} seeds: mean ± sd, dots per seed",
@@ -173,7 +174,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_log_title": "Отдачи эпизодов в обучающем журнале Decision Transformer",
         "log_episode_return": "отдача эпизода в журнале (та же ось, что у запроса выше)",
         "episodes": "эпизодов (все seed)",
-        "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
+        "dt_group": "{group}: {share:.0%} эпизодов ({count}), отдачи [{lo:.2f}, {hi:.2f}]",
+        "dt_group_empty": "{group}: эпизодов нет",
         "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "зафиксированный полный прогон курса, сдвиг seed 0",
         "run.pinned_seeds": "зафиксированный полный прогон курса, seed: {seeds}; среднее ± ст. откл., точки — seed",
@@ -308,12 +310,16 @@ _REPORT: dict[str, dict[str, str]] = {
         "language_heldout_responses": "Greedy responses to the held-out prompts (seed {seed}):",
         "claims": "Claims",
         "dt_claim": "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
-                    "(with a positive least-squares slope over those requests), and no request above the log's best return "
-                    "achieves more than that return + 0.05; holds on {holding} of {seeds} seeds. Within the range the log "
-                    "may have no episodes at all (see the histogram): there the curve is the model's interpolation.",
+                    "(with a positive least-squares slope over those requests), and the curve stops rising above the log's "
+                    "best return: no request above it achieves more than the highest request inside the range by more "
+                    "than two standard errors of the difference (2 × √(SE² + SE²) of the two points); holds on {holding} "
+                    "of {seeds} seeds. Within the range the log may have no episodes at some returns (see the histogram): "
+                    "there the curve is the model's interpolation.",
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
         "train_seed": "train seed", "log_max_return": "log max return", "slope_inside": "slope inside",
-        "rise_inside": "rise inside", "max_achieved_above": "max achieved above", "rises": "rises", "saturates": "saturates",
+        "rise_inside": "rise inside", "top_inside_request": "highest request inside",
+        "excess_above": "achieved above the range minus at that request", "excess_allowance": "allowed (2 SE)",
+        "rises": "rises", "saturates": "saturates",
         "seed": "seed",
         "claim_id": "id", "claim": "claim", "per_seed": "per seed", "mean_sd": "mean ± sd",
         "all_claims": "Every claim of this run (also in `claims.json`):",
@@ -337,8 +343,16 @@ _REPORT: dict[str, dict[str, str]] = {
         "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
                         "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
                         "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds.",
-        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled). A request is "
-                         "only backed by the log where episodes with that return exist.",
+        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled), colored by how "
+                         "each episode ended. A request is only backed by the log where episodes with that return exist.",
+        "dt_groups_intro": "The log's episodes by how they ended (from each episode's outcome, not from its return):",
+        "log_group": "episodes that ended as", "episodes_per_seed": "episodes per seed", "share_of_log": "share of the log",
+        "returns_all_seeds": "returns (all seeds)", "return_range": "from {lo} to {hi}",
+        "dt_se_intro": "Each point averages {episodes} evaluation episodes per seed, enough for a standard error of at most "
+                       "{bound} whatever the policy does (returns lie in [{low}, {high}]; by Popoviciu's inequality their sd is "
+                       "at most half that range). Largest measured standard error over all points and seeds: {se_max} "
+                       "(request {request}).",
+        "standard_error_per_seed": "standard error per seed",
         "comparison": "{effect} (95 % CI {low} to {high}, {n} paired seeds): {verdict}",
         "comparison_tie": "identical on all {n} paired seeds: a tie",
         "verdict.order.ahead": "ahead", "verdict.order.behind": "behind",
@@ -373,13 +387,14 @@ _REPORT: dict[str, dict[str, str]] = {
                         "{above} of the log's states, and its greedy policy's true value is {v}.",
         "caveat_fqe": "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
                       "check an FQE estimate against the simulator before trusting it.",
-        "caveat_dt_gap": "The Decision Transformer's logs have no returns strictly between {lo} and {hi}: per seed, {low} "
-                         "episodes return <= {lo} (of them {timeouts} are time-limit cuts at exactly {lo}, the rest end in a "
-                         "trap), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
-                         "episode has; what they achieve ({achieved}) is the model's interpolation across an empty gap, "
-                         "not a rise the log shows.",
-        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo} (of them {timeouts} "
-                          "are time-limit cuts at exactly {lo}), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
+        "caveat_dt_groups": "The Decision Transformer's logs hold three groups of episodes, by how they ended: per seed, "
+                            "{trap} end in a trap (the lowest returns), {timeout} are cut by the time limit (each returns "
+                            "exactly {timeout_return}, every step cost and nothing else) and {goal} reach the goal (the "
+                            "positive returns); the report's table gives each group's range. Between the groups no episode "
+                            "exists: there a request's achieved return is the model's interpolation, a mix of failing and "
+                            "succeeding episodes, not a return the log shows.",
+        "caveat_dt_saturation": "Each point of the sweep averages {episodes} evaluation episodes per seed (largest standard "
+                                "error {se}). Highest request minus the highest request inside the log's range: {cmp}.",
         "caveat_language": "Token level, exact match on the training prompts: return-weighted BC (rewards, no critic) "
                            "minus behavior cloning {cmp_rw}; advantage-weighted BC minus return-weighted BC (what the "
                            "critic adds to the weights) {cmp_aw_rw}; ILQL-like (the critic's value heads at decoding) "
@@ -461,13 +476,16 @@ _REPORT: dict[str, dict[str, str]] = {
         "language_heldout_responses": "Жадные ответы на отложенные запросы (seed {seed}):",
         "claims": "Проверка утверждений",
         "dt_claim": "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
-                    "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а ни один запрос выше "
-                    "лучшей отдачи журнала не даёт больше этой отдачи + 0.05; выполняется для {holding} из {seeds} seed. "
-                    "Внутри диапазона в журнале может не быть ни одного эпизода (см. гистограмму): там кривая — "
-                    "интерполяция модели.",
+                    "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а выше лучшей отдачи "
+                    "журнала кривая перестаёт расти: ни один запрос выше неё не даёт больше, чем наибольший запрос внутри "
+                    "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек); выполняется "
+                    "для {holding} из {seeds} seed. Внутри диапазона у некоторых отдач в журнале может не быть ни одного "
+                    "эпизода (см. гистограмму): там кривая — интерполяция модели.",
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "seed обучения", "log_max_return": "лучшая отдача в журнале", "slope_inside": "наклон внутри диапазона",
-        "rise_inside": "прирост внутри диапазона", "max_achieved_above": "наибольшая полученная выше диапазона",
+        "rise_inside": "прирост внутри диапазона", "top_inside_request": "наибольший запрос внутри диапазона",
+        "excess_above": "полученное выше диапазона минус полученное при этом запросе",
+        "excess_allowance": "допуск (две стандартные ошибки)",
         "rises": "растёт", "saturates": "насыщается",
         "seed": "seed",
         "claim_id": "идентификатор", "claim": "утверждение", "per_seed": "по seed", "mean_sd": "среднее ± ст. откл.",
@@ -493,8 +511,16 @@ _REPORT: dict[str, dict[str, str]] = {
                         "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
                         "табличной модели симулятора, gamma = 0.99, без лимита шагов) и с её оценкой FQE. Столбцы: среднее "
                         "по seed ± ст. откл.; точки: отдельные seed.",
-        "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе). Запрос опирается на "
-                         "журнал только там, где есть эпизоды с такой отдачей.",
+        "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе), цвет — чем закончился "
+                         "эпизод. Запрос опирается на журнал только там, где есть эпизоды с такой отдачей.",
+        "dt_groups_intro": "Эпизоды журнала по тому, чем они закончились (по исходу эпизода, а не по его отдаче):",
+        "log_group": "чем закончился эпизод", "episodes_per_seed": "эпизодов на seed", "share_of_log": "доля журнала",
+        "returns_all_seeds": "отдачи (все seed)", "return_range": "от {lo} до {hi}",
+        "dt_se_intro": "Каждая точка — среднее по {episodes} эпизодам оценки на seed: этого хватает, чтобы стандартная "
+                       "ошибка была не больше {bound} при любой политике (отдачи лежат в [{low}, {high}], и по неравенству "
+                       "Поповичу их ст. откл. не больше половины этого диапазона). Наибольшая измеренная стандартная "
+                       "ошибка по всем точкам и seed: {se_max} (запрос {request}).",
+        "standard_error_per_seed": "стандартная ошибка по seed",
         "comparison": "{effect} (95 % ДИ от {low} до {high}, парных seed: {n}): {verdict}",
         "comparison_tie": "совпадает на всех парных seed ({n}): ничья",
         "verdict.order.ahead": "впереди", "verdict.order.behind": "позади",
@@ -528,13 +554,15 @@ _REPORT: dict[str, dict[str, str]] = {
                         "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}.",
         "caveat_fqe": "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
                       "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором.",
-        "caveat_dt_gap": "В журналах Decision Transformer нет отдач строго между {lo} и {hi}: для каждого seed {low} "
-                         "эпизодов имеют отдачу <= {lo} (из них {timeouts} усечены лимитом шагов ровно на {lo}, остальные "
-                         "закончились в ловушке), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
-                         "нет ни у одного эпизода журнала; полученное на них ({achieved}) — интерполяция модели через "
-                         "пустой промежуток, а не рост, который показывает журнал.",
-        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo} (из них "
-                          "{timeouts} усечены лимитом шагов ровно на {lo}), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
+        "caveat_dt_groups": "В журналах Decision Transformer три группы эпизодов — по тому, чем они закончились: для "
+                            "каждого seed {trap} закончились в ловушке (самые низкие отдачи), {timeout} усечены лимитом "
+                            "шагов (у каждого отдача ровно {timeout_return}: только плата за шаги) и {goal} дошли до цели "
+                            "(положительные отдачи); диапазон каждой группы — в таблице отчёта. Между группами эпизодов "
+                            "нет: там полученная на запрос отдача — интерполяция модели, смесь неудачных и успешных "
+                            "эпизодов, а не отдача, которую показывает журнал.",
+        "caveat_dt_saturation": "Каждая точка кривой запросов — среднее по {episodes} эпизодам оценки на seed (наибольшая "
+                                "стандартная ошибка {se}). Самый высокий запрос минус наибольший запрос внутри диапазона "
+                                "журнала: {cmp}.",
         "caveat_language": "Уровень токенов, точное совпадение на обучающих запросах: BC с весами по отдаче (награды "
                            "без критика) минус клонирование поведения {cmp_rw}; BC с весами по преимуществу минус BC с "
                            "весами по отдаче (что критик добавляет к весам) {cmp_aw_rw}; ILQL-подобный метод (головы "

@@ -208,7 +208,7 @@ figures.plot_fqe_vs_simulator([str(n) for n in pinned_offline["fqe_names"]], est
 
 DT = '''
 from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
-from m5_student.lab_results import DT_GAP
+from m5_student.lab_results import DT_LOG_GROUPS
 
 t = P.dt
 dt_episodes, _ = collect_offline_dataset(t.data_seed, t.episodes, "mixed")
@@ -228,8 +228,10 @@ yours = {round(float(r), 2): float(a) for r, a in zip(sweep["target_return"], sw
 compare([(LABELS["nb.dt_row"].format(requested=r), yours.get(round(float(r), 2)), a)
          for r, a in zip(pinned["target_return"], pinned["mean_return"])])
 achieved, achieved_sd = mean_sd("dt_mean_return")
+codes = SEEDS.get("dt_log_outcome_codes")
 figures.plot_dt_panel(pinned["target_return"], achieved, SEEDS["dt_log_returns"].ravel(), labels=LABELS, return_spread=achieved_sd,
-                      gap=DT_GAP, run_label=ALL_SEEDS);
+                      log_outcomes=None if codes is None else [DT_LOG_GROUPS[int(c)] for c in codes.ravel()],
+                      run_label=ALL_SEEDS);
 '''
 
 LANGUAGE = '''

@@ -229,12 +229,13 @@ def test_next_return_to_go_matches_the_worked_example():
 def test_evaluation_subtracts_each_reward_from_the_condition():
     model = small_model()
     fed = []
-    model.register_forward_pre_hook(lambda module, args: fed.append(args[0][0, -1].item()))
+    model.register_forward_pre_hook(lambda module, args: fed.append(args[0][:, -1].tolist()))
     conditions = []
     metrics = evaluate_decision_transformer(ScheduleEnv([1.0, 0.0, -0.5, 2.0]), model, target_return=5.0,
                                             episodes=2, seed=0, context_steps=6, conditions=conditions)
     assert conditions == [[5.0, 4.0, 4.0, 4.5]] * 2
-    assert fed == pytest.approx([5.0, 4.0, 4.0, 4.5] * 2)  # what the model was actually given
+    # What the model was actually given: both episodes in one batch, one forward per step.
+    assert fed == [pytest.approx([r, r]) for r in (5.0, 4.0, 4.0, 4.5)]
     assert metrics["mean_return"] == pytest.approx(2.5)
     assert metrics["outcomes"] == {"goal": 2, "trap": 0, "timeout": 0}
     assert metrics["episodes"] == 2 and metrics["success_rate"] == 1.0
@@ -255,6 +256,65 @@ def test_evaluation_rejects_bad_arguments():
         evaluate_decision_transformer(TwoArmEnv(), model, 1.0, episodes=0, seed=0, context_steps=2)
     with pytest.raises(ValueError, match="target_return"):
         evaluate_decision_transformer(TwoArmEnv(), model, float("nan"), episodes=1, seed=0, context_steps=2)
+    with pytest.raises(ValueError, match="batch_size"):
+        evaluate_decision_transformer(TwoArmEnv(), model, 1.0, episodes=2, seed=0, context_steps=2, batch_size=0)
+    with pytest.raises(ValueError, match="seed"):
+        evaluate_decision_transformer(TwoArmEnv(), model, 1.0, episodes=2, seed=1.5, context_steps=2)
+
+
+def _keydoor_model():
+    from reference_impl.expert import NoisyExpertPolicy
+    from reference_impl.keydoor import KeyDoorGrid
+    from reference_impl.rollout import rollout
+
+    env = KeyDoorGrid(seed=0)
+    policy = NoisyExpertPolicy(env, 0.3, rng=0)
+    episodes = [rollout(env, policy, seed=i) for i in range(8)]
+    model, _ = train_decision_transformer(episodes, seed=1, state_dim=env.observation_dim, action_dim=env.action_dim,
+                                          context_steps=4, epochs=1, batch_size=32)
+    return model
+
+
+def test_batched_evaluation_equals_one_episode_at_a_time():
+    """Episode i of a batch does what it does alone with seed ``seed + i`` (same return,
+    outcome and requests), whatever the batch size; the env passed in is not stepped."""
+    from reference_impl.keydoor import KeyDoorGrid
+
+    model = _keydoor_model()
+    env = KeyDoorGrid(seed=3, slip_probability=0.2)  # slips: the episodes' own random draws must line up too
+    conditions = []
+    batched = evaluate_decision_transformer(env, model, 0.7, episodes=12, seed=100, context_steps=4, conditions=conditions)
+    alone = []
+    for i in range(12):
+        one = []
+        alone.append((evaluate_decision_transformer(KeyDoorGrid(seed=3, slip_probability=0.2), model, 0.7, episodes=1,
+                                                    seed=100 + i, context_steps=4, conditions=one), one[0]))
+    assert batched["episode_returns"] == [m["episode_returns"][0] for m, _ in alone]
+    assert conditions == [c for _, c in alone]
+    outcomes = {"goal": 0, "trap": 0, "timeout": 0}
+    for m, _ in alone:
+        for k, v in m["outcomes"].items():
+            outcomes[k] += v
+    assert batched["outcomes"] == outcomes
+    chunked = evaluate_decision_transformer(env, model, 0.7, episodes=12, seed=100, context_steps=4, batch_size=5)
+    assert chunked["episode_returns"] == batched["episode_returns"]
+    assert env._cell == -1  # never reset: every episode ran on a copy
+
+
+def test_evaluation_reports_the_standard_error_of_its_mean():
+    model = _keydoor_model()
+    from reference_impl.keydoor import KeyDoorGrid
+
+    m = evaluate_decision_transformer(KeyDoorGrid(seed=0), model, 0.5, episodes=9, seed=0, context_steps=4)
+    r = np.asarray(m["episode_returns"])
+    assert r.shape == (9,) and m["episodes"] == 9
+    assert m["mean_return"] == pytest.approx(r.mean())
+    assert m["return_sd"] == pytest.approx(r.std(ddof=1))
+    assert m["return_se"] == pytest.approx(r.std(ddof=1) / 3.0)
+    single = evaluate_decision_transformer(KeyDoorGrid(seed=0), model, 0.5, episodes=1, seed=0, context_steps=4)
+    assert np.isnan(single["return_se"]) and np.isnan(single["return_sd"])
+    sweep = dt_return_sweep(model, lambda: KeyDoorGrid(seed=0), [0.0, 0.5], episodes=9, seed=0, context_steps=4)
+    assert sweep["return_se"].shape == (2,) and sweep["return_se"][1] == pytest.approx(m["return_se"])
 
 
 # --------------------------------------------------------------------------- training

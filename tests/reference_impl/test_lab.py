@@ -154,13 +154,23 @@ def test_offline_values_figure_draws_means_seeds_and_skips_methods_without_q():
         figures.plot_offline_values(["a", "b"], [1.0, 2.0], [1.0])
 
 
-def test_dt_panel_shades_the_gap_only_when_no_logged_return_falls_in_it():
-    returns = np.r_[np.full(5, -1.1), np.full(8, 0.75)]
-    top, bottom = figures.plot_dt_panel([-1.0, 0.0, 1.0], [-1.0, 0.7, 0.7], returns, None, LABELS["en"], gap=(-0.5, 0.5))
-    assert bottom.get_legend() is not None and bottom.get_xlim() == top.get_xlim()
+def test_dt_panel_stacks_the_log_by_how_episodes_ended():
+    returns = np.r_[np.full(5, -1.1), np.full(2, -0.5), np.full(8, 0.75)]
+    outcomes = ["trap"] * 5 + ["timeout"] * 2 + ["goal"] * 8
+    top, bottom = figures.plot_dt_panel([-1.0, 0.0, 1.0], [-1.0, 0.7, 0.7], returns, None, LABELS["en"], log_outcomes=outcomes)
+    assert bottom.get_xlim() == top.get_xlim()
+    legend = [t.get_text() for t in bottom.get_legend().get_texts()]
+    assert legend == [LABELS["en"]["dt_group"].format(group=g, count=n, share=n / 15, lo=lo, hi=hi)
+                      for g, n, lo, hi in (("trap", 5, -1.1, -1.1), ("timeout", 2, -0.5, -0.5), ("goal", 8, 0.75, 0.75))]
+    assert "timeout: 13% of episodes (2), returns [-0.50, -0.50]" in legend
     assert sum(p.get_height() for p in bottom.patches if hasattr(p, "get_height")) >= len(returns)
-    _, bottom = figures.plot_dt_panel([-1.0, 1.0], [-1.0, 0.7], np.r_[returns, 0.0], None, LABELS["en"], gap=(-0.5, 0.5))
+    # A group the log lacks is named as empty; without outcomes one plain histogram, no legend.
+    _, bottom = figures.plot_dt_panel([-1.0, 1.0], [-1.0, 0.7], returns[[0, 9]], None, LABELS["en"], log_outcomes=["trap", "goal"])
+    assert LABELS["en"]["dt_group_empty"].format(group="timeout") in [t.get_text() for t in bottom.get_legend().get_texts()]
+    _, bottom = figures.plot_dt_panel([-1.0, 1.0], [-1.0, 0.7], returns, None, LABELS["en"])
     assert bottom.get_legend() is None
+    with pytest.raises(ValueError, match="outcomes"):
+        figures.plot_dt_panel([-1.0, 1.0], [-1.0, 0.7], returns, None, LABELS["en"], log_outcomes=["trap"])
 
 
 def test_compare_runs_prints_both_runs_with_dashes_for_missing_values():
@@ -215,16 +225,37 @@ def test_language_figure_draws_both_splits_side_by_side():
 
 # --------------------------------------------------------------------------- claims
 def test_dt_claims_on_a_curve_that_rises_then_flattens():
-    c = lab.dt_claims([-1.0, 0.0, 0.5, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.78, 0.78], data_max=0.83)
+    c = lab.dt_claims([-1.0, 0.0, 0.5, 0.75, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.70, 0.74, 0.72], data_max=0.83,
+                      standard_error=[0.03] * 6)
     assert c["rises"] and c["saturates"]
-    assert c["slope_inside"] > 0 and c["max_achieved_above"] == pytest.approx(0.78)
+    assert c["slope_inside"] > 0 and c["max_achieved_above"] == pytest.approx(0.74)
+    assert c["top_inside_request"] == 0.75 and c["excess_above"] == pytest.approx(0.04)
+    assert c["excess_allowance"] == pytest.approx(2 * np.sqrt(2) * 0.03)
 
 
-def test_dt_claims_flags_a_curve_that_follows_the_request_above_the_data():
+def test_dt_claims_flags_a_curve_that_keeps_rising_above_the_data():
     c = lab.dt_claims([-1.0, 0.0, 1.0, 2.0], [-1.0, 0.0, 1.0, 2.0], data_max=0.8)
     assert c["rises"] and not c["saturates"]
+    # A rise above the range larger than 2 SE of the difference fails, a smaller one does not.
+    x, y = [-1.0, 0.0, 0.75, 1.0, 1.5], [-0.9, 0.1, 0.50, 0.55, 0.70]
+    assert not lab.dt_claims(x, y, data_max=0.83, standard_error=[0.05] * 5)["saturates"]  # 0.20 > 0.141
+    assert lab.dt_claims(x, y, data_max=0.83, standard_error=[0.08] * 5)["saturates"]  # 0.20 <= 0.226
     flat = lab.dt_claims([-1.0, 0.0, 1.0], [0.3, 0.3, 0.3], data_max=0.8)
-    assert not flat["rises"]
+    assert not flat["rises"] and flat["saturates"]
+
+
+@given(st.lists(st.floats(-1.5, 1.0), min_size=2, max_size=6), st.lists(st.floats(-1.5, 1.0), min_size=1, max_size=4),
+       st.floats(0.0, 0.2), st.floats(0.0, 2.0))
+@settings(max_examples=100, deadline=None)
+def test_dt_saturation_is_the_two_standard_error_rule(inside_y, above_y, se, lift):
+    """Saturates iff no point above the range exceeds the highest in-range point by more than
+    2 * sqrt(2) * SE (equal SEs); lifting every point above the range past that always fails it."""
+    x = [-1.0 + 0.25 * i for i in range(len(inside_y))] + [1.0 + 0.5 * i for i in range(len(above_y))]
+    y = inside_y + above_y
+    c = lab.dt_claims(x, y, data_max=0.9, standard_error=[se] * len(x))
+    assert c["saturates"] == all(v - inside_y[-1] <= 2 * np.sqrt(2 * se**2) for v in above_y)
+    lifted = inside_y + [inside_y[-1] + 2 * np.sqrt(2) * se + 0.01 + lift] * len(above_y)
+    assert not lab.dt_claims(x, lifted, data_max=0.9, standard_error=[se] * len(x))["saturates"]
 
 
 def test_dt_claims_needs_requests_on_both_sides_of_the_data_max():
@@ -232,6 +263,20 @@ def test_dt_claims_needs_requests_on_both_sides_of_the_data_max():
         lab.dt_claims([0.0, 0.5], [0.0, 0.5], data_max=0.8)
     with pytest.raises(ValueError, match="shapes"):
         lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5], data_max=0.8)
+    with pytest.raises(ValueError, match="standard_error"):
+        lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], data_max=0.8, standard_error=[0.1, -0.1, 0.1])
+    with pytest.raises(ValueError, match="z"):
+        lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], data_max=0.8, z=0.0)
+
+
+def test_dt_evaluation_episodes_come_from_the_bound_of_the_env():
+    from reference_impl.stats import episodes_for_standard_error, standard_error_bound
+
+    low, high = lab.dt_return_bounds()
+    assert (low, high) == pytest.approx((-1.49, 0.83))  # a trap after 49 step costs; the goal after 17 (from (2, 0))
+    n = lab.dt_evaluation_episodes()
+    assert n == lab.PROFILE_PARAMS["full"].dt.evaluation_episodes == episodes_for_standard_error(low, high, lab.DT_MAX_STANDARD_ERROR)
+    assert standard_error_bound(low, high, n) <= lab.DT_MAX_STANDARD_ERROR < standard_error_bound(low, high, n - 1)
 
 
 # --------------------------------------------------------------------------- npz writing and loading
@@ -468,7 +513,8 @@ def test_russian_figures_have_russian_titles_legends_and_tick_labels():
     extra = plt.subplots(1, 3)[1]
     figures.plot_offline_values(offline["method_names"], offline["greedy_q_mean"], offline["greedy_value_true"], extra[0], labels,
                                 fqe=offline["fqe_logged_values"], run_label=labels["run.lab"].format(profile="smoke", seeds=5))
-    figures.plot_dt_panel([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], [-1.1, -1.0, 0.7, 0.8], extra[1:], labels, gap=(-0.5, 0.5),
+    figures.plot_dt_panel([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], [-1.1, -0.5, 0.7, 0.8], extra[1:], labels,
+                          log_outcomes=["trap", "timeout", "goal", "goal"],
                           run_label=labels["run.yours"].format(profile="smoke"))
     for ax in (*axes, *extra):
         for text in _axes_texts(ax):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from reference_impl.lab_caveats import caveats  # noqa: E402
 from reference_impl.lab_comparisons import COMPARISONS, OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase  # noqa: E402
-from reference_impl.lab_results import CLAIMS, Claim, claim_ids, evaluate_claims  # noqa: E402
+from reference_impl.lab_results import CLAIMS, DT_LOG_GROUPS, Claim, claim_ids, evaluate_claims, log_return_groups  # noqa: E402
 from reference_impl.labels import LABELS, display_name  # noqa: E402
 from reference_impl.stats import paired_difference, verdict  # noqa: E402
 from reference_impl.language import LANGUAGE_METHODS  # noqa: E402
@@ -42,7 +42,8 @@ def test_the_ids_other_texts_cite_are_registered():
     ids = set(claim_ids())
     slugs = ["behavior_cloning", "naive_dqn", "restricted_dqn", "cql", "iql"]
     required = {"dagger.bc_success", "dagger.dagger_success", "dagger.dagger_labels", "dqn.dqn_success", "dqn.double_success",
-                "dt.log_returns_low_count", "dt.log_returns_high_count", "dt.log_returns_gap_count",
+                *(f"dt.log_{w}.{g}" for w in ("count", "share") for g in ("trap", "timeout", "goal")),
+                "dt.max_standard_error", "dt.evaluation_episodes",
                 *(f"offline.{w}.{m}" for w in ("return", "success", "greedy_value_true") for m in slugs),
                 *(f"offline.greedy_q_learned.{m}" for m in slugs[1:]),
                 *(f"fqe.{w}.{m}" for w in ("estimate", "simulator", "abs_error") for m in slugs),
@@ -92,13 +93,40 @@ def test_a_claim_missing_on_some_seeds_only_is_an_error():
         evaluate_claims({"dt": runs})
 
 
-def test_dt_log_counts_split_at_the_gap():
-    run = _result(target_return=[0.5], mean_return=[0.78], log_returns=[-1.2, -1.0, -0.5, 0.64, 0.83, 0.5],
+def test_dt_log_groups_come_from_outcomes_not_returns():
+    # codes index DT_LOG_GROUPS (trap, timeout, goal); the timeouts sit at exactly -0.5
+    run = _result(target_return=[0.5], mean_return=[0.78], return_se=[0.04, 0.03], evaluation_episodes=540,
+                  log_returns=[-1.2, -1.0, -0.5, -0.5, 0.64, 0.83], log_outcome_codes=[0, 0, 1, 1, 2, 2],
                   data_return_range=[-1.2, 0.83])
     claims = evaluate_claims({"dt": [run]})
-    assert claims["dt.log_returns_low_count"]["per_seed"] == [3.0]  # <= -0.5
-    assert claims["dt.log_returns_gap_count"]["per_seed"] == [0.0]
-    assert claims["dt.log_returns_high_count"]["per_seed"] == [3.0]  # >= 0.5
+    assert [claims[f"dt.log_count.{g}"]["per_seed"] for g in DT_LOG_GROUPS] == [[2.0], [2.0], [2.0]]
+    assert claims["dt.log_share.timeout"]["per_seed"] == [pytest.approx(1 / 3)]
+    assert claims["dt.max_standard_error"]["per_seed"] == [0.04] and claims["dt.evaluation_episodes"]["per_seed"] == [540.0]
+
+
+def test_log_return_groups_summarises_each_group():
+    groups = log_return_groups([-1.3, -0.5, 0.7, 0.8, -1.1], ["trap", "timeout", "goal", "goal", "trap"])
+    assert list(groups) == list(DT_LOG_GROUPS)
+    assert groups["trap"] == {"count": 2, "share": 0.4, "min": -1.3, "max": -1.1}
+    assert groups["timeout"] == {"count": 1, "share": 0.2, "min": -0.5, "max": -0.5}
+    assert log_return_groups([0.7], [2])["goal"]["count"] == 1  # an outcome code
+    assert log_return_groups([0.7], ["goal"])["timeout"] == {"count": 0, "share": 0.0, "min": None, "max": None}
+    with pytest.raises(ValueError, match="outcomes"):
+        log_return_groups([0.7], ["lost"])
+    with pytest.raises(ValueError, match="outcomes"):
+        log_return_groups([0.7, 0.1], ["goal"])
+
+
+@given(st.lists(st.tuples(st.floats(-2.0, 1.0), st.sampled_from(DT_LOG_GROUPS)), min_size=1, max_size=40))
+@settings(max_examples=100, deadline=None)
+def test_log_return_groups_partition_the_log(episodes):
+    returns, outcomes = [r for r, _ in episodes], [o for _, o in episodes]
+    groups = log_return_groups(returns, outcomes)
+    assert sum(g["count"] for g in groups.values()) == len(returns)
+    assert sum(g["share"] for g in groups.values()) == pytest.approx(1.0)
+    for name, g in groups.items():
+        members = [r for r, o in episodes if o == name]
+        assert (g["min"], g["max"]) == ((min(members), max(members)) if members else (None, None))
 
 
 # --------------------------------------------------------------------------- caveats follow the numbers
@@ -150,13 +178,19 @@ def test_every_offline_sentence_uses_the_word_its_interval_allows(data):
                 assert fragment.endswith(labels[f"report.verdict.order.{verdict(expected['low'], expected['high'])}"])
 
 
-def test_the_dt_sentence_speaks_of_a_gap_only_when_the_log_has_one():
-    claims = {"dt.log_returns_low_count": _entry(35), "dt.log_returns_gap_count": _entry(0), "dt.log_returns_high_count": _entry(83),
-              "dt.achieved.0.25": _entry(0.78), "dt.achieved.0.00": _entry(0.5), "dt.achieved.1.00": _entry(0.78)}
+def test_the_dt_sentences_state_the_three_groups_and_the_saturation_comparison():
+    claims = {"dt.log_count.trap": _entry(35, 37), "dt.log_count.timeout": _entry(2, 0), "dt.log_count.goal": _entry(83, 83)}
     text = caveats(claims, "en")[0]
-    assert "no returns strictly between" in text and "35" in text and "83" in text and "0.00 → 0.50; 0.25 → 0.78" in text and "1.00" not in text
-    claims["dt.log_returns_gap_count"] = _entry(4)
-    assert "no returns strictly between" not in caveats(claims, "en")[0]
+    assert "three groups" in text and "35, 37 end in a trap" in text and "2, 0 are cut by the time limit" in text
+    assert "exactly -0.50" in text and "83, 83 reach the goal" in text
+    assert "strictly between" not in text and len(caveats(claims, "en")) == 1
+    claims.update({"dt.achieved.2.00": _entry(0.70, 0.72), "dt.achieved.0.75": _entry(0.60, 0.61),
+                   "dt.evaluation_episodes": _entry(540, 540), "dt.max_standard_error": _entry(0.041, 0.043)})
+    sentences = caveats(claims, "en")
+    expected = paired_difference([0.70, 0.72], [0.60, 0.61])
+    assert "540 evaluation episodes" in sentences[1] and "0.043" in sentences[1]
+    assert sentences[1].endswith(phrase({**expected, "words": "order"}, "en") + ".")
+    assert len(caveats(claims, "ru")) == 2
 
 
 def test_the_language_sentence_blames_the_data_only_when_bc_loses():
