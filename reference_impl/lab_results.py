@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reference_impl.lab_profiles import PROFILE_PARAMS
 from reference_impl.labels import LANGUAGES, display_name, labels_for, method_slug
 
 __all__ = [
@@ -176,7 +177,6 @@ def _at_budget(result: dict, key: str) -> float | None:
 
 
 def _build_claims() -> list[Claim]:
-    from reference_impl.lab import PROFILE_PARAMS
     from reference_impl.language import LANGUAGE_METHODS
     from reference_impl.offline import METHOD_NAMES
 

@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from reference_impl import figures, lab, online_dqn  # noqa: E402
+from reference_impl import figures, lab, lab_pins, lab_profiles, online_dqn  # noqa: E402
 from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
 from reference_impl.online_dqn import DQNConfig  # noqa: E402
 from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  # noqa: E402
@@ -30,17 +30,17 @@ NOTEBOOK_KEYS = (
 )
 
 # Small enough that every section runs in a second or two.
-TINY = lab.LabProfile(
+TINY = lab_profiles.LabProfile(
     name="tiny",
-    dagger=lab.DaggerParams(seed=17, expert_episodes=1, rounds=1, learner_episodes_per_round=1, epochs=1, evaluation_episodes=2,
+    dagger=lab_profiles.DaggerParams(seed=17, expert_episodes=1, rounds=1, learner_episodes_per_round=1, epochs=1, evaluation_episodes=2,
                             label_budgets=(40,), budget_evaluation_episodes=2, budget_epochs=1),
-    dqn=lab.DQNParams(seed=5, episodes=2, evaluation_episodes=1),
-    log=lab.LogParams(seed=41, episodes=3),
-    offline=lab.OfflineParams(seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1,
+    dqn=lab_profiles.DQNParams(seed=5, episodes=2, evaluation_episodes=1),
+    log=lab_profiles.LogParams(seed=41, episodes=3),
+    offline=lab_profiles.OfflineParams(seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1,
                               fqe_iterations=2, fqe_steps_per_iteration=2),
-    dt=lab.DTParams(data_seed=41, train_seed=61, episodes=4, epochs=1, context_steps=4, batch_size=16,
+    dt=lab_profiles.DTParams(data_seed=41, train_seed=61, episodes=4, epochs=1, context_steps=4, batch_size=16,
                     evaluation_episodes=1, eval_env_seed=41, eval_seed=2000, target_returns=(-1.0, 0.0, 2.0)),
-    language=lab.LanguageParams(seed=71, episodes_per_prompt=2, bc_epochs=1, iql_epochs=1),
+    language=lab_profiles.LanguageParams(seed=71, episodes_per_prompt=2, bc_epochs=1, iql_epochs=1),
 )
 
 
@@ -537,7 +537,7 @@ def test_display_names_cover_the_pinned_names_and_pass_unknown_names_through():
 
 def test_pin_writes_loadable_artifacts_and_is_deterministic(tiny, tmp_path, monkeypatch):
     for name in ("a", "b"):
-        monkeypatch.setattr(lab, "DATA_DIR", tmp_path / name / "data")
+        monkeypatch.setattr(lab_pins, "DATA_DIR", tmp_path / name / "data")
         assert lab.main(["--pin", "--out", str(tmp_path / name / "out")]) == 0
     _check_pinned(tmp_path / "a" / "data")
     for path in sorted((tmp_path / "a" / "data").iterdir()):
@@ -594,7 +594,7 @@ def test_cpu_identity_reads_the_first_processor_of_cpuinfo(tmp_path, monkeypatch
     cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
                        "model name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n", encoding="utf-8")
     assert lab.cpu_identity(str(cpuinfo)) == "AuthenticAMD family 25 model 17"
-    monkeypatch.setattr(lab.platform, "processor", lambda: "arm")
+    monkeypatch.setattr(lab_pins.platform, "processor", lambda: "arm")
     assert lab.cpu_identity(str(tmp_path / "missing")) == "arm"
     cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 50.00\n", encoding="utf-8")  # no vendor line (e.g. some ARM kernels)
     assert lab.cpu_identity(str(cpuinfo)) == "arm"
@@ -621,7 +621,7 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
     """
     committed = lab.DATA_DIR
     protocol = lab.load_pinned("M5_experiment_protocol", data_dir=committed)
-    monkeypatch.setattr(lab, "DATA_DIR", tmp_path / "data")
+    monkeypatch.setattr(lab_pins, "DATA_DIR", tmp_path / "data")
     assert lab.main(["--profile", "full", "--pin", "--out", str(tmp_path / "out")]) == 0
     fresh = lab.load_pinned("M5_experiment_protocol", data_dir=tmp_path / "data")
     same_machine = lab.same_machine(fresh, protocol)
