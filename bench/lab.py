@@ -84,7 +84,8 @@ def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
         if measure_pair:
             d = params.dagger
             with Clock() as c:
-                dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes, progress=False)
+                dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes,
+                                  progress=False)
             record(f"DAgger run ({name} profile)", c.wall, "s", c.cpu)
         q = params.dqn
         with Clock() as c:

@@ -30,4 +30,18 @@ KERNEL_NAMES = (
     "iql_advantage_weights",
 )
 
-__all__ = [*KERNEL_NAMES, "KERNEL_NAMES", "KernelInputError"]
+# Spelled out (the same names as KERNEL_NAMES, same order) so linters see the re-exports.
+__all__ = [
+    "dqn_targets",
+    "double_dqn_targets",
+    "masked_token_nll",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
+    "KERNEL_NAMES",
+    "KernelInputError",
+]

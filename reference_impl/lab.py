@@ -297,8 +297,8 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
 
     pinned = []
     if options.pin:
-        pinned = write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, lab_pins.DATA_DIR if data_dir is None else data_dir,
-                               document)
+        pinned = write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts,
+                              lab_pins.DATA_DIR if data_dir is None else data_dir, document)
     return {"results": results, "seconds": dict(seconds), "total_seconds": total, "verdicts": verdicts, "claims": claims,
             "report": reports[options.langs[0]], "reports": reports, "pinned": pinned}
 

@@ -203,7 +203,8 @@ def _report_label_budget(runs: list[dict], r: Render) -> list[str]:
                   for i, b in enumerate(budgets)]
     expert = _cell([x["budget_expert_success"] for x in runs])
     return ([report_text(labels, "budget_intro", expert=expert, **setting), "", f"![dagger_budget]({png})", ""]
-            + table(header(labels, "expert_labels", "bc_distinct_labels", "dagger_distinct_labels", "bc_success", "dagger_success", "dagger_minus_bc"), rows)
+            + table(header(labels, "expert_labels", "bc_distinct_labels", "dagger_distinct_labels", "bc_success", "dagger_success",
+                           "dagger_minus_bc"), rows)
             + ["", report_text(labels, "shift_intro"), "", f"![dagger_shift]({shift_png})", ""]
             + table(header(labels, "expert_labels", *(f"shift_{k}" for k in SHIFT_KEYS)), shift_rows))
 
@@ -257,12 +258,15 @@ def _report_log(runs: list[dict], r: Render) -> list[str]:
 
     labels, run = r.labels, runs[0]
     png = r.figure("log", lambda ax: plot_log_actions(run["counts"], ACTION_NAMES, ax, labels, run_label=r.run_label), (8, 4.5))
-    rows = [(display_name(labels, a), int(run["counts"][i]), fmt(float(run["probabilities"][i]), 4), _yes_no(labels, run["support_mask"][i]))
+    rows = [(display_name(labels, a), int(run["counts"][i]), fmt(float(run["probabilities"][i]), 4),
+             _yes_no(labels, run["support_mask"][i]))
             for i, a in enumerate(ACTION_NAMES)]
-    summary = report_text(labels, "log_summary", seed=run["seed"], transitions=run["transitions"], outcomes=_outcomes(labels, run["outcomes"]),
-                 ret=f"{run['mean_return']:.3f}", all_seeds=_cell([x["mean_return"] for x in runs]))
+    summary = report_text(labels, "log_summary", seed=run["seed"], transitions=run["transitions"],
+                          outcomes=_outcomes(labels, run["outcomes"]),
+                          ret=f"{run['mean_return']:.3f}", all_seeds=_cell([x["mean_return"] for x in runs]))
     return [f"![log]({png})", "", summary, ""] + table(
-        (*header(labels, "action", "count", "behavior_probability"), report_text(labels, "in_support", threshold=run["support_threshold"])), rows)
+        (*header(labels, "action", "count", "behavior_probability"),
+         report_text(labels, "in_support", threshold=run["support_threshold"])), rows)
 
 
 def _report_offline(runs: list[dict], r: Render) -> list[str]:
@@ -344,7 +348,8 @@ def _report_dt(runs: list[dict], r: Render) -> list[str]:
     for g in DT_LOG_GROUPS:
         lows = [s[g]["min"] for s in groups if s[g]["min"] is not None]
         highs = [s[g]["max"] for s in groups if s[g]["max"] is not None]
-        span = report_text(labels, "return_range", lo=f"{min(lows):.2f}", hi=f"{max(highs):.2f}") if lows else report_text(labels, "not_available")
+        span = (report_text(labels, "return_range", lo=f"{min(lows):.2f}", hi=f"{max(highs):.2f}") if lows
+                else report_text(labels, "not_available"))
         group_rows.append((display_name(labels, g), _cell([s[g]["count"] for s in groups], 1), _cell([s[g]["share"] for s in groups]),
                            span))
     worst = int(np.unravel_index(np.argmax(np.nan_to_num(se, nan=-1.0)), se.shape)[1])

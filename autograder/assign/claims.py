@@ -67,7 +67,8 @@ def _read_report(claims_path: Path) -> dict[str, Any]:
     """The whole claims report, read once, after the checks :func:`load_claims` promises."""
     path = Path(claims_path)
     if not path.is_file():
-        raise ClaimError(f"claims report `{path}` is missing: run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
+        raise ClaimError(f"claims report `{path}` is missing: "
+                         "run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
                          "to write it before building texts that cite lab numbers")
     if path.stat().st_size > MAX_REPORT_BYTES:
         raise ClaimError(f"claims report `{path}` is larger than {MAX_REPORT_BYTES} bytes")

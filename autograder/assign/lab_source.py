@@ -297,7 +297,9 @@ def lab_notebook(lang: str):
         cells.append(s.code(f"port_{name}", s.solution_source(f"{name}_torch", s.TORCH_KERNELS_PY), solution=True))
         cells.append(s.locked(f"check_port_{name}", f'check_port({name}_torch, K["{name}"], "{name}");'))
     cells += [s.locked("ports_table", PORTS_TABLE),
-              s.markdown("offline", t["offline"]), s.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")), *_question(t, "offline"),
+              s.markdown("offline", t["offline"]),
+              s.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")),
+              *_question(t, "offline"),
               s.markdown("fqe", t["fqe"]), s.locked("run_fqe", section(FQE)), *_question(t, "fqe"),
               s.markdown("dt", t["dt"]), s.locked("run_dt", section(DT)), *_question(t, "dt"),
               s.markdown("language", t["language"]), s.locked("run_language", section(LANGUAGE)), *_question(t, "language"),

@@ -272,7 +272,8 @@ ASSIGNMENT_TEXT = {
                  "exact value, so give at least four decimals or an exact expression (`1/3`, not `0.333`); and "
                  "a kernel must not modify its input arrays (copy before changing anything): a hidden test checks "
                  "this for every kernel and costs points. "
-                 "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: `python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
+                 "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: "
+                 "`python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
         "setup": "Run the two cells below first: the first finds the support library `m5_student` next to this "
                  "notebook, the second imports what the answer cells of Parts 2 and 3 may use: `np` (numpy), "
                  "`math` and `v` (the input-validation helpers of Part 3).",
@@ -307,11 +308,13 @@ ASSIGNMENT_TEXT = {
                  "или точное выражение (`1/3`, а не `0.333`); и ядро не должно изменять переданные ему массивы "
                  "(сначала скопируйте, потом меняйте): скрытый тест проверяет это у каждого ядра, и нарушение "
                  "стоит баллов. "
-                 "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: `python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
+                 "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: "
+                 "`python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
         "setup": "Сначала выполните две ячейки ниже: первая находит библиотеку поддержки `m5_student` рядом с "
                  "ноутбуком, вторая импортирует то, чем могут пользоваться ячейки ответов частей 2 и 3: `np` (numpy), "
                  "`math` и `v` (вспомогательные функции проверки входов из части 3).",
-        "conceptual": "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную.",
+        "conceptual": "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\n"
+                      "Отвечайте в нескольких предложениях; ответы проверяются вручную.",
         "numerical": "## Часть 2. Вычислительные упражнения (9–15)\n\nПосчитайте вручную или с numpy и присвойте значения "
                      "переменным с указанными именами. Комментарий в начале ячейки ответа говорит, что хранит каждая "
                      "переменная: число или список из n чисел (список Python в порядке условия). Каждое "
@@ -366,7 +369,8 @@ KERNEL_INTRO = {
     },
     "fqe_targets": {
         "en": "Fitted Q evaluation targets: the expected next value under the evaluated policy's probabilities.",
-        "ru": "Цели FQE (оценки Q-функции политики по данным): ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
+        "ru": "Цели FQE (оценки Q-функции политики по данным): "
+              "ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
     },
     "iql_advantage_weights": {
         "en": "IQL's advantage-weighted cloning weights, exp(beta * A) clipped from above.",

@@ -75,7 +75,7 @@ if [ ! -s "$ROOT/results/results.json" ]; then  # the grader itself failed: stil
 {"score": 0, "output": "The autograder failed; please tell your instructor. / Сбой автопроверки; сообщите преподавателю.", "tests": [], "visibility": "visible"}
 JSON
 fi
-"""
+"""  # noqa: E501 -- the script's fallback results.json is one JSON line
 
 # Caps on what an uploaded zip may unpack to (checked before and while reading).
 MAX_ZIP_BYTES = 64 << 20
@@ -172,11 +172,11 @@ def _candidates(submission: Path, unpacked: Path, notes: list[dict]) -> list:
             unpack_zip(archive, unpacked / f"{number}-{archive.stem}")
         except (UnsafeZip, OSError) as exc:
             name = str(archive.relative_to(submission))
-            notes.append({l: t.format(name=name, reason=exc) for l, t in TEXT["zip"].items()})
+            notes.append({lang: t.format(name=name, reason=exc) for lang, t in TEXT["zip"].items()})
         except Exception as exc:  # zipfile raises many kinds on a malformed archive
             name = str(archive.relative_to(submission))
-            notes.append({l: t.format(name=name, reason=f"{type(exc).__name__}: {exc}")
-                          for l, t in TEXT["zip"].items()})
+            notes.append({lang: t.format(name=name, reason=f"{type(exc).__name__}: {exc}")
+                          for lang, t in TEXT["zip"].items()})
     found, kernels = [], set(pipeline.KERNELS)
     for folder in (submission, unpacked):
         discovery = discover.discover([folder], kernels)
@@ -197,14 +197,14 @@ def choose(results: list) -> tuple[object, list[dict]]:
     with_content = [r for r in results if r.error is None and r.score > 0]
     readable = [r for r in results if r.error is None]
     best = max(with_content, key=lambda r: r.score) if with_content else (readable or results)[0]
-    notes = [{l: t.format(name=best.label) for l, t in TEXT["graded"].items()}]
+    notes = [{lang: t.format(name=best.label) for lang, t in TEXT["graded"].items()}]
     if len(with_content) > 1:
         scores = ", ".join(f"{r.label} {r.score:g}/{r.max_score:g}" for r in with_content)
-        notes.append({l: t.format(count=len(with_content), scores=scores) for l, t in TEXT["kept"].items()})
+        notes.append({lang: t.format(count=len(with_content), scores=scores) for lang, t in TEXT["kept"].items()})
     empty = [r for r in readable if r.score == 0 and r is not best]
     if empty:
         names = ", ".join(r.label for r in empty)
-        notes.append({l: t.format(names=names) for l, t in TEXT["empty"].items()})
+        notes.append({lang: t.format(names=names) for lang, t in TEXT["empty"].items()})
     return best, notes
 
 
@@ -221,7 +221,7 @@ def grade_upload(root: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="m5-gs-") as tmp:
         found = _candidates(root / "submission", Path(tmp), notes)
         if len(found) > MAX_CANDIDATES:
-            notes.append({l: t.format(n=MAX_CANDIDATES) for l, t in TEXT["too_many"].items()})
+            notes.append({lang: t.format(n=MAX_CANDIDATES) for lang, t in TEXT["too_many"].items()})
             found = found[:MAX_CANDIDATES]
         if not found:
             empty = SubmissionResult("", "en", [], notes=[TEXT["none"], *notes])

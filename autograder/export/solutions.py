@@ -263,14 +263,20 @@ def render_markdown(number: int, lang: str) -> str:
 
 # Why each choice in exercises.CHOSEN_INPUTS was needed (the closing note).
 CHOSEN_NOTES: dict[int, dict[str, str]] = {
-    9: {"en": "the key pins six positions and the three active log-probs; the prompt log-probs, the padding value and the layout are chosen",
-        "ru": "ключ фиксирует шесть позиций и три активных логарифма вероятностей; логарифмы для запроса, значение дополнения (padding) и порядок позиций выбраны"},
+    9: {"en": "the key pins six positions and the three active log-probs; "
+              "the prompt log-probs, the padding value and the layout are chosen",
+        "ru": "ключ фиксирует шесть позиций и три активных логарифма вероятностей; "
+              "логарифмы для запроса, значение дополнения (padding) и порядок позиций выбраны"},
     10: {"en": "the cost model is chosen: every step from the first error on costs 1 and errors are never undone (q and T are pinned)",
          "ru": "выбрана модель стоимости: каждый шаг начиная с первой ошибки стоит 1, ошибки не исправляются (q и T зафиксированы)"},
-    11: {"en": "the key pins the next-state maxima and the terminal second transition; rewards, gamma, the full table and the truncated third transition are chosen",
-         "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; награды, gamma, таблица целиком и усечённый третий переход выбраны"},
-    12: {"en": "the key pins the maxima, the online argmax and the evaluated values; zero rewards, gamma and both tables are chosen to produce them",
-         "ru": "ключ фиксирует максимумы, argmax онлайн-сети и оценённые значения; нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
+    11: {"en": "the key pins the next-state maxima and the terminal second transition; "
+               "rewards, gamma, the full table and the truncated third transition are chosen",
+         "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; "
+               "награды, gamma, таблица целиком и усечённый третий переход выбраны"},
+    12: {"en": "the key pins the maxima, the online argmax and the evaluated values; "
+               "zero rewards, gamma and both tables are chosen to produce them",
+         "ru": "ключ фиксирует максимумы, argmax онлайн-сети и оценённые значения; "
+               "нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
     14: {"en": "the key pins tau and the sign pattern of the residuals (one negative, two positive); Q and V are chosen",
          "ru": "ключ фиксирует tau и знаки остатков (один отрицательный, два положительных); Q и V выбраны"},
     16: {"en": "the lab's dqn_targets call is pinned; the online table of the Double DQN example (with a tie) is chosen",

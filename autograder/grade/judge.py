@@ -53,7 +53,7 @@ ANSWER_HINT = {"en": "Assign the number (or list) to this exact variable name; c
 def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
     """Every property of the kernel fails for one kernel-level reason (no per-property hint)."""
     failure = Failure({lang: text.format(**fields) for lang, text in reason.items()}, call=call)
-    return [TestResult(kc.kernel, p.key, {l: p.name(l) for l in ("en", "ru")}, p.points, False, failure)
+    return [TestResult(kc.kernel, p.key, {lang: p.name(lang) for lang in ("en", "ru")}, p.points, False, failure)
             for p in kc.properties]
 
 
@@ -236,7 +236,7 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     values_ok = values_checked(kc.properties, failed)
     results = []
     for prop in kc.properties:
-        name = {l: prop.name(l) for l in ("en", "ru")}
+        name = {lang: prop.name(lang) for lang in ("en", "ru")}
         if prop.key not in failed and (values_ok or not prop.needs_correct_values):
             results.append(TestResult(kernel, prop.key, name, prop.points, True, hint=prop.hint))
             continue
@@ -275,8 +275,8 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
         for name, answer in exercises.graded_answers(number).items():
             got = values.get(name)
             ok = got is not None and exercises.check_answer(answer, got)
-            failure = None if ok else Failure({l: t.format(name=name) for l, t in ANSWER_WRONG.items()})
+            failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()})
             results.append(TestResult(
-                f"ex{number:02d}", name, {l: f"ex{number:02d}: {t.format(name=name)}" for l, t in ANSWER_TITLE.items()},
+                f"ex{number:02d}", name, {lang: f"ex{number:02d}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()},
                 1.0, ok, failure, hint=ANSWER_HINT))
     return results

@@ -139,7 +139,7 @@ os.execv(spec["capsh"], [spec["capsh"], "--drop=" + ",".join(spec["drop"]), "--"
 def _caps_to_drop() -> list[str]:
     """Capabilities of the current bounding set that Docker's default profile lacks."""
     text = subprocess.run([CAPSH, "--print"], capture_output=True, text=True, check=True).stdout
-    line = next(l for l in text.splitlines() if l.startswith("Bounding set"))
+    line = next(candidate for candidate in text.splitlines() if candidate.startswith("Bounding set"))
     present = line.split("=", 1)[1].split(",")
     return sorted(c for c in present if c and c not in DOCKER_CAPS)
 

@@ -23,6 +23,7 @@ import psutil
 import pytest
 
 import reference_impl
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from autograder.grade import report, sandbox
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 from autograder.grade.run import Budget
@@ -32,8 +33,6 @@ KERNELS = reference_impl.KERNEL_NAMES
 # The default batch deadline is 30 s; a shorter one keeps the attacks that need it fast.
 BUDGET = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=10.0)
 
-
-from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 # attack -> the kernels that deserve less than 10, with their exact scores.
 EXPECTED: dict[str, dict[str, float]] = {

@@ -14,13 +14,12 @@ import pytest
 from autograder.demo import CORRECT
 
 import reference_impl
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 
 HERE = Path(__file__).resolve().parent
 SUBMISSIONS = HERE / "submissions"
 
-
-from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 FULL = {k: (10.0, 10.0) for k in reference_impl.KERNEL_NAMES}
 
 

@@ -135,7 +135,8 @@ def _synthetic_notebook():
     )
     tagged = new_code_cell(f"print('{SECRET}')", metadata={"tags": ["hidden"]})
     importer = new_code_cell("from autograder.hidden import test_ex09\n")
-    return new_notebook(cells=[new_markdown_cell("# Lab\n\nThe target is $y = r + \\gamma V(s')$:\n\n$$L = \\frac{1}{n}$$\n"), solution, visible_test, hidden_only, mixed, tagged, importer])
+    return new_notebook(cells=[new_markdown_cell("# Lab\n\nThe target is $y = r + \\gamma V(s')$:\n\n$$L = \\frac{1}{n}$$\n"),
+                               solution, visible_test, hidden_only, mixed, tagged, importer])
 
 
 def test_strip_hidden_tests_on_a_synthetic_notebook():

@@ -3,7 +3,8 @@ import numpy as np
 
 from autograder.grade.properties import compare, scale_of, values_close
 
-OK = lambda v, scale=None: {"s": "ok", "v": np.asarray(v), **({"scale": scale} if scale else {})}
+def OK(v, scale=None):
+    return {"s": "ok", "v": np.asarray(v), **({"scale": scale} if scale else {})}
 
 
 def test_float32_rounding_is_accepted_but_real_errors_are_not():

@@ -165,7 +165,7 @@ def test_kernel_solution_cells_are_the_reference_code():
     for kernel in reference_impl.KERNEL_NAMES:
         exec(cells[f"kernel_{kernel}"], namespace)
         region_lines = {line.strip() for line in cells[f"kernel_{kernel}"].splitlines()}
-        for line in _distinctive([l for region in _solution_regions(sources.KERNELS_PY) for l in region]):
+        for line in _distinctive([code_line for region in _solution_regions(sources.KERNELS_PY) for code_line in region]):
             if f'"{kernel}"' in line:
                 assert line in region_lines
     assert list(namespace["dqn_targets"]([0.2, -1.0], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95)) == pytest.approx([1.72, -1.0])
@@ -194,7 +194,7 @@ def test_release_is_what_m5_release_produces(tmp_path):
 
 def test_release_has_no_kernel_or_port_solution_code(release_texts):
     for path in (sources.KERNELS_PY, sources.TORCH_KERNELS_PY):
-        secret = _distinctive([l for region in _solution_regions(path) for l in region])
+        secret = _distinctive([code_line for region in _solution_regions(path) for code_line in region])
         assert len(secret) > 20
         for name, text in release_texts.items():
             leaked = [line for line in secret if line in text]

@@ -270,6 +270,7 @@ def test_workers_that_keep_failing_before_any_cell_raise_instead_of_grading_zero
     from autograder.grade.run import UNSTARTED_RETRIES, GradingUnavailable
 
     attempts = _lose_workers_before_their_first_cell(monkeypatch, 99)
-    with WorkerSession([Cell("a", SOURCE)], KERNELS) as session, pytest.raises(GradingUnavailable, match=f"lost {UNSTARTED_RETRIES + 1} times"):
+    with (WorkerSession([Cell("a", SOURCE)], KERNELS) as session,
+          pytest.raises(GradingUnavailable, match=f"lost {UNSTARTED_RETRIES + 1} times")):
         session.start()
     assert len(attempts) == UNSTARTED_RETRIES + 1

@@ -89,7 +89,7 @@ def test_kit_check_names_a_wrong_kernel_and_badly_formatted_answers(tmp_path):
     for cell in nb.cells:  # the vector answer one element short, the scalar one as a string
         for name in (vector, scalar):
             if cell.id == cell_of[name]:
-                line = next(l for l in cell.source.splitlines() if l.startswith(f"{name} = "))
+                line = next(candidate for candidate in cell.source.splitlines() if candidate.startswith(f"{name} = "))
                 wrong = f"{name} = {line.split(' = ', 1)[1]}[:-1]" if name == vector else f"{name} = '0.5'"
                 cell.source = cell.source.replace(line, wrong)
     nbformat.write(nb, folder / "mine.ipynb")

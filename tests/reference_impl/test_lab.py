@@ -138,7 +138,8 @@ def test_labels_of_lab_runs_never_call_them_pinned():
     for lang, word in (("en", "pinned"), ("ru", "зафиксирован")):
         labels = LABELS[lang]
         assert word in labels["run.pinned"].lower()
-        said = [k for k, v in labels.items() if word in v.lower() and not k.startswith(("run.pinned", "nb.", "report.pinned", "report.caveat_smoke"))]
+        said = [k for k, v in labels.items()
+                if word in v.lower() and not k.startswith(("run.pinned", "nb.", "report.pinned", "report.caveat_smoke"))]
         assert said == [], (lang, said)
 
 
@@ -357,7 +358,8 @@ def _check_pinned(data_dir):
 def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes():
     loaded, protocol = _check_pinned(lab.DATA_DIR)
     # The pinned runs are the full profile's offset-0 runs.
-    assert protocol["parameters"]["dagger"] == json.loads(json.dumps(dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)))  # tuples are JSON lists
+    # tuples are JSON lists
+    assert protocol["parameters"]["dagger"] == json.loads(json.dumps(dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)))
     assert len(loaded["M5_dagger_curve.npz"]["rounds"]) == lab.PROFILE_PARAMS["full"].dagger.rounds + 1
     assert len(loaded["M5_online_dqn_curve.npz"]["dqn_success"]) == lab.PROFILE_PARAMS["full"].dqn.episodes
     np.testing.assert_array_equal(loaded["M5_decision_transformer_results.npz"]["target_return"],
@@ -575,7 +577,8 @@ def test_same_machine_needs_the_cpu_its_capability_and_the_versions():
     here = {"package_versions": {"torch": "2.13.0+cpu"}, "machine": lab.machine_description()}
     assert lab.same_machine(here, dict(here))
     assert set(here["machine"]) == {"arch", "cpu", "torch_cpu_capability"}
-    other_capability = {**here, "machine": {**here["machine"], "torch_cpu_capability": "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"}}
+    other = "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"
+    other_capability = {**here, "machine": {**here["machine"], "torch_cpu_capability": other}}
     assert not lab.same_machine(here, other_capability)
     # Same instructions, another vendor: MKL may take another path.
     other_vendor = {**here, "machine": {**here["machine"], "cpu": "GenuineIntel family 6 model 143"}}

@@ -169,7 +169,8 @@ def test_every_offline_sentence_uses_the_word_its_interval_allows(data):
         sentence = caveats(claims, lang)[0]
         for m in OFFLINE_VALUE_METHODS:
             slug = m.lower().replace(" ", "_")
-            expected = paired_difference(claims[f"offline.return.{slug}"]["per_seed"], claims["offline.return.behavior_cloning"]["per_seed"])
+            expected = paired_difference(claims[f"offline.return.{slug}"]["per_seed"],
+                                         claims["offline.return.behavior_cloning"]["per_seed"])
             fragment = f"{display_name(labels, m)} {phrase({**expected, 'words': 'order'}, lang)}"
             assert fragment in sentence
             if expected["low"] == expected["high"] == 0.0:  # identical on every seed: named a tie

@@ -232,7 +232,8 @@ def test_restricted_target_maximises_only_over_supported_actions():
     np.testing.assert_allclose(y, want, rtol=1e-6)
     # With full support it is exactly Double DQN.
     y_full = compute_restricted_target(b, online, target, lambda o: np.ones((len(o), 3), bool), 0.9).numpy()
-    np.testing.assert_allclose(y_full, K.double_dqn_targets(b.rewards, b.terminated, Q_TARGET[[1, 0, 2]], Q_TARGET[[1, 0, 2]] + 10.0, 0.9), rtol=1e-6)
+    np.testing.assert_allclose(y_full, K.double_dqn_targets(b.rewards, b.terminated, Q_TARGET[[1, 0, 2]], Q_TARGET[[1, 0, 2]] + 10.0, 0.9),
+                               rtol=1e-6)
 
 
 def test_greedy_policy_never_picks_an_unsupported_action():

@@ -2,9 +2,10 @@
 
 Every system call CPython, numpy, torch (CPU) and threads need is allowed, those that
 could change another process (limits, priority, CPU set) only on the calling one, no
-socket call at all (docs/sandbox.md, "Recycling"); every other one fails with EPERM, so an odd call in student code is an ordinary ``PermissionError``,
-not a mystery crash. Calls of a foreign ABI on the same machine (32-bit ``int 0x80``
-or x32 on x86_64) kill the process: libseccomp's bad-architecture action.
+socket call at all (docs/sandbox.md, "Recycling"); every other one fails with EPERM, so
+an odd call in student code is an ordinary ``PermissionError``, not a mystery crash.
+Calls of a foreign ABI on the same machine (32-bit ``int 0x80`` or x32 on x86_64)
+kill the process: libseccomp's bad-architecture action.
 
 The program is built by libseccomp (through ``pyseccomp``, ctypes over the system
 ``libseccomp.so.2``) for the machine's native architecture, or any other one it knows,

@@ -281,7 +281,9 @@ def demos_in_answer_cells() -> str:
 
 def redefined_after_a_first_attempt() -> str:
     nb = solved()
-    first_try = "def behavior_support_mask(probabilities, threshold_ratio=0.35):\n    # first try, wrong: fixed below\n    return probabilities > threshold_ratio"
+    first_try = ("def behavior_support_mask(probabilities, threshold_ratio=0.35):\n"
+                 "    # first try, wrong: fixed below\n"
+                 "    return probabilities > threshold_ratio")
     index = nb.cells.index(cell(nb, "kernel_behavior_support_mask"))
     nb.cells.insert(index, nbformat.v4.new_code_cell(first_try))
     return text(nb)

@@ -329,7 +329,8 @@ STUDENTS = [
                 G[t] = r[t] + gamma * G[t + 1]
             return G
         """),
-    _s("return_to_go", "rtg_gamma_outside", "running = gamma * (running + r_t): the current reward discounted", "discounts_current_reward", """
+    _s("return_to_go", "rtg_gamma_outside", "running = gamma * (running + r_t): the current reward discounted",
+       "discounts_current_reward", """
         def return_to_go(rewards, gamma=1.0):
             r = np.asarray(rewards, dtype=float)
             out = np.empty_like(r)

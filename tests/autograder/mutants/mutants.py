@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 
 from autograder.demo import CORRECT
 
