@@ -7,7 +7,7 @@ STAMP   := $(VENV)/.installed
 PYTEST  := $(BIN)/python -m pytest
 JOBS    ?= 2
 
-.PHONY: python-check demo test test-slow bench lab pin release solutions solution-notebooks sandbox-deps clean
+.PHONY: python-check demo lint test test-slow bench lab pin release solutions solution-notebooks sandbox-deps clean
 
 # The lock's floor (soupsieve and others need 3.11.5): refuse an older Python in one line,
 # before anything is installed (Debian 12's /usr/bin/python3 is 3.11.2).
@@ -42,7 +42,13 @@ sandbox-deps:
 demo: $(STAMP)
 	$(BIN)/m5 demo
 
-test: $(STAMP)
+# The hygiene gate (seconds): ruff (pyproject's [tool.ruff]) and the import contracts
+# (pyproject's [tool.importlinter]). make test runs it first, so .ci/run enforces it.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+test: $(STAMP) lint
 	$(PYTEST) -q -n $(JOBS) -m "not slow"
 
 test-slow: $(STAMP)
@@ -72,4 +78,4 @@ solutions: $(STAMP)
 	$(BIN)/m5 solutions --out solutions-html
 
 clean:
-	rm -rf $(VENV) lab-out out .pytest_cache
+	rm -rf $(VENV) lab-out out .pytest_cache .ruff_cache .import_linter_cache
