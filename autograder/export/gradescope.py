@@ -75,7 +75,7 @@ if [ ! -s "$ROOT/results/results.json" ]; then  # the grader itself failed: stil
 {"score": 0, "output": "The autograder failed; please tell your instructor. / Сбой автопроверки; сообщите преподавателю.", "tests": [], "visibility": "visible"}
 JSON
 fi
-"""  # noqa: E501 -- the script's fallback results.json is one JSON line
+"""  # noqa: E501  (the script's fallback results.json is one JSON line)
 
 # Caps on what an uploaded zip may unpack to (checked before and while reading).
 MAX_ZIP_BYTES = 64 << 20

@@ -164,7 +164,7 @@ y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 не читается (там может быть что угодно); ``next_policy_probs`` проверяется во всех строках.
 Выбрасывает ValueError в тех же случаях, что и :func:`dqn_targets`, а также когда таблица политики другой формы, содержит отрицательные элементы или {_NON_FINITE},
 строку из одних нулей или строку, сумма которой отличается от 1 больше чем на 1e-6.
-{_UNCHANGED}"""),  # noqa: E501 -- the kit's Russian docstring: its text is what students read
+{_UNCHANGED}"""),  # noqa: E501  (the kit's Russian docstring: its text is what students read)
     "kernels.iql_advantage_weights": ("2067f22019c8", f"""\
 Веса IQL для регрессии, взвешенной по преимуществу (advantage-weighted regression), с ограничением сверху.
 
