@@ -60,6 +60,7 @@ from reference_impl.lab_pins import (  # noqa: F401  (re-exported: notebooks and
     DATA_DIR,
     PINNED_KEYS,
     SEEDS_PIN,
+    course_lines,
     cpu_identity,
     load_pinned,
     machine_description,
