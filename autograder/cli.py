@@ -311,6 +311,19 @@ def cmd_release(args) -> int:
     return release.main(Path(args.out))
 
 
+def cmd_course(args) -> int:
+    from autograder.assign.course import CourseError, init_course, next_steps
+
+    try:
+        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force)
+    except CourseError as exc:
+        raise UsageError(str(exc)) from None
+    course = written[-1].parent
+    print(f"course ready in {course}: {', '.join(str(p.relative_to(course)) for p in written)}")
+    print("next:\n" + next_steps(course))
+    return EXIT_OK
+
+
 def cmd_solutions(args) -> int:
     from autograder.export.solution_notebooks import solution_notebooks
     from autograder.export.solutions import build_solution_bundle
@@ -408,6 +421,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(notebooks with stubs, support library).",
         "m5 release --out release", cmd_release,
         [(("--out",), dict(default="release", help="output folder"))])
+    _subcommand(
+        sub, "course", "set up an nbgrader course folder (sources with their kit, nbgrader_config.py)",
+        "`m5 course init FOLDER` builds source/module05_en and source/module05_ru with the student kit from this "
+        "checkout and writes FOLDER/nbgrader_config.py; then run nbgrader generate_assignment there. The folder "
+        "must lie outside this checkout. Exit status: 0 done, 2 refused (the message says why).",
+        "m5 course init ~/m5-course --course-id m5 --exchange /srv/nbgrader/exchange", cmd_course,
+        [(("action",), dict(choices=["init"], help="what to do (init: create or rebuild the course folder)")),
+         (("folder",), dict(metavar="FOLDER", help="the course folder (created if missing)")),
+         (("--course-id",), dict(help="nbgrader course id, for the exchange")),
+         (("--exchange",), dict(help="nbgrader exchange folder shared with the students")),
+         (("--force",), dict(action="store_true", help="rewrite an existing nbgrader_config.py and rebuild source/"))])
     _subcommand(
         sub, "solutions", "build the worked-solution bundle (HTML) for students",
         "Worked answers to all exercises, in one or both languages.",
