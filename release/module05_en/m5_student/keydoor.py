@@ -46,7 +46,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["ACTION_NAMES", "ACTION_DELTAS", "KeyDoorGrid", "LAYOUT", "draw_grid"]
+__all__ = ["ACTION_NAMES", "ACTION_DELTAS", "KeyDoorGrid", "LAYOUT", "WIDE_LAYOUT", "check_layout", "draw_grid"]
 
 #: Action index -> name. Index order is clockwise starting from "up".
 ACTION_NAMES: tuple[str, ...] = ("up", "right", "down", "left")
@@ -63,6 +63,51 @@ LAYOUT: tuple[str, ...] = (
     "S...S.S#...",
 )
 
+#: A larger KeyDoorGrid (11 x 17, ten start cells, the same key -> door -> goal task)
+#: for experiments that need the learner to reach states the demonstrations never show
+#: (the lab's DAgger-vs-cloning comparison at an equal label budget): the expert's
+#: route from each start cell is a thin path through about 150 free cells, and the
+#: traps sit beside the corridors that lead to the door.
+WIDE_LAYOUT: tuple[str, ...] = (
+    "S......S....x#..G",
+    ".##.x.....##.#.x.",
+    "....#..x....x#...",
+    "S.#...K..#...#.x.",
+    "..#.x...##..x#...",
+    "S.......S....D...",
+    ".x.##.x.....x#...",
+    "....#....#...#.x.",
+    "S.x...S..#..x#...",
+    ".....x.....x.#...",
+    "S...S...S....#...",
+)
+
+_LAYOUT_CHARS = frozenset(".#xKDGS")
+
+
+def check_layout(layout) -> tuple[str, ...]:
+    """``layout`` as a tuple of rows, else ValueError naming what is wrong.
+
+    A layout is a non-empty sequence of equally long strings over ``. # x K D G S``
+    with exactly one key ``K``, door ``D`` and goal ``G`` and at least one start ``S``.
+    """
+    if isinstance(layout, str) or not isinstance(layout, (tuple, list)) or not layout:
+        raise ValueError(f"KeyDoorGrid: `layout` must be a non-empty sequence of row strings, got {layout!r}")
+    rows = tuple(layout)
+    if not all(isinstance(row, str) and row for row in rows) or len({len(row) for row in rows}) != 1:
+        raise ValueError("KeyDoorGrid: `layout` rows must be non-empty strings of equal length")
+    bad = sorted(set("".join(rows)) - _LAYOUT_CHARS)
+    if bad:
+        raise ValueError(f"KeyDoorGrid: `layout` holds {bad[0]!r}; allowed cells are {''.join(sorted(_LAYOUT_CHARS))}")
+    text = "".join(rows)
+    for ch, what in (("K", "key"), ("D", "door"), ("G", "goal")):
+        if text.count(ch) != 1:
+            raise ValueError(f"KeyDoorGrid: `layout` must hold exactly one {what} {ch!r}, got {text.count(ch)}")
+    if "S" not in text:
+        raise ValueError("KeyDoorGrid: `layout` must hold at least one start cell 'S'")
+    return rows
+
+
 # Cell kinds in the precomputed table.
 _FLOOR, _WALL, _TRAP, _GOAL = 0, 1, 2, 3
 
@@ -78,6 +123,8 @@ class KeyDoorGrid(gym.Env):
     slip_probability: chance in [0, 1) that an action is replaced by a random one.
     step_cost, goal_reward, trap_reward: the reward design.
     render_mode: ``None`` or ``"ansi"`` (``render()`` returns the text picture).
+    layout: the map, rows of ``. # x K D G S`` (default :data:`LAYOUT`; see
+        :func:`check_layout`); the observation length is ``height + width + 1``.
 
     ``reset(seed=None, options=None, start=None)`` returns ``(obs, info)``;
     ``options={"start": (row, col)}`` or ``start=(row, col)`` fixes the start cell,
@@ -98,6 +145,7 @@ class KeyDoorGrid(gym.Env):
         goal_reward: float = 1.0,
         trap_reward: float = -1.0,
         render_mode: str | None = None,
+        layout=LAYOUT,
     ) -> None:
         if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
             raise ValueError(f"KeyDoorGrid: `max_steps` must be a positive integer, got {max_steps!r}")
@@ -116,9 +164,10 @@ class KeyDoorGrid(gym.Env):
         self.goal_reward = float(goal_reward)
         self.trap_reward = float(trap_reward)
 
-        self.height = len(LAYOUT)
-        self.width = len(LAYOUT[0])
-        cells = {(r, c): ch for r, row in enumerate(LAYOUT) for c, ch in enumerate(row)}
+        self.layout = check_layout(layout)
+        self.height = len(self.layout)
+        self.width = len(self.layout[0])
+        cells = {(r, c): ch for r, row in enumerate(self.layout) for c, ch in enumerate(row)}
         self.wall_positions = tuple(p for p, ch in cells.items() if ch == "#")
         self.trap_positions = tuple(p for p, ch in cells.items() if ch == "x")
         self.start_positions = tuple(p for p, ch in cells.items() if ch == "S")
@@ -300,7 +349,7 @@ class KeyDoorGrid(gym.Env):
         return self.ascii()
 
     def ascii(self) -> str:
-        rows = [list(row.replace("S", ".")) for row in LAYOUT]
+        rows = [list(row.replace("S", ".")) for row in self.layout]
         if self._cell >= 0:
             r, c = self._positions[self._cell]
             rows[r][c] = "a" if self._has_key else "A"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from m5_student.labels import display_name, labels_for
+from m5_student.labels import display_name, labels_for, method_slug
 from m5_student.stats import paired_difference
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
@@ -24,8 +24,7 @@ __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_compa
 OFFLINE_VALUE_METHODS = ("naive DQN", "restricted DQN", "CQL", "IQL")
 
 
-def _slug(name: str) -> str:
-    return name.lower().replace(" ", "_")
+_slug = method_slug  # the claim ids' spelling of a method name
 
 
 @dataclass(frozen=True)
@@ -48,6 +47,16 @@ def _build() -> list[Comparison]:
         Comparison("dagger.equal_budget", "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success",
                    {"en": "DAgger minus behavior cloning at an equal label budget, success rate",
                     "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов"}),
+        Comparison("dagger.equal_budget_unseen_share", "dagger.dagger_equal_budget_unseen_share",
+                   "dagger.bc_equal_budget_unseen_share",
+                   {"en": "DAgger minus behavior cloning at an equal label budget, share of the learner's own visits to "
+                          "states absent from its labels",
+                    "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля посещений ученика в "
+                          "состояниях, которых нет среди его меток"}, words="level"),
+        Comparison("dagger.bc_error_unseen_vs_seen", "dagger.bc_equal_budget_error_unseen", "dagger.bc_equal_budget_error_seen",
+                   {"en": "Behavior cloning, share of non-optimal actions on unlabeled minus on labeled states",
+                    "ru": "Клонирование поведения, доля неоптимальных действий в неразмеченных минус в размеченных "
+                          "состояниях"}, words="level"),
         Comparison("dqn.double_vs_dqn", "dqn.double_success", "dqn.dqn_success",
                    {"en": "Double DQN minus DQN, greedy success rate after training",
                     "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения"}),
@@ -75,13 +84,57 @@ def _build() -> list[Comparison]:
                    {"en": "Offline, CQL: learned value of its greedy action minus the true value of its policy",
                     "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики"},
                    words="level"),
-        Comparison("language.ilql_vs_bc", "language.exact_match.ilql_like", "language.exact_match.behavior_cloning",
-                   {"en": "Token level, ILQL-like minus behavior cloning, exact match",
-                    "ru": "Уровень токенов, ILQL-подобный метод минус клонирование поведения, точное совпадение"}),
-        Comparison("language.ilql_vs_awbc", "language.exact_match.ilql_like", "language.exact_match.advantage_weighted_bc",
-                   {"en": "Token level, ILQL-like minus advantage-weighted BC, exact match",
-                    "ru": "Уровень токенов, ILQL-подобный метод минус BC с весами по преимуществу, точное совпадение"}),
+        Comparison("dt.saturation", "dt.achieved.2.00", "dt.achieved.0.75",
+                   {"en": "Decision Transformer, achieved return: the highest request (2.00, far above any logged "
+                          "return) minus the highest request inside the log's range (0.75)",
+                    "ru": "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше "
+                          "любой отдачи журнала) минус наибольший запрос внутри диапазона журнала (0.75)"}),
     ]
+    c += _language_comparisons(en, ru)
+    return c
+
+
+#: The token-level differences that separate what rewards, the critic's weights and its value heads give:
+#: (id, a, b, English, Russian), each measured on the training prompts and on the held-out ones.
+_LANGUAGE_PAIRS = (
+    ("rwbc_vs_bc", "return_weighted_bc", "behavior_cloning",
+     "return-weighted BC (rewards, no critic) minus behavior cloning: what weighting by rewards gives",
+     "BC с весами по отдаче (награды без критика) минус клонирование поведения: что даёт взвешивание по наградам"),
+    ("awbc_vs_rwbc", "advantage_weighted_bc", "return_weighted_bc",
+     "advantage-weighted BC minus return-weighted BC: what the critic adds to the weights",
+     "BC с весами по преимуществу минус BC с весами по отдаче: что критик добавляет к весам"),
+    ("ilql_vs_bc", "ilql_like", "behavior_cloning",
+     "ILQL-like minus behavior cloning: what the value heads add at decoding to the cloned policy",
+     "ILQL-подобный метод минус клонирование поведения: что головы ценности добавляют при декодировании к "
+     "клонированной политике"),
+    ("ilql_vs_rwbc", "ilql_like", "return_weighted_bc",
+     "ILQL-like minus return-weighted BC: the critic's value heads at decoding against rewards alone",
+     "ILQL-подобный метод минус BC с весами по отдаче: головы ценности критика при декодировании против одних наград"),
+    ("ilql_vs_awbc", "ilql_like", "advantage_weighted_bc",
+     "ILQL-like minus advantage-weighted BC: value heads at decoding against the critic's weights",
+     "ILQL-подобный метод минус BC с весами по преимуществу: головы ценности при декодировании против весов критика"),
+)
+
+
+def _language_comparisons(en: Mapping[str, str], ru: Mapping[str, str]) -> list[Comparison]:
+    """:data:`_LANGUAGE_PAIRS` on the training prompts (``language.<id>``, exact match) and
+    on the held-out prompts (``language.heldout.<id>``), then each method's held-out
+    minus training exact match (``language.heldout_vs_train.<method>``)."""
+    from m5_student.language import LANGUAGE_METHODS
+
+    c = [Comparison(f"language.{cid}", f"language.exact_match.{a}", f"language.exact_match.{b}",
+                    {"en": f"Token level, {text_en}, exact match on the training prompts",
+                     "ru": f"Уровень токенов, {text_ru}, точное совпадение на обучающих запросах"})
+         for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS]
+    c += [Comparison(f"language.heldout.{cid}", f"language.heldout_exact_match.{a}", f"language.heldout_exact_match.{b}",
+                     {"en": f"Token level, {text_en}, exact match on the held-out prompts",
+                      "ru": f"Уровень токенов, {text_ru}, точное совпадение на отложенных запросах"})
+          for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS]
+    c += [Comparison(f"language.heldout_vs_train.{m}", f"language.heldout_exact_match.{m}", f"language.exact_match.{m}",
+                     {"en": f"Token level, {display_name(en, m)}: exact match on the held-out minus the training prompts",
+                      "ru": f"Уровень токенов, {display_name(ru, m)}: точное совпадение на отложенных минус на обучающих "
+                            "запросах"}, words="level")
+          for m in LANGUAGE_METHODS]
     return c
 
 

@@ -25,6 +25,17 @@ stray extra digit, sometimes random digits (see :class:`BehaviorMix`). Behavior
 cloning copies the most frequent continuation, which is the slip; token-level
 values computed from the rewards can tell the rare exact answers apart.
 
+Training and held-out prompts
+-----------------------------
+The annotator writes responses to the twelve ``PROMPTS`` only. ``HELDOUT_PROMPTS``
+are six digit sums no method ever trains on; every method is evaluated on both
+splits (``split="train"`` or ``"heldout"`` in :func:`response_reward` and
+:func:`greedy_decode`). Two of them swap the operands of a training prompt
+(``"4+3="``, ``"7+8="``: same answer as ``"3+4="``, ``"8+7="``); four are new digit
+pairs: three of their answers (5, 6, 17) are no training prompt's answer, the
+fourth (12) is also the answer of ``"6+6="``. A model that learned addition would
+answer them; a model that memorized twelve prompt-to-answer pairs would not.
+
 Methods
 -------
 * ``behavior_cloning``: token NLL with :func:`masked_token_nll_torch`, greedy decoding.
@@ -33,6 +44,12 @@ Methods
   target copy of Q, and a discrete CQL term; decoding takes the argmax of
   log pi_beta(a | s) + beta (Q(s, a) - V(s)) with pi_beta the BC policy.
 * ``advantage_weighted_bc``: token NLL weighted by capped exp(beta_awr (Q - V)).
+* ``return_weighted_bc``: the ablation without any learned value: token NLL weighted
+  by capped exp(beta_awr (G_t - b(prompt))), G_t the Monte Carlo return-to-go of the
+  logged response and b(prompt) the mean logged return of its prompt (reward-weighted
+  regression, Peters & Schaal 2007, with a per-prompt baseline). It differs from
+  ``advantage_weighted_bc`` only in where the weights come from, so
+  AWBC - RWBC is what the critic adds to weighting, RWBC - BC what rewards alone give.
 
 Everything is small (a 64-unit GRU over at most 8 tokens) and runs in seconds on
 one CPU core. This is a reduced, ILQL-like illustration, not a reproduction of
@@ -65,6 +82,9 @@ __all__ = [
     "N_ACTIONS",
     "PROMPTS",
     "ANSWERS",
+    "HELDOUT_PROMPTS",
+    "HELDOUT_ANSWERS",
+    "SPLITS",
     "MAX_RESPONSE_TOKENS",
     "PARTIAL_CREDIT",
     "LANGUAGE_METHODS",
@@ -86,9 +106,14 @@ __all__ = [
     "bc_loss",
     "ilql_losses",
     "awr_loss",
+    "returns_to_go",
+    "prompt_baselines",
+    "return_weights",
+    "rwr_loss",
     "train_token_bc",
     "train_token_ilql",
     "train_token_awr",
+    "train_token_rwr",
     "greedy_decode",
     "ilql_scores",
     "language_offline_experiment",
@@ -107,9 +132,14 @@ PROMPTS: tuple[str, ...] = (
     "4+9=", "6+1=", "9+9=", "1+8=", "6+6=", "3+8=",
 )
 ANSWERS: tuple[str, ...] = tuple(str(int(p[0]) + int(p[2])) for p in PROMPTS)
+# Never in the log (see the module docstring): two swapped training prompts, four new pairs.
+HELDOUT_PROMPTS: tuple[str, ...] = ("4+3=", "7+8=", "2+3=", "1+5=", "5+7=", "8+9=")
+HELDOUT_ANSWERS: tuple[str, ...] = tuple(str(int(p[0]) + int(p[2])) for p in HELDOUT_PROMPTS)
+SPLITS: tuple[str, ...] = ("train", "heldout")
 MAX_RESPONSE_TOKENS = 4
 PARTIAL_CREDIT = 0.2
-LANGUAGE_METHODS: tuple[str, ...] = ("behavior_cloning", "advantage_weighted_bc", "ilql_like")
+# Imitation, then rewards without a critic, then the critic's weights, then its value heads at decoding.
+LANGUAGE_METHODS: tuple[str, ...] = ("behavior_cloning", "return_weighted_bc", "advantage_weighted_bc", "ilql_like")
 
 
 def encode(text: str) -> list[int]:
@@ -149,30 +179,41 @@ def token_text(seq) -> str:
     return "".join(VOCAB[int(t)] for t in arr.tolist())
 
 
-def _prompt_index(prompt_index: int) -> int:
+def _split_prompts(split: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(prompts, answers)`` of ``split``: ``"train"`` (``PROMPTS``) or ``"heldout"``."""
+    if split == "train":
+        return PROMPTS, ANSWERS
+    if split == "heldout":
+        return HELDOUT_PROMPTS, HELDOUT_ANSWERS
+    raise ValueError(f"`split` must be one of {SPLITS}, got {split!r}")
+
+
+def _prompt_index(prompt_index: int, split: str = "train") -> int:
+    prompts, _ = _split_prompts(split)
     if isinstance(prompt_index, bool) or not isinstance(prompt_index, (int, np.integer)):
         raise ValueError(f"`prompt_index` must be an int, got {prompt_index!r}")
-    if not 0 <= int(prompt_index) < len(PROMPTS):
-        raise ValueError(f"`prompt_index` must lie in [0, {len(PROMPTS)}), got {prompt_index}")
+    if not 0 <= int(prompt_index) < len(prompts):
+        raise ValueError(f"`prompt_index` must lie in [0, {len(prompts)}) for split {split!r}, got {prompt_index}")
     return int(prompt_index)
 
 
-def response_reward(prompt_index: int, response: Sequence[int]) -> float:
-    """The terminal reward of ``response`` (token ids) to ``PROMPTS[prompt_index]``.
+def response_reward(prompt_index: int, response: Sequence[int], split: str = "train") -> float:
+    """The terminal reward of ``response`` (token ids) to prompt ``prompt_index`` of ``split``.
 
+    ``split="train"`` (default) indexes ``PROMPTS``, ``"heldout"`` ``HELDOUT_PROMPTS``.
     Only the part up to the first ``<eos>`` counts. 1.0 for the exact answer,
     ``PARTIAL_CREDIT * (matching leading digits) / len(answer)`` for other
     responses, 0.0 when there is no ``<eos>``. Raises ValueError on a bad prompt
-    index or a response holding non-response tokens (``+``, ``=``, ``<pad>``).
+    index or split, or a response holding non-response tokens (``+``, ``=``, ``<pad>``).
     """
-    p = _prompt_index(prompt_index)
+    p = _prompt_index(prompt_index, split)
     tokens = [int(t) for t in response]
     if any(not 0 <= t < N_ACTIONS for t in tokens):
         raise ValueError(f"response_reward: `response` must hold response-token ids in [0, {N_ACTIONS}), got {tokens}")
     if EOS not in tokens:
         return 0.0
     digits = token_text(tokens[: tokens.index(EOS)])
-    answer = ANSWERS[p]
+    answer = _split_prompts(split)[1][p]
     if digits == answer:
         return 1.0
     matched = 0
@@ -236,7 +277,8 @@ def behavior_response(prompt_index: int, rng: np.random.Generator, mix: Behavior
 
 
 def collect_language_dataset(episodes_per_prompt: int, rng: np.random.Generator, mix: BehaviorMix | None = None) -> list[TokenEpisode]:
-    """``episodes_per_prompt`` annotator responses for every prompt, prompt-major order."""
+    """``episodes_per_prompt`` annotator responses for every training prompt (``PROMPTS``,
+    never ``HELDOUT_PROMPTS``), prompt-major order."""
     n = _positive_int(episodes_per_prompt, "episodes_per_prompt")
     out = []
     for p in range(len(PROMPTS)):
@@ -469,6 +511,89 @@ def awr_loss(
     return k["masked_token_nll"](weights * logp, batch.mask)
 
 
+def returns_to_go(rewards: torch.Tensor, mask: torch.Tensor, gamma: float) -> torch.Tensor:
+    """Monte Carlo return-to-go of every step: (B, T), (B, T) -> (B, T).
+
+    G_t = sum_{k >= t, mask_k} gamma^(k - t) r_k on real steps, 0 on padding. The log's
+    responses all end with ``<eos>``, so G_t is the episode's own discounted reward.
+    Raises ValueError on mismatched shapes or ``gamma`` outside [0, 1].
+    """
+    if not isinstance(rewards, torch.Tensor) or not isinstance(mask, torch.Tensor) or rewards.shape != mask.shape or rewards.ndim != 2:
+        raise ValueError(f"returns_to_go: `rewards` and `mask` must be (B, T) tensors of one shape, got "
+                         f"{getattr(rewards, 'shape', None)} and {getattr(mask, 'shape', None)}")
+    if not np.isfinite(gamma) or not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"returns_to_go: `gamma` must lie in [0, 1], got {gamma!r}")
+    r = torch.where(mask.bool(), rewards.to(torch.float32), torch.zeros((), dtype=torch.float32))
+    out = torch.zeros_like(r)
+    running = torch.zeros(r.shape[0], dtype=r.dtype)
+    for t in range(r.shape[1] - 1, -1, -1):
+        running = r[:, t] + gamma * running
+        out[:, t] = running
+    return torch.where(mask.bool(), out, torch.zeros_like(out))
+
+
+def prompt_baselines(episodes: Sequence[TokenEpisode], gamma: float) -> np.ndarray:
+    """b(p): the mean logged return G_0 of prompt p's episodes, one per entry of ``PROMPTS``.
+
+    G_0 = gamma^(len(response) - 1) * reward. A prompt without episodes gets NaN.
+    Raises ValueError on an empty list or ``gamma`` outside [0, 1].
+    """
+    if not episodes:
+        raise ValueError("prompt_baselines: `episodes` is empty")
+    if not np.isfinite(gamma) or not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"prompt_baselines: `gamma` must lie in [0, 1], got {gamma!r}")
+    totals, counts = np.zeros(len(PROMPTS)), np.zeros(len(PROMPTS))
+    for ep in episodes:
+        p = _prompt_index(ep.prompt_index)
+        totals[p] += gamma ** (len(ep.response) - 1) * ep.reward
+        counts[p] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
+
+
+def return_weights(
+    rewards: torch.Tensor,
+    mask: torch.Tensor,
+    baseline: torch.Tensor,
+    gamma: float,
+    beta: float,
+    max_weight: float,
+    iql_advantage_weights=iql_advantage_weights_torch,
+) -> torch.Tensor:
+    """Reward-weighted-regression weights without a critic: (B, T) -> (B, T).
+
+    w_t = min(exp(beta (G_t - b)), max_weight) on real steps (0 on padding), with
+    G_t = :func:`returns_to_go` and ``baseline`` b of shape (B,), one per episode (its
+    prompt's mean logged return; zeros give plain return weighting). Every step of an
+    episode shares its return, so, unlike Q - V, the weight cannot tell which token
+    earned it. Raises ValueError on a ``baseline`` of the wrong shape or non-finite values.
+    """
+    returns = returns_to_go(rewards, mask, gamma)
+    if not isinstance(baseline, torch.Tensor) or baseline.shape != (rewards.shape[0],):
+        raise ValueError(f"return_weights: `baseline` must be a ({rewards.shape[0]},) tensor, got {getattr(baseline, 'shape', baseline)!r}")
+    if not torch.isfinite(baseline).all():
+        raise ValueError("return_weights: `baseline` must be finite")
+    weights = iql_advantage_weights(returns - baseline.to(returns.dtype)[:, None], beta, max_weight)
+    return torch.where(mask.bool(), weights, torch.zeros_like(weights))
+
+
+def rwr_loss(
+    policy: TokenPolicy,
+    batch: TokenBatch,
+    baseline: torch.Tensor,
+    config: TokenILQLConfig,
+    kernels: Mapping[str, Callable] | None = None,
+) -> torch.Tensor:
+    """Return-weighted token NLL: - sum(mask * w * log pi(a|s)) / sum(mask), w from
+    :func:`return_weights` with ``config.gamma``, ``awr_beta`` and ``max_weight``."""
+    k = _resolve_kernels(kernels)
+    with torch.no_grad():
+        weights = return_weights(batch.rewards, batch.mask, baseline, config.gamma, config.awr_beta, config.max_weight,
+                                 k["iql_advantage_weights"])
+    logp = _taken_logprobs(policy(batch.tokens, batch.state_index), batch.actions)
+    return k["masked_token_nll"](weights * logp, batch.mask)
+
+
 # --------------------------------------------------------------------------- training
 def _minibatches(n: int, batch_size: int, rng: np.random.Generator):
     order = rng.permutation(n)
@@ -572,26 +697,64 @@ def train_token_awr(
     return policy.eval(), losses
 
 
+def train_token_rwr(
+    episodes: Sequence[TokenEpisode],
+    epochs: int,
+    rng: np.random.Generator,
+    config: TokenILQLConfig | None = None,
+    *,
+    per_prompt_baseline: bool = True,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+) -> tuple[TokenPolicy, list[float]]:
+    """Return-weighted BC, no critic: the same policy, optimizer and schedule as
+    :func:`train_token_awr`, weights from :func:`return_weights` (baseline: the prompt's
+    mean logged return, or 0 when ``per_prompt_baseline`` is False); (policy, loss per epoch)."""
+    cfg = config or TokenILQLConfig()
+    n_epochs = _positive_int(epochs, "bc_epochs")
+    if not episodes:
+        raise ValueError("train_token_rwr: `episodes` is empty")
+    per_prompt = prompt_baselines(episodes, cfg.gamma) if per_prompt_baseline else np.zeros(len(PROMPTS))
+    baseline = torch.tensor([per_prompt[ep.prompt_index] for ep in episodes], dtype=torch.float32)
+    policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    losses = []
+    for _ in _epochs(n_epochs, "language RWR", progress):
+        epoch = []
+        for idx in _minibatches(len(episodes), cfg.batch_size, rng):
+            batch = make_token_batch([episodes[i] for i in idx])
+            loss = rwr_loss(policy, batch, baseline[torch.as_tensor(idx)], cfg, kernels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            epoch.append(loss.item())
+        losses.append(float(np.mean(epoch)))
+    return policy.eval(), losses
+
+
 # --------------------------------------------------------------------------- decoding
 ScoreFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 @torch.no_grad()
-def greedy_decode(score_fn: ScoreFn, prompt_indices: Sequence[int] | None = None, max_tokens: int = MAX_RESPONSE_TOKENS) -> list[tuple[int, ...]]:
-    """Greedy responses, one per prompt (default: all of ``PROMPTS`` in order).
+def greedy_decode(score_fn: ScoreFn, prompt_indices: Sequence[int] | None = None, max_tokens: int = MAX_RESPONSE_TOKENS,
+                  split: str = "train") -> list[tuple[int, ...]]:
+    """Greedy responses, one per prompt of ``split`` (default: all of ``PROMPTS`` in
+    order; ``split="heldout"`` indexes ``HELDOUT_PROMPTS``).
 
     ``score_fn(tokens (B, L), state_index (B, 1)) -> scores (B, 1, N_ACTIONS)``; the
     argmax (first index on ties) is emitted. A response stops at ``<eos>`` or after
     ``max_tokens`` tokens (then it has no ``<eos>`` and earns 0).
     """
-    indices = list(range(len(PROMPTS))) if prompt_indices is None else [_prompt_index(p) for p in prompt_indices]
+    prompts, _ = _split_prompts(split)
+    indices = list(range(len(prompts))) if prompt_indices is None else [_prompt_index(p, split) for p in prompt_indices]
     limit = _positive_int(max_tokens, "max_tokens")
     responses: list[list[int]] = [[] for _ in indices]
     for _ in range(limit):
         active = [i for i, r in enumerate(responses) if not r or r[-1] != EOS]
         if not active:
             break
-        seqs = [[*encode(PROMPTS[indices[i]]), *responses[i]] for i in active]
+        seqs = [[*encode(prompts[indices[i]]), *responses[i]] for i in active]
         width = max(len(s) for s in seqs)
         tokens = torch.full((len(seqs), width), PAD, dtype=torch.long)
         for row, s in enumerate(seqs):
@@ -616,9 +779,10 @@ def ilql_scores(policy: TokenPolicy, qv: TokenQV, beta: float) -> ScoreFn:
     return score
 
 
-def _evaluate(score_fn: ScoreFn) -> dict:
-    sequences = greedy_decode(score_fn)
-    rewards = [response_reward(p, seq) for p, seq in enumerate(sequences)]
+def _evaluate(score_fn: ScoreFn, split: str = "train") -> dict:
+    """Greedy responses to every prompt of ``split``, their rewards, mean reward and exact match."""
+    sequences = greedy_decode(score_fn, split=split)
+    rewards = [response_reward(p, seq, split) for p, seq in enumerate(sequences)]
     return {
         "mean_reward": float(np.mean(rewards)),
         "exact_match": float(np.mean([r == 1.0 for r in rewards])),
@@ -640,12 +804,15 @@ def language_offline_experiment(
     bc_config: TokenBCConfig | None = None,
     ilql_config: TokenILQLConfig | None = None,
 ) -> dict:
-    """Collect the annotator log, train BC, the ILQL-like critic and AWR, decode greedily.
+    """Collect the annotator log (training prompts only), train BC, the ILQL-like critic,
+    AWR and return-weighted BC, decode greedily on both splits.
 
     Returns ``{"dataset": summarize_language_dataset(...), "evaluation": {method:
-    {"mean_reward", "exact_match", "sequences", "rewards"}}, "losses": {...},
-    "config": {...}}`` with one sequence and reward per entry of ``PROMPTS``, in order;
-    methods are ``LANGUAGE_METHODS``. ``kernels`` maps any of ``DEFAULT_KERNELS``'
+    {"mean_reward", "exact_match", "sequences", "rewards"}}, "heldout_evaluation":
+    {method: same keys}, "losses": {...}, "config": {...}}``: "evaluation" has one
+    sequence and reward per entry of ``PROMPTS``, "heldout_evaluation" one per entry of
+    ``HELDOUT_PROMPTS``, in order; methods are ``LANGUAGE_METHODS``. Return-weighted BC
+    trains last, so the other methods' numbers do not depend on it. ``kernels`` maps any of ``DEFAULT_KERNELS``'
     names to a replacement torch function. Deterministic for a given seed.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -661,18 +828,22 @@ def language_offline_experiment(
     policy, bc_losses = train_token_bc(episodes, bc_epochs, rng, bc_cfg, kernels=k, progress=progress)
     qv, ilql_history = train_token_ilql(episodes, iql_epochs, rng, ilql_cfg, kernels=k, progress=progress)
     awr_policy, awr_losses = train_token_awr(episodes, qv, bc_epochs, rng, ilql_cfg, kernels=k, progress=progress)
+    rwr_policy, rwr_losses = train_token_rwr(episodes, bc_epochs, rng, ilql_cfg, kernels=k, progress=progress)
 
     def log_probs(model: TokenPolicy) -> ScoreFn:
         return lambda tokens, index: F.log_softmax(model(tokens, index), dim=-1)
 
-    evaluation = {
-        "behavior_cloning": _evaluate(log_probs(policy)),
-        "advantage_weighted_bc": _evaluate(log_probs(awr_policy)),
-        "ilql_like": _evaluate(ilql_scores(policy, qv, ilql_cfg.beta)),
+    scores = {
+        "behavior_cloning": log_probs(policy),
+        "return_weighted_bc": log_probs(rwr_policy),
+        "advantage_weighted_bc": log_probs(awr_policy),
+        "ilql_like": ilql_scores(policy, qv, ilql_cfg.beta),
     }
     return {
         "dataset": summarize_language_dataset(episodes),
-        "evaluation": evaluation,
-        "losses": {"behavior_cloning": bc_losses, "ilql": ilql_history, "advantage_weighted_bc": awr_losses},
+        "evaluation": {m: _evaluate(scores[m], "train") for m in LANGUAGE_METHODS},
+        "heldout_evaluation": {m: _evaluate(scores[m], "heldout") for m in LANGUAGE_METHODS},
+        "losses": {"behavior_cloning": bc_losses, "ilql": ilql_history, "advantage_weighted_bc": awr_losses,
+                   "return_weighted_bc": rwr_losses},
         "config": {"bc": asdict(bc_cfg), "ilql": asdict(ilql_cfg), "behavior": asdict(behavior or BehaviorMix())},
     }

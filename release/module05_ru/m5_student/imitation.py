@@ -30,10 +30,11 @@ import torch
 from torch import nn
 
 from m5_student.common import progress as progress_bar
-from m5_student.common import seed_everything
+from m5_student.common import seed_everything, summarize_episodes
 from m5_student.expert import ExpertPolicy
-from m5_student.keydoor import KeyDoorGrid
-from m5_student.rollout import evaluate_policy, rollout
+from m5_student.keydoor import WIDE_LAYOUT, KeyDoorGrid, check_layout
+from m5_student.rollout import evaluate_policy, play_episodes, rollout
+from m5_student.shift import episode_visits, optimal_actions, shift_metrics, state_indices
 
 __all__ = [
     "ArgmaxPolicy",
@@ -41,6 +42,7 @@ __all__ = [
     "GreedyTablePolicy",
     "LABEL_BUDGETS",
     "LabelBudgetConfig",
+    "SHIFT_METRICS",
     "MixturePolicy",
     "behavior_cloning",
     "bc_loss",
@@ -299,24 +301,42 @@ class GreedyTablePolicy:
         return int(self.table[int(has_key), row, col])
 
 
-def collect_states(env: KeyDoorGrid, policy, count: int, reset_seeds) -> np.ndarray:
+def collect_states(env: KeyDoorGrid, policy, count: int, reset_seeds, *, known: set | None = None,
+                   patience: int = 200) -> np.ndarray:
     """The first ``count`` states that ``policy`` visits, episode after episode.
 
     Episode ``i`` starts with ``env.reset(seed=reset_seeds[i])`` (``reset_seeds`` is
     any iterable of ints, consumed lazily). A state is recorded *before* the policy
-    acts in it, and collection stops as soon as ``count`` states are recorded, so the
-    policy is only ever asked about recorded states (the last episode is cut short).
-    Returns ``(count, observation_dim)`` float32 in visit order.
+    acts in it, and collection stops as soon as ``count`` states are recorded (the
+    last episode is cut short) or the seeds run out. Returns ``(n, observation_dim)``
+    float32 in visit order, ``n <= count``.
+
+    ``known`` (a set of state indices, updated in place) makes the states distinct:
+    a visit to a state already in ``known`` is not recorded, and collection also stops
+    after ``patience`` episodes in a row that record nothing new (the policy's states
+    are exhausted). Without ``known`` every visit is recorded, and the policy is only
+    ever asked about recorded states.
     """
     seeds = iter(reset_seeds)
     states: list[np.ndarray] = []
-    while len(states) < count:
-        obs, info = env.reset(seed=next(seeds))
+    stale = 0
+    for seed in seeds:
+        if len(states) >= count or stale >= patience:
+            break
+        before = len(states)
+        obs, info = env.reset(seed=seed)
         done = False
         while not done and len(states) < count:
-            states.append(obs)
+            if known is None:
+                states.append(obs)
+            else:
+                index = env.state_index(obs)
+                if index not in known:
+                    known.add(index)
+                    states.append(obs)
             obs, _, terminated, truncated, info = env.step(policy(obs, info))
             done = terminated or truncated
+        stale = stale + 1 if len(states) == before else 0
     return np.stack(states) if states else np.zeros((0, env.observation_dim), dtype=np.float32)
 
 
@@ -336,27 +356,33 @@ class LabelBudgetConfig:
     shared by all learners of one seed.
     """
 
-    # The default is the most favorable setting to DAgger found (the course's notes):
-    # clean demonstrations (a narrow tube of states, no recovery shown) and a learner
-    # whose actions slip one time in five.
-    slip_probability: float = 0.2
+    # The default setting (the course's notes): the wide layout, whose ten start cells
+    # and longer routes leave most of the states a learner reaches out of a few
+    # demonstrations; clean demonstrations (no recovery shown) and a learner whose
+    # actions slip one time in ten.
+    layout: tuple[str, ...] = WIDE_LAYOUT
+    slip_probability: float = 0.1
     demonstration_slip_probability: float | None = 0.0
-    max_steps: int = 50
+    max_steps: int = 100
     initial_labels: int = 40
     labels_per_round: int = 40
     beta: float = 0.5
     decay_beta: bool = True
     epochs: int = 20
     evaluation_episodes: int = 300
+    distinct_labels: bool = True
     bc: BCConfig = field(default_factory=BCConfig)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "layout", check_layout(self.layout))
         for name in ("max_steps", "initial_labels", "labels_per_round", "epochs", "evaluation_episodes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"LabelBudgetConfig: `{name}` must be a positive integer, got {value!r}")
         if not 0.0 <= self.beta <= 1.0:
             raise ValueError(f"LabelBudgetConfig: `beta` must lie in [0, 1], got {self.beta!r}")
+        if not isinstance(self.distinct_labels, bool):
+            raise ValueError(f"LabelBudgetConfig: `distinct_labels` must be True or False, got {self.distinct_labels!r}")
         if not isinstance(self.decay_beta, bool):
             raise ValueError(f"LabelBudgetConfig: `decay_beta` must be True or False, got {self.decay_beta!r}")
         for name in ("slip_probability", "demonstration_slip_probability"):
@@ -368,6 +394,15 @@ class LabelBudgetConfig:
         if not isinstance(self.bc, BCConfig):
             raise ValueError(f"LabelBudgetConfig: `bc` must be a BCConfig, got {type(self.bc).__name__}")
 
+    def describe(self) -> dict:
+        """The setting as figures and reports name it: ``slip``, ``rows``, ``cols``, ``starts``, ``max_steps``."""
+        return {"slip": f"{self.slip_probability:g}", "rows": len(self.layout), "cols": len(self.layout[0]),
+                "starts": "".join(self.layout).count("S"), "max_steps": self.max_steps}
+
+
+#: The distribution-shift measures :func:`label_budget_curve` reports per learner and budget
+#: (:func:`m5_student.shift.shift_metrics` over the learner's evaluation episodes).
+SHIFT_METRICS: tuple[str, ...] = ("unseen_share", "error_unseen", "error_seen")
 
 #: Default budgets of :func:`label_budget_curve`: from DAgger's initial demonstrations
 #: alone (40 labels) to where both learners have stopped improving (the course's notes).
@@ -426,16 +461,20 @@ def label_budget_curve(
     ``bc_success_rate``, ``bc_mean_return``, ``bc_distinct_states``, ``dagger_labels``,
     ``dagger_learner_labels`` (labels on states of DAgger's own rollouts),
     ``dagger_rounds``, ``dagger_success_rate``, ``dagger_mean_return``,
-    ``dagger_distinct_states``; plus ``expert_success_rate`` and ``expert_mean_return``
+    ``dagger_distinct_states``, and for each learner ``<bc|dagger>_unseen_share``,
+    ``_error_unseen``, ``_error_seen``: its distribution shift on its own evaluation
+    episodes against its own training labels (:func:`m5_student.shift.shift_metrics`;
+    for BC those are the demonstrations); plus ``expert_success_rate`` and ``expert_mean_return``
     (the expert on the same evaluation episodes: the ceiling), ``seed`` and ``config``.
     Raises ValueError on a bad ``budgets`` (empty, not positive integers, not increasing).
     """
     cfg = config or LabelBudgetConfig()
     budgets = _check_budgets(budgets)
     seed_everything(seed)
-    env = KeyDoorGrid(seed=seed, slip_probability=cfg.slip_probability, max_steps=cfg.max_steps)
+    env = KeyDoorGrid(seed=seed, slip_probability=cfg.slip_probability, max_steps=cfg.max_steps, layout=cfg.layout)
     demo_slip = cfg.slip_probability if cfg.demonstration_slip_probability is None else cfg.demonstration_slip_probability
-    demo_env = KeyDoorGrid(seed=seed, slip_probability=demo_slip, max_steps=cfg.max_steps)
+    demo_env = KeyDoorGrid(seed=seed, slip_probability=demo_slip, max_steps=cfg.max_steps, layout=cfg.layout)
+    optimal = optimal_actions(env)
     expert = ExpertPolicy(env)
     largest = budgets[-1]
     eval_seed = seed * 1_000_000 + 900_000
@@ -445,29 +484,37 @@ def label_budget_curve(
                                   action_dim=env.action_dim, config=cfg.bc)
         return net
 
-    def score(policy) -> dict:
-        return evaluate_policy(env, policy, episodes=cfg.evaluation_episodes, seed=eval_seed)
+    def score(policy, trained: np.ndarray | None = None) -> dict:
+        """Greedy metrics on the shared evaluation episodes, and the learner's shift from ``trained``."""
+        episodes = play_episodes(env, policy, episodes=cfg.evaluation_episodes, seed=eval_seed)
+        metrics = summarize_episodes([ep.return_ for ep in episodes], [ep.outcome for ep in episodes])
+        if trained is not None:
+            metrics.update(shift_metrics(*episode_visits(env, episodes), optimal, state_indices(env, trained)))
+        return metrics
 
-    demonstrations = collect_states(demo_env, expert, largest, _reset_seeds(seed, 0))
+    demonstrations = collect_states(demo_env, expert, largest, _reset_seeds(seed, 0), known=_known(cfg, env, ()))
     dagger_states, round_nets = _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progress)
 
     out = {key: [] for key in ("bc_labels", "bc_success_rate", "bc_mean_return", "bc_distinct_states",
                                "dagger_labels", "dagger_learner_labels", "dagger_rounds",
-                               "dagger_success_rate", "dagger_mean_return", "dagger_distinct_states")}
+                               "dagger_success_rate", "dagger_mean_return", "dagger_distinct_states",
+                               *(f"{who}_{m}" for who in ("bc", "dagger") for m in SHIFT_METRICS))}
     for budget in progress_bar(budgets, desc="label budgets", total=len(budgets), enabled=progress):
-        bc_metrics = score(GreedyTablePolicy(fit(demonstrations[:budget]), env))
+        bc_metrics = score(GreedyTablePolicy(fit(demonstrations[:budget]), env), demonstrations[:budget])
         if budget <= cfg.initial_labels:
             dagger_metrics = bc_metrics  # the same demonstrations, seed and training: the same learner
         else:
             net = round_nets[budget] if budget in round_nets else fit(dagger_states[:budget])
-            dagger_metrics = score(GreedyTablePolicy(net, env))
-        learner_labels = max(0, budget - cfg.initial_labels)
+            dagger_metrics = score(GreedyTablePolicy(net, env), dagger_states[:budget])
+        learner_labels = max(0, len(dagger_states[:budget]) - cfg.initial_labels)
         for name, states, metrics in (("bc", demonstrations[:budget], bc_metrics),
                                       ("dagger", dagger_states[:budget], dagger_metrics)):
             out[f"{name}_labels"].append(len(states))
             out[f"{name}_success_rate"].append(metrics["success_rate"])
             out[f"{name}_mean_return"].append(metrics["mean_return"])
             out[f"{name}_distinct_states"].append(len(np.unique(states, axis=0)))
+            for m in SHIFT_METRICS:
+                out[f"{name}_{m}"].append(metrics[m])
         out["dagger_learner_labels"].append(learner_labels)
         out["dagger_rounds"].append(-(-learner_labels // cfg.labels_per_round))
     expert_metrics = score(expert)
@@ -480,6 +527,11 @@ def label_budget_curve(
     }
 
 
+def _known(cfg: LabelBudgetConfig, env: KeyDoorGrid, states) -> set | None:
+    """The set of labeled state indices when labels are distinct (else None: every visit counts)."""
+    return {int(i) for i in state_indices(env, np.reshape(states, (-1, env.observation_dim)))} if cfg.distinct_labels else None
+
+
 def _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progress):
     """DAgger's labeled states up to ``largest`` labels, and its learner after each round.
 
@@ -487,6 +539,7 @@ def _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progres
     maps a label count reached at the end of a round to the learner trained on it.
     """
     states = demonstrations[:min(cfg.initial_labels, largest)]
+    known = _known(cfg, env, states)
     nets = {len(states): fit(states)}
     rounds = -(-max(0, largest - len(states)) // cfg.labels_per_round)
     for k in progress_bar(range(1, rounds + 1), desc="DAgger rounds", total=rounds, enabled=progress):
@@ -495,6 +548,9 @@ def _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progres
         policy = MixturePolicy(expert, learner, beta, np.random.default_rng([seed, k]))
         count = min(cfg.labels_per_round, largest - len(states))
         # The DAgger step: the expert labels the states the learner's own rollouts reach.
-        states = np.concatenate([states, collect_states(env, policy, count, _reset_seeds(seed, k))])
+        new = collect_states(env, policy, count, _reset_seeds(seed, k), known=known)
+        if not len(new):
+            break  # nothing left to label: the budget cannot be spent
+        states = np.concatenate([states, new])
         nets[len(states)] = fit(states)
     return states, nets

@@ -149,16 +149,19 @@ def true_state_values(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.n
 
 
 def logged_pair_share(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.ndarray, actions: np.ndarray) -> float:
-    """Share of logged states where the policy's greedy action was itself logged in that state.
+    """Share of the log's distinct states where the policy's greedy action was itself logged in that state.
 
     1.0: the policy never leaves the log's (state, action) pairs; lower: it bootstraps
     on actions it has no data for. How CQL and IQL protect (the ranking of actions),
-    measured apart from what the Q values are worth in level.
+    measured apart from what the Q values are worth in level. Each state counts once,
+    however often the log visits it: the same states as :func:`q_value_errors`.
     """
-    states = [env.state_index(o) for o in np.asarray(observations)]
-    seen = set(zip(states, (int(a) for a in actions)))
-    chosen = policy.actions(observations)
-    return float(np.mean([(s, int(a)) in seen for s, a in zip(states, chosen)]))
+    obs = np.asarray(observations)
+    states = np.asarray([env.state_index(o) for o in obs])
+    seen = set(zip(states.tolist(), (int(a) for a in actions)))
+    distinct, first = np.unique(states, return_index=True)
+    chosen = policy.actions(obs[first])
+    return float(np.mean([(int(s), int(a)) in seen for s, a in zip(distinct, chosen)]))
 
 
 def q_value_errors(env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: np.ndarray, actions: np.ndarray,

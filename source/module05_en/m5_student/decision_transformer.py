@@ -14,7 +14,10 @@ is pluggable so a student's kernel can drive training).
 At evaluation the first condition is the requested return R_0 = target and after
 each reward the request is lowered: R_{t+1} = (R_t - r_t) / gamma (``gamma = 1``:
 R_t - r_t). A request is a condition the model was trained on, not a promise: above
-the returns present in the data the achieved return saturates.
+the returns present in the data the achieved return saturates. Evaluation steps a
+request's episodes together (episode i on its own copy of the env, reset with seed
+``seed + i``; one batched forward per time step), which gives exactly the results of
+running them one by one.
 
 Shapes used throughout: B windows, K = ``context_steps`` steps per window, S the
 state dimension, A the number of actions. Windows are right-padded; with a causal
@@ -23,6 +26,7 @@ left out of the loss by ``mask``.
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -307,54 +311,94 @@ def train_decision_transformer(
 
 # --------------------------------------------------------------------------- evaluation
 @torch.no_grad()
-def _run_episode(env, model: DecisionTransformer, target_return: float, seed: int, context_steps: int, conditions: list | None) -> tuple[float, str]:
-    """One greedy episode; the request starts at ``target_return`` and drops by each reward."""
-    cfg = model.config
-    obs, _ = env.reset(seed=seed)
-    rtgs, states, actions = [float(target_return)], [np.asarray(obs, np.float32)], []
-    total = 0.0
-    while True:
-        lo = max(0, len(states) - context_steps)
+def _run_batch(envs: Sequence, model: DecisionTransformer, target_return: float, seeds: Sequence[int],
+               context_steps: int) -> tuple[list[float], list[str | None], list[list[float]]]:
+    """Greedy episodes on ``envs`` stepped together, env j reset with ``seeds[j]``.
+
+    Every episode of the batch is at the same step t, so one forward over the rows still
+    running gives all their actions (the same K-step window the one-episode rollout
+    would feed, row by row). Returns each episode's return, outcome and requests R_0, R_1, ...
+    """
+    gamma = model.config.gamma
+    n = len(envs)
+    first = [np.asarray(env.reset(seed=int(s))[0], np.float32) for env, s in zip(envs, seeds)]
+    # History by step: rtgs[t] (n,), states[t] (n, S), actions[t] (n,); rows of finished episodes go stale.
+    rtgs, states, actions = [np.full(n, float(target_return))], [np.stack(first)], []
+    totals, outcomes = [0.0] * n, [None] * n
+    conditions: list[list[float]] = [[float(target_return)] for _ in range(n)]
+    alive = np.arange(n)
+    t = 0
+    while alive.size:
+        lo = max(0, t + 1 - context_steps)
         # The current step's action is unknown: a placeholder the causal mask hides.
-        acts = actions[lo:] + [0]
+        acts = np.stack(actions[lo:] + [np.zeros(n, np.int64)], axis=1)[alive]
         logits = model(
-            torch.tensor([rtgs[lo:]], dtype=torch.float32),
-            torch.from_numpy(np.stack(states[lo:]))[None],
-            torch.tensor([acts], dtype=torch.long),
-            torch.arange(lo, len(states))[None],
+            torch.from_numpy(np.stack(rtgs[lo:], axis=1)[alive].astype(np.float32)),
+            torch.from_numpy(np.stack(states[lo:], axis=1)[alive]),
+            torch.from_numpy(acts),
+            torch.arange(lo, t + 1).expand(alive.size, -1),
         )
-        action = int(logits[0, -1].argmax())
-        obs, reward, terminated, truncated, info = env.step(action)
-        total += float(reward)
-        actions.append(action)
-        if terminated or truncated:
-            break
-        rtgs.append(next_return_to_go(rtgs[-1], reward, cfg.gamma))
-        states.append(np.asarray(obs, np.float32))
-    if conditions is not None:
-        conditions.append(rtgs)
-    outcome = info.get("outcome") or ("timeout" if truncated else None)
-    return total, outcome
+        chosen = logits[:, -1].argmax(dim=-1).numpy()
+        step_actions = np.zeros(n, np.int64)
+        step_rtgs = rtgs[-1].copy()
+        step_states = states[-1].copy()
+        still = []
+        for row, j in enumerate(alive):
+            action = int(chosen[row])
+            step_actions[j] = action
+            obs, reward, terminated, truncated, info = envs[j].step(action)
+            totals[j] += float(reward)
+            if terminated or truncated:
+                outcomes[j] = info.get("outcome") or ("timeout" if truncated else None)
+                continue
+            step_rtgs[j] = next_return_to_go(step_rtgs[j], reward, gamma)
+            conditions[j].append(float(step_rtgs[j]))
+            step_states[j] = np.asarray(obs, np.float32)
+            still.append(j)
+        actions.append(step_actions)
+        rtgs.append(step_rtgs)
+        states.append(step_states)
+        alive = np.asarray(still, dtype=np.int64)
+        t += 1
+    return totals, outcomes, conditions
 
 
-def evaluate_decision_transformer(env, model: DecisionTransformer, target_return: float, episodes: int, seed: int, context_steps: int, *, conditions: list | None = None) -> dict:
-    """Greedy rollouts conditioned on ``target_return``.
+def evaluate_decision_transformer(env, model: DecisionTransformer, target_return: float, episodes: int, seed: int, context_steps: int, *,
+                                  conditions: list | None = None, batch_size: int | None = None) -> dict:
+    """Greedy rollouts conditioned on ``target_return``, run as batches of parallel episodes.
 
-    Episode i is reset with seed ``seed + i``. Returns the metrics dict of
-    :func:`m5_student.common.summarize_episodes` plus ``"target_return"``. When a
-    list is passed as ``conditions``, the sequence of requests R_0, R_1, ... of each
-    episode is appended to it (for inspection and tests).
+    Episode i is reset with seed ``seed + i`` on its own deep copy of ``env`` (``env``
+    itself is not stepped), so episode i does the same whatever the batch it runs in:
+    the result is that of running the episodes one by one. Up to ``batch_size``
+    episodes (default: all of them) are stepped together, one batched forward per time
+    step. Returns the metrics dict of :func:`m5_student.common.summarize_episodes`
+    plus ``"target_return"``, ``"episode_returns"`` (list, episode order),
+    ``"return_sd"`` (sample sd, ddof = 1) and ``"return_se"`` = return_sd / sqrt(n)
+    (both NaN for a single episode). When a list is passed as ``conditions``, the
+    sequence of requests R_0, R_1, ... of each episode is appended to it.
     Raises ValueError on a non-finite target or non-positive sizes.
     """
     where = "evaluate_decision_transformer"
     n_episodes = _positive_int(episodes, "episodes", where)
     K = _positive_int(context_steps, "context_steps", where)
+    chunk = n_episodes if batch_size is None else _positive_int(batch_size, "batch_size", where)
     if not np.isfinite(target_return):
         raise ValueError(f"{where}: `target_return` must be finite, got {target_return!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{where}: `seed` must be an int, got {seed!r}")
     model.eval()
-    results = [_run_episode(env, model, float(target_return), int(seed) + i, K, conditions) for i in range(n_episodes)]
-    metrics = summarize_episodes([r for r, _ in results], [o for _, o in results])
-    metrics["target_return"] = float(target_return)
+    returns, outcomes = [], []
+    for start in range(0, n_episodes, chunk):
+        seeds = [int(seed) + i for i in range(start, min(n_episodes, start + chunk))]
+        totals, ends, requests = _run_batch([copy.deepcopy(env) for _ in seeds], model, float(target_return), seeds, K)
+        returns += totals
+        outcomes += ends
+        if conditions is not None:
+            conditions.extend(requests)
+    metrics = summarize_episodes(returns, outcomes)
+    sd = float(np.std(returns, ddof=1)) if n_episodes > 1 else float("nan")
+    metrics.update(target_return=float(target_return), episode_returns=[float(r) for r in returns], return_sd=sd,
+                   return_se=sd / float(np.sqrt(n_episodes)))
     return metrics
 
 
@@ -367,24 +411,29 @@ def dt_return_sweep(
     seed: int,
     context_steps: int,
     progress: bool | None = None,
+    batch_size: int | None = None,
 ) -> dict:
     """Achieved return against requested return (the lab's DT figure).
 
     Every request is evaluated on a fresh ``env_factory()`` with the same episode
-    seeds, so the requests are compared on the same start cells. Returns
-    ``{"target_return": (N,), "mean_return": (N,), "success_rate": (N,)}`` float64
-    arrays plus ``"metrics"``: the list of per-request metrics dicts.
+    seeds ``seed + i`` (i < ``episodes``), so the requests are compared on the same
+    start cells; each request's episodes run in parallel batches (see
+    :func:`evaluate_decision_transformer`). Returns ``{"target_return": (N,),
+    "mean_return": (N,), "success_rate": (N,), "return_se": (N,)}`` float64 arrays
+    (return_se: the standard error of each mean, sample sd / sqrt(episodes)) plus
+    ``"metrics"``: the list of per-request metrics dicts.
     """
     targets = [float(x) for x in target_returns]
     if not targets:
         raise ValueError("dt_return_sweep: `target_returns` is empty")
     metrics = [
-        evaluate_decision_transformer(env_factory(), model, target, episodes, seed, context_steps)
+        evaluate_decision_transformer(env_factory(), model, target, episodes, seed, context_steps, batch_size=batch_size)
         for target in progress_bar(targets, desc="DT return sweep", total=len(targets), enabled=progress)
     ]
     return {
         "target_return": np.array(targets, dtype=np.float64),
         "mean_return": np.array([m["mean_return"] for m in metrics], dtype=np.float64),
         "success_rate": np.array([m["success_rate"] for m in metrics], dtype=np.float64),
+        "return_se": np.array([m["return_se"] for m in metrics], dtype=np.float64),
         "metrics": metrics,
     }

@@ -76,6 +76,9 @@ __all__ = [
     "load_pinned",
     "write_npz",
     "dt_claims",
+    "dt_evaluation_episodes",
+    "dt_return_bounds",
+    "DT_MAX_STANDARD_ERROR",
     "compare_runs",
     "main",
 ]
@@ -96,13 +99,15 @@ CLAIMS_PIN = "M5_course_numbers.json"
 #: seed-offset-0 run that a one-seed ``--pin`` reproduces byte for byte.
 SEEDS_PIN = "M5_lab_seeds.npz"
 BY_SEED: dict[str, tuple[str, ...]] = {
-    "dagger": ("success_rate", "budget_bc_success", "budget_dagger_success"),
+    "dagger": ("success_rate", "budget_bc_success", "budget_dagger_success", "budget_bc_labels",
+               "budget_bc_unseen_share", "budget_bc_error_unseen", "budget_bc_error_seen",
+               "budget_dagger_unseen_share", "budget_dagger_error_unseen", "budget_dagger_error_seen"),
     "dqn": ("dqn_success", "double_success", "dqn_overestimation", "double_overestimation"),
     "offline": ("mean_return", "success_rate", "greedy_q_mean", "greedy_value_true", "fqe_logged_value",
                 "q_logged_error", "q_unlogged_error", "optimal_return"),
     "fqe": ("fqe_values", "simulated_values"),
-    "dt": ("mean_return", "log_returns"),
-    "language": ("exact_match",),
+    "dt": ("mean_return", "return_se", "log_returns", "log_outcome_codes"),
+    "language": ("exact_match", "heldout_exact_match"),
 }
 
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
@@ -206,6 +211,34 @@ class LabProfile:
     environment: EnvironmentParams = field(default_factory=EnvironmentParams)
 
 
+#: The Decision Transformer sweep's bound on each point's standard error (full profile).
+DT_MAX_STANDARD_ERROR = 0.05
+
+
+def dt_return_bounds() -> tuple[float, float]:
+    """(lowest, highest) return of any episode in the DT sweep's env (a default KeyDoorGrid):
+    :func:`m5_student.stats.episode_return_bounds` with its reward design, time limit
+    and the fewest steps from any start cell to the goal."""
+    from m5_student.expert import plan_distances
+    from m5_student.keydoor import KeyDoorGrid
+    from m5_student.stats import episode_return_bounds
+
+    env = KeyDoorGrid()
+    distances = plan_distances(env)
+    shortest = min(int(distances[r, c, 0]) for r, c in env.start_positions)
+    return episode_return_bounds(step_cost=env.step_cost, goal_reward=env.goal_reward, trap_reward=env.trap_reward,
+                                 max_steps=env.max_steps, shortest_goal_steps=shortest)
+
+
+def dt_evaluation_episodes(max_se: float = DT_MAX_STANDARD_ERROR) -> int:
+    """Evaluation episodes per request so that every point's measured standard error is <=
+    ``max_se`` whatever the policy does: :func:`m5_student.stats.episodes_for_standard_error`
+    over :func:`dt_return_bounds` (no search over runs)."""
+    from m5_student.stats import episodes_for_standard_error
+
+    return episodes_for_standard_error(*dt_return_bounds(), max_se)
+
+
 # Requests from a trap-level return to well above the best return in the log
 # (about 0.8 in KeyDoorGrid), so both the rising part and the plateau show.
 _FULL_TARGETS = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
@@ -219,7 +252,7 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
         log=LogParams(seed=41, episodes=80),
         offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=40, evaluation_episodes=24),
         dt=DTParams(data_seed=41, train_seed=61, episodes=120, epochs=12, context_steps=16, batch_size=96,
-                    evaluation_episodes=6, eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
+                    evaluation_episodes=dt_evaluation_episodes(), eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
         language=LanguageParams(seed=71, episodes_per_prompt=45, bc_epochs=12, iql_epochs=20),
     ),
     "smoke": LabProfile(
@@ -230,7 +263,7 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
         log=LogParams(seed=41, episodes=30),
         offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5, evaluation_episodes=12),
         dt=DTParams(data_seed=41, train_seed=61, episodes=40, epochs=4, context_steps=12, batch_size=64,
-                    evaluation_episodes=4, eval_env_seed=41, eval_seed=2000, target_returns=_SMOKE_TARGETS),
+                    evaluation_episodes=64, eval_env_seed=41, eval_seed=2000, target_returns=_SMOKE_TARGETS),
         language=LanguageParams(seed=71, episodes_per_prompt=20, bc_epochs=5, iql_epochs=8),
     ),
 }
@@ -433,6 +466,7 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
+    from m5_student.figures import SHIFT_KEYS
     from m5_student.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
 
     p = _offset(profile.dagger, offset)
@@ -451,6 +485,12 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
         "budget_dagger_success": np.asarray(budget["dagger_success_rate"], dtype=np.float64),
         "budget_expert_success": float(budget["expert_success_rate"]),
         "budget_slip_probability": float(budget_config.slip_probability),  # the report says it
+        "budget_setting": budget_config.describe(),
+        # distinct expert labels each learner trains on (cloning's demonstrations may hold fewer than the budget)
+        "budget_bc_labels": np.asarray(budget["bc_labels"], dtype=np.int64),
+        "budget_dagger_labels": np.asarray(budget["dagger_labels"], dtype=np.int64),
+        # the learners' own visits: share on states absent from their labels, non-optimal actions there and elsewhere
+        **{f"budget_{key}": np.asarray(budget[key], dtype=np.float64) for key in SHIFT_KEYS},
     }
 
 
@@ -545,9 +585,13 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
     from m5_student.keydoor import KeyDoorGrid
     from m5_student.offline_data import collect_offline_dataset
 
+    from m5_student.lab_results import DT_LOG_GROUPS
+
     p = _offset(profile.dt, offset)
     episodes, _ = collect_offline_dataset(p.data_seed, p.episodes, "mixed")
     returns = np.asarray([ep.return_ for ep in episodes])
+    # How each logged episode ended, as an index of DT_LOG_GROUPS (trap, timeout, goal).
+    outcome_codes = np.asarray([DT_LOG_GROUPS.index(ep.outcome) for ep in episodes], dtype=np.int64)
     probe = KeyDoorGrid()
     with warnings.catch_warnings():
         # torch warns that nested tensors are off when norm_first is set; harmless here.
@@ -561,26 +605,37 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
         "target_return": sweep["target_return"],
         "mean_return": sweep["mean_return"],
         "success_rate": sweep["success_rate"],
+        "return_se": sweep["return_se"],
+        "evaluation_episodes": int(p.evaluation_episodes),
         "data_return_range": np.asarray([returns.min(), returns.max()], dtype=np.float64),
         "data_mean_return": float(returns.mean()),
         "log_returns": returns.astype(np.float64),
+        "log_outcome_codes": outcome_codes,
         "final_loss": float(losses[-1]),
     }
 
 
 def _run_language(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.language import PROMPTS, language_offline_experiment, token_text
+    from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
     p = _offset(profile.language, offset)
     run = language_offline_experiment(p.seed, p.episodes_per_prompt, p.bc_epochs, p.iql_epochs)
     names = list(run["evaluation"])
+
+    def examples(evaluation: dict, prompts) -> dict:
+        return {n: [(prompt, token_text(seq), reward) for prompt, seq, reward in
+                    zip(prompts, evaluation[n]["sequences"], evaluation[n]["rewards"])] for n in names}
+
+    held = run["heldout_evaluation"]
     return {
         "seed": p.seed,
         "method_names": names,
         "exact_match": np.asarray([run["evaluation"][n]["exact_match"] for n in names]),
         "mean_reward": np.asarray([run["evaluation"][n]["mean_reward"] for n in names]),
-        "examples": {n: [(prompt, token_text(seq), reward) for prompt, seq, reward in
-                         zip(PROMPTS, run["evaluation"][n]["sequences"], run["evaluation"][n]["rewards"])] for n in names},
+        "heldout_exact_match": np.asarray([held[n]["exact_match"] for n in names]),
+        "heldout_mean_reward": np.asarray([held[n]["mean_reward"] for n in names]),
+        "examples": examples(run["evaluation"], PROMPTS),
+        "heldout_examples": examples(held, HELDOUT_PROMPTS),
         "dataset": run["dataset"],
     }
 
@@ -600,31 +655,52 @@ UNSEEDED = frozenset({"environment"})
 
 
 # --------------------------------------------------------------------------- claims
-def dt_claims(target_return, mean_return, data_max: float, *, tolerance: float = 0.05) -> dict:
+def dt_claims(target_return, mean_return, data_max: float, *, standard_error=None, z: float = 2.0) -> dict:
     """The lab's Decision Transformer claim for one sweep, as numbers and a verdict.
 
     ``rises``: inside the log's range (requests <= ``data_max``) the achieved return
     at the highest request exceeds the one at the lowest, and the least-squares slope
-    is positive. ``saturates``: every request above ``data_max`` achieves at most
-    ``data_max + tolerance``, so the achieved return stops following the request.
-    Needs at least two requests inside and one above the range (ValueError otherwise).
+    is positive. ``saturates``: the curve stops rising once the request leaves the
+    log's range. With y_top, SE_top the achieved return and its standard error at the
+    highest request inside the range, every request a above ``data_max`` has
+
+        y_a - y_top <= z * sqrt(SE_a^2 + SE_top^2)
+
+    (``standard_error``: each point's SE, default all zero, i.e. exact values; the two
+    means are treated as independent, which can only widen the allowance since the
+    requests share their episode seeds). A curve that keeps following the request
+    above the log fails it. ``excess_above`` is the largest y_a - y_top and
+    ``excess_allowance`` the z * sqrt(...) of that same request a.
+    Needs at least two requests inside and one above the range, finite SEs >= 0 and
+    ``z`` > 0 (ValueError otherwise, naming the argument).
     """
     x = np.asarray(target_return, dtype=np.float64)
     y = np.asarray(mean_return, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"dt_claims: `target_return` {x.shape} and `mean_return` {y.shape} must be equal 1-D shapes")
+    se = np.zeros_like(y) if standard_error is None else np.asarray(standard_error, dtype=np.float64)
+    if se.shape != y.shape or not np.all(np.isfinite(se)) or np.any(se < 0):
+        raise ValueError(f"dt_claims: `standard_error` must be finite, >= 0 and shaped like `mean_return` {y.shape}")
+    if not (np.isfinite(z) and z > 0):
+        raise ValueError(f"dt_claims: `z` must be a positive finite number, got {z!r}")
     inside, above = x <= data_max, x > data_max
     if inside.sum() < 2 or above.sum() < 1:
         raise ValueError(f"dt_claims: need >= 2 requests <= data_max ({data_max}) and >= 1 above it, got {x.tolist()}")
     slope_inside = float(np.polyfit(x[inside], y[inside], 1)[0])
     rise = float(y[inside][np.argmax(x[inside])] - y[inside][np.argmin(x[inside])])
-    best_above = float(y[above].max())
+    top = np.flatnonzero(inside)[np.argmax(x[inside])]
+    excess = y[above] - y[top]
+    allowance = z * np.sqrt(se[above] ** 2 + se[top] ** 2)
+    worst = int(np.argmax(excess - allowance))
     return {
         "slope_inside": slope_inside,
         "rise_inside": rise,
-        "max_achieved_above": best_above,
+        "max_achieved_above": float(y[above].max()),
+        "top_inside_request": float(x[top]),
+        "excess_above": float(excess[worst]),
+        "excess_allowance": float(allowance[worst]),
         "rises": bool(rise > 0 and slope_inside > 0),
-        "saturates": bool(best_above <= data_max + tolerance),
+        "saturates": bool(np.all(excess <= allowance)),
     }
 
 
@@ -709,21 +785,36 @@ def _report_dagger(runs: list[dict], r: _Render) -> list[str]:
 
 
 def _report_label_budget(runs: list[dict], r: _Render) -> list[str]:
-    """BC and DAgger trained on the same number of expert labels (its own, slippery setting)."""
-    from m5_student.figures import plot_label_budget
+    """BC and DAgger trained on the same number of expert labels (its own setting), and their shift."""
+    from m5_student.figures import SHIFT_KEYS, plot_distribution_shift, plot_label_budget
 
     labels = r.labels
     budgets = runs[0]["budget_labels"]
+    setting = runs[0]["budget_setting"]
     bc, dagger = _stats([x["budget_bc_success"] for x in runs]), _stats([x["budget_dagger_success"] for x in runs])
     png = r.figure("dagger_budget", lambda ax: plot_label_budget(
         budgets, bc["mean"], dagger["mean"], ax, labels, bc_spread=_spread(bc, runs), dagger_spread=_spread(dagger, runs),
-        slip_probability=runs[0]["budget_slip_probability"], run_label=r.run_label))
-    rows = [(int(b), _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]), _difference(dagger["values"][:, i], bc["values"][:, i], r))
+        setting=setting, run_label=r.run_label))
+    shift = {k: np.stack([x[f"budget_{k}"] for x in runs]) for k in SHIFT_KEYS}
+    shift_png = r.figure("dagger_shift", lambda axes: plot_distribution_shift(budgets, shift, axes, labels, run_label=r.run_label),
+                         figsize=(9, 7.5), rows=2)
+    rows = [(int(b), _cell([x["budget_bc_labels"][i] for x in runs], 0), _cell([x["budget_dagger_labels"][i] for x in runs], 0),
+             _cell(bc["values"][:, i]), _cell(dagger["values"][:, i]),
+             _difference(dagger["values"][:, i], bc["values"][:, i], r))
             for i, b in enumerate(budgets)]
+    shift_rows = [(int(b), *(_cell(v) if (v := _finite(shift[k][:, i])).size else _t(labels, "not_available") for k in SHIFT_KEYS))
+                  for i, b in enumerate(budgets)]
     expert = _cell([x["budget_expert_success"] for x in runs])
-    slip = f"{runs[0]['budget_slip_probability']:g}"
-    return [_t(labels, "budget_intro", expert=expert, slip=slip), "", f"![dagger_budget]({png})", ""] + _table(
-        _header(labels, "expert_labels", "bc_success", "dagger_success", "dagger_minus_bc"), rows)
+    return ([_t(labels, "budget_intro", expert=expert, **setting), "", f"![dagger_budget]({png})", ""]
+            + _table(_header(labels, "expert_labels", "bc_distinct_labels", "dagger_distinct_labels", "bc_success", "dagger_success", "dagger_minus_bc"), rows)
+            + ["", _t(labels, "shift_intro"), "", f"![dagger_shift]({shift_png})", ""]
+            + _table(_header(labels, "expert_labels", *(f"shift_{k}" for k in SHIFT_KEYS)), shift_rows))
+
+
+def _finite(values) -> np.ndarray:
+    """The finite entries (a learner with no visits of a kind has NaN there, and no value to average)."""
+    arr = np.asarray(values, dtype=np.float64)
+    return arr[np.isfinite(arr)]
 
 
 def _difference(a, b, r: _Render) -> str:
@@ -840,37 +931,70 @@ def _report_fqe(runs: list[dict], r: _Render) -> list[str]:
 
 def _report_dt(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_dt_panel
-    from m5_student.lab_results import DT_GAP
+    from m5_student.lab_results import DT_LOG_GROUPS, log_return_groups
+    from m5_student.stats import standard_error_bound
 
     labels, targets = r.labels, runs[0]["target_return"]
     achieved = _stats([x["mean_return"] for x in runs])
+    se = np.stack([x["return_se"] for x in runs])
     pooled = np.concatenate([x["log_returns"] for x in runs])  # every seed's log: the histogram under the sweep
+    codes = np.concatenate([x["log_outcome_codes"] for x in runs])
     png = r.figure("dt", lambda axes: plot_dt_panel(targets, achieved["mean"], pooled, axes, labels, return_spread=_spread(achieved, runs),
-                                                    gap=DT_GAP, run_label=r.run_label), (8, 7.5), rows=2, height_ratios=(3, 1.6))
-    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([x["success_rate"][i] for x in runs]), _per_seed(achieved["values"][:, i]))
-            for i, t in enumerate(targets)]
+                                                    log_outcomes=[DT_LOG_GROUPS[c] for c in codes], run_label=r.run_label),
+                   (8, 7.5), rows=2, height_ratios=(3, 1.6))
+    def se_text(values) -> str:  # one evaluation episode has no sample sd
+        return ", ".join(_t(labels, "not_available") if np.isnan(v) else _fmt(float(v), 3) for v in np.atleast_1d(values))
+
+    rows = [(_fmt(t, 2), _cell(achieved["values"][:, i]), _cell([x["success_rate"][i] for x in runs]), _per_seed(achieved["values"][:, i]),
+             se_text(se[:, i])) for i, t in enumerate(targets)]
+    groups = [log_return_groups(x["log_returns"], x["log_outcome_codes"]) for x in runs]
+    group_rows = []
+    for g in DT_LOG_GROUPS:
+        lows = [s[g]["min"] for s in groups if s[g]["min"] is not None]
+        highs = [s[g]["max"] for s in groups if s[g]["max"] is not None]
+        span = _t(labels, "return_range", lo=f"{min(lows):.2f}", hi=f"{max(highs):.2f}") if lows else _t(labels, "not_available")
+        group_rows.append((display_name(labels, g), _cell([s[g]["count"] for s in groups], 1), _cell([s[g]["share"] for s in groups]),
+                           span))
+    worst = int(np.unravel_index(np.argmax(np.nan_to_num(se, nan=-1.0)), se.shape)[1])
     lines = [f"![dt]({png})", "", _t(labels, "dt_intro", low=f"{pooled.min():.2f}", high=f"{pooled.max():.2f}"),
-             _t(labels, "dt_hist_intro"), ""]
-    lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed"), rows)
+             _t(labels, "dt_hist_intro"), "", _t(labels, "dt_groups_intro"), ""]
+    lines += _table(_header(labels, "log_group", "episodes_per_seed", "share_of_log", "returns_all_seeds"), group_rows)
+    low, high = dt_return_bounds()
+    episodes = int(runs[0]["evaluation_episodes"])
+    bound = standard_error_bound(low, high, episodes) if episodes > 1 else float("nan")
+    lines += ["", _t(labels, "dt_se_intro", episodes=episodes, se_max=se_text(np.nanmax(se) if episodes > 1 else np.nan),
+                     request=_fmt(float(targets[worst]), 2), bound=se_text(bound), low=f"{low:.2f}", high=f"{high:.2f}"), ""]
+    lines += _table(_header(labels, "requested_return", "achieved_return", "success_rate", "achieved_per_seed", "standard_error_per_seed"),
+                    rows)
     return lines
 
 
 def _report_language(runs: list[dict], r: _Render) -> list[str]:
     from m5_student.figures import plot_language_exact_match
 
+    from m5_student.language import HELDOUT_PROMPTS
+
     labels, names = r.labels, runs[0]["method_names"]
     em = _stats([x["exact_match"] for x in runs])
+    held = _stats([x["heldout_exact_match"] for x in runs])
     png = r.figure("language", lambda ax: plot_language_exact_match(
-        names, em["mean"], ax, labels, match_spread=_spread(em, runs), run_label=r.run_label), (8.8, 4.8))
-    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell([x["mean_reward"][i] for x in runs]), _per_seed(em["values"][:, i]))
+        names, em["mean"], ax, labels, match_spread=_spread(em, runs), run_label=r.run_label,
+        heldout_exact_match=held["mean"], heldout_spread=_spread(held, runs)), (8.8, 4.8))
+    rows = [(display_name(labels, n), _cell(em["values"][:, i]), _cell(held["values"][:, i]),
+             _cell([x["mean_reward"][i] for x in runs]), _cell([x["heldout_mean_reward"][i] for x in runs]),
+             _per_seed(em["values"][:, i]), _per_seed(held["values"][:, i]))
             for i, n in enumerate(names)]
     first = runs[0]
-    lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]), ""]
-    lines += _table(_header(labels, "method", "exact_match", "mean_reward", "exact_match_per_seed"), rows)
-    lines += ["", _t(labels, "greedy_responses", seed=first["seed"]), ""]
-    lines += _table((_t(labels, "prompt"), *(display_name(labels, n) for n in names)), [
-        (first["examples"][names[0]][j][0], *(f"`{first['examples'][n][j][1]}` ({first['examples'][n][j][2]:.1f})" for n in names))
-        for j in range(len(first["examples"][names[0]]))])
+    lines = [f"![language]({png})", "", _t(labels, "dataset", seed=first["seed"], dataset=first["dataset"]),
+             _t(labels, "language_heldout", prompts=", ".join(f"`{p}`" for p in HELDOUT_PROMPTS)), ""]
+    lines += _table(_header(labels, "method", "language_train_exact_match", "language_heldout_exact_match",
+                            "language_train_mean_reward", "language_heldout_mean_reward", "exact_match_per_seed",
+                            "language_heldout_exact_match_per_seed"), rows)
+    for key, heading in (("examples", "greedy_responses"), ("heldout_examples", "language_heldout_responses")):
+        lines += ["", _t(labels, heading, seed=first["seed"]), ""]
+        lines += _table((_t(labels, "prompt"), *(display_name(labels, n) for n in names)), [
+            (first[key][names[0]][j][0], *(f"`{first[key][n][j][1]}` ({first[key][n][j][2]:.1f})" for n in names))
+            for j in range(len(first[key][names[0]]))])
     return lines
 
 
@@ -887,19 +1011,21 @@ def _claims(results: dict[str, list[dict]], labels: Mapping[str, str]) -> tuple[
         rows, holds = [], []
         for r in results["dt"]:
             try:
-                c = dt_claims(r["target_return"], r["mean_return"], float(r["data_return_range"][1]))
+                c = dt_claims(r["target_return"], r["mean_return"], float(r["data_return_range"][1]),
+                              standard_error=np.nan_to_num(r["return_se"], nan=0.0))
             except ValueError:  # the requests do not straddle the log's best return
-                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _t(labels, "not_checkable"), "", "",
+                rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _t(labels, "not_checkable"), "", "", "", "",
                              _yes_no(labels, False), _yes_no(labels, False)))
                 holds.append(False)
                 continue
             holds.append(c["rises"] and c["saturates"])
             rows.append((r["seed"], _fmt(float(r["data_return_range"][1]), 2), _fmt(c["slope_inside"]), _fmt(c["rise_inside"]),
-                         _fmt(c["max_achieved_above"]), _yes_no(labels, c["rises"]), _yes_no(labels, c["saturates"])))
+                         _fmt(c["top_inside_request"], 2), _fmt(c["excess_above"]), _fmt(c["excess_allowance"]),
+                         _yes_no(labels, c["rises"]), _yes_no(labels, c["saturates"])))
         verdicts["dt"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
         lines += ["", _t(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
-        lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "max_achieved_above",
-                                "rises", "saturates"), rows)
+        lines += _table(_header(labels, "train_seed", "log_max_return", "slope_inside", "rise_inside", "top_inside_request",
+                                "excess_above", "excess_allowance", "rises", "saturates"), rows)
     return lines, verdicts
 
 
@@ -939,12 +1065,14 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
         "M5_decision_transformer_results.npz": {
             "target_return": dt["target_return"], "mean_return": dt["mean_return"],
             "success_rate": dt["success_rate"], "data_return_range": dt["data_return_range"],
-            "log_returns": dt["log_returns"],
+            "log_returns": dt["log_returns"], "return_se": dt["return_se"], "log_outcome_codes": dt["log_outcome_codes"],
         },
         "M5_language_ilql_results.npz": {
             "method_names": np.asarray(lang["method_names"], dtype=str),
             "exact_match": np.asarray(lang["exact_match"], dtype=np.float64),
             "mean_reward": np.asarray(lang["mean_reward"], dtype=np.float64),
+            "heldout_exact_match": np.asarray(lang["heldout_exact_match"], dtype=np.float64),
+            "heldout_mean_reward": np.asarray(lang["heldout_mean_reward"], dtype=np.float64),
         },
     }
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from m5_student.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
-from m5_student.lab_results import DT_GAP, EQUAL_BUDGET, _listed, _slug, format_mean_sd
+from m5_student.lab_results import EQUAL_BUDGET, _listed, _slug, format_mean_sd
 from m5_student.labels import display_name, labels_for
 
 __all__ = ["caveats"]
@@ -49,6 +49,13 @@ def _dagger(claims, compared, labels, lang) -> list[str]:
             budget=EQUAL_BUDGET, bc=_ms(claims, "dagger.bc_equal_budget_success"),
             dagger=_ms(claims, "dagger.dagger_equal_budget_success"), expert=_ms(claims, "dagger.equal_budget_expert_success"),
             cmp=phrase(compared["dagger.equal_budget"], lang)))
+    if _has(compared, "dagger.equal_budget_unseen_share", "dagger.bc_error_unseen_vs_seen") and _has(claims, "dagger.bc_equal_budget_labels"):
+        out.append(labels["report.caveat_shift"].format(
+            bc_labels=_ms(claims, "dagger.bc_equal_budget_labels", 0), bc_unseen=_ms(claims, "dagger.bc_equal_budget_unseen_share"),
+            dagger_unseen=_ms(claims, "dagger.dagger_equal_budget_unseen_share"),
+            cmp_unseen=phrase(compared["dagger.equal_budget_unseen_share"], lang),
+            error_unseen=_ms(claims, "dagger.bc_equal_budget_error_unseen"), error_seen=_ms(claims, "dagger.bc_equal_budget_error_seen"),
+            cmp_error=phrase(compared["dagger.bc_error_unseen_vs_seen"], lang)))
     return out
 
 
@@ -108,26 +115,57 @@ def _fqe(claims, compared, labels, lang) -> list[str]:
 
 
 def _dt(claims, compared, labels, lang) -> list[str]:
-    if not _has(claims, "dt.log_returns_low_count", "dt.log_returns_gap_count", "dt.log_returns_high_count"):
-        return []
-    inside = [c for c in claims if c.startswith("dt.achieved.") and DT_GAP[0] < float(c.split(".", 2)[2]) < DT_GAP[1]]
-    achieved = "; ".join(f"{c.split('.', 2)[2]} → {_ms(claims, c)}" for c in sorted(inside, key=lambda c: float(c.split('.', 2)[2])))
-    key = "report.caveat_dt_gap" if claims["dt.log_returns_gap_count"]["mean"] == 0 else "report.caveat_dt_some"
-    timeouts = _listed(claims["dt.log_returns_timeout_count"], 0) if "dt.log_returns_timeout_count" in claims else labels["report.not_available"]
-    return [labels[key].format(low=_listed(claims["dt.log_returns_low_count"], 0), gap=_listed(claims["dt.log_returns_gap_count"], 0),
-                               timeouts=timeouts,
-                               high=_listed(claims["dt.log_returns_high_count"], 0), lo=DT_GAP[0], hi=DT_GAP[1],
-                               achieved=achieved or labels["report.not_available"])]
+    out = []
+    if _has(claims, "dt.log_count.trap", "dt.log_count.timeout", "dt.log_count.goal"):
+        from m5_student.keydoor import KeyDoorGrid
+
+        env = KeyDoorGrid()  # the log's env: a timeout is max_steps step costs and nothing else
+        out.append(labels["report.caveat_dt_groups"].format(
+            trap=_listed(claims["dt.log_count.trap"], 0), timeout=_listed(claims["dt.log_count.timeout"], 0),
+            goal=_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}"))
+    if _has(compared, "dt.saturation") and _has(claims, "dt.evaluation_episodes", "dt.max_standard_error"):
+        out.append(labels["report.caveat_dt_saturation"].format(
+            episodes=int(claims["dt.evaluation_episodes"]["per_seed"][0]),
+            se=f"{max(claims['dt.max_standard_error']['per_seed']):.3f}", cmp=phrase(compared["dt.saturation"], lang)))
+    return out
 
 
 def _language(claims, compared, labels, lang) -> list[str]:
-    if not _has(compared, "language.ilql_vs_bc", "language.ilql_vs_awbc"):
+    pairs = ("language.rwbc_vs_bc", "language.awbc_vs_rwbc", "language.ilql_vs_bc", "language.ilql_vs_rwbc",
+             "language.ilql_vs_awbc")
+    if not _has(compared, *pairs):
         return []
-    sentence = labels["report.caveat_language"].format(cmp_bc=phrase(compared["language.ilql_vs_bc"], lang),
-                                                       cmp_aw=phrase(compared["language.ilql_vs_awbc"], lang))
+    cmp = {cid: phrase(compared[cid], lang) for cid in pairs}
+    sentence = labels["report.caveat_language"].format(cmp_rw=cmp["language.rwbc_vs_bc"], cmp_aw_rw=cmp["language.awbc_vs_rwbc"],
+                                                       cmp_bc=cmp["language.ilql_vs_bc"], cmp_il_rw=cmp["language.ilql_vs_rwbc"],
+                                                       cmp_aw=cmp["language.ilql_vs_awbc"])
     if compared["language.ilql_vs_bc"]["verdict"] == "ahead":  # "loses by construction" only where it does lose
         from m5_student.language import BehaviorMix
 
         mix = BehaviorMix()
         sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
-    return [sentence]
+    out = [sentence]
+    # Said only when the intervals say it: rewards alone beat cloning, and neither use of the critic (its weights,
+    # its value heads at decoding) is ahead of rewards alone.
+    if (compared["language.rwbc_vs_bc"]["verdict"] == "ahead"
+            and all(compared[c]["verdict"] != "ahead" for c in ("language.awbc_vs_rwbc", "language.ilql_vs_rwbc"))):
+        out.append(labels["report.caveat_language_no_critic"])
+    out += _language_heldout(claims, compared, labels, lang)
+    return out
+
+
+def _language_heldout(claims, compared, labels, lang) -> list[str]:
+    from m5_student.language import HELDOUT_PROMPTS, LANGUAGE_METHODS
+
+    gaps = [f"language.heldout_vs_train.{m}" for m in LANGUAGE_METHODS]
+    if not (_has(compared, "language.heldout.ilql_vs_bc", "language.heldout.ilql_vs_awbc", *gaps)
+            and _has(claims, *(f"language.heldout_exact_match.{m}" for m in LANGUAGE_METHODS))):
+        return []
+    out = [labels["report.caveat_language_heldout"].format(
+        n=len(HELDOUT_PROMPTS),
+        each="; ".join(f"{display_name(labels, m)} {_ms(claims, f'language.heldout_exact_match.{m}')}" for m in LANGUAGE_METHODS),
+        gaps="; ".join(f"{display_name(labels, m)} {phrase(compared[g], lang)}" for m, g in zip(LANGUAGE_METHODS, gaps)),
+        cmp_bc=phrase(compared["language.heldout.ilql_vs_bc"], lang), cmp_aw=phrase(compared["language.heldout.ilql_vs_awbc"], lang))]
+    if all(compared[g]["verdict"] == "behind" for g in gaps):  # every method's interval lies below zero
+        out.append(labels["report.caveat_language_no_transfer"])
+    return out

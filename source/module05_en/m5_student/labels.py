@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["LABELS", "LANGUAGES", "LABEL_KEYS", "labels_for", "display_name"]
+__all__ = ["LABELS", "LANGUAGES", "LABEL_KEYS", "labels_for", "display_name", "method_slug"]
 
 LANGUAGES: tuple[str, ...] = ("en", "ru")
 
@@ -31,8 +31,14 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "expert labels (state, expert action) pairs",
         "budget_bc": "behavior cloning (expert demonstrations)",
         "budget_dagger": "DAgger (labels on the learner's own states)",
-        "budget_note": "a harder setting than the DAgger curve: the learner's actions slip with probability {slip}, "
-                       "so success stays lower",
+        "budget_note": "its own setting: a {rows}×{cols} grid with {starts} start cells; the learner's actions slip "
+                       "with probability {slip}",
+        "shift_title": "Distribution shift: where each learner goes, and how it acts there",
+        "shift_unseen": "share of visits to states\nabsent from its training labels",
+        "shift_error": "share of visits with a\nnon-optimal action",
+        "shift_error_unseen": "{who}: on states absent from its labels",
+        "shift_error_seen": "{who}: on states it was trained on",
+        "shift_bc": "cloning",
         "episode": "training episode",
         "rolling_success": "success rate over the last 15 episodes",
         "dqn_title": "DQN vs Double DQN (rolling window 15)",
@@ -47,6 +53,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_title": "Decision Transformer: the return condition is a request, not a promise",
         "exact_match": "share of prompts answered exactly",
         "language_title": "Token-level offline learning on a synthetic arithmetic task",
+        "language_train": "training prompts",
+        "language_heldout": "held-out prompts (never trained on)",
         "fqe_title": "FQE estimate next to the simulator's value of the same policy",
         "fqe_estimate": "FQE estimate (from the log)",
         "simulator_value": "simulator (discounted, log start cells)",
@@ -65,7 +73,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_log_title": "Episode returns in the Decision Transformer's training log",
         "log_episode_return": "episode return in the log (same axis as the request above)",
         "episodes": "episodes (all seeds)",
-        "dt_gap": "no episode with a return in ({lo}, {hi})",
+        "dt_group": "{group}: {share:.0%} of episodes ({count}), returns [{lo:.2f}, {hi:.2f}]",
+        "dt_group_empty": "{group}: no episodes",
         "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "the course's pinned full run, seed offset 0",
         "run.pinned_seeds": "the course's pinned full run, {seeds} seeds: mean ± sd, dots per seed",
@@ -93,6 +102,7 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.dt_request": "requested {requested:5.2f} -> achieved {achieved:.3f}",
         "nb.dt_row": "requested {requested:.2f}, achieved",
         "nb.language": "{name}: exact match {em:.2f}, mean reward {reward:.3f}",
+        "nb.language_heldout": "{name}, held-out prompts: exact match {em:.2f}, mean reward {reward:.3f}",
         "nb.language_example": "    {prompt} -> {text}, reward {reward}",
         "nb.language_row": "{name}, exact match",
         "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
@@ -124,8 +134,14 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_x": "метки эксперта (пары «состояние, действие эксперта»)",
         "budget_bc": "клонирование поведения (демонстрации эксперта)",
         "budget_dagger": "DAgger (метки в состояниях самого ученика)",
-        "budget_note": "постановка труднее, чем у кривой DAgger: действия ученика срываются с вероятностью {slip}, "
-                       "поэтому успех ниже",
+        "budget_note": "своя постановка: сетка {rows}×{cols} с {starts} стартовыми клетками; действия ученика "
+                       "срываются с вероятностью {slip}",
+        "shift_title": "Сдвиг распределения: куда попадает каждый ученик и как он там действует",
+        "shift_unseen": "доля посещений состояний,\nкоторых нет среди его меток",
+        "shift_error": "доля посещений с\nнеоптимальным действием",
+        "shift_error_unseen": "{who}: в состояниях, которых нет среди его меток",
+        "shift_error_seen": "{who}: в состояниях, на которых он обучен",
+        "shift_bc": "клонирование",
         "episode": "эпизод обучения",
         "rolling_success": "доля успехов за последние 15 эпизодов",
         "dqn_title": "DQN и Double DQN (скользящее окно 15)",
@@ -140,6 +156,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_title": "Decision Transformer: запрошенная отдача — условие, а не обещание",
         "exact_match": "доля запросов с точным ответом",
         "language_title": "Офлайн-обучение на уровне токенов: синтетическая задача на сложение",
+        "language_train": "обучающие запросы",
+        "language_heldout": "отложенные запросы (в обучении не участвуют)",
         "fqe_title": "Оценка FQE рядом с ценностью той же политики в симуляторе",
         "fqe_estimate": "оценка FQE (по журналу)",
         "simulator_value": "симулятор (с дисконтом, стартовые клетки журнала)",
@@ -158,7 +176,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_log_title": "Отдачи эпизодов в обучающем журнале Decision Transformer",
         "log_episode_return": "отдача эпизода в журнале (та же ось, что у запроса выше)",
         "episodes": "эпизодов (все seed)",
-        "dt_gap": "ни одного эпизода с отдачей в ({lo}, {hi})",
+        "dt_group": "{group}: {share:.0%} эпизодов ({count}), отдачи [{lo:.2f}, {hi:.2f}]",
+        "dt_group_empty": "{group}: эпизодов нет",
         "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "зафиксированный полный прогон курса, сдвиг seed 0",
         "run.pinned_seeds": "зафиксированный полный прогон курса, seed: {seeds}; среднее ± ст. откл., точки — seed",
@@ -187,6 +206,7 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.dt_request": "запрошено {requested:5.2f} -> получено {achieved:.3f}",
         "nb.dt_row": "запрошено {requested:.2f}, получено",
         "nb.language": "{name}: точное совпадение {em:.2f}, средняя награда {reward:.3f}",
+        "nb.language_heldout": "{name}, отложенные запросы: точное совпадение {em:.2f}, средняя награда {reward:.3f}",
         "nb.language_example": "    {prompt} -> {text}, награда {reward}",
         "nb.language_row": "{name}, точное совпадение",
         "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
@@ -214,14 +234,16 @@ _NAMES: dict[str, dict[str, str]] = {
     "en": {
         "behavior cloning": "behavior cloning", "naive DQN": "naive DQN", "restricted DQN": "restricted DQN",
         "CQL": "CQL", "IQL": "IQL", "DQN": "DQN", "Double DQN": "Double DQN",
-        "behavior_cloning": "behavior cloning", "advantage_weighted_bc": "advantage-weighted BC", "ilql_like": "ILQL-like",
+        "behavior_cloning": "behavior cloning", "return_weighted_bc": "return-weighted BC",
+        "advantage_weighted_bc": "advantage-weighted BC", "ilql_like": "ILQL-like",
         "up": "up", "right": "right", "down": "down", "left": "left",
         "goal": "goal", "trap": "trap", "timeout": "timeout",
     },
     "ru": {
         "behavior cloning": "клонирование поведения", "naive DQN": "наивный DQN", "restricted DQN": "DQN с ограничением",
         "CQL": "CQL", "IQL": "IQL", "DQN": "DQN", "Double DQN": "Double DQN",
-        "behavior_cloning": "клонирование поведения", "advantage_weighted_bc": "BC с весами по преимуществу",
+        "behavior_cloning": "клонирование поведения", "return_weighted_bc": "BC с весами по отдаче",
+        "advantage_weighted_bc": "BC с весами по преимуществу",
         "ilql_like": "ILQL-подобный метод",
         "up": "вверх", "right": "вправо", "down": "вниз", "left": "влево",
         "goal": "цель", "trap": "ловушка", "timeout": "таймаут",
@@ -249,9 +271,22 @@ _REPORT: dict[str, dict[str, str]] = {
         "mean_return": "mean return", "success_per_seed": "success per seed",
         "expert_labels": "expert labels", "bc_success": "behavior cloning: success", "dagger_success": "DAgger: success",
         "dagger_minus_bc": "DAgger − BC, paired 95 % interval",
-        "budget_intro": "At an equal label budget (a separate setting: the learner's actions slip with probability {slip}, "
-                        "the expert demonstrates without slips; `imitation.label_budget_curve`). The expert's own success "
-                        "in this setting, the ceiling: {expert}.",
+        "budget_intro": "At an equal label budget, in a setting of its own (`imitation.label_budget_curve`): a larger "
+                        "grid ({rows}×{cols}, {starts} start cells, a limit of {max_steps} steps), where a few "
+                        "demonstrations cover a narrow tube of the states a learner can reach; the learner's actions "
+                        "slip with probability {slip}, the expert demonstrates without slips. A label is a distinct "
+                        "state with the expert's action (asking a deterministic expert about a state twice teaches "
+                        "nothing), so a learner whose collection finds no new state cannot spend the rest of its "
+                        "budget: cloning once the demonstrations repeat themselves (the columns of distinct labels). The expert's own success in this setting, the ceiling: {expert}.",
+        "bc_distinct_labels": "cloning: distinct labels", "dagger_distinct_labels": "DAgger: distinct labels",
+        "shift_intro": "Distribution shift, measured on each learner's own evaluation episodes at each budget "
+                       "(`shift.shift_metrics`): the share of its visits to states absent from its training labels, "
+                       "and the share of visits with a non-optimal action on those states and on the states it was "
+                       "trained on (mean ± sd over the seeds that have such visits; — where none has).",
+        "shift_bc_unseen_share": "cloning: visits to unlabeled states", "shift_bc_error_unseen": "cloning: error there",
+        "shift_bc_error_seen": "cloning: error on labeled states",
+        "shift_dagger_unseen_share": "DAgger: visits to unlabeled states", "shift_dagger_error_unseen": "DAgger: error there",
+        "shift_dagger_error_seen": "DAgger: error on labeled states",
         "seeds_suffix": "[seeds: {count}]", "method": "method", "greedy_eval_success": "greedy evaluation success",
         "greedy_eval_return": "greedy evaluation return", "late_success": "success, last 15 training episodes",
         "eval_success_per_seed": "evaluation success per seed",
@@ -267,14 +302,26 @@ _REPORT: dict[str, dict[str, str]] = {
         "dataset": "Dataset (seed {seed}): `{dataset}`", "exact_match": "exact match", "mean_reward": "mean reward",
         "exact_match_per_seed": "exact match per seed", "greedy_responses": "Greedy responses (seed {seed}):",
         "prompt": "prompt",
+        "language_heldout": "Held-out prompts (the log never holds them; the first two swap the operands of a training "
+                            "prompt): {prompts}.",
+        "language_train_exact_match": "exact match, training prompts",
+        "language_heldout_exact_match": "exact match, held-out prompts",
+        "language_train_mean_reward": "mean reward, training prompts",
+        "language_heldout_mean_reward": "mean reward, held-out prompts",
+        "language_heldout_exact_match_per_seed": "held-out exact match per seed",
+        "language_heldout_responses": "Greedy responses to the held-out prompts (seed {seed}):",
         "claims": "Claims",
         "dt_claim": "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
-                    "(with a positive least-squares slope over those requests), and no request above the log's best return "
-                    "achieves more than that return + 0.05; holds on {holding} of {seeds} seeds. Within the range the log "
-                    "may have no episodes at all (see the histogram): there the curve is the model's interpolation.",
+                    "(with a positive least-squares slope over those requests), and the curve stops rising above the log's "
+                    "best return: no request above it achieves more than the highest request inside the range by more "
+                    "than two standard errors of the difference (2 × √(SE² + SE²) of the two points); holds on {holding} "
+                    "of {seeds} seeds. Within the range the log may have no episodes at some returns (see the histogram): "
+                    "there the curve is the model's interpolation.",
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
         "train_seed": "train seed", "log_max_return": "log max return", "slope_inside": "slope inside",
-        "rise_inside": "rise inside", "max_achieved_above": "max achieved above", "rises": "rises", "saturates": "saturates",
+        "rise_inside": "rise inside", "top_inside_request": "highest request inside",
+        "excess_above": "achieved above the range minus at that request", "excess_allowance": "allowed (2 SE)",
+        "rises": "rises", "saturates": "saturates",
         "seed": "seed",
         "claim_id": "id", "claim": "claim", "per_seed": "per seed", "mean_sd": "mean ± sd",
         "all_claims": "Every claim of this run (also in `claims.json`):",
@@ -298,8 +345,16 @@ _REPORT: dict[str, dict[str, str]] = {
         "values_intro": "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
                         "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
                         "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds.",
-        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled). A request is "
-                         "only backed by the log where episodes with that return exist.",
+        "dt_hist_intro": "Under the sweep: the histogram of the log's episode returns (all seeds pooled), colored by how "
+                         "each episode ended. A request is only backed by the log where episodes with that return exist.",
+        "dt_groups_intro": "The log's episodes by how they ended (from each episode's outcome, not from its return):",
+        "log_group": "episodes that ended as", "episodes_per_seed": "episodes per seed", "share_of_log": "share of the log",
+        "returns_all_seeds": "returns (all seeds)", "return_range": "from {lo} to {hi}",
+        "dt_se_intro": "Each point averages {episodes} evaluation episodes per seed, enough for a standard error of at most "
+                       "{bound} whatever the policy does (returns lie in [{low}, {high}]; by Popoviciu's inequality their sd is "
+                       "at most half that range). Largest measured standard error over all points and seeds: {se_max} "
+                       "(request {request}).",
+        "standard_error_per_seed": "standard error per seed",
         "comparison": "{effect} (95 % CI {low} to {high}, {n} paired seeds): {verdict}",
         "comparison_tie": "identical on all {n} paired seeds: a tie",
         "verdict.order.ahead": "ahead", "verdict.order.behind": "behind",
@@ -312,8 +367,12 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_dagger": "DAgger's final round against behavior cloning (round 0), success rate: {cmp}. Behavior cloning "
                          "trains on {bc_labels} expert labels and DAgger's final round on {dagger_labels}, so this is not a "
                          "comparison at an equal label budget.",
-        "caveat_equal_budget": "With the same {budget} expert labels, DAgger reaches {dagger} and behavior cloning {bc} "
-                               "(the expert itself {expert}); DAgger minus behavior cloning: {cmp}.",
+        "caveat_equal_budget": "With the same budget of {budget} expert labels, DAgger reaches {dagger} and behavior cloning "
+                               "{bc} (the expert itself {expert}); DAgger minus behavior cloning: {cmp}.",
+        "caveat_shift": "Where the gap comes from: cloning's demonstrations hold {bc_labels} distinct states, and "
+                        "{bc_unseen} of its own visits fall on states outside them, against {dagger_unseen} for DAgger "
+                        "(DAgger minus cloning: {cmp_unseen}). On those states cloning's action is non-optimal in "
+                        "{error_unseen} of visits, on its labeled states in {error_seen} (difference: {cmp_error}).",
         "caveat_dqn": "Overestimation of the greedy action (learned minus exact Q, mean over the buffer's states and "
                       "over training): DQN {dqn}, Double DQN {double}; Double DQN minus DQN: {cmp_mean}; at the end of "
                       "training: {cmp_final}. Greedy success, Double DQN minus DQN: {cmp_success}.",
@@ -330,15 +389,28 @@ _REPORT: dict[str, dict[str, str]] = {
                         "{above} of the log's states, and its greedy policy's true value is {v}.",
         "caveat_fqe": "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
                       "check an FQE estimate against the simulator before trusting it.",
-        "caveat_dt_gap": "The Decision Transformer's logs have no returns strictly between {lo} and {hi}: per seed, {low} "
-                         "episodes return <= {lo} (of them {timeouts} are time-limit cuts at exactly {lo}, the rest end in a "
-                         "trap), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) ask for returns no logged "
-                         "episode has; what they achieve ({achieved}) is the model's interpolation across an empty gap, "
-                         "not a rise the log shows.",
-        "caveat_dt_some": "The Decision Transformer's logs: per seed, {low} episodes return <= {lo} (of them {timeouts} "
-                          "are time-limit cuts at exactly {lo}), {high} return >= {hi} and {gap} lie in between. Requests inside ({lo}, {hi}) achieve {achieved}.",
-        "caveat_language": "Token level, exact match: ILQL-like minus behavior cloning {cmp_bc}; ILQL-like minus "
+        "caveat_dt_groups": "The Decision Transformer's logs hold three groups of episodes, by how they ended: per seed, "
+                            "{trap} end in a trap (the lowest returns), {timeout} are cut by the time limit (each returns "
+                            "exactly {timeout_return}, every step cost and nothing else) and {goal} reach the goal (the "
+                            "positive returns); the report's table gives each group's range. Between the groups no episode "
+                            "exists: there a request's achieved return is the model's interpolation, a mix of failing and "
+                            "succeeding episodes, not a return the log shows.",
+        "caveat_dt_saturation": "Each point of the sweep averages {episodes} evaluation episodes per seed (largest standard "
+                                "error {se}). Highest request minus the highest request inside the log's range: {cmp}.",
+        "caveat_language": "Token level, exact match on the training prompts: return-weighted BC (rewards, no critic) "
+                           "minus behavior cloning {cmp_rw}; advantage-weighted BC minus return-weighted BC (what the "
+                           "critic adds to the weights) {cmp_aw_rw}; ILQL-like (the critic's value heads at decoding) "
+                           "minus behavior cloning {cmp_bc}; ILQL-like minus return-weighted BC {cmp_il_rw}; ILQL-like minus "
                            "advantage-weighted BC {cmp_aw}.",
+        "caveat_language_no_critic": "On the training prompts this run detects nothing that the learned value heads "
+                                     "add to weighting the log by its rewards: the gain over behavior cloning is "
+                                     "already there without a critic.",
+        "caveat_language_heldout": "Held-out prompts ({n} digit sums the log never holds), exact match: {each}. "
+                                   "Held-out minus training prompts: {gaps}. ILQL-like minus behavior cloning on the "
+                                   "held-out prompts {cmp_bc}; ILQL-like minus advantage-weighted BC {cmp_aw}.",
+        "caveat_language_no_transfer": "No method carries its accuracy on the training prompts over to the held-out "
+                                     "ones: with twelve training prompts every method learns answers to those prompts, "
+                                     "not addition.",
         "caveat_language_why": "Behavior cloning loses by construction: the annotator's most frequent response is a "
                                "consistent slip (answer + 1, probability {slip}, against {exact} for the exact answer), "
                                "and imitation copies it.",
@@ -363,9 +435,24 @@ _REPORT: dict[str, dict[str, str]] = {
         "mean_return": "средняя отдача", "success_per_seed": "успех по seed",
         "expert_labels": "метки эксперта", "bc_success": "клонирование поведения: успех", "dagger_success": "DAgger: успех",
         "dagger_minus_bc": "DAgger − BC, парный 95 % интервал",
-        "budget_intro": "При равном числе меток (отдельная постановка: действия ученика с вероятностью {slip} заменяются "
-                        "случайными, эксперт демонстрирует без таких срывов; `imitation.label_budget_curve`). Успех самого "
-                        "эксперта в этой постановке, потолок: {expert}.",
+        "budget_intro": "При равном числе меток, в отдельной постановке (`imitation.label_budget_curve`): сетка крупнее "
+                        "({rows}×{cols}, стартовых клеток: {starts}, лимит {max_steps} шагов), где несколько демонстраций "
+                        "покрывают узкую трубку из состояний, в которые может попасть ученик; действия ученика с "
+                        "вероятностью {slip} заменяются случайными, эксперт демонстрирует без таких срывов. Метка — это "
+                        "отдельное состояние с действием эксперта (повторный вопрос детерминированному эксперту о том же "
+                        "состоянии ничему не учит), поэтому ученик, чей сбор больше не находит новых состояний, не может "
+                        "потратить остаток бюджета: клонирование — как только демонстрации начинают повторяться (столбцы "
+                        "различных меток). Успех самого эксперта в этой постановке, "
+                        "потолок: {expert}.",
+        "bc_distinct_labels": "клонирование: различных меток", "dagger_distinct_labels": "DAgger: различных меток",
+        "shift_intro": "Сдвиг распределения, измеренный на собственных оценочных эпизодах каждого ученика при каждом "
+                       "бюджете (`shift.shift_metrics`): доля его посещений состояний, которых нет среди его обучающих "
+                       "меток, и доля посещений с неоптимальным действием в этих состояниях и в состояниях, на которых он "
+                       "обучен (среднее ± стандартное отклонение по seed, где такие посещения есть; — где их нет ни у одного).",
+        "shift_bc_unseen_share": "клонирование: посещения неразмеченных состояний", "shift_bc_error_unseen": "клонирование: ошибка в них",
+        "shift_bc_error_seen": "клонирование: ошибка в размеченных состояниях",
+        "shift_dagger_unseen_share": "DAgger: посещения неразмеченных состояний", "shift_dagger_error_unseen": "DAgger: ошибка в них",
+        "shift_dagger_error_seen": "DAgger: ошибка в размеченных состояниях",
         "seeds_suffix": "[число seed: {count}]", "method": "метод", "greedy_eval_success": "успех жадной политики при оценке",
         "greedy_eval_return": "отдача жадной политики при оценке", "late_success": "успех за последние 15 эпизодов обучения",
         "eval_success_per_seed": "успех при оценке по seed",
@@ -381,15 +468,26 @@ _REPORT: dict[str, dict[str, str]] = {
         "dataset": "Набор данных (seed {seed}): `{dataset}`", "exact_match": "точное совпадение", "mean_reward": "средняя награда",
         "exact_match_per_seed": "точное совпадение по seed", "greedy_responses": "Жадные ответы (seed {seed}):",
         "prompt": "запрос",
+        "language_heldout": "Отложенные запросы (в журнале их нет; в первых двух слагаемые обучающего запроса переставлены): "
+                            "{prompts}.",
+        "language_train_exact_match": "точное совпадение, обучающие запросы",
+        "language_heldout_exact_match": "точное совпадение, отложенные запросы",
+        "language_train_mean_reward": "средняя награда, обучающие запросы",
+        "language_heldout_mean_reward": "средняя награда, отложенные запросы",
+        "language_heldout_exact_match_per_seed": "точное совпадение на отложенных запросах по seed",
+        "language_heldout_responses": "Жадные ответы на отложенные запросы (seed {seed}):",
         "claims": "Проверка утверждений",
         "dt_claim": "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
-                    "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а ни один запрос выше "
-                    "лучшей отдачи журнала не даёт больше этой отдачи + 0.05; выполняется для {holding} из {seeds} seed. "
-                    "Внутри диапазона в журнале может не быть ни одного эпизода (см. гистограмму): там кривая — "
-                    "интерполяция модели.",
+                    "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а выше лучшей отдачи "
+                    "журнала кривая перестаёт расти: ни один запрос выше неё не даёт больше, чем наибольший запрос внутри "
+                    "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек); выполняется "
+                    "для {holding} из {seeds} seed. Внутри диапазона у некоторых отдач в журнале может не быть ни одного "
+                    "эпизода (см. гистограмму): там кривая — интерполяция модели.",
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "seed обучения", "log_max_return": "лучшая отдача в журнале", "slope_inside": "наклон внутри диапазона",
-        "rise_inside": "прирост внутри диапазона", "max_achieved_above": "наибольшая полученная выше диапазона",
+        "rise_inside": "прирост внутри диапазона", "top_inside_request": "наибольший запрос внутри диапазона",
+        "excess_above": "полученное выше диапазона минус полученное при этом запросе",
+        "excess_allowance": "допуск (две стандартные ошибки)",
         "rises": "растёт", "saturates": "насыщается",
         "seed": "seed",
         "claim_id": "идентификатор", "claim": "утверждение", "per_seed": "по seed", "mean_sd": "среднее ± ст. откл.",
@@ -415,8 +513,16 @@ _REPORT: dict[str, dict[str, str]] = {
                         "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
                         "табличной модели симулятора, gamma = 0.99, без лимита шагов) и с её оценкой FQE. Столбцы: среднее "
                         "по seed ± ст. откл.; точки: отдельные seed.",
-        "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе). Запрос опирается на "
-                         "журнал только там, где есть эпизоды с такой отдачей.",
+        "dt_hist_intro": "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе), цвет — чем закончился "
+                         "эпизод. Запрос опирается на журнал только там, где есть эпизоды с такой отдачей.",
+        "dt_groups_intro": "Эпизоды журнала по тому, чем они закончились (по исходу эпизода, а не по его отдаче):",
+        "log_group": "чем закончился эпизод", "episodes_per_seed": "эпизодов на seed", "share_of_log": "доля журнала",
+        "returns_all_seeds": "отдачи (все seed)", "return_range": "от {lo} до {hi}",
+        "dt_se_intro": "Каждая точка — среднее по {episodes} эпизодам оценки на seed: этого хватает, чтобы стандартная "
+                       "ошибка была не больше {bound} при любой политике (отдачи лежат в [{low}, {high}], и по неравенству "
+                       "Поповичу их ст. откл. не больше половины этого диапазона). Наибольшая измеренная стандартная "
+                       "ошибка по всем точкам и seed: {se_max} (запрос {request}).",
+        "standard_error_per_seed": "стандартная ошибка по seed",
         "comparison": "{effect} (95 % ДИ от {low} до {high}, парных seed: {n}): {verdict}",
         "comparison_tie": "совпадает на всех парных seed ({n}): ничья",
         "verdict.order.ahead": "впереди", "verdict.order.behind": "позади",
@@ -428,8 +534,12 @@ _REPORT: dict[str, dict[str, str]] = {
         "caveat_dagger": "Последний раунд DAgger против клонирования поведения (раунд 0), доля успехов: {cmp}. "
                          "Клонирование поведения обучается на {bc_labels} метках эксперта, а последний раунд DAgger — на "
                          "{dagger_labels}, так что это сравнение не при равном числе меток.",
-        "caveat_equal_budget": "При одних и тех же {budget} метках эксперта DAgger достигает {dagger}, а клонирование "
+        "caveat_equal_budget": "При одном и том же бюджете в {budget} меток эксперта DAgger достигает {dagger}, а клонирование "
                                "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}.",
+        "caveat_shift": "Откуда разрыв: в демонстрациях клонирования {bc_labels} различных состояний, и {bc_unseen} его "
+                        "собственных посещений приходятся на состояния вне их, против {dagger_unseen} у DAgger (DAgger "
+                        "минус клонирование: {cmp_unseen}). В этих состояниях действие клонирования неоптимально в "
+                        "{error_unseen} посещений, в размеченных — в {error_seen} (разность: {cmp_error}).",
         "caveat_dqn": "Завышение оценки жадного действия (выученное минус точное Q, среднее по состояниям буфера и по "
                       "обучению): DQN {dqn}, Double DQN {double}; Double DQN минус DQN: {cmp_mean}; в конце обучения: "
                       "{cmp_final}. Доля успехов, Double DQN минус DQN: {cmp_success}.",
@@ -446,15 +556,31 @@ _REPORT: dict[str, dict[str, str]] = {
                         "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}.",
         "caveat_fqe": "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
                       "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором.",
-        "caveat_dt_gap": "В журналах Decision Transformer нет отдач строго между {lo} и {hi}: для каждого seed {low} "
-                         "эпизодов имеют отдачу <= {lo} (из них {timeouts} усечены лимитом шагов ровно на {lo}, остальные "
-                         "закончились в ловушке), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) просят отдачу, которой "
-                         "нет ни у одного эпизода журнала; полученное на них ({achieved}) — интерполяция модели через "
-                         "пустой промежуток, а не рост, который показывает журнал.",
-        "caveat_dt_some": "Журналы Decision Transformer: для каждого seed {low} эпизодов имеют отдачу <= {lo} (из них "
-                          "{timeouts} усечены лимитом шагов ровно на {lo}), {high} — отдачу >= {hi}, а между ними {gap}. Запросы внутри ({lo}, {hi}) дают {achieved}.",
-        "caveat_language": "Уровень токенов, точное совпадение: ILQL-подобный метод минус клонирование поведения "
-                           "{cmp_bc}; ILQL-подобный метод минус BC с весами по преимуществу {cmp_aw}.",
+        "caveat_dt_groups": "В журналах Decision Transformer три группы эпизодов — по тому, чем они закончились: для "
+                            "каждого seed {trap} закончились в ловушке (самые низкие отдачи), {timeout} усечены лимитом "
+                            "шагов (у каждого отдача ровно {timeout_return}: только плата за шаги) и {goal} дошли до цели "
+                            "(положительные отдачи); диапазон каждой группы — в таблице отчёта. Между группами эпизодов "
+                            "нет: там полученная на запрос отдача — интерполяция модели, смесь неудачных и успешных "
+                            "эпизодов, а не отдача, которую показывает журнал.",
+        "caveat_dt_saturation": "Каждая точка кривой запросов — среднее по {episodes} эпизодам оценки на seed (наибольшая "
+                                "стандартная ошибка {se}). Самый высокий запрос минус наибольший запрос внутри диапазона "
+                                "журнала: {cmp}.",
+        "caveat_language": "Уровень токенов, точное совпадение на обучающих запросах: BC с весами по отдаче (награды "
+                           "без критика) минус клонирование поведения {cmp_rw}; BC с весами по преимуществу минус BC с "
+                           "весами по отдаче (что критик добавляет к весам) {cmp_aw_rw}; ILQL-подобный метод (головы "
+                           "ценности критика при декодировании) минус клонирование поведения {cmp_bc}; ILQL-подобный "
+                           "метод минус BC с весами по отдаче {cmp_il_rw}; ILQL-подобный метод минус BC с весами по "
+                           "преимуществу {cmp_aw}.",
+        "caveat_language_no_critic": "На обучающих запросах этот прогон не обнаруживает ничего, что выученные головы "
+                                     "ценности добавляют к взвешиванию журнала по наградам: выигрыш над клонированием "
+                                     "поведения есть и без критика.",
+        "caveat_language_heldout": "Отложенные запросы ({n} сумм цифр, которых нет в журнале), точное совпадение: "
+                                   "{each}. Отложенные минус обучающие запросы: {gaps}. ILQL-подобный метод минус "
+                                   "клонирование поведения на отложенных запросах {cmp_bc}; ILQL-подобный метод минус BC "
+                                   "с весами по преимуществу {cmp_aw}.",
+        "caveat_language_no_transfer": "Ни один метод не переносит точность с обучающих запросов на отложенные: на "
+                                     "двенадцати обучающих запросах каждый метод выучивает ответы на эти запросы, а не "
+                                     "сложение.",
         "caveat_language_why": "Клонирование поведения проигрывает по построению: самый частый ответ разметчика — "
                                "устойчивая ошибка (ответ + 1, вероятность {slip} против {exact} у точного ответа), и "
                                "имитация её копирует.",
@@ -488,3 +614,8 @@ def display_name(labels: Mapping[str, str], raw: str) -> str:
     student's own method name still appears on the axis.
     """
     return labels.get(f"name.{raw}", raw)
+
+
+def method_slug(name: str) -> str:
+    """A method name as it appears in a claim or comparison id: ``naive DQN`` -> ``naive_dqn``."""
+    return name.lower().replace(" ", "_").replace("-", "_")

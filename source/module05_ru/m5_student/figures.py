@@ -36,6 +36,8 @@ __all__ = [
     "moving_mean",
     "plot_environment",
     "plot_dagger_curve",
+    "plot_distribution_shift",
+    "SHIFT_KEYS",
     "plot_dqn_curves",
     "plot_log_actions",
     "plot_offline_methods",
@@ -153,12 +155,13 @@ def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] |
 
 
 def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapping[str, str] | None = None, *,
-                      bc_spread=None, dagger_spread=None, slip_probability: float | None = None,
+                      bc_spread=None, dagger_spread=None, setting: Mapping | None = None,
                       run_label: str | None = None):
     """Greedy success of behavior cloning and of DAgger trained on the same number of expert labels.
 
-    ``slip_probability`` (the setting's chance that a learner's action slips), when given,
-    adds a title line saying why this setting's success is lower than the DAgger curve's.
+    ``setting`` (:meth:`m5_student.imitation.LabelBudgetConfig.describe`: ``slip``,
+    ``rows``, ``cols``, ``starts``), when given, adds a title line naming the setting,
+    which differs from the DAgger curve's.
     """
     where = "plot_label_budget"
     lab = _labels(labels)
@@ -174,11 +177,74 @@ def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapp
     ax.set_ylabel(lab["success"])
     ax.legend(loc="lower right")
     title = lab["budget_title"]
-    if slip_probability is not None:
-        title += "\n" + lab["budget_note"].format(slip=slip_probability)
+    if setting is not None:
+        title += "\n" + lab["budget_note"].format(**setting)
     _title(ax, title, run_label)
     ax.grid(True, alpha=0.3)
     return ax
+
+
+#: The per-seed arrays :func:`plot_distribution_shift` draws (``label_budget_curve``'s shift measures).
+SHIFT_KEYS = tuple(f"{who}_{m}" for who in ("bc", "dagger") for m in ("unseen_share", "error_unseen", "error_seen"))
+
+
+def _seed_matrix(values, name: str, where: str, length: int) -> np.ndarray:
+    """``values`` as a (seeds, length) float array (a 1-D input is one seed)."""
+    arr = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    if arr.ndim != 2 or arr.shape[1] != length or arr.shape[0] == 0:
+        raise ValueError(f"{where}: `{name}` must have shape (seeds, {length}), got {np.shape(values)}")
+    return arr
+
+
+def _nan_mean(arr: np.ndarray) -> np.ndarray:
+    """Column means ignoring NaN; NaN (a gap in the curve) where a column has no value."""
+    counts = np.sum(~np.isnan(arr), axis=0)
+    sums = np.nansum(arr, axis=0)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def plot_distribution_shift(budgets, per_seed: Mapping[str, Sequence], axes=None, labels: Mapping[str, str] | None = None, *,
+                            run_label: str | None = None):
+    """Distribution shift of each learner at each label budget, on its own evaluation episodes.
+
+    ``per_seed`` maps every key of :data:`SHIFT_KEYS` to a (seeds, budgets) array (one row
+    per seed). Top: the mean share of the learner's visits whose state is absent from its
+    training labels (error bars: the sd over seeds). Bottom: the share of visits where
+    its action is not optimal, on those unseen states and on trained ones, averaged over
+    the seeds that have such visits (a gap where none has). ``axes``: two axes, or None
+    for a new figure.
+    """
+    where = "plot_distribution_shift"
+    lab = _labels(labels)
+    x = _vector(budgets, "budgets", where)
+    missing = [k for k in SHIFT_KEYS if k not in per_seed]
+    if missing:
+        raise ValueError(f"{where}: `per_seed` lacks {missing}")
+    data = {k: _seed_matrix(per_seed[k], f"per_seed[{k!r}]", where, x.size) for k in SHIFT_KEYS}
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
+    top, bottom = axes
+    for who, marker, color in (("bc", "o", "C0"), ("dagger", "s", "C1")):
+        unseen = data[f"{who}_unseen_share"]
+        err = unseen.std(axis=0, ddof=1) if unseen.shape[0] > 1 else None
+        top.errorbar(x, unseen.mean(axis=0), yerr=err, marker=marker, capsize=3, color=color, label=lab[f"budget_{who}"])
+        # one color per learner: solid on states absent from its labels, dotted on labeled ones
+        for part, style, fill in (("unseen", "-", color), ("seen", ":", "white")):
+            bottom.plot(x, _nan_mean(data[f"{who}_error_{part}"]), style, marker=marker, color=color, markerfacecolor=fill,
+                        label=lab[f"shift_error_{part}"].format(who=lab["shift_bc"] if who == "bc" else "DAgger"))
+    top.set_ylim(-0.03, 1.05)
+    top.set_ylabel(lab["shift_unseen"])
+    top.legend(loc="upper right", fontsize=8)
+    _title(top, lab["shift_title"], run_label)
+    bottom.set_ylim(-0.03, 1.05)
+    bottom.set_xlabel(lab["budget_x"])
+    bottom.set_ylabel(lab["shift_error"])
+    bottom.legend(loc="center right", fontsize=8)
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    return axes
 
 
 def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW,
@@ -334,8 +400,9 @@ def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str]
 
 
 def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mapping[str, str] | None = None, *, match_spread=None,
-                              run_label: str | None = None):
-    """Exact-answer rate of each token-level method."""
+                              run_label: str | None = None, heldout_exact_match=None, heldout_spread=None):
+    """Exact-answer rate of each token-level method on the training prompts and, when
+    ``heldout_exact_match`` is given, next to it on the held-out prompts."""
     where = "plot_language_exact_match"
     lab = _labels(labels)
     names = _names(method_names, "method_names", where)
@@ -343,7 +410,18 @@ def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mappin
     err = _optional(match_spread, "match_spread", where, len(names))
     ax = _axes(ax, (8.8, 4.8))
     positions = np.arange(len(names))
-    ax.bar(positions, values, yerr=err, capsize=3 if err is not None else 0)
+    if heldout_exact_match is None:
+        if heldout_spread is not None:
+            raise ValueError(f"{where}: `heldout_spread` needs `heldout_exact_match`")
+        ax.bar(positions, values, yerr=err, capsize=3 if err is not None else 0)
+    else:
+        held = _vector(heldout_exact_match, "heldout_exact_match", where, len(names))
+        held_err = _optional(heldout_spread, "heldout_spread", where, len(names))
+        width = 0.38
+        ax.bar(positions - width / 2, values, width, yerr=err, capsize=3 if err is not None else 0, label=lab["language_train"])
+        ax.bar(positions + width / 2, held, width, yerr=held_err, capsize=3 if held_err is not None else 0,
+               label=lab["language_heldout"], hatch="//")
+        ax.legend(fontsize=8, loc="upper left")
     ax.set_xticks(positions, _shown(lab, names), rotation=12, ha="right")
     ax.set_ylim(0, 1.08)
     ax.set_ylabel(lab["exact_match"])
@@ -425,22 +503,37 @@ def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series, *, spread:
                 ax.scatter(x[j] + jitter, values[:, j], s=10, color="black", zorder=3)
 
 
-def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, gap=None, bins: int = 40,
+def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, outcomes=None, bins: int = 40,
                         value_range=None, run_label: str | None = None):
     """Histogram of the training log's episode returns (the requests' x axis, drawn under the sweep).
 
-    ``gap`` = (low, high) marks an interval of returns to shade (the lab shades the one
-    no episode falls in); ``value_range`` fixes the histogram's x range so it lines up
-    with the sweep above it.
+    ``outcomes`` (one per return: "trap", "timeout" or "goal", as the episodes ended)
+    stacks the histogram by group, each with its count, share and return range in the
+    legend; without it one grey histogram is drawn. ``value_range`` fixes the
+    histogram's x range so it lines up with the sweep above it.
     """
     where = "plot_dt_log_returns"
     lab = _labels(labels)
     values = _vector(returns, "returns", where)
     ax = _axes(ax, (8, 2.8))
-    ax.hist(values, bins=bins, range=value_range, color="0.35")
-    if gap is not None:
-        lo, hi = (float(v) for v in gap)
-        ax.axvspan(lo, hi, color="tab:red", alpha=0.12, label=lab["dt_gap"].format(lo=lo, hi=hi))
+    if outcomes is None:
+        ax.hist(values, bins=bins, range=value_range, color="0.35")
+    else:
+        from m5_student.lab_results import DT_LOG_GROUPS, log_return_groups
+
+        ends = [str(o) for o in outcomes]
+        if len(ends) != values.size:
+            raise ValueError(f"{where}: `outcomes` has {len(ends)} entries for {values.size} returns")
+        summary = log_return_groups(values, ends)
+        colors = {"trap": "tab:red", "timeout": "tab:orange", "goal": "tab:green"}
+        edges = np.histogram_bin_edges(values, bins=bins, range=value_range)
+        groups = [g for g in DT_LOG_GROUPS if summary[g]["count"]]
+        ax.hist([values[np.asarray(ends) == g] for g in groups], bins=edges, stacked=True, color=[colors[g] for g in groups],
+                label=[lab["dt_group"].format(group=display_name(lab, g), count=summary[g]["count"], share=summary[g]["share"],
+                                              lo=summary[g]["min"], hi=summary[g]["max"]) for g in groups])
+        for g in DT_LOG_GROUPS:
+            if not summary[g]["count"]:
+                ax.plot([], [], color=colors[g], label=lab["dt_group_empty"].format(group=display_name(lab, g)))
         ax.legend(fontsize=8)
     ax.set_xlabel(lab["log_episode_return"])
     ax.set_ylabel(lab["episodes"])
@@ -450,12 +543,13 @@ def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = Non
 
 
 def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Mapping[str, str] | None = None, *,
-                  return_spread=None, gap=None, run_label: str | None = None):
+                  return_spread=None, log_outcomes=None, run_label: str | None = None):
     """The request sweep (top) over the histogram of the log's episode returns (bottom), one x axis.
 
-    The shaded band of the sweep is the log's [min, max] return; ``gap`` = (low, high) is
-    shaded on the histogram only when no logged return falls inside it, so a reader sees
-    which requests the log backs and which ask the model to interpolate across nothing.
+    The shaded band of the sweep is the log's [min, max] return; ``log_outcomes`` (how
+    each logged episode ended) splits the histogram into its groups (trap, timeout,
+    goal; see :func:`plot_dt_log_returns`), so a reader sees which requests the log
+    backs and where the model interpolates between groups.
     ``axes`` = (top, bottom); a new figure is made when None. Returns the two axes.
     """
     returns = _vector(log_returns, "log_returns", "plot_dt_panel")
@@ -467,7 +561,6 @@ def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Ma
     top, bottom = axes
     plot_dt_sweep(target_return, mean_return, top, labels, return_spread=return_spread,
                   data_range=(float(returns.min()), float(returns.max())), run_label=run_label)
-    empty = gap is not None and not np.any((returns > gap[0]) & (returns < gap[1]))
-    plot_dt_log_returns(returns, bottom, labels, gap=gap if empty else None, value_range=top.get_xlim())
+    plot_dt_log_returns(returns, bottom, labels, outcomes=log_outcomes, value_range=top.get_xlim())
     bottom.set_xlim(top.get_xlim())
     return top, bottom

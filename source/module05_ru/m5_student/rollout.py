@@ -11,7 +11,7 @@ import numpy as np
 from m5_student.common import summarize_episodes
 from m5_student.records import Episode, Transition
 
-__all__ = ["rollout", "evaluate_policy"]
+__all__ = ["rollout", "play_episodes", "evaluate_policy"]
 
 
 def rollout(env, policy, *, seed: int | None, start=None, rng: np.random.Generator | None = None) -> Episode:
@@ -46,14 +46,17 @@ def rollout(env, policy, *, seed: int | None, start=None, rng: np.random.Generat
     return episode
 
 
-def evaluate_policy(env, policy, *, episodes: int, seed: int, rng: np.random.Generator | None = None) -> dict:
-    """Mean return, success rate and outcome counts over ``episodes`` episodes.
-
-    Episode ``i`` is reset with seed ``seed + i`` (so the start cells, and thus the
-    comparison between policies evaluated with the same seed, are reproducible).
-    Returns the metrics dict of :func:`m5_student.common.summarize_episodes`.
-    """
+def play_episodes(env, policy, *, episodes: int, seed: int, rng: np.random.Generator | None = None) -> list[Episode]:
+    """``episodes`` recorded episodes; episode ``i`` is reset with seed ``seed + i`` (so the
+    start cells, and thus the comparison between policies played with the same seed, are
+    reproducible)."""
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
         raise ValueError(f"evaluate_policy: `episodes` must be a positive integer, got {episodes!r}")
-    results = [rollout(env, policy, seed=seed + i, rng=rng) for i in range(int(episodes))]
+    return [rollout(env, policy, seed=seed + i, rng=rng) for i in range(int(episodes))]
+
+
+def evaluate_policy(env, policy, *, episodes: int, seed: int, rng: np.random.Generator | None = None) -> dict:
+    """Mean return, success rate and outcome counts over the episodes of
+    :func:`play_episodes`: the metrics dict of :func:`m5_student.common.summarize_episodes`."""
+    results = play_episodes(env, policy, episodes=episodes, seed=seed, rng=rng)
     return summarize_episodes([ep.return_ for ep in results], [ep.outcome for ep in results])

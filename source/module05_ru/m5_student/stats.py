@@ -24,7 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["VERDICTS", "student_t_cdf", "student_t_quantile", "paired_difference", "verdict"]
+__all__ = ["VERDICTS", "student_t_cdf", "student_t_quantile", "paired_difference", "verdict", "episode_return_bounds",
+           "episodes_for_standard_error", "standard_error_bound"]
 
 #: Every word a comparison may end in.
 VERDICTS = ("ahead", "behind", "no detectable difference")
@@ -120,3 +121,68 @@ def verdict(low: float, high: float) -> str:
     if high < 0:
         return "behind"
     return "no detectable difference"
+
+
+def episode_return_bounds(*, step_cost: float, goal_reward: float, trap_reward: float, max_steps: int,
+                          shortest_goal_steps: int) -> tuple[float, float]:
+    """(lowest, highest) return any episode can have under a step-cost reward design.
+
+    An episode of k steps (1 <= k <= M = ``max_steps``) earns -c (c = ``step_cost``) on
+    its first k - 1 steps and on the last one the goal's reward (k >= L =
+    ``shortest_goal_steps``), the trap's, or -c when the time limit cuts it (k = M):
+
+        low  = min(goal_reward - c (M - 1), trap_reward - c (M - 1), -c M)
+        high = max(goal_reward - c (L - 1), trap_reward, -c M)
+
+    (the goal terms only when L <= M; ``trap_reward`` bounds a trap entered at step 1).
+    Raises ValueError on a negative or non-finite reward term or non-positive step counts.
+    """
+    for name, value in (("step_cost", step_cost), ("goal_reward", goal_reward), ("trap_reward", trap_reward)):
+        if not math.isfinite(value):
+            raise ValueError(f"episode_return_bounds: `{name}` must be finite, got {value!r}")
+    if step_cost < 0:
+        raise ValueError(f"episode_return_bounds: `step_cost` must be >= 0, got {step_cost!r}")
+    for name, value in (("max_steps", max_steps), ("shortest_goal_steps", shortest_goal_steps)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"episode_return_bounds: `{name}` must be a positive int, got {value!r}")
+    c, m = float(step_cost), int(max_steps)
+    lows, highs = [trap_reward - c * (m - 1), -c * m], [float(trap_reward), -c * m]
+    if shortest_goal_steps <= m:
+        lows.append(goal_reward - c * (m - 1))
+        highs.append(goal_reward - c * (shortest_goal_steps - 1))
+    return float(min(lows)), float(max(highs))
+
+
+def episodes_for_standard_error(low: float, high: float, max_se: float) -> int:
+    """Fewest episodes n whose mean has standard error <= ``max_se`` whatever the policy does.
+
+    Returns lie in [low, high], so by Popoviciu's inequality their standard deviation is
+    at most (high - low) / 2; the sample sd of n of them (ddof = 1) at most
+    (high - low) / 2 * sqrt(n / (n - 1)). So the measured SE = sample sd / sqrt(n) is at
+    most (high - low) / 2 / sqrt(n - 1), which is <= max_se once
+
+        n = ceil(((high - low) / 2 / max_se)^2) + 1.
+
+    Raises ValueError on non-finite bounds, ``low > high`` or a non-positive ``max_se``.
+    """
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"episodes_for_standard_error: need finite `low` <= `high`, got {low!r}, {high!r}")
+    if not (math.isfinite(max_se) and max_se > 0):
+        raise ValueError(f"episodes_for_standard_error: `max_se` must be a positive finite number, got {max_se!r}")
+    return math.ceil(((high - low) / 2.0 / max_se) ** 2) + 1
+
+
+def standard_error_bound(low: float, high: float, episodes: int) -> float:
+    """Largest measured standard error (sample sd, ddof = 1, over sqrt(n)) of the mean of
+    n = ``episodes`` returns in [low, high], whatever they are (Popoviciu, as in
+    :func:`episodes_for_standard_error`, which inverts it):
+
+        SE <= (high - low) / 2 / sqrt(n - 1)      (n >= 2).
+
+    Raises ValueError on non-finite bounds, ``low > high`` or fewer than 2 episodes.
+    """
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"standard_error_bound: need finite `low` <= `high`, got {low!r}, {high!r}")
+    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 2:
+        raise ValueError(f"standard_error_bound: `episodes` must be an int >= 2, got {episodes!r}")
+    return (high - low) / 2.0 / math.sqrt(episodes - 1)
