@@ -13,6 +13,7 @@ root) and an existing ``nbgrader_config.py`` unless ``force``.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from autograder.assign import sources
@@ -62,8 +63,9 @@ def init_course(course_dir: str | Path, *, course_id: str | None = None, exchang
 
 
 def next_steps(course: Path) -> str:
-    """What the instructor runs next, with this checkout's nbgrader."""
-    nbgrader = REPO / ".venv" / "bin" / "nbgrader"
-    lines = [f"cd {course}"]
-    lines += [f"{nbgrader} generate_assignment {name}" for name in sources.ASSIGNMENTS.values()]
+    """What the instructor runs next: nbgrader from the environment running this (the
+    project's .venv, activated: the config imports ``autograder``, and nbgrader calls
+    ``alembic`` from ``PATH``)."""
+    lines = [f"source {Path(sys.executable).parent / 'activate'}", f"cd {course}"]
+    lines += [f"nbgrader generate_assignment {name}" for name in sources.ASSIGNMENTS.values()]
     return "\n".join(lines)
