@@ -405,6 +405,22 @@ def build_kit(folder: Path, lang: str) -> list[Path]:
     return written
 
 
+def ensure_kits(source_root: Path = SOURCE_ROOT) -> list[Path]:
+    """Build the student kit into every assignment folder of ``source_root`` that exists.
+
+    The kit under ``source/`` is a build output (git-ignored: only the notebooks are
+    committed there); nbgrader needs it beside the notebooks when it copies an assignment,
+    and the notebooks import it when they run. Rebuilt every time (a second or two), so
+    it never lags behind ``reference_impl``. Returns the files written.
+    """
+    written: list[Path] = []
+    for lang, assignment in sources.ASSIGNMENTS.items():
+        folder = Path(source_root) / assignment
+        if folder.is_dir():
+            written += build_kit(folder, lang)
+    return written
+
+
 def build_sources(source_root: Path = SOURCE_ROOT) -> list[Path]:
     """Write ``source_root/module05_<lang>/`` (notebooks and kit) for every language; returns the folders."""
     sources.write_sources(source_root)

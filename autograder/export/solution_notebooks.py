@@ -64,6 +64,9 @@ def solution_notebook(source: Path):
 
 def build_solution_notebooks(out_dir: Path = NOTEBOOKS_DIR, source_dir: Path = SOURCE_DIR,
                              profile: str = "smoke") -> list[Path]:
+    from autograder.assign.release import ensure_kits
+
+    ensure_kits(source_dir)  # the notebooks import the kit beside them (a build output, not in git)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for source in sorted(source_dir.glob("*/*.ipynb")):

@@ -88,18 +88,30 @@ def test_committed_sources_match_the_builder():
         assert source_nb(name).read_text(encoding="utf-8") == sources.notebook_text(nb), f"{name} is stale: run `m5 release`"
 
 
-def test_committed_source_folders_are_what_m5_release_writes(tmp_path):
-    """Notebooks and the student kit (m5_student, requirements.txt, README.md) of each assignment folder."""
+def test_source_folders_are_what_m5_release_writes(tmp_path):
+    """Notebooks (committed) and the student kit (m5_student, requirements.txt, README.md:
+    built by every test run and by `m5 release`) of each assignment folder."""
     built = release.build_sources(tmp_path)
     assert sorted(p.name for p in built) == ["module05_en", "module05_ru"]
     assert sorted(p.name for p in SOURCE_ROOT.iterdir() if p.is_dir()) == ["module05_en", "module05_ru"]
     for folder in built:
-        fresh, committed = release.release_files(folder), release.release_files(SOURCE_ROOT / folder.name)
-        assert sorted(fresh) == sorted(committed)
-        stale = [name for name in fresh if fresh[name] != committed[name]]
+        fresh, here = release.release_files(folder), release.release_files(SOURCE_ROOT / folder.name)
+        assert sorted(fresh) == sorted(here)
+        stale = [name for name in fresh if fresh[name] != here[name]]
         assert not stale, f"source/{folder.name} is stale (run `m5 release`): {stale}"
         assert {"m5_student/__init__.py", "m5_student/__main__.py", "m5_student/selfcheck.py",
                 "m5_student/answer_format.json", "requirements.txt", "README.md"} <= set(fresh)
+
+
+def test_only_the_instructor_notebooks_are_committed_under_source():
+    """The kit is a build output: git holds the notebooks (and the builder script), never a kit copy."""
+    listed = subprocess.run(["git", "ls-files", "source"], cwd=REPO, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = listed.stdout.split()
+    assert tracked and all(name.endswith(".ipynb") or name == "source/build.py" for name in tracked), tracked
+    ignored = subprocess.run(["git", "check-ignore", "-q", "source/module05_en/m5_student/kernels.py"], cwd=REPO)
+    assert ignored.returncode == 0
 
 
 @pytest.mark.parametrize("pair", [ASSIGNMENT, LAB])

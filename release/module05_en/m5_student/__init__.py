@@ -32,7 +32,21 @@ KERNEL_NAMES = (
     "iql_advantage_weights",
 )
 
-__all__ = [*KERNEL_NAMES, "KERNEL_NAMES", "KernelInputError"]
+# Spelled out (the same names as KERNEL_NAMES, same order) so linters see the re-exports.
+__all__ = [
+    "dqn_targets",
+    "double_dqn_targets",
+    "masked_token_nll",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
+    "KERNEL_NAMES",
+    "KernelInputError",
+]
 
 
 # The language of the notebooks this kit was built for (their metadata m5.lang), written by

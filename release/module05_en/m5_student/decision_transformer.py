@@ -176,7 +176,8 @@ class DTWindows:
         return self.actions.shape[0]
 
     def batch(self, index) -> tuple[torch.Tensor, ...]:
-        return tuple(torch.from_numpy(np.ascontiguousarray(a[index])) for a in (self.returns_to_go, self.states, self.actions, self.timesteps, self.mask))
+        return tuple(torch.from_numpy(np.ascontiguousarray(a[index]))
+                     for a in (self.returns_to_go, self.states, self.actions, self.timesteps, self.mask))
 
 
 def make_training_windows(
@@ -220,7 +221,8 @@ def make_training_windows(
         rewards = np.array([t.reward for t in ep.transitions], dtype=np.float64)
         rtg = np.asarray(rtg_fn(rewards, gamma), dtype=np.float64)
         if rtg.shape != (T,) or not np.isfinite(rtg).all():
-            raise ValueError(f"make_training_windows: `return_to_go_fn` returned shape {rtg.shape} (or non-finite values) for episode {i} of length {T}")
+            raise ValueError(f"make_training_windows: `return_to_go_fn` returned shape {rtg.shape} (or non-finite values) "
+                             f"for episode {i} of length {T}")
         states = np.stack([np.asarray(t.obs, dtype=np.float32) for t in ep.transitions])
         actions = np.array([t.action for t in ep.transitions], dtype=np.int64)
         for start in range(T):
@@ -235,7 +237,8 @@ def make_training_windows(
 
 
 # --------------------------------------------------------------------------- loss
-def dt_action_loss(model: DecisionTransformer, returns_to_go, states, actions, timesteps, mask, masked_token_nll=masked_token_nll_torch) -> torch.Tensor:
+def dt_action_loss(model: DecisionTransformer, returns_to_go, states, actions, timesteps, mask,
+                   masked_token_nll=masked_token_nll_torch) -> torch.Tensor:
     """Mean cross-entropy of the logged actions over real (unpadded) steps (0-d).
 
     L = - sum(mask * log pi(a_t | R_<=t, s_<=t, a_<t)) / sum(mask)
@@ -280,11 +283,13 @@ def train_decision_transformer(
     where = "train_decision_transformer"
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"{where}: `seed` must be an int, got {seed!r}")
-    for name, value in (("state_dim", state_dim), ("action_dim", action_dim), ("context_steps", context_steps), ("epochs", epochs), ("batch_size", batch_size)):
+    for name, value in (("state_dim", state_dim), ("action_dim", action_dim), ("context_steps", context_steps), ("epochs", epochs),
+                        ("batch_size", batch_size)):
         _positive_int(value, name, where)
     cfg = config or DTConfig(state_dim=int(state_dim), action_dim=int(action_dim), context_steps=int(context_steps))
     if (cfg.state_dim, cfg.action_dim, cfg.context_steps) != (state_dim, action_dim, context_steps):
-        raise ValueError(f"{where}: `config` has (state_dim, action_dim, context_steps) = {(cfg.state_dim, cfg.action_dim, cfg.context_steps)}, the arguments {(state_dim, action_dim, context_steps)}")
+        raise ValueError(f"{where}: `config` has (state_dim, action_dim, context_steps) = "
+                         f"{(cfg.state_dim, cfg.action_dim, cfg.context_steps)}, the arguments {(state_dim, action_dim, context_steps)}")
     windows = make_training_windows(episodes, context_steps, gamma=cfg.gamma, return_to_go_fn=return_to_go_fn)
     if windows.states.shape[-1] != state_dim:
         raise ValueError(f"{where}: observations have size {windows.states.shape[-1]}, `state_dim` is {state_dim}")

@@ -49,7 +49,8 @@ def _dagger(claims, compared, labels, lang) -> list[str]:
             budget=EQUAL_BUDGET, bc=_ms(claims, "dagger.bc_equal_budget_success"),
             dagger=_ms(claims, "dagger.dagger_equal_budget_success"), expert=_ms(claims, "dagger.equal_budget_expert_success"),
             cmp=phrase(compared["dagger.equal_budget"], lang)))
-    if _has(compared, "dagger.equal_budget_unseen_share", "dagger.bc_error_unseen_vs_seen") and _has(claims, "dagger.bc_equal_budget_labels"):
+    if (_has(compared, "dagger.equal_budget_unseen_share", "dagger.bc_error_unseen_vs_seen")
+            and _has(claims, "dagger.bc_equal_budget_labels")):
         out.append(labels["report.caveat_shift"].format(
             bc_labels=_ms(claims, "dagger.bc_equal_budget_labels", 0), bc_unseen=_ms(claims, "dagger.bc_equal_budget_unseen_share"),
             dagger_unseen=_ms(claims, "dagger.dagger_equal_budget_unseen_share"),

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from m5_student.lab_profiles import PROFILE_PARAMS
 from m5_student.labels import LANGUAGES, display_name, labels_for, method_slug
 
 __all__ = [
@@ -178,7 +179,6 @@ def _at_budget(result: dict, key: str) -> float | None:
 
 
 def _build_claims() -> list[Claim]:
-    from m5_student.lab import PROFILE_PARAMS
     from m5_student.language import LANGUAGE_METHODS
     from m5_student.offline import METHOD_NAMES
 
@@ -284,8 +284,9 @@ def _build_claims() -> list[Claim]:
             "greedy_value_true": "greedy_value_true", "greedy_value_fqe": "fqe_logged_value",
             "logged_pair_share": "logged_pair_share", "q_logged_error": "q_logged_error",
             "q_unlogged_error": "q_unlogged_error", "above_max_share": "above_max_share"}
-    c.append(Claim("offline.return_optimal", "offline", {"en": "Offline: the expert's (optimal) mean return from the same evaluation starts",
-                                                          "ru": "Офлайн: средняя (оптимальная) отдача эксперта с тех же стартов оценки"},
+    c.append(Claim("offline.return_optimal", "offline",
+                   {"en": "Offline: the expert's (optimal) mean return from the same evaluation starts",
+                    "ru": "Офлайн: средняя (оптимальная) отдача эксперта с тех же стартов оценки"},
                    lambda r: float(r["optimal_return"])))
     for what, template in offline_texts.items():
         for m in METHOD_NAMES:

@@ -20,7 +20,8 @@ LANGUAGES: tuple[str, ...] = ("en", "ru")
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
-        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap, blue dots: start cells\nan episode ends at a terminal cell or is truncated by the step limit",
+        "grid_title": "KeyDoorGrid: K key, D door, G goal, × trap, blue dots: start cells\n"
+                      "an episode ends at a terminal cell or is truncated by the step limit",
         "grid_x": "column",
         "grid_y": "row",
         "dagger_x": "DAgger round (0 = behavior cloning only)",
@@ -116,14 +117,21 @@ LABELS: dict[str, dict[str, str]] = {
                              "small networks and a synthetic task. They make the notebook figures stable; they "
                              "are not external benchmark results and one seed does not rank methods.",
         "summary_heading": "What the lab shows",
-        "summary_bc": "Behavior cloning works on the states the expert visits; DAgger adds expert labels on the states the learner itself reaches.",
-        "summary_dqn": "Double DQN picks the next action with the online network and scores it with the target network, which curbs the upward bias of a maximum over noisy estimates.",
-        "summary_offline": "With a fixed log, what the data cover limits what can be learned; where the log's most common behavior is wrong, a method that reads the rewards can do better than imitation, and both its values and FQE's estimates need checking against the truth.",
-        "summary_dt": "A Decision Transformer is a conditional sequence model; asking for a high return-to-go does not make it achieve that return.",
-        "summary_llm": "Token-level Q and V can be learned from logged responses, but this small ILQL-like model is an illustration, not an LLM-scale result.",
+        "summary_bc": "Behavior cloning works on the states the expert visits; "
+                      "DAgger adds expert labels on the states the learner itself reaches.",
+        "summary_dqn": "Double DQN picks the next action with the online network and scores it with the target network, "
+                       "which curbs the upward bias of a maximum over noisy estimates.",
+        "summary_offline": "With a fixed log, what the data cover limits what can be learned; "
+                           "where the log's most common behavior is wrong, a method that reads the rewards can do better than imitation, "
+                           "and both its values and FQE's estimates need checking against the truth.",
+        "summary_dt": "A Decision Transformer is a conditional sequence model; "
+                      "asking for a high return-to-go does not make it achieve that return.",
+        "summary_llm": "Token-level Q and V can be learned from logged responses, "
+                       "but this small ILQL-like model is an illustration, not an LLM-scale result.",
     },
     "ru": {
-        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка, синие точки — стартовые клетки\nэпизод завершается в терминальной клетке или усекается лимитом шагов",
+        "grid_title": "KeyDoorGrid: K — ключ, D — дверь, G — цель, × — ловушка, синие точки — стартовые клетки\n"
+                      "эпизод завершается в терминальной клетке или усекается лимитом шагов",
         "grid_x": "столбец",
         "grid_y": "строка",
         "dagger_x": "раунд DAgger (0 — только клонирование поведения)",
@@ -220,11 +228,17 @@ LABELS: dict[str, dict[str, str]] = {
                              "небольшими сетями на синтетической задаче. Они делают графики ноутбука стабильными; это не "
                              "результаты внешних бенчмарков, и один seed не ранжирует методы.",
         "summary_heading": "Что показала лабораторная работа",
-        "summary_bc": "Клонирование поведения справляется на состояниях, которые посещает эксперт; DAgger добавляет метки эксперта в тех состояниях, куда попадает сам обучаемый агент.",
-        "summary_dqn": "Double DQN выбирает следующее действие онлайн-сетью, а оценивает целевой сетью, и это сдерживает завышение максимума по шумным оценкам.",
-        "summary_offline": "Когда журнал фиксирован, чему можно научиться, ограничено покрытием данных; где самое частое поведение журнала ошибочно, метод, читающий награды, может превзойти имитацию, а его ценности и оценки FQE нужно сверять с истиной.",
-        "summary_dt": "Decision Transformer — условная модель последовательностей; если запросить высокую оставшуюся отдачу (return-to-go), модель вовсе не обязательно её наберёт.",
-        "summary_llm": "Q и V на уровне токенов можно обучить по записанным ответам, но эта маленькая ILQL-подобная модель — иллюстрация, а не результат в масштабе LLM.",
+        "summary_bc": "Клонирование поведения справляется на состояниях, которые посещает эксперт; "
+                      "DAgger добавляет метки эксперта в тех состояниях, куда попадает сам обучаемый агент.",
+        "summary_dqn": "Double DQN выбирает следующее действие онлайн-сетью, а оценивает целевой сетью, "
+                       "и это сдерживает завышение максимума по шумным оценкам.",
+        "summary_offline": "Когда журнал фиксирован, чему можно научиться, ограничено покрытием данных; "
+                           "где самое частое поведение журнала ошибочно, метод, читающий награды, может превзойти имитацию, "
+                           "а его ценности и оценки FQE нужно сверять с истиной.",
+        "summary_dt": "Decision Transformer — условная модель последовательностей; "
+                      "если запросить высокую оставшуюся отдачу (return-to-go), модель вовсе не обязательно её наберёт.",
+        "summary_llm": "Q и V на уровне токенов можно обучить по записанным ответам, "
+                       "но эта маленькая ILQL-подобная модель — иллюстрация, а не результат в масштабе LLM.",
     },
 }
 
@@ -277,7 +291,8 @@ _REPORT: dict[str, dict[str, str]] = {
                         "slip with probability {slip}, the expert demonstrates without slips. A label is a distinct "
                         "state with the expert's action (asking a deterministic expert about a state twice teaches "
                         "nothing), so a learner whose collection finds no new state cannot spend the rest of its "
-                        "budget: cloning once the demonstrations repeat themselves (the columns of distinct labels). The expert's own success in this setting, the ceiling: {expert}.",
+                        "budget: cloning once the demonstrations repeat themselves (the columns of distinct labels). "
+                        "The expert's own success in this setting, the ceiling: {expert}.",
         "bc_distinct_labels": "cloning: distinct labels", "dagger_distinct_labels": "DAgger: distinct labels",
         "shift_intro": "Distribution shift, measured on each learner's own evaluation episodes at each budget "
                        "(`shift.shift_metrics`): the share of its visits to states absent from its training labels, "

@@ -19,7 +19,7 @@ run or the pinned full-profile artifacts.
 
 Bad input (ragged lengths, empty arrays, a window < 1) raises ValueError naming the
 argument.
-"""
+"""  # noqa: E501  (the wording is kept: translations are keyed to this docstring)
 from __future__ import annotations
 
 import warnings

@@ -354,7 +354,7 @@ class LabelBudgetConfig:
     learner is a fresh :func:`behavior_cloning` fit for ``epochs`` epochs with ``bc``;
     each is scored greedily on ``evaluation_episodes`` episodes whose start seeds are
     shared by all learners of one seed.
-    """
+    """  # noqa: E501  (the wording is kept: translations are keyed to this docstring)
 
     # The default setting (the course's notes): the wide layout, whose ten start cells
     # and longer routes leave most of the states a learner reaches out of a few

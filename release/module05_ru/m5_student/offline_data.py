@@ -111,7 +111,8 @@ class BehaviorPolicy:
     def __init__(self, expert: ExpertPolicy, epsilon: float, noise_probs, rng: np.random.Generator) -> None:
         probs = np.asarray(noise_probs, dtype=np.float64)
         if probs.shape != (expert.env.action_dim,) or (probs < 0).any() or abs(probs.sum() - 1.0) > 1e-9:
-            raise ValueError(f"BehaviorPolicy: `noise_probs` must be a distribution over {expert.env.action_dim} actions, got {noise_probs!r}")
+            raise ValueError(f"BehaviorPolicy: `noise_probs` must be a distribution over {expert.env.action_dim} actions, "
+                             f"got {noise_probs!r}")
         if not 0.0 <= float(epsilon) <= 1.0:
             raise ValueError(f"BehaviorPolicy: `epsilon` must lie in [0, 1], got {epsilon!r}")
         self.expert = expert

@@ -303,11 +303,13 @@ def bc_loss(logits: torch.Tensor, actions: torch.Tensor, *, masked_token_nll: Ca
 def td_loss(q_values: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """mean_i (Q(s_i, a_i) - y_i)^2 with fixed targets. (B, A), (B,), (B,) -> 0-d."""
     if targets.shape != actions.shape or q_values.shape[0] != actions.shape[0]:
-        raise ValueError(f"td_loss: `q_values` (B, A), `actions` and `targets` (B,) disagree: {tuple(q_values.shape)}, {tuple(actions.shape)}, {tuple(targets.shape)}")
+        raise ValueError(f"td_loss: `q_values` (B, A), `actions` and `targets` (B,) disagree: "
+                         f"{tuple(q_values.shape)}, {tuple(actions.shape)}, {tuple(targets.shape)}")
     return torch.mean((_taken(q_values, actions) - targets.to(q_values.dtype)) ** 2)
 
 
-def compute_dqn_target(batch: OfflineLog, target_net: nn.Module, gamma: float, *, dqn_targets: Callable = np_kernels.dqn_targets) -> torch.Tensor:
+def compute_dqn_target(batch: OfflineLog, target_net: nn.Module, gamma: float, *,
+                       dqn_targets: Callable = np_kernels.dqn_targets) -> torch.Tensor:
     """y = r + gamma (1 - terminated) max_a Qbar(s', a) over *all* actions (naive). -> (B,) float32."""
     with torch.no_grad():
         next_q = _as_f64(target_net(batch.next_obs))
@@ -361,7 +363,8 @@ def cql_loss(
     return {"td": td, "penalty": penalty, "total": td + alpha * penalty}
 
 
-def compute_iql_q_target(batch: OfflineLog, value_net: nn.Module, gamma: float, *, dqn_targets: Callable = np_kernels.dqn_targets) -> torch.Tensor:
+def compute_iql_q_target(batch: OfflineLog, value_net: nn.Module, gamma: float, *,
+                         dqn_targets: Callable = np_kernels.dqn_targets) -> torch.Tensor:
     """IQL's Q target, y = r + gamma (1 - terminated) V(s'): no max over actions at all.
 
     V(s') is passed to ``dqn_targets`` as a one-column table (the max of one column is
@@ -373,7 +376,8 @@ def compute_iql_q_target(batch: OfflineLog, value_net: nn.Module, gamma: float, 
     return torch.as_tensor(np.asarray(y, dtype=np.float32))
 
 
-def iql_value_loss(q_target_taken: torch.Tensor, values: torch.Tensor, tau: float, *, expectile_loss: Callable = expectile_loss_torch) -> torch.Tensor:
+def iql_value_loss(q_target_taken: torch.Tensor, values: torch.Tensor, tau: float, *,
+                   expectile_loss: Callable = expectile_loss_torch) -> torch.Tensor:
     """expectile_loss(Qbar(s, a) - V(s), tau): V tracks an upper expectile of in-sample Q.
 
     q_target_taken (B,) from the frozen target net; values (B,) -> 0-d.
