@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from autograder.check import kit, public
-from autograder.grade import cellexec
+from autograder.grade.worker import cellexec
 from autograder.grade.extract import SubmissionError, cell_notes, extract, library_dirs
 
 

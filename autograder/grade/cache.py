@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # What the corpus is made from; the last two make the worker forms cached beside it.
 KEY_SOURCES = ("autograder/hidden/kernels.py", "autograder/grade/properties.py", "autograder/grade/corpus.py",
                "reference_impl/kernels.py", "reference_impl/validation.py",
-               "autograder/grade/worker.py", "autograder/grade/run.py")
+               "autograder/grade/worker/wire.py", "autograder/grade/run.py")
 
 
 def _hypothesis_version() -> bytes:

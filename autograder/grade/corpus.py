@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from sortedcontainers import SortedSet
 
 import reference_impl
-from autograder.grade import worker as wire
+from autograder.grade.worker import wire
 from autograder.grade.properties import Call, Property, scale_of
 
 

@@ -24,7 +24,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grade import cellexec
+from autograder.grade.worker import cellexec
 from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
 
 __all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]

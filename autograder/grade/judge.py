@@ -16,7 +16,7 @@ from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten
 from autograder.grade.run import WorkerLost, WorkerSession
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import search_counterexample, shown_order
-from autograder.grade.worker import BATCH_IDLE
+from autograder.grade.worker.wire import BATCH_IDLE
 from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, diagnose_mistake
 
 LOST = {

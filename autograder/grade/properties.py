@@ -11,7 +11,7 @@ student's kernel, and judges the outcomes:
   (e.g. adding a constant to a row leaves the CQL penalty unchanged) and returns a
   :class:`Failure` or ``None``.
 
-Outcomes are the plain dicts the worker sends back (see ``worker.py``).
+Outcomes are the plain dicts the worker sends back (see ``worker/wire.py``).
 """
 from __future__ import annotations
 

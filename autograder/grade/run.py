@@ -1,6 +1,6 @@
 """Run a submission's code in a sandboxed worker and collect outcomes.
 
-:class:`WorkerSession` owns one worker at a time (see ``worker.py``: a trusted parent
+:class:`WorkerSession` owns one worker at a time (see the package ``worker``: a trusted parent
 that forks the process running student code). It loads the submission's cells, then
 sends each kernel's whole batch of calls as one request and reads the reply under a
 wall-clock deadline, refusing any reply larger than the request can legitimately
@@ -34,15 +34,15 @@ from pathlib import Path
 from typing import Sequence
 
 from autograder.grade import sandbox
-from autograder.grade import worker as wire
+from autograder.grade.worker import wire
 from autograder.grade.extract import Cell
 
-WORKER_SOURCE = Path(wire.__file__)
-# Files the worker needs beside it, placed read-only at /m5/<name> inside the sandbox
-# (it loads them by path, not by import).
-WORKER_FILES = (WORKER_SOURCE, WORKER_SOURCE.with_name("cellexec.py"), WORKER_SOURCE.with_name("idle.py"),
-                WORKER_SOURCE.with_name("recycle.py"),
-                WORKER_SOURCE.parent / "sandbox" / "files.py")  # the zygote empties trees with it
+WORKER_PACKAGE = Path(wire.__file__).parent
+WORKER_ENTRY = "main.py"
+# Files placed read-only at /m5/<name> inside the sandbox: the worker package (it makes
+# its folder a package of its own there, see worker/main.py) and the grader's tree
+# remover, with which the zygote empties the sandbox between submissions.
+WORKER_FILES = (*sorted(WORKER_PACKAGE.glob("*.py")), WORKER_PACKAGE.parent / "sandbox" / "files.py")
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
 RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
@@ -147,7 +147,7 @@ _PRELOADS: dict[tuple[bytes, ...], bytes] = {}
 
 def preload_file(requests: tuple[bytes, ...]) -> bytes:
     """The worker's preload file for these (kept) call requests: ``{name: calls}``
-    pickled once per process (see ``worker.py``)."""
+    pickled once per process (see ``worker/__init__.py``)."""
     if requests not in _PRELOADS:
         calls = {prepared(request, keep=True).name: wire.decode(request[8:])["calls"] for request in requests}
         _PRELOADS[requests] = pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL)
@@ -393,7 +393,7 @@ class WorkerSession:
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
         # worker, so a submission that depends on it is graded the same every time.
-        self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_SOURCE.name}"],
+        self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_ENTRY}"],
                                   files=self._worker_files(),
                                   ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
                                   wait=wait, recycle_env=wire.RECYCLE_FD_ENV if self.recycle else None)

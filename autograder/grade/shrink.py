@@ -15,7 +15,7 @@ import numpy as np
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 
-from autograder.grade import worker as wire
+from autograder.grade.worker import wire
 from autograder.grade.corpus import context_free_generation, reference_outcome
 from autograder.grade.properties import Failure, Property
 from autograder.grade.run import WorkerLost, WorkerSession

@@ -34,5 +34,5 @@ def test_the_key_changes_with_hypothesis_the_sources_and_the_examples(monkeypatc
         target.write_bytes((cache.ROOT / module).read_bytes())
     monkeypatch.setattr(cache, "ROOT", tmp_path)
     assert cache.corpus_key(None) == key
-    (tmp_path / "autograder/grade/worker.py").write_bytes(b"# changed\n")
+    (tmp_path / "autograder/grade/worker/wire.py").write_bytes(b"# changed\n")
     assert cache.corpus_key(None) != key  # the worker forms cached beside the corpus change with it

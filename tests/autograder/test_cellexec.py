@@ -1,4 +1,4 @@
-"""Running a submission's cells as the worker runs them (autograder/grade/cellexec.py).
+"""Running a submission's cells as the worker runs them (autograder/grade/worker/cellexec.py).
 
 Here cellexec runs in the test process, as the worker would run it, so each behaviour
 is checked directly; tests/autograder/test_habits.py grades whole submissions through
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.grade import cellexec
+from autograder.grade.worker import cellexec
 from autograder.grade.extract import extract
-from autograder.grade.worker import CallTimeout, _timed, _untimed
+from autograder.grade.worker.child import CallTimeout, _timed, _untimed
 
 KERNELS = ["dqn_targets", "return_to_go"]
 

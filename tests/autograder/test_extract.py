@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grade import cellexec
+from autograder.grade.worker import cellexec
 from autograder.grade.extract import LEFT_OUT, Cell, Submission, SubmissionError, cell_notes, extract, library_dirs
 
 KERNELS = {"dqn_targets", "return_to_go"}
@@ -186,9 +186,9 @@ def test_cell_notes_say_in_both_languages_that_the_grader_stopped_a_statement_or
 
 
 def test_every_reason_the_worker_stops_a_cell_is_said_in_both_languages(tmp_path):
-    from autograder.grade import worker
+    from autograder.grade.worker.parent import LEFT_OUT_REASONS
 
-    assert set(LEFT_OUT) == set(worker.LEFT_OUT_REASONS) - {"timed_out"}  # timed_out: CELL_TIMED_OUT, with the limit
+    assert set(LEFT_OUT) == set(LEFT_OUT_REASONS) - {"timed_out"}  # timed_out: CELL_TIMED_OUT, with the limit
     sub = Submission(tmp_path / "hw.ipynb", [Cell("setup", "x", "cell", 3)], "ru", "notebook")
     for reason in LEFT_OUT:
         note = cell_notes(sub, [{"id": "setup", "ok": False, "error": "English message", "line": None,

@@ -14,7 +14,8 @@ import sys
 import nbformat
 import pytest
 
-from autograder.grade import cellexec, pipeline
+from autograder.grade import pipeline
+from autograder.grade.worker import cellexec
 from reference_impl import exercises
 
 NAME = "ex09_active_mean_nll"

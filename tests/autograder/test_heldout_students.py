@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.grade import worker
+from autograder.grade.worker import child
 from autograder.grade.judge import diagnose
 
 from heldout.probes import PROBES
@@ -38,11 +38,11 @@ def outcome_of(fn, call) -> dict:
             warnings.simplefilter("ignore")
             value = fn(*args, **kwargs)
     except Exception as exc:
-        return {"s": "raised", "exc": worker._exception_names(exc), "msg": worker._describe(exc)}
+        return {"s": "raised", "exc": child._exception_names(exc), "msg": child._describe(exc)}
     try:
-        return {"s": "ok", "v": worker._as_plain_array(value), "mut": False}
+        return {"s": "ok", "v": child._as_plain_array(value), "mut": False}
     except Exception as exc:
-        return {"s": "bad_return", "msg": worker._describe(exc)}
+        return {"s": "bad_return", "msg": child._describe(exc)}
 
 
 def verdict(student, corpus) -> tuple[bool, str | None, object]:

@@ -1,4 +1,4 @@
-"""The idle watch (autograder/grade/idle.py): what counts as not running.
+"""The idle watch (autograder/grade/worker/idle.py): what counts as not running.
 
 A process that computes, even one preempted on a machine with more runnable processes
 than cores, is never idle; one that sleeps, is stopped or waits for a child of its own
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from autograder.grade import idle
+from autograder.grade.worker import idle
 
 SPIN = "while True: pass"
 SLEEP = "import time; time.sleep(600)"
@@ -42,14 +42,14 @@ def started():
 
 
 def _descendants(pid: int) -> list[int]:
-    from autograder.grade.worker import descendants
+    from autograder.grade.worker.proctree import descendants
 
     return descendants(pid)
 
 
 def _watch(pid: int, samples: int, limit: float = 0.3) -> idle.IdleWatch:
     """Sample ``pid`` ``samples`` times, 20 ms apart (CPU read as the parent reads it)."""
-    from autograder.grade.worker import cpu_seconds
+    from autograder.grade.worker.proctree import cpu_seconds
 
     watch = idle.IdleWatch(pid, limit)
     for _ in range(samples):
@@ -79,7 +79,7 @@ def test_sleeping_stopped_or_waiting_for_its_own_child_is_idle(started, code, st
     if stop:
         os.kill(proc.pid, signal.SIGSTOP)
     watch = idle.IdleWatch(proc.pid, 0.3)
-    from autograder.grade.worker import cpu_seconds
+    from autograder.grade.worker.proctree import cpu_seconds
 
     while not watch.sample(time.monotonic(), cpu_seconds(proc.pid) or 0.0):
         time.sleep(0.02)

@@ -64,13 +64,13 @@ def test_a_python_file_that_stops_its_process_again_and_again_is_reloaded_a_boun
         tmp_path, corpus, correct_source):
     """Each left-out statement costs a reload: past 16 the file is not loaded again, and
     the feedback says why, in both languages (a notebook's cells are bounded by their number)."""
-    from autograder.grade import worker
+    from autograder.grade.worker.parent import MAX_STATEMENTS_LEFT_OUT
 
-    text = correct_source + "\nimport os\n" + "os._exit(1)\n" * (worker.MAX_STATEMENTS_LEFT_OUT + 4)
+    text = correct_source + "\nimport os\n" + "os._exit(1)\n" * (MAX_STATEMENTS_LEFT_OUT + 4)
     result = grade(write(tmp_path, "exits_forever.py", text), corpus)
     assert result.score == 0
     stopped = [n for n in result.notes if "stopped the grading process" in n["en"]]
-    assert len(stopped) == worker.MAX_STATEMENTS_LEFT_OUT + 1
+    assert len(stopped) == MAX_STATEMENTS_LEFT_OUT + 1
     assert "too many statements" in stopped[-1]["en"] and "слишком много инструкций" in stopped[-1]["ru"]
 
 

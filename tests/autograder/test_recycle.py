@@ -191,7 +191,7 @@ _os.makedirs({str(interpreter_under_tmp.parent)!r} + "/planted", exist_ok=True) 
 
 
 def test_setup_mounts_reads_mountinfo_outermost_first_with_escapes(tmp_path):
-    from autograder.grade import recycle
+    from autograder.grade.worker import recycle
 
     (tmp_path / "a b").mkdir()
     (tmp_path / "a b" / "inner").mkdir()

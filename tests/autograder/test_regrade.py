@@ -22,7 +22,7 @@ import pytest
 
 import reference_impl
 from autograder.demo import CORRECT
-from autograder.grade import worker as wire
+from autograder.grade.run import WORKER_ENTRY, WORKER_PACKAGE
 from autograder.grade.extract import extract
 from autograder.grade.pipeline import grade_submission
 from autograder.grade.run import WorkerLost, WorkerSession
@@ -68,7 +68,7 @@ def keeper_session(tmp_path):
         path = tmp_path / "kernels.py"
         path.write_text(source)
         session = WorkerSession(extract(path, set(KERNELS)).cells, list(KERNELS))
-        session.proc = subprocess.Popen([sys.executable, "-c", KEEPER, sys.executable, "-s", "-P", wire.__file__],
+        session.proc = subprocess.Popen([sys.executable, "-c", KEEPER, sys.executable, "-s", "-P", str(WORKER_PACKAGE / WORKER_ENTRY)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
                                         cwd=tmp_path)
         os.set_blocking(session.proc.stdout.fileno(), False)
@@ -91,7 +91,7 @@ def _orphans() -> list[int]:
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    if wire.__file__.encode() in handle.read() and int(entry) != os.getpid():
+                    if str(WORKER_PACKAGE / WORKER_ENTRY).encode() in handle.read() and int(entry) != os.getpid():
                         found.append(int(entry))
             except OSError:
                 pass

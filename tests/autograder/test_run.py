@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autograder.demo import CORRECT
-from autograder.grade import worker as wire
+from autograder.grade.worker import wire
 from autograder.grade.extract import Cell
 from autograder.grade.run import Budget, WorkerLost, WorkerSession, prepared, reply_limits
 

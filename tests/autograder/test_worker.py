@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograder.grade import worker as wire
+from autograder.grade.worker import cellexec, wire
+from autograder.grade.worker.child import Outbox, outcome_message, run_call
+from autograder.grade.worker.messages import (_MSG, K_BAD, K_BUNCH, K_CELL, K_LOADED, K_OK, K_RAISED, Bunch, ProtocolError,
+                                             bunch_caps, check_bunch, pack_array, parse_outcome, payload_cap, unpack_array)
+from autograder.grade.worker.parent import UNSTARTED_RETRIES, Child, ChildGone, Parent
+
+WORKER_MAIN = os.path.join(os.path.dirname(wire.__file__), "main.py")  # the sandbox's entry point
 
 
 def roundtrip(obj, trusted=True):
@@ -63,12 +69,12 @@ def test_truncated_and_garbage_frames_are_wire_errors():
 
 def test_run_call_reports_values_errors_and_bad_returns():
     me = os.getpid()
-    kind, value = wire.run_call(lambda x: x * 2, (np.arange(3.0),), {}, me)
-    assert kind == wire.K_OK and value.tolist() == [0, 2, 4]
-    kind, body = wire.run_call(lambda x: (_ for _ in ()).throw(ValueError("bad `x`")), (1,), {}, me)
-    assert kind == wire.K_RAISED and "ValueError" in body["exc"] and "bad" in body["msg"]
-    assert wire.run_call(lambda: object(), (), {}, me)[0] == wire.K_BAD
-    assert wire.run_call(lambda: "text", (), {}, me)[0] == wire.K_BAD
+    kind, value = run_call(lambda x: x * 2, (np.arange(3.0),), {}, me)
+    assert kind == K_OK and value.tolist() == [0, 2, 4]
+    kind, body = run_call(lambda x: (_ for _ in ()).throw(ValueError("bad `x`")), (1,), {}, me)
+    assert kind == K_RAISED and "ValueError" in body["exc"] and "bad" in body["msg"]
+    assert run_call(lambda: object(), (), {}, me)[0] == K_BAD
+    assert run_call(lambda: "text", (), {}, me)[0] == K_BAD
 
 
 class Unprintable(Exception):
@@ -77,14 +83,14 @@ class Unprintable(Exception):
 
 
 def test_an_exception_that_cannot_be_printed_still_reports_its_type():
-    kind, body = wire.run_call(lambda: (_ for _ in ()).throw(Unprintable()), (), {}, os.getpid())
-    assert kind == wire.K_RAISED and body["msg"] == "Unprintable"
+    kind, body = run_call(lambda: (_ for _ in ()).throw(Unprintable()), (), {}, os.getpid())
+    assert kind == K_RAISED and body["msg"] == "Unprintable"
 
 
 @settings(max_examples=50, derandomize=True, database=None)
 @given(hnp.arrays(hnp.scalar_dtypes().filter(lambda d: d.kind in "biuf"), hnp.array_shapes(min_dims=0, max_dims=3)))
 def test_child_arrays_reach_the_parent_exactly(arr):
-    back = wire.unpack_array(wire.pack_array(arr), cap=arr.size)
+    back = unpack_array(pack_array(arr), cap=arr.size)
     assert back.shape == arr.shape and back.dtype == arr.dtype.newbyteorder("=")
     np.testing.assert_array_equal(back, arr)
 
@@ -92,7 +98,7 @@ def test_child_arrays_reach_the_parent_exactly(arr):
 def test_child_arrays_of_any_layout_reach_the_parent_in_c_order():
     base = np.arange(12.0).reshape(3, 4)
     for arr in (base.T, base[:, ::2], np.asfortranarray(base), base.astype(">f8").T):
-        back = wire.unpack_array(wire.pack_array(arr), cap=arr.size)
+        back = unpack_array(pack_array(arr), cap=arr.size)
         np.testing.assert_array_equal(back, arr)
 
 
@@ -104,29 +110,29 @@ def test_child_arrays_of_any_layout_reach_the_parent_in_c_order():
     lambda p: p[:2] + b"\xff" * 8,                       # a garbage head
 ])
 def test_parent_refuses_tampered_child_arrays(tamper):
-    payload = wire.pack_array(np.zeros(3))
-    with pytest.raises(wire.ProtocolError):
-        wire.unpack_array(tamper(payload), cap=100)
+    payload = pack_array(np.zeros(3))
+    with pytest.raises(ProtocolError):
+        unpack_array(tamper(payload), cap=100)
 
 
 def test_parent_refuses_arrays_beyond_the_call_cap():
-    payload = wire.pack_array(np.zeros(5))
-    assert wire.unpack_array(payload, cap=5).shape == (5,)
-    with pytest.raises(wire.ProtocolError):
-        wire.unpack_array(payload, cap=4)
+    payload = pack_array(np.zeros(5))
+    assert unpack_array(payload, cap=5).shape == (5,)
+    with pytest.raises(ProtocolError):
+        unpack_array(payload, cap=4)
 
 
 def test_parsed_outcomes_are_bounded_whatever_the_child_sends():
     body = json.dumps({"exc": ["X" * 10_000] * 1000, "msg": "m" * 10_000}).encode()
-    outcome = wire.parse_outcome(wire.K_RAISED, body, cap=1)
+    outcome = parse_outcome(K_RAISED, body, cap=1)
     assert len(outcome["exc"]) == wire.MAX_EXC_NAMES and all(len(n) <= wire.MAX_NAME_CHARS for n in outcome["exc"])
     assert len(outcome["msg"]) <= wire.MAX_MESSAGE_CHARS
-    assert wire.parse_outcome(wire.K_RAISED, b'{"exc": 5, "msg": [1]}', cap=1) == {"s": "raised", "exc": [], "msg": ""}
+    assert parse_outcome(K_RAISED, b'{"exc": 5, "msg": [1]}', cap=1) == {"s": "raised", "exc": [], "msg": ""}
     for garbage in (b"[1, 2]", b"not json", b"\xff"):
-        with pytest.raises(wire.ProtocolError):
-            wire.parse_outcome(wire.K_BAD, garbage, cap=1)
-    with pytest.raises(wire.ProtocolError):
-        wire.parse_outcome(wire.K_CELL, b"{}", cap=1)
+        with pytest.raises(ProtocolError):
+            parse_outcome(K_BAD, garbage, cap=1)
+    with pytest.raises(ProtocolError):
+        parse_outcome(K_CELL, b"{}", cap=1)
 
 
 def test_output_caps_hold_every_reference_outcome_of_the_corpus(corpus):
@@ -165,12 +171,12 @@ def _header_and_blob(frame: bytes):
 
 
 def _sample_outcomes():
-    outcomes = [wire.parse_outcome(wire.K_OK, wire.pack_array(np.arange(n, dtype=dt)), 64)
+    outcomes = [parse_outcome(K_OK, pack_array(np.arange(n, dtype=dt)), 64)
                 for n, dt in [(3, np.float64), (0, np.float32), (1, np.bool_), (2, np.int64)]]
     outcomes[1]["mut"] = True
     outcomes += [{"s": "raised", "exc": ["ValueError"], "msg": 'a "quoted" \\ message'}, {"s": "timeout"},
                  {"s": "bad_return", "msg": "x"}]
-    outcomes.append(wire.parse_outcome(wire.K_OK, wire.pack_array(np.ones((2, 2))), 64))
+    outcomes.append(parse_outcome(K_OK, pack_array(np.ones((2, 2))), 64))
     return outcomes
 
 
@@ -259,14 +265,14 @@ def _child_stream(outcomes, watched=frozenset()) -> bytes:
     the others), calls in ``watched`` sent as messages of their own."""
     read_end, write_end = os.pipe()
     wire.widen_pipe(write_end)  # the whole stream fits: read only once the outbox is done
-    outbox = wire.Outbox(write_end, bytearray(8))
+    outbox = Outbox(write_end, bytearray(8))
     for index, outcome in enumerate(outcomes):
         if isinstance(outcome, np.ndarray) and index not in watched:
             outbox.add_array(index, outcome)
         elif isinstance(outcome, np.ndarray):
-            outbox.add(wire.outcome_message(index, wire.K_OK, outcome))
+            outbox.add(outcome_message(index, K_OK, outcome))
         else:
-            outbox.add(wire.outcome_message(index, *outcome))
+            outbox.add(outcome_message(index, *outcome))
     outbox.flush()
     os.close(write_end)
     chunks = []
@@ -279,17 +285,17 @@ def _child_stream(outcomes, watched=frozenset()) -> bytes:
 def _parent_reads(stream: bytes, caps: list[int], watched=()) -> list:
     """The outcomes the parent makes of a child's stream (as Parent._run reads it),
     through the reply encoding and the grader's untrusted decode."""
-    child = wire.Child.__new__(wire.Child)
+    child = Child.__new__(Child)
     child.buffer = bytearray(stream)
-    bounds = wire.bunch_caps(caps)
+    bounds = bunch_caps(caps)
     columns = wire.OutcomeColumns()
     for kind, index, payload in child._parse(
-            lambda kind, index: bounds[index] if kind == wire.K_BUNCH else wire.payload_cap(kind, caps[index])):
+            lambda kind, index: bounds[index] if kind == K_BUNCH else payload_cap(kind, caps[index])):
         assert index == columns.n
-        if kind == wire.K_BUNCH:
-            columns.add_bunch(wire.check_bunch(payload, index, np.asarray(caps, dtype=float), sorted(watched)))
+        if kind == K_BUNCH:
+            columns.add_bunch(check_bunch(payload, index, np.asarray(caps, dtype=float), sorted(watched)))
         else:
-            columns.add(wire.parse_outcome(kind, payload, caps[index]))
+            columns.add(parse_outcome(kind, payload, caps[index]))
     assert not child.buffer
     return roundtrip({"op": "outcomes", "outcomes": columns}, trusted=False)["outcomes"]
 
@@ -300,7 +306,7 @@ ANY_ARRAY = hnp.arrays(hnp.scalar_dtypes().filter(lambda d: d.kind in "biuf" and
 
 @settings(max_examples=60, derandomize=True, database=None)
 @given(st.lists(st.one_of(ANY_ARRAY, ANY_ARRAY.map(lambda a: a.T), ANY_ARRAY.map(lambda a: a.astype(a.dtype.newbyteorder())),
-                          st.just((wire.K_RAISED, {"exc": ["E"], "msg": "m"}))),
+                          st.just((K_RAISED, {"exc": ["E"], "msg": "m"}))),
                 max_size=12), st.sets(st.integers(0, 11)))
 def test_bunched_outcomes_reach_the_grader_as_single_messages_carried_them(outcomes, watched):
     """Any dtype (other byte orders included), rank, layout, empty arrays, raised calls
@@ -308,7 +314,7 @@ def test_bunched_outcomes_reach_the_grader_as_single_messages_carried_them(outco
     watched = {i for i in watched if i < len(outcomes)}
     caps = [max(1, o.size) if isinstance(o, np.ndarray) else 1 for o in outcomes]
     got = _parent_reads(_child_stream(outcomes, watched), caps, watched)
-    single = b"".join(wire.outcome_message(i, *((wire.K_OK, o) if isinstance(o, np.ndarray) else o))
+    single = b"".join(outcome_message(i, *((K_OK, o) if isinstance(o, np.ndarray) else o))
                       for i, o in enumerate(outcomes))
     assert len(got) == len(outcomes)
     for back, by_one in zip(got, _parent_reads(single, caps)):
@@ -321,20 +327,20 @@ def test_bunched_outcomes_reach_the_grader_as_single_messages_carried_them(outco
 
 def test_a_bunch_closes_at_every_message_of_its_own_and_flush():
     arrays = [np.arange(3.0), np.arange(2, dtype=np.int64), np.zeros((2, 2), dtype=np.float32)]
-    outcomes = [arrays[0], arrays[1], (wire.K_BAD, {"msg": "x"}), arrays[2], arrays[0]]
+    outcomes = [arrays[0], arrays[1], (K_BAD, {"msg": "x"}), arrays[2], arrays[0]]
     stream = _child_stream(outcomes, watched={3})
     kinds = []
-    child = wire.Child.__new__(wire.Child)
+    child = Child.__new__(Child)
     child.buffer = bytearray(stream)
     for kind, index, _ in child._parse(lambda kind, index: 1 << 20):
         kinds.append((kind, index))
-    assert kinds == [(wire.K_BUNCH, 0), (wire.K_BAD, 2), (wire.K_OK, 3), (wire.K_BUNCH, 4)]
+    assert kinds == [(K_BUNCH, 0), (K_BAD, 2), (K_OK, 3), (K_BUNCH, 4)]
 
 
 def _bunch(arrays, first=0) -> bytes:
-    bunch = wire.Bunch(first)
+    bunch = Bunch(first)
     assert all(bunch.add(a) for a in arrays)
-    return bunch.message()[wire._MSG.size:]
+    return bunch.message()[_MSG.size:]
 
 
 def _edit(payload: bytes, at: int, data: bytes) -> bytes:
@@ -364,42 +370,42 @@ BAD_BUNCHES = {
 
 def test_a_well_formed_bunch_is_read_back():
     payload = _bunch([np.arange(6.0).reshape(2, 3), np.arange(4)])
-    k, codes, ranks, dims, values = wire.check_bunch(payload, 0, np.array([6.0, 4.0]), [])
+    k, codes, ranks, dims, values = check_bunch(payload, 0, np.array([6.0, 4.0]), [])
     assert (k, list(codes), ranks.tolist(), dims.tolist(), len(values)) == (2, [F8, I8], [2, 1], [2, 3, 4], 80)
 
 
 @pytest.mark.parametrize("name", sorted(BAD_BUNCHES))
 def test_the_parent_refuses_every_inconsistent_bunch(name):
     payload = BAD_BUNCHES[name](_bunch([np.arange(6.0).reshape(2, 3), np.arange(4)]))
-    with pytest.raises(wire.ProtocolError):
-        wire.check_bunch(payload, 0, np.array([6.0, 4.0]), [])
+    with pytest.raises(ProtocolError):
+        check_bunch(payload, 0, np.array([6.0, 4.0]), [])
 
 
 def test_dims_whose_product_wraps_around_are_refused():
     """2**16 four times is 2**64 values: 0 in int64 arithmetic, which would let an empty
     values part pass."""
-    bunch = wire.Bunch(0)
+    bunch = Bunch(0)
     bunch.codes.append(F8)
     bunch.ranks.append(4)
     bunch.dims += [2**16] * 4
-    with pytest.raises(wire.ProtocolError):
-        wire.check_bunch(bunch.message()[wire._MSG.size:], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
+    with pytest.raises(ProtocolError):
+        check_bunch(bunch.message()[_MSG.size:], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
 
 
 def test_a_bunch_may_not_hold_a_watched_call_nor_start_past_the_batch():
     payload = _bunch([np.zeros(1), np.zeros(1)], first=3)
     caps = np.ones(6)
-    assert wire.check_bunch(payload, 3, caps, [0, 2, 5])[0] == 2
+    assert check_bunch(payload, 3, caps, [0, 2, 5])[0] == 2
     for watched in ([3], [4], [1, 4, 5]):  # its outcome must come alone, after the inputs are compared
-        with pytest.raises(wire.ProtocolError):
-            wire.check_bunch(payload, 3, caps, watched)
-    with pytest.raises(wire.ProtocolError):
-        wire.check_bunch(payload, 5, caps, [])  # two outcomes, one call left
+        with pytest.raises(ProtocolError):
+            check_bunch(payload, 3, caps, watched)
+    with pytest.raises(ProtocolError):
+        check_bunch(payload, 5, caps, [])  # two outcomes, one call left
 
 
 def test_a_bunch_head_is_bounded_by_the_calls_left():
     caps = [1, 10, 3]
-    bounds = wire.bunch_caps(caps)
+    bounds = bunch_caps(caps)
     assert bounds[0] > bounds[1] > bounds[2] > 0
     widest = [np.zeros(c, dtype=np.float64) for c in caps]  # every later call at its cap
     assert len(_bunch(widest)) <= bounds[0] and len(_bunch(widest[2:], first=2)) <= bounds[2]
@@ -414,7 +420,7 @@ def test_a_bunch_head_is_bounded_by_the_calls_left():
 # still imports lazily.
 LAZY_IMPORTS_SCRIPT = """
 import importlib.util, json, pickle, sys, warnings
-spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])
+spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])  # main.py: the package m5worker
 worker = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(worker)
 if sys.argv[3] == "preimport":
@@ -454,7 +460,7 @@ def _numpy_imported_lazily(corpus, tmp_path, preimport: bool) -> list[str]:
     calls = {k: [(c.args, c.kwargs) for c in kc.calls] for k, kc in corpus.items()}
     data = tmp_path / "calls.pkl"
     data.write_bytes(pickle.dumps((calls, demo + loops + one_kernel)))
-    out = subprocess.run([sys.executable, "-c", LAZY_IMPORTS_SCRIPT, wire.__file__, str(data),
+    out = subprocess.run([sys.executable, "-c", LAZY_IMPORTS_SCRIPT, WORKER_MAIN, str(data),
                           "preimport" if preimport else "plain"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout)
@@ -473,9 +479,9 @@ def test_without_the_preimport_numpy_ma_is_imported_lazily(corpus, tmp_path):
 TOUCH_SCRIPT = """
 import gc, importlib.util, json, os, resource, sys
 import numpy as np
-spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])
-worker = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(worker)
+spec = importlib.util.spec_from_file_location("m5_worker", sys.argv[1])  # main.py: the package m5worker
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+from m5worker.child import touch_preloaded
 rng = np.random.default_rng(0)
 preloaded = {"k": [[[rng.random(4), rng.integers(0, 3, 4)], {"gamma": float(g)}] for g in rng.random(5000)]}
 gc.freeze()
@@ -485,7 +491,7 @@ read, write = os.pipe()
 if os.fork() == 0:
     before = faults()
     if sys.argv[2] == "touch":
-        worker.touch_preloaded(preloaded)
+        touch_preloaded(preloaded)
     touched = faults()
     for args, kwargs in preloaded["k"]:
         call(*args, **kwargs)
@@ -504,7 +510,7 @@ def test_a_blank_child_copies_the_pages_its_calls_write_before_its_submission(tm
     import sys
     script = tmp_path / "touch.py"
     script.write_text(TOUCH_SCRIPT)
-    out = subprocess.run([sys.executable, str(script), wire.__file__, "touch" if touch else "none"],
+    out = subprocess.run([sys.executable, str(script), WORKER_MAIN, "touch" if touch else "none"],
                          capture_output=True, text=True, check=True).stdout
     while_waiting, while_calling = json.loads(out)
     if touch:
@@ -516,16 +522,16 @@ def test_a_blank_child_copies_the_pages_its_calls_write_before_its_submission(tm
 # ------------------------------------------------------------------ loading: what is left out
 def test_an_announcement_names_a_statement_only_in_a_python_file():
     ids, files = {"c1", "python-file"}, {"python-file"}
-    assert wire.Parent._announced({"id": "python-file", "line": 12}, ids, files) == ("python-file", 12)
-    assert wire.Parent._announced({"id": "c1", "line": 12}, ids, files) == ("c1", None)  # a cell runs whole
+    assert Parent._announced({"id": "python-file", "line": 12}, ids, files) == ("python-file", 12)
+    assert Parent._announced({"id": "c1", "line": 12}, ids, files) == ("c1", None)  # a cell runs whole
     for line in (None, 0, -3, True, 1.5, "12", 1 << 40):  # what a forged announcement may carry
-        assert wire.Parent._announced({"id": "python-file", "line": line}, ids, files) == ("python-file", None)
-    with pytest.raises(wire.ProtocolError):
-        wire.Parent._announced({"id": "c9", "line": 1}, ids, files)
+        assert Parent._announced({"id": "python-file", "line": line}, ids, files) == ("python-file", None)
+    with pytest.raises(ProtocolError):
+        Parent._announced({"id": "c9", "line": 1}, ids, files)
 
 
 def test_cells_left_out_are_dropped_and_statements_left_out_are_skipped():
-    parent = wire.Parent.__new__(wire.Parent)
+    parent = Parent.__new__(Parent)
     parent.fatal = {("c1", None): ("stopped", wire.FATAL_CELL), ("python-file", 7): ("stopped", wire.FATAL_STATEMENT),
                     ("python-file", 3): ("timed_out", "the statement ran longer than 20 s")}
     cells = [{"id": "c0", "source": "a = 1"}, {"id": "c1", "source": "import os; os._exit(1)"},
@@ -547,8 +553,8 @@ class _ChildLostBeforeItsCells:
 
     def messages(self, timeout, cap_for):
         if self.lost:
-            raise wire.ChildGone()
-        return [(wire.K_LOADED, 0, json.dumps({"cells": [], "found": {"k": True}}).encode())]
+            raise ChildGone()
+        return [(K_LOADED, 0, json.dumps({"cells": [], "found": {"k": True}}).encode())]
 
     def cpu(self) -> float:
         return 0.0
@@ -557,16 +563,16 @@ class _ChildLostBeforeItsCells:
         pass
 
 
-def _parent_whose_children_die(monkeypatch, dies: int) -> tuple[wire.Parent, list]:
+def _parent_whose_children_die(monkeypatch, dies: int) -> tuple[Parent, list]:
     attempts: list = []
-    parent = wire.Parent.__new__(wire.Parent)
-    parent.cellexec = wire._load_sibling("cellexec")
+    parent = Parent.__new__(Parent)
+    parent.cellexec = cellexec
     parent.child = None
     monkeypatch.setattr(parent, "fork_child", lambda cells: _ChildLostBeforeItsCells(attempts, dies), raising=False)
     return parent, attempts
 
 
-@pytest.mark.parametrize("dies", [1, wire.UNSTARTED_RETRIES])
+@pytest.mark.parametrize("dies", [1, UNSTARTED_RETRIES])
 def test_a_child_lost_before_its_first_cell_is_forked_again_and_nothing_is_left_out(monkeypatch, dies):
     parent, attempts = _parent_whose_children_die(monkeypatch, dies)
     loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
@@ -576,7 +582,7 @@ def test_a_child_lost_before_its_first_cell_is_forked_again_and_nothing_is_left_
 
 def test_children_that_keep_dying_before_any_cell_are_reported_unstarted_not_as_a_submission_without_kernels(
         monkeypatch):
-    parent, attempts = _parent_whose_children_die(monkeypatch, wire.UNSTARTED_RETRIES + 1)
+    parent, attempts = _parent_whose_children_die(monkeypatch, UNSTARTED_RETRIES + 1)
     loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
-    assert len(attempts) == wire.UNSTARTED_RETRIES + 1
+    assert len(attempts) == UNSTARTED_RETRIES + 1
     assert loaded["unstarted"] is True and loaded["cells"] == []  # no cell is blamed

@@ -306,7 +306,7 @@ except OSError:
 GRADER = '''
 import json, os, subprocess, sys
 import numpy as np
-from autograder.grade import worker as wire
+from autograder.grade.worker import wire
 from autograder.grade.run import WorkerLost, WorkerSession
 
 

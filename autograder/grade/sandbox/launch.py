@@ -448,7 +448,7 @@ def spawn(
 ) -> subprocess.Popen:
     """Start ``argv`` inside the sandbox and return the Popen.
 
-    argv:    e.g. ``[sys.executable, "-s", "-P", "/m5/worker.py"]``; argv[0] must be an
+    argv:    e.g. ``[sys.executable, "-s", "-P", "/m5/main.py"]``; argv[0] must be an
              absolute path visible inside (this interpreter, or something under /usr).
     limits:  resource limits (:class:`Limits`).
     env:     extra variables layered over a minimal default environment (the grader's

@@ -1,7 +1,7 @@
 """The recycling zygote: one sandbox serves one submission after another.
 
-Placed read-only at /m5/recycle.py beside ``worker.py`` and loaded by path (like
-``cellexec.py``), so it imports only the standard library. The zygote (:func:`zygote`)
+Part of the worker package placed read-only at /m5 (see ``__init__.py``); it imports
+only the standard library and nothing of the package. The zygote (:func:`zygote`)
 is the sandbox's pid 1 in a class run (``bwrap --as-pid-1``): it never runs student
 code and is not dumpable. It forks one trusted worker parent per submission and,
 between two of them, kills every other process of the sandbox, empties the writable

@@ -1,7 +1,7 @@
 """Run a submission's cells inside the worker (the sandbox side of extraction).
 
-Copied into the sandbox next to ``worker.py`` and loaded by path; imports only the
-standard library at import time (IPython is imported lazily, and only for a cell that
+Part of the worker package placed read-only at /m5 (see ``__init__.py``); imports only
+the standard library at import time (IPython is imported lazily, and only for a cell that
 is not plain Python). Everything that parses or rewrites student code happens here,
 inside the sandbox, never in the grader's process.
 

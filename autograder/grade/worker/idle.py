@@ -14,8 +14,8 @@ subprocess it started is idle (correct kernels never start one). Intervals in wh
 process waits for the parent (its outcomes unread in the pipe, or a watched call whose
 inputs the parent has not placed yet) are never counted: the caller says so.
 
-Loaded by the worker by path (``/m5/idle.py`` inside the sandbox), so it imports only
-the standard library.
+Part of the worker package placed read-only at /m5 (see ``__init__.py``); it imports
+only the standard library.
 """
 from __future__ import annotations
 

@@ -1,0 +1,599 @@
+"""The parent: the trusted process that talks to the grader and owns the child.
+
+It forks the child after its own imports and never runs student code. It times every
+call by the child's CPU clock (``/proc/<pid>/stat``) with a wall-clock backstop and
+kills the child past a limit; it places the inputs of watched calls in a shared buffer
+and, after the call, compares them with its private copy (the no-mutation check); it
+validates what the child hands back (kind, dtype, size within the call's cap) and
+encodes the replies. It is not dumpable (the child cannot read its memory or
+descriptors) and is the subreaper of everything the child starts, so no process
+outlives a batch.
+"""
+from __future__ import annotations
+
+import collections
+import math
+import mmap
+import os
+import pickle
+import select
+import signal
+import time
+
+import numpy as np
+
+from . import idle
+from .child import child_main
+from .messages import (_MSG, _PROGRESS, K_BAD, K_BUNCH, K_CELL, K_LOADED, K_OK, K_RAISED, TEXT_CAP, ProtocolError, _clean_str,
+                       _text, _write_all, bunch_caps, check_array, check_bunch, parse_outcome, payload_cap)
+from .proctree import _state, cpu_seconds, kill_descendants
+from .wire import (_LEN, ANSWER_WALL, BATCH_IDLE, DEFAULT_BUDGET, FATAL_CELL, FATAL_STATEMENT, FRAME_OVERHEAD,
+                   MAX_ANSWER_ELEMENTS, MAX_MESSAGE_CHARS, MIN_BATCH_CPU, OutcomeColumns, decode, encode, widen_pipe)
+
+POLL = 0.05                  # how often the parent looks at the child's clocks (s)
+GATHER = 0.001               # while the child streams results, the parent reads them in bunches (s)
+GATHER_AHEAD = 64            # ... unless a watched call (which waits for the parent) is this close
+CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
+INBOX_BYTES = 64 << 20       # a batch request (the corpus' largest is under 1 MB)
+INPUT_BYTES = 16 << 20       # the inputs of one watched call
+_ALIGN = 64
+UNSTARTED_RETRIES = 2       # a child lost before its first cell is forked again this many times
+MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
+                              # notebook's cells are bounded by their number, as ever)
+
+
+# Why the parent stopped a cell or statement: the entry's "reason" (the feedback says
+# it in the submission's language, extract.LEFT_OUT).
+LEFT_OUT_REASONS = ("stopped", "timed_out", "protocol", "load_cap", "left_out_cap", "idle")
+
+
+def _left_out_entry(cell_id: str, line: int | None, reason: tuple[str, str]) -> dict:
+    """A load report entry for a cell or statement the parent stopped or left out;
+    ``reason`` is (one of LEFT_OUT_REASONS, an English message)."""
+    what, message = reason
+    return {"id": cell_id, "ok": False, "error": message, "line": line, "timed_out": what == "timed_out",
+            "reason": what}
+
+
+class ChildGone(Exception):
+    """The child exited or was killed."""
+
+
+def _harden_parent() -> None:
+    """Not dumpable: a child cannot read the parent's memory or descriptors through
+    /proc. Subreaper: orphans of the child are re-parented here, so they can be killed."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)    # PR_SET_DUMPABLE, 0
+        libc.prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER, 1
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+class Child:
+    """The parent's handle on one executor process."""
+
+    def __init__(self, pid: int, orders: int, replies: int):
+        self.pid = pid
+        self.orders = orders          # parent -> child pipe (write end, non-blocking)
+        self.replies = replies        # child -> parent pipe (read end, non-blocking)
+        self.buffer = bytearray()
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def order(self, obj) -> None:
+        """Send an order; a child that stopped reading its orders has broken the protocol."""
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            _write_all(self.orders, _LEN.pack(len(data)) + data)
+        except BlockingIOError:
+            raise ProtocolError("the child stopped reading its orders") from None
+        except OSError:
+            raise ChildGone() from None
+
+    def exited(self) -> bool:
+        if self.pidfd is not None:
+            return bool(select.select([self.pidfd], [], [], 0)[0])
+        return _state(self.pid) in (b"Z", None)
+
+    def messages(self, timeout: float, cap_for) -> list[tuple[int, int, bytes]]:
+        """Complete messages within ``timeout`` seconds ([] if none). ``cap_for(kind,
+        index)`` bounds each payload before it is read. Raises ChildGone, ProtocolError."""
+        out = self._parse(cap_for)
+        if out:
+            return out
+        watched = [self.replies] + ([self.pidfd] if self.pidfd is not None else [])
+        ready = select.select(watched, [], [], max(timeout, 0))[0]
+        if self.replies in ready:
+            self._drain()
+            out = self._parse(cap_for)
+            if out:
+                return out
+        if (self.pidfd in ready) if self.pidfd is not None else self.exited():
+            self._drain()  # what it wrote before it died still counts
+            out = self._parse(cap_for)
+            if not out:
+                raise ChildGone()
+        return out
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.replies, 1 << 20)
+            except BlockingIOError:
+                return
+            except OSError:
+                raise ChildGone() from None
+            if not chunk:
+                return
+            self.buffer += chunk
+            if len(self.buffer) > (64 << 20):  # far beyond any capped message: stop reading
+                raise ProtocolError("flood")
+
+    def _parse(self, cap_for) -> list[tuple[int, int, bytes]]:
+        out, offset, buffer = [], 0, self.buffer
+        while len(buffer) - offset >= _MSG.size:
+            kind, index, length = _MSG.unpack_from(buffer, offset)
+            if length > cap_for(kind, index):
+                raise ProtocolError("oversized message")
+            end = offset + _MSG.size + length
+            if len(buffer) < end:
+                break
+            out.append((kind, index, bytes(buffer[offset + _MSG.size:end])))
+            offset = end
+        if offset:
+            del buffer[:offset]
+        return out
+
+    def cpu(self) -> float:
+        value = cpu_seconds(self.pid)
+        return 0.0 if value is None else value
+
+    def kill(self) -> None:
+        """Kill the child, its group and everything below the parent; reap; close."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        kill_descendants()
+        for fd in (self.orders, self.replies, self.pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+class Parent:
+    """The trusted side: owns the child, the shared buffers and the grader's pipe."""
+
+    def __init__(self, cellexec, reply_fd: int, protocol_fds: tuple[int, ...]):
+        self.cellexec = cellexec
+        self.reply_fd = reply_fd
+        self.protocol_fds = protocol_fds
+        self.inbox = mmap.mmap(-1, INBOX_BYTES, flags=mmap.MAP_SHARED)
+        self.inputs = mmap.mmap(-1, INPUT_BYTES, flags=mmap.MAP_SHARED)
+        self.progress = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED)  # the child's current call
+        self.load_request: dict | None = None
+        self.budget = dict(DEFAULT_BUDGET)
+        # (cell id, first line of a .py statement or None for the whole cell) -> (what
+        # happened, one of LEFT_OUT_REASONS, and a message): left out when the cells are
+        # loaded again.
+        self.fatal: dict[tuple[str, int | None], tuple[str, str]] = {}
+        self.child: Child | None = None
+        self.out_of_time = False            # loading hit its wall-clock cap: no more children
+        self.preloaded: dict[str, list] = {}  # name -> calls, given by the grader ahead of the batches
+        self.blank: Child | None = None       # a child forked ahead of time, waiting for its cells
+        self.keeper = os.getppid()            # the zygote (or bwrap's pid 1): its death ends the sandbox
+
+    # ------------------------------------------------------------ grader side
+    def reply(self, obj) -> None:
+        """Write a reply, unless the sandbox is being killed (see :meth:`_sandbox_dying`)."""
+        if self._sandbox_dying():
+            self.stop_child()
+            self.stop_blank()
+            os._exit(1)
+        _write_all(self.reply_fd, encode(obj))
+
+    def _sandbox_dying(self) -> bool:
+        """The process this parent was forked from (the zygote) was killed: the sandbox
+        dies as soon as the kernel acts on it, and whether a reply written now reached
+        the grader first would depend on timing. Student code can kill the zygote only
+        through the child, synchronously (the SIGKILL is pending before its kill()
+        returns), so a reply to the step in which that happened is never written: the
+        grader always sees that step lost (a load: the cell announced last; a batch:
+        its kernel)."""
+        return os.getppid() != self.keeper or idle.dying(self.keeper)
+
+    def serve(self, frames) -> int:
+        for frame in frames:
+            request = decode(frame)
+            op = request.get("op")
+            if op == "load":
+                self.reply(self.load(request))
+            elif op == "call":
+                # Written before the next batch is even read: starting it first saves the
+                # child a few ms, but a batch that kills this parent would then take the
+                # previous kernel's reply with it (the kill_parent attack caught that).
+                self.reply(self.batch(request))
+            elif op == "values":
+                self.reply({"op": "values", "values": self.values(list(request["names"]))})
+            elif op == "exit":
+                break
+        self.stop_child()
+        self.stop_blank()
+        return 0
+
+    # ------------------------------------------------------------ the child
+    def fork_child(self, cells: list) -> Child:
+        """A child loading ``cells``: the one forked ahead of time if there is one."""
+        request = pickle.dumps({**self.load_request, "cells": cells}, protocol=pickle.HIGHEST_PROTOCOL)
+        self.inbox[:len(request)] = request  # fits: a submission is read only up to 16 MiB (grade/files.py)
+        child, self.blank = self.blank, None
+        if child is not None:
+            try:
+                child.order(("load", len(request)))
+                return child
+            except (ChildGone, ProtocolError):  # it died waiting (nothing of the student's ran in it)
+                child.kill()
+        child = self.fork_blank()
+        child.order(("load", len(request)))  # a fresh pipe holds this short order
+        return child
+
+    def fork_blank(self) -> Child:
+        """Fork a child that waits for its load order (through the inbox). A parent forks
+        one as soon as it starts, so the fork and its page copies are paid while the
+        grader is still busy, not when the submission's cells arrive."""
+        orders_r, orders_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        widen_pipe(replies_w)  # the child writes on while the parent reads what it sent before
+        pid = os.fork()
+        if pid == 0:
+            for fd in (*self.protocol_fds, orders_w, replies_r):
+                os.close(fd)
+            child_main(self.cellexec, orders_r, replies_w, self.inbox, self.inputs, self.preloaded, self.progress)
+        os.close(orders_r)
+        os.close(replies_w)
+        os.set_blocking(orders_w, False)
+        os.set_blocking(replies_r, False)
+        return Child(pid, orders_w, replies_r)
+
+    def stop_child(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            self.child = None
+
+    def stop_blank(self) -> None:
+        if self.blank is not None:
+            self.blank.kill()
+            self.blank = None
+
+    def ensure_child(self) -> bool:
+        """A loaded child, forking and loading a fresh one after a loss."""
+        if self.child is None and not self.out_of_time and self.load_request is not None:
+            self.load(None)
+        return self.child is not None
+
+    def load(self, request: dict | None) -> dict:
+        """Load the cells in a fresh child; a cell (or a statement of a .py file) that kills
+        the child or outlives its deadline is left out and the rest loaded again, within
+        ``load_timeout`` in all. ``request`` None reloads after a lost batch (nothing is
+        reported to the grader)."""
+        forward = request is not None
+        if forward:
+            self.load_request = request
+            self.budget = {**DEFAULT_BUDGET, **(request.get("budget") or {})}
+            self.fatal = {}
+            self.out_of_time = False
+        self.stop_child()
+        cells = [c for c in self.load_request["cells"] if isinstance(c, dict)]
+        ids = {c.get("id") for c in cells}
+        files = {c.get("id") for c in cells if self.cellexec.cell_kind(c) == "python"}
+        cell_timeout = float(self.load_request["cell_timeout"])
+        ce = self.cellexec  # per cell: its listed failures, each with a message and the ignored magics
+        per_entry = MAX_MESSAGE_CHARS * 6 + 1024 + ce.MAX_IGNORED * (ce.MAX_MAGIC_NAME * 6 + 4)
+        report_cap = (FRAME_OVERHEAD + len(cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry
+                      + len(self.load_request["kernels"]) * 256)
+        deadline = time.monotonic() + float(self.budget["load_timeout"])
+        unstarted = 0  # children lost before their first cell (not the student's doing)
+        while True:
+            child = self.fork_child(self._cells_to_run(cells))
+            current, cell_deadline, loaded, idled = None, math.inf, None, False
+            watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
+            try:
+                while loaded is None:
+                    now = time.monotonic()
+                    if now >= min(deadline, cell_deadline):
+                        break
+                    for kind, _, payload in child.messages(min(deadline, cell_deadline, now + POLL) - now,
+                                                          lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
+                        if kind == K_CELL:
+                            announced = self._announced(_text(payload), ids, files)
+                            new_cell = current is None or announced[0] != current[0]
+                            current = announced
+                            watch.reset()
+                            # Each cell, and each statement of a .py file, has its own deadline.
+                            cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
+                            if new_cell:  # a cell's first announcement waits for the go-ahead
+                                if forward:
+                                    self.reply({"op": "cell", "id": current[0]})
+                                child.order(("cell",))  # passed on: the child may run it
+                        elif kind == K_LOADED:
+                            loaded = self._loaded(_text(payload), ids)
+                        else:
+                            raise ProtocolError("unexpected message while loading")
+                    if loaded is None and watch.sample(time.monotonic(), child.cpu(), idle.unread_bytes(child.replies) > 0):
+                        idled = True
+                        break
+            except ChildGone:
+                reason = ("stopped", FATAL_CELL if current is None or current[1] is None else FATAL_STATEMENT)
+            except ProtocolError:
+                reason = ("protocol", "this cell disturbed the grading process's communication")
+            else:
+                if loaded is not None:
+                    self.child = child
+                    return {**loaded, "cpu": round(child.cpu(), 3)}  # the cells' CPU (of this last load)
+                what = "cell" if current is None or current[1] is None else "statement"
+                reason = (("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
+                          if idled else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s"))
+            child.kill()
+            if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
+                self.out_of_time = True
+                return self._unloaded(current, ("load_cap", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
+            if current is None:  # the child died before its first cell: none of the student's code ran
+                unstarted += 1
+                if unstarted > UNSTARTED_RETRIES:
+                    return {**self._unloaded(None, reason), "unstarted": True}
+                continue
+            if current[1] is not None and sum(line is not None for _, line in self.fatal) >= MAX_STATEMENTS_LEFT_OUT:
+                # a file built to be reloaded once per statement
+                return self._unloaded(current, ("left_out_cap", f"more than {MAX_STATEMENTS_LEFT_OUT} statements were left out"))
+            self.fatal[current] = reason
+
+    def _cells_to_run(self, cells: list[dict]) -> list[dict]:
+        """``cells`` without those left out; a .py file keeps its other statements."""
+        kept = []
+        for cell in cells:
+            if (cell.get("id"), None) in self.fatal:
+                continue
+            lines = sorted(line for cid, line in self.fatal if cid == cell.get("id") and line is not None)
+            kept.append({**cell, "skip_lines": lines} if lines else cell)
+        return kept
+
+    @staticmethod
+    def _announced(body: dict, ids: set, files: set) -> tuple[str, int | None]:
+        """(cell id, first line of the statement or None) of an announcement, checked: a
+        line is taken only from a .py file's cell, and only a plausible one."""
+        cid, line = body.get("id"), body.get("line")
+        if cid not in ids:
+            raise ProtocolError("unknown cell")
+        if cid in files and type(line) is int and 0 < line < 1 << 31:
+            return cid, line
+        return cid, None
+
+    def _left_out(self) -> list[dict]:
+        """Report entries of the cells and statements left out."""
+        return [_left_out_entry(cid, line, reason) for (cid, line), reason in self.fatal.items()]
+
+    def _loaded(self, body: dict, ids: set) -> dict:
+        """The child's load report, checked field by field, plus the cells left out."""
+        cells = []
+        for cell in body.get("cells") if isinstance(body.get("cells"), list) else []:
+            if isinstance(cell, dict) and cell.get("id") in ids:
+                ce = self.cellexec
+                cells.append({"id": cell["id"], "ok": cell.get("ok") is True,
+                              "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS),
+                              "line": cell.get("line") if type(cell.get("line")) is int else None,
+                              "ignored": [_clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[:ce.MAX_IGNORED]
+                                          if isinstance(x, str)],
+                              "timed_out": cell.get("timed_out") is True})
+        cells += self._left_out()
+        found = body.get("found") if isinstance(body.get("found"), dict) else {}
+        return {"op": "loaded", "cells": cells, "time_cap": False,
+                "found": {k: found.get(k) is True for k in self.load_request["kernels"]}}
+
+    def _unloaded(self, current, reason: tuple[str, str]) -> dict:
+        cells = self._left_out()
+        if current is not None and current not in self.fatal:
+            cells.append(_left_out_entry(current[0], current[1], reason))
+        return {"op": "loaded", "cells": cells, "time_cap": self.out_of_time,
+                "found": {k: False for k in self.load_request["kernels"]}}
+
+    # ------------------------------------------------------------ one kernel's batch
+    def batch(self, request: dict) -> dict:
+        """One kernel's batch (a :func:`prepare_call_request` dict) through the child."""
+        ref = request.get("ref")
+        if ref is not None:
+            if ref not in self.preloaded:
+                return {"op": "lost", "reason": "protocol"}
+            source = ("preloaded", ref)
+        else:
+            blob = request["calls_blob"]
+            if len(blob) > INBOX_BYTES:
+                return {"op": "lost", "reason": "protocol"}
+            source = ("batch", len(blob))
+        if not self.ensure_child():
+            return {"op": "lost", "reason": "timeout" if self.out_of_time else "crashed"}
+        if ref is None:
+            self.inbox[:len(blob)] = blob
+        try:
+            outcomes = self._run(self.child, request, source)
+        except ChildGone:
+            self.stop_child()
+            return {"op": "lost", "reason": "crashed"}
+        except ProtocolError:
+            self.stop_child()
+            return {"op": "lost", "reason": "protocol"}
+        if self.child is not None:
+            kill_descendants(keep=self.child.pid)  # nothing the batch started outlives it
+        return {"op": "outcomes", "outcomes": outcomes}
+
+    def _place(self, args, kwargs, offset: int, first: bool) -> tuple[list, list, int] | None:
+        """Copy a watched call's array inputs into the shared buffer from ``offset``:
+        (layout, placed, next offset). None if they do not fit beside the calls placed
+        before (``first`` False); the first call of a group places what fits."""
+        layout, placed = [], []
+        for where, value in [*enumerate(args), *kwargs.items()]:
+            if not isinstance(value, np.ndarray):
+                continue
+            raw = value.tobytes(order="C")
+            if offset + len(raw) > INPUT_BYTES:
+                if not first:
+                    return None
+                break  # larger than the buffer: the rest stay private copies (never in the corpus)
+            layout.append((where, offset, value.dtype.str, value.shape))
+            placed.append((offset, raw))
+            offset += -(-len(raw) // _ALIGN) * _ALIGN if raw else 0
+        for at, raw in placed:
+            self.inputs[at:at + len(raw)] = raw
+        return layout, placed, offset
+
+    def _mutated(self, placed) -> bool:
+        return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
+
+    def _run(self, child: Child, request: dict, source: tuple) -> OutcomeColumns:
+        """Stream the batch through the child: one message per call; the watched calls'
+        inputs placed in the shared buffer ahead, each in its own region, and compared
+        when their outcome is read; the clocks looked at every POLL."""
+        n, caps, watched_calls = request["n"], request["caps"], request["watched"]
+        call_cpu = float(request["call_timeout"])
+        batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
+        batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
+        call_wall = float(self.budget["call_wall"])
+        watched = sorted(watched_calls)
+        watched_set = set(watched)
+        pending = collections.deque(watched)  # watched calls not yet placed
+        armed: dict[int, list] = {}  # watched call -> its inputs as placed in the shared buffer
+
+        def arm_next_watched():
+            """Once every armed call has been read: place as many of the next watched calls
+            as fit, each in its own region, and let the child run them all (one order)."""
+            layouts, offset = {}, 0
+            while pending:
+                args, kwargs = watched_calls[pending[0]]
+                placed = self._place(args, kwargs, offset, first=not layouts)
+                if placed is None:
+                    break
+                layouts[pending[0]], armed[pending.popleft()], offset = placed
+            if layouts:
+                child.order(("go", layouts))
+
+        _PROGRESS.pack_into(self.progress, 0, 0)
+        child.order((*source, request["kernel"], watched))
+        arm_next_watched()
+        outcomes = OutcomeColumns()
+        start = time.monotonic()
+        call_start, batch_cpu0 = start, child.cpu()
+        timed_call, call_cpu0, last_check = 0, batch_cpu0, start
+        watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
+
+        bunch_bounds: list[int] = []  # made at the first bunch (a batch may send none)
+        caps_array = np.asarray(caps, dtype=np.float64)
+
+        def cap_for(kind, index):
+            if index >= n:
+                return 0
+            if kind == K_BUNCH:
+                if not bunch_bounds:
+                    bunch_bounds.extend(bunch_caps(caps))
+                return bunch_bounds[index]
+            return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) else 0
+
+        while outcomes.n < n:
+            for kind, index, payload in child.messages(POLL, cap_for):
+                if index != outcomes.n:
+                    raise ProtocolError("out of order")
+                if kind == K_BUNCH:  # nearly every outcome
+                    outcomes.add_bunch(check_bunch(payload, index, caps_array, watched))
+                    continue
+                if kind == K_OK and index not in watched_set:
+                    outcomes.add_array(check_array(payload, caps[index]), False)
+                    continue
+                outcome = parse_outcome(kind, payload, caps[index])
+                if index in watched_set:
+                    placed = armed.pop(index, None)
+                    if placed is None:  # the child cannot have run it: its inputs were never placed
+                        raise ProtocolError("a watched call answered before its inputs were placed")
+                    if outcome["s"] == "ok":
+                        outcome["mut"] = self._mutated(placed)
+                    if not armed:
+                        arm_next_watched()
+                outcomes.add(outcome)
+            now = time.monotonic()
+            if outcomes.n >= n or now - last_check < POLL:
+                if outcomes.n < n and (not pending or pending[0] - outcomes.n > GATHER_AHEAD):
+                    time.sleep(GATHER)  # fewer wake-ups: the child keeps writing meanwhile
+                continue
+            last_check = now
+            cpu = child.cpu()
+            running = self._running(outcomes.n, n)
+            if timed_call != running:  # the call's clocks start at its first look
+                timed_call, call_cpu0, call_start = running, cpu, now
+                watch.reset()
+            # The child waits for the parent while its outcomes lie unread in the pipe or
+            # while the call it reached is a watched one whose inputs are not placed yet.
+            waiting = idle.unread_bytes(child.replies) > 0 or bool(pending and pending[0] <= outcomes.n)
+            idled = watch.sample(now, cpu, waiting) or watch.total > BATCH_IDLE * watch.limit
+            outcomes.cpu = max(outcomes.cpu, cpu - batch_cpu0)
+            if (idled or cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
+                    or now - call_start > call_wall or now - start > batch_wall):
+                self.stop_child()
+                self._cut(outcomes, n, "idle" if idled else "timeout")
+        if self.child is child:
+            outcomes.cpu = max(outcomes.cpu, child.cpu() - batch_cpu0)
+        return outcomes
+
+    def _cut(self, outcomes: OutcomeColumns, n: int, why: str) -> None:
+        """The child was stopped: calls it finished but had not sent yet are unknown, the
+        one it was running gets ``why`` ("timeout" or "idle": it did not run), and the
+        rest never ran (the kernel fails: nothing more of its batch is waited for)."""
+        running = self._running(outcomes.n, n)
+        while outcomes.n < running:
+            outcomes.add({"s": "unsent"})
+        outcomes.add({"s": why})
+        while outcomes.n < n:
+            outcomes.add({"s": "timeout"})
+
+    def _running(self, received: int, n: int) -> int:
+        """The call the child is running, from its progress word; kept within the calls
+        not yet received (the word is the child's: it only blames its own calls)."""
+        return min(max(_PROGRESS.unpack_from(self.progress)[0], received), n - 1)
+
+    # ------------------------------------------------------------ numerical answers
+    def values(self, names: list) -> dict:
+        """Each answer converted by the child under its own timer and an outside deadline;
+        an answer that stalls or kills the child costs only itself."""
+        values = {name: None for name in names}
+        position = 0
+        while position < len(names) and self.ensure_child():
+            child, base = self.child, position
+            try:
+                child.order(("values", names[base:]))
+                last = time.monotonic()
+                while position < len(names):
+                    messages = child.messages(POLL, _answer_cap)
+                    for kind, index, payload in messages:
+                        if index != position - base or kind not in (K_OK, K_BAD):
+                            raise ProtocolError("out of order")
+                        if kind == K_OK:
+                            values[names[position]] = check_array(payload, MAX_ANSWER_ELEMENTS)
+                        position += 1
+                        last = time.monotonic()
+                    if not messages and time.monotonic() - last > ANSWER_WALL:
+                        raise ChildGone()
+            except (ChildGone, ProtocolError):
+                self.stop_child()
+                position += 1  # the answer being read is lost; a fresh child goes on
+        return values
+
+
+def _answer_cap(kind: int, index: int) -> int:
+    return payload_cap(K_OK, MAX_ANSWER_ELEMENTS) if kind == K_OK else TEXT_CAP
