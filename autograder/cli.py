@@ -12,15 +12,14 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import threading
 from pathlib import Path
 
 EXIT_OK, EXIT_USAGE, EXIT_ISOLATION = 0, 2, 3
+# m5's own sheet, then grade.report.LMS_FORMATS (spelled out: the parser must not import the grader)
 CSV_FORMATS = ("m5", "moodle", "canvas")
-CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in CSV_FORMATS[1:])}
 
 
 class UsageError(Exception):
@@ -67,101 +66,6 @@ def find_submissions(paths: list[str]):
     return found.submissions
 
 
-def _refused_or_unreadable(item, lang: str | None):
-    """A SubmissionResult with ``error`` for a file refused before grading, else None."""
-    from autograder.grade.score import SubmissionResult
-
-    if item.error is None:
-        return None
-    return SubmissionResult(item.path.name, lang or "en", [], 0.0, error=item.error)
-
-
-def _with_identity(result, item):
-    """``result`` with where its submission was found (for grades.csv and output names)."""
-    from dataclasses import replace
-
-    return replace(result, relative=item.relative, student=item.student, assignment=item.assignment,
-                   timestamp=item.timestamp)
-
-
-def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None,
-                recycle: bool = True, first=None) -> list:
-    """Grade every found submission (refused ones become error rows without grading);
-    ``on_result(index, result)`` is called as each one finishes. Results in input order.
-
-    ``first``: a function giving the worker started ahead for the first submission (or
-    None), called once the corpus is loaded if the run grades one at a time; the worker
-    is owned from then on. Without it, a one-at-a-time run starts its own."""
-    import inspect
-
-    from autograder.grade import cache, pipeline
-
-    results: list = [None] * len(found)
-
-    def deliver(index: int, result) -> None:
-        results[index] = _with_identity(result, found[index])
-        on_result(index, results[index])
-
-    todo = []
-    for index, item in enumerate(found):
-        refused = _refused_or_unreadable(item, lang)
-        if refused is not None:
-            deliver(index, refused)
-        else:
-            todo.append(index)
-    if not todo:
-        return results
-    accepted = inspect.signature(pipeline.grade_many).parameters
-    one_at_a_time = jobs <= 1 and recycle and "first" in accepted
-    worker = None
-    try:
-        if one_at_a_time and first is None:  # started before the corpus loads: its start overlaps the load
-            worker = cache.first_worker()
-        corpus = pipeline.load_corpus()
-        # The corpus and the modules live until the command ends: the collections from
-        # here on, and the one at exit (0.05-0.13 s with them), skip them.
-        gc.freeze()
-        if one_at_a_time and first is not None:
-            worker = first()
-        # exNN_ answers are graded in a .py exactly as in a notebook: one maximum per assignment.
-        options = dict(jobs=jobs, progress=progress, lang=lang, shrink=shrink, answers=True, recycle=recycle)
-        if worker is not None:
-            options["first"], worker = worker, None  # grade_many closes it if it does not fit
-        paths = [found[i].path for i in todo]
-        if "on_result" in accepted:
-            pipeline.grade_many(paths, corpus, on_result=lambda i, _path, result: deliver(todo[i], result), **options)
-        else:  # a pipeline without streaming: write everything once the class is graded
-            for i, result in enumerate(pipeline.grade_many(paths, corpus, **options)):
-                deliver(todo[i], result)
-        return results
-    finally:
-        if worker is not None:
-            worker.close()
-
-
-def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
-               isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
-               first=None):
-    """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
-    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``).
-    Returns (results in input order, {index: results.json path})."""
-    from autograder.grade import report
-
-    out.mkdir(parents=True, exist_ok=True)
-    folders = report.output_dirs([item.relative for item in found], reserved=CLASS_FILES)
-    written: dict[int, Path] = {}
-
-    def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
-        written[index] = report.write_results(result, out / folders[index], isolation_warning)
-
-    results = grade_found(found, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress,
-                          recycle=recycle, first=first)
-    report.write_grades_csv(results, out / "grades.csv")
-    if csv_format != "m5":
-        report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
-    return results, written
-
-
 class _EarlyStart:
     """The sandbox probe and, for a one-at-a-time run, the first submission's worker,
     started in a thread as `m5 grade` begins. Both mostly wait on child processes (about
@@ -190,7 +94,7 @@ class _EarlyStart:
     def _start(self, sandbox, want_worker: bool) -> None:
         try:
             try:
-                fatal = getattr(sandbox.isolation(), "fatal", None)
+                fatal = sandbox.isolation().fatal
             finally:
                 self._probed.set()
             self._imported.wait()
@@ -232,9 +136,8 @@ def cmd_grade(args) -> int:
 
 
 def _grade(args, early: _EarlyStart) -> int:
-    from autograder.grade import report, sandbox
+    from autograder.grade import classrun, pipeline, report, sandbox
     from autograder.grade.extract import SubmissionError, extract
-    from autograder.grade import pipeline
 
     found = find_submissions(args.paths)
     if len(found) == 1:  # a single unreadable submission is a usage error (exit 2)
@@ -246,7 +149,7 @@ def _grade(args, early: _EarlyStart) -> int:
             raise UsageError(report.for_terminal(str(exc))) from None
     early.wait_for_probe()
     iso = sandbox.isolation()
-    fatal = getattr(iso, "fatal", None)
+    fatal = iso.fatal
     if fatal:  # limits the grader cannot work with: grading would silently score 0
         print(f"m5 grade: {fatal}", file=sys.stderr)
         return EXIT_ISOLATION
@@ -260,7 +163,7 @@ def _grade(args, early: _EarlyStart) -> int:
     # on by default for one submission (a student's feedback), off for a class run.
     shrink = args.shrink if args.shrink is not None else len(found) == 1
     out = Path(args.out)
-    results, written = grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
+    results, written = classrun.grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
                                   isolation_warning=iso.warning, csv_format=args.csv_format,
                                   progress=bar.update if bar else None, recycle=not args.fresh_sandbox,
                                   first=early.worker)

@@ -57,7 +57,7 @@ def worked_examples() -> None:
 
 
 def main() -> int:
-    from autograder.cli import grade_into
+    from autograder.grade.classrun import grade_into
     from autograder.grade import pipeline, report, sandbox
     from autograder.grade.discover import discover
 

@@ -11,7 +11,7 @@ drawn from the pinned full-profile artifacts so they do not depend on the profil
 """
 from __future__ import annotations
 
-from autograder.assign import sources as s
+from autograder.assign import sources
 from autograder.assign.claims import cited_claims
 from autograder.assign.lab_text import TEXT
 
@@ -277,31 +277,31 @@ def answer_ids(t: dict, key: str) -> list[str]:
 def _question(t: dict, key: str) -> list:
     # Before the question: the course's numbers its worked answer will quote, so a student
     # reasons from the same figures the answer key uses (all seeds, with intervals).
-    numbers = [s.locked(f"course_numbers_{key}", f"course_numbers({answer_ids(t, key)!r})")] if answer_ids(t, key) else []
-    return [*numbers, s.markdown(f"question_{key}", t["questions"][key]),
-            s.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS)]
+    numbers = [sources.locked(f"course_numbers_{key}", f"course_numbers({answer_ids(t, key)!r})")] if answer_ids(t, key) else []
+    return [*numbers, sources.markdown(f"question_{key}", t["questions"][key]),
+            sources.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS)]
 
 
 def lab_notebook(lang: str):
     """The instructor lab notebook in ``lang`` ("en" or "ru")."""
-    if lang not in s.LANGS:
-        raise ValueError(f"lab_notebook: `lang` must be one of {s.LANGS}, got {lang!r}")
+    if lang not in sources.LANGS:
+        raise ValueError(f"lab_notebook: `lang` must be one of {sources.LANGS}, got {lang!r}")
     t = TEXT[lang]
-    cells = [s.markdown("intro", t["title"]), s.locked("setup", s.SETUP_CODE), s.locked("lab_setup", LAB_SETUP),
-             s.markdown("environment", t["environment"]), s.locked("run_environment", section(ENVIRONMENT)),
-             s.markdown("dagger", t["dagger"]), s.locked("run_dagger", section(DAGGER)), *_question(t, "dagger"),
-             s.markdown("dqn", t["dqn"]), s.locked("run_dqn", section(DQN)), *_question(t, "dqn"),
-             s.markdown("log", t["log"]), s.locked("run_log", section(LOG)),
-             s.markdown("ports", t["ports"]), s.locked("port_imports", PORT_IMPORTS)]
+    cells = [sources.markdown("intro", t["title"]), sources.locked("setup", sources.SETUP_CODE), sources.locked("lab_setup", LAB_SETUP),
+             sources.markdown("environment", t["environment"]), sources.locked("run_environment", section(ENVIRONMENT)),
+             sources.markdown("dagger", t["dagger"]), sources.locked("run_dagger", section(DAGGER)), *_question(t, "dagger"),
+             sources.markdown("dqn", t["dqn"]), sources.locked("run_dqn", section(DQN)), *_question(t, "dqn"),
+             sources.markdown("log", t["log"]), sources.locked("run_log", section(LOG)),
+             sources.markdown("ports", t["ports"]), sources.locked("port_imports", PORT_IMPORTS)]
     for name in PORTS:
-        cells.append(s.code(f"port_{name}", s.solution_source(f"{name}_torch", s.TORCH_KERNELS_PY), solution=True))
-        cells.append(s.locked(f"check_port_{name}", f'check_port({name}_torch, K["{name}"], "{name}");'))
-    cells += [s.locked("ports_table", PORTS_TABLE),
-              s.markdown("offline", t["offline"]),
-              s.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")),
+        cells.append(sources.code(f"port_{name}", sources.solution_source(f"{name}_torch", sources.TORCH_KERNELS_PY), solution=True))
+        cells.append(sources.locked(f"check_port_{name}", f'check_port({name}_torch, K["{name}"], "{name}");'))
+    cells += [sources.locked("ports_table", PORTS_TABLE),
+              sources.markdown("offline", t["offline"]),
+              sources.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")),
               *_question(t, "offline"),
-              s.markdown("fqe", t["fqe"]), s.locked("run_fqe", section(FQE)), *_question(t, "fqe"),
-              s.markdown("dt", t["dt"]), s.locked("run_dt", section(DT)), *_question(t, "dt"),
-              s.markdown("language", t["language"]), s.locked("run_language", section(LANGUAGE)), *_question(t, "language"),
-              s.markdown("takeaways", t["takeaways"]), s.locked("run_takeaways", TAKEAWAYS)]
-    return s._notebook(cells, "lab", lang)
+              sources.markdown("fqe", t["fqe"]), sources.locked("run_fqe", section(FQE)), *_question(t, "fqe"),
+              sources.markdown("dt", t["dt"]), sources.locked("run_dt", section(DT)), *_question(t, "dt"),
+              sources.markdown("language", t["language"]), sources.locked("run_language", section(LANGUAGE)), *_question(t, "language"),
+              sources.markdown("takeaways", t["takeaways"]), sources.locked("run_takeaways", TAKEAWAYS)]
+    return sources.notebook(cells, "lab", lang)

@@ -13,7 +13,7 @@ figures, and the course's numbers printed before the question.
 """
 from __future__ import annotations
 
-from autograder.export.solutions import citation as _cite
+from autograder.i18n.references import citation as _cite
 
 TEXT = {
     "en": {

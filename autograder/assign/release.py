@@ -39,7 +39,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assign import sources, stubs
+from autograder.assign import notebooks, sources, stubs
 from autograder.assign.claims import ClaimError
 from autograder.i18n import contracts_ru
 
@@ -423,7 +423,7 @@ def ensure_kits(source_root: Path = SOURCE_ROOT) -> list[Path]:
 
 def build_sources(source_root: Path = SOURCE_ROOT) -> list[Path]:
     """Write ``source_root/module05_<lang>/`` (notebooks and kit) for every language; returns the folders."""
-    sources.write_sources(source_root)
+    notebooks.write_sources(source_root)
     for lang, assignment in sources.ASSIGNMENTS.items():
         build_kit(Path(source_root) / assignment, lang)
     return [Path(source_root) / assignment for assignment in sources.ASSIGNMENTS.values()]

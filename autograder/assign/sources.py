@@ -448,7 +448,7 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
             title = t["code_title"].format(n=n, name=name)
             cells.append(markdown(f"intro_{name}", f"### {title}\n\n{KERNEL_INTRO[name][lang]}"))
             cells += kernel_cells(name)
-    return _notebook(cells, "assignment", lang)
+    return notebook(cells, "assignment", lang)
 
 
 def _with_claims(cells: list, lang: str) -> list:
@@ -467,7 +467,7 @@ def _with_claims(cells: list, lang: str) -> list:
     return cells
 
 
-def _notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
+def notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.nbformat, nb.nbformat_minor = 4, 5
     # Code is written once; docstrings and comments are given in the notebook's language.
@@ -486,17 +486,6 @@ def _notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
     return nb
 
 
-def build_notebooks() -> dict[str, nbformat.NotebookNode]:
-    """Every source notebook by file name."""
-    from autograder.assign import lab_source
-
-    out = {}
-    for lang in LANGS:
-        out[NOTEBOOK_NAMES["assignment", lang]] = assignment_notebook(lang)
-        out[NOTEBOOK_NAMES["lab", lang]] = lab_source.lab_notebook(lang)
-    return out
-
-
 def notebook_text(nb: nbformat.NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
@@ -508,23 +497,12 @@ def notebook_path(kind: str, lang: str, root: Path = SOURCE_ROOT) -> Path:
     return Path(root) / ASSIGNMENTS[lang] / NOTEBOOK_NAMES[kind, lang]
 
 
-def write_sources(out_root: Path = SOURCE_ROOT) -> list[Path]:
-    """Write the source notebooks into ``out_root/module05_<lang>/``; returns the paths written."""
-    written = []
-    for nb in build_notebooks().values():
-        path = notebook_path(nb.metadata["m5"]["kind"], nb.metadata["m5"]["lang"], out_root)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(notebook_text(nb), encoding="utf-8")
-        written.append(path)
-    return written
-
-
 def code_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, dict]]:
     """(id, code, metadata) of every code cell: what must match across languages (the code
     without its docstrings and comments, :func:`autograder.i18n.contracts_ru.code_skeleton`)."""
     return [(c.id, contracts_ru.code_skeleton(c.source), dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
 
 
-__all__ = ["ASSIGNMENTS", "answer_forms", "assignment_notebook", "build_notebooks", "code_cells", "code_exercises",
+__all__ = ["ASSIGNMENTS", "answer_forms", "assignment_notebook", "code_cells", "code_exercises",
            "exercise_text", "notebook_path",
-           "private_helpers", "solution_source", "write_sources"]
+           "private_helpers", "solution_source"]

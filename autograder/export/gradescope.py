@@ -212,7 +212,7 @@ def grade_upload(root: Path) -> dict:
     """results.json (a dict) for the upload in ``root/submission``."""
     from dataclasses import replace
 
-    from autograder.cli import grade_found
+    from autograder.grade.classrun import grade_found
     from autograder.grade import report, sandbox
     from autograder.grade.score import SubmissionResult
 

@@ -32,6 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from autograder.i18n.references import citation_values
 from reference_impl import exercises
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -165,89 +166,6 @@ def render_template(text: str, values: dict[str, Any]) -> tuple[str, list[str]]:
     return PLACEHOLDER.sub(fill, text), substituted
 
 
-# ------------------------------------------------------------------ references
-# Works the worked answers cite. A template cites with ``{{ cite_KEY }}`` (author and
-# year, in the text) and lists them with ``{{ references }}`` (full entries, at the end
-# of the answer); years and venues are therefore rendered, never typed.
-REFERENCES: dict[str, tuple[tuple[str, ...], int, str]] = {
-    "ross2011": (("Ross", "Gordon", "Bagnell"), 2011,
-                 "S. Ross, G. J. Gordon, J. A. Bagnell. A Reduction of Imitation Learning and Structured Prediction "
-                 "to No-Regret Online Learning. AISTATS, 2011."),
-    "ross2010": (("Ross", "Bagnell"), 2010,
-                 "S. Ross, J. A. Bagnell. Efficient Reductions for Imitation Learning. AISTATS, 2010."),
-    "vanhasselt2010": (("van Hasselt",), 2010, "H. van Hasselt. Double Q-learning. NeurIPS, 2010."),
-    "fujimoto2019": (("Fujimoto", "Meger", "Precup"), 2019,
-                     "S. Fujimoto, D. Meger, D. Precup. Off-Policy Deep Reinforcement Learning without Exploration "
-                     "(BCQ). ICML, 2019."),
-    "vanhasselt2016": (("van Hasselt", "Guez", "Silver"), 2016,
-                       "H. van Hasselt, A. Guez, D. Silver. Deep Reinforcement Learning with Double Q-learning. "
-                       "AAAI, 2016."),
-    "kumar2020": (("Kumar", "Zhou", "Tucker", "Levine"), 2020,
-                  "A. Kumar, A. Zhou, G. Tucker, S. Levine. Conservative Q-Learning for Offline Reinforcement "
-                  "Learning. NeurIPS, 2020."),
-    "fujimoto2021": (("Fujimoto", "Gu"), 2021,
-                     "S. Fujimoto, S. S. Gu. A Minimalist Approach to Offline Reinforcement Learning (TD3+BC). "
-                     "NeurIPS, 2021."),
-    "kostrikov2021": (("Kostrikov", "Nair", "Levine"), 2021,
-                      "I. Kostrikov, A. Nair, S. Levine. Offline Reinforcement Learning with Implicit Q-Learning. "
-                      "arXiv:2110.06169, 2021 (ICLR, 2022)."),
-    "chen2021": (("Chen", "Lu", "Rajeswaran"), 2021,
-                 "L. Chen, K. Lu, A. Rajeswaran, K. Lee, A. Grover, M. Laskin, P. Abbeel, A. Srinivas, I. Mordatch. "
-                 "Decision Transformer: Reinforcement Learning via Sequence Modeling. NeurIPS, 2021."),
-    "snell2022": (("Snell", "Kostrikov", "Su"), 2022,
-                  "C. Snell, I. Kostrikov, Y. Su, M. Yang, S. Levine. Offline RL for Natural Language Generation with "
-                  "Implicit Language Q Learning. arXiv:2206.11871, 2022 (ICLR, 2023)."),
-    "brandfonbrener2022": (("Brandfonbrener", "Bietti", "Buckman"), 2022,
-                           "D. Brandfonbrener, A. Bietti, J. Buckman, R. Laroche, J. Bruna. When does "
-                           "return-conditioned supervised learning work for offline reinforcement learning? "
-                           "NeurIPS, 2022."),
-    "paster2022": (("Paster", "McIlraith", "Ba"), 2022,
-                   "K. Paster, S. McIlraith, J. Ba. You Can't Count on Luck: Why Decision Transformers and RvS Fail "
-                   "in Stochastic Environments. NeurIPS, 2022."),
-    "rafailov2023": (("Rafailov", "Sharma", "Mitchell"), 2023,
-                     "R. Rafailov, A. Sharma, E. Mitchell, S. Ermon, C. D. Manning, C. Finn. Direct Preference "
-                     "Optimization: Your Language Model is Secretly a Reward Model. NeurIPS, 2023."),
-}
-_REFERENCE_WORDS = {"en": ("and", "et al.", "References"), "ru": ("и", "и др.", "Литература")}
-_CITE = re.compile(r"\{\{\s*cite_([a-z0-9]+)\s*\}\}")
-_REFERENCES_SLOT = re.compile(r"\{\{\s*references\s*\}\}")
-
-
-def citation(key: str, lang: str) -> str:
-    """Author-year citation of ``REFERENCES[key]``: "Fujimoto and Gu, 2021", "Ross et al., 2011"."""
-    if key not in REFERENCES:
-        raise ValueError(f"citation: unknown reference `{key}` (known: {sorted(REFERENCES)})")
-    authors, year, _ = REFERENCES[key]
-    and_word, et_al, _ = _REFERENCE_WORDS[_check_lang(lang)]
-    names = (authors[0] if len(authors) == 1 else f"{authors[0]} {and_word} {authors[1]}" if len(authors) == 2
-             else f"{authors[0]} {et_al}")
-    return f"{names}, {year}"
-
-
-def cited_references(template_text: str) -> list[str]:
-    """Keys cited by ``{{ cite_KEY }}`` in ``template_text``, first citation first, no repeats."""
-    return list(dict.fromkeys(_CITE.findall(template_text)))
-
-
-def citation_values(template_text: str, lang: str) -> dict[str, str]:
-    """``cite_KEY`` and ``references`` placeholders of a template in ``lang``.
-
-    Raises ValueError when a template cites without listing its references, or lists
-    references without citing any (the list would be empty or incomplete).
-    """
-    keys = cited_references(template_text)
-    has_slot = bool(_REFERENCES_SLOT.search(template_text))
-    if keys and not has_slot:
-        raise ValueError(f"citation_values: the template cites {keys} but has no {{{{ references }}}} list")
-    if has_slot and not keys:
-        raise ValueError("citation_values: the template has a {{ references }} list but cites nothing")
-    values = {f"cite_{key}": citation(key, lang) for key in keys}
-    if keys:
-        heading = _REFERENCE_WORDS[lang][2]
-        values["references"] = f"**{heading}.**\n\n" + "\n".join(f"- {REFERENCES[k][2]}" for k in keys)
-    return values
-
-
 def template_values(number: int, lang: str, template_text: str | None = None) -> dict[str, Any]:
     """Every placeholder value of exercise ``number``'s template in ``lang``."""
     text = template_path(number, lang).read_text(encoding="utf-8") if template_text is None else template_text
@@ -288,7 +206,7 @@ _README_TEXT = {
            "One Markdown file per exercise and language: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 conceptual, "
            "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
            "every number comes from `reference_impl.exercises` and every citation from `REFERENCES` in "
-           "`autograder/export/solutions.py`, so edit the templates, never the output.",
+           "`autograder/i18n/references.py`, so edit the templates, never the output.",
            "Notes for instructors: inputs the answer key leaves open, and where the answers depart from it",
            "The module's answer key gives answers without questions. Where it does not fix an input, the question "
            "here chooses one; every figure the key pins is kept. Exercise 7 departs from the key on purpose: the key "
@@ -301,7 +219,7 @@ _README_TEXT = {
            "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
            "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
            "все числа берутся из `reference_impl.exercises`, а ссылки на литературу — из `REFERENCES` в "
-           "`autograder/export/solutions.py`, поэтому правьте шаблоны, а не результат.",
+           "`autograder/i18n/references.py`, поэтому правьте шаблоны, а не результат.",
            "Замечания для преподавателей: входные данные, которые ключ оставляет открытыми, и где ответы расходятся с ним",
            "Ключ ответов модуля содержит ответы без условий. Где он не фиксирует входные данные, условие здесь их "
            "выбирает; все числа, зафиксированные ключом, сохранены. Упражнение 7 расходится с ключом намеренно: по "

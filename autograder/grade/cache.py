@@ -18,6 +18,7 @@ import numpy as np
 
 from autograder.grade.extract import library_dirs
 from autograder.grade.run import Budget, SpareWorker, adopt_forms
+from autograder.grade.sandbox.paths import cache_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the corpus is made from; the last two make the worker forms cached beside it.
@@ -42,10 +43,6 @@ def corpus_key(examples: int | None) -> str:
     digest.update(_hypothesis_version())
     digest.update(f"|{np.__version__}|{examples}".encode())
     return digest.hexdigest()[:16]
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("M5_CACHE_DIR") or Path.home() / ".cache" / "m5")
 
 
 def corpus_path(examples: int | None, budget: Budget) -> Path:

@@ -274,3 +274,10 @@ def test_an_early_worker_is_closed_or_never_started_when_nothing_takes_it(tmp_pa
         assert cli.main(args) == cli.EXIT_ISOLATION and started == []
     else:  # each grading process of a --jobs 2 run starts its own recycled sandbox
         assert cli.main([*args, "--jobs", "2"]) == 0 and started == []
+
+
+def test_the_csv_formats_offered_are_the_ones_the_report_writes():
+    # Spelled out in the CLI so that building the parser imports nothing of the grader.
+    from autograder.grade import report
+
+    assert cli.CSV_FORMATS == ("m5", *report.LMS_FORMATS)

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_impl
-from autograder.assign import lab_source, release, sources
+from autograder.assign import lab_source, notebooks, release, sources
 from classroom import RELEASE_ROOT, SOURCE_ROOT, filled_notebook  # tests/autograder is on sys.path
 from reference_impl import exercises
 
@@ -82,7 +82,7 @@ def _distinctive(lines: list[str]) -> list[str]:
 
 # ------------------------------------------------------------------ sources
 def test_committed_sources_match_the_builder():
-    built = sources.build_notebooks()
+    built = notebooks.build_notebooks()
     assert sorted(built) == sorted(p.name for p in SOURCE_ROOT.glob("module05_*/*.ipynb"))
     for name, nb in built.items():
         assert source_nb(name).read_text(encoding="utf-8") == sources.notebook_text(nb), f"{name} is stale: run `m5 release`"

@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import reference_impl as ri
 from autograder.export import solutions as sol
+from autograder.i18n import references
 from reference_impl import exercises as ex
 
 settings.register_profile("solutions", max_examples=40, deadline=None, derandomize=True, database=None)
@@ -99,7 +100,7 @@ def test_both_languages_state_the_same_numbers_and_display_formulas(number):
     for lang in sol.LANGUAGES:
         template = sol.template_path(number, lang).read_text(encoding="utf-8")
         values = sol.exercise_values(number)  # citations differ by language ("and" / "и"); numbers must not
-        rendered[lang] = sol.render_template(template, {**values, **sol.citation_values(template, "en")})
+        rendered[lang] = sol.render_template(template, {**values, **references.citation_values(template, "en")})
     assert sorted(rendered["en"][1]) == sorted(rendered["ru"][1])
     display = {lang: re.findall(r"\$\$(.+?)\$\$", text, re.S) for lang, (text, _) in rendered.items()}
     assert display["en"] == display["ru"]
@@ -293,29 +294,29 @@ REQUIRED_CITATIONS = {
 
 @pytest.mark.parametrize("number", sol.SLUGS)
 def test_both_languages_cite_the_required_works_and_list_them(number):
-    cited = {lang: set(sol.cited_references(sol.template_path(number, lang).read_text(encoding="utf-8")))
+    cited = {lang: set(references.cited_references(sol.template_path(number, lang).read_text(encoding="utf-8")))
              for lang in sol.LANGUAGES}
     assert cited["en"] == cited["ru"]
     assert REQUIRED_CITATIONS.get(number, set()) <= cited["en"]
     for lang in sol.LANGUAGES:
         answer = sol.markdown_path(number, lang).read_text(encoding="utf-8").split(HEADINGS[lang][2], 1)[1]
         for key in cited[lang]:
-            authors, year, entry = sol.REFERENCES[key]
-            assert sol.citation(key, lang) in answer and entry in answer, (number, lang, key)
-            assert str(year) in sol.citation(key, lang) and authors[0] in entry
+            authors, year, entry = references.REFERENCES[key]
+            assert references.citation(key, lang) in answer and entry in answer, (number, lang, key)
+            assert str(year) in references.citation(key, lang) and authors[0] in entry
 
 
 def test_citation_forms_and_errors():
-    assert sol.citation("fujimoto2021", "en") == "Fujimoto and Gu, 2021"
-    assert sol.citation("fujimoto2021", "ru") == "Fujimoto и Gu, 2021"
-    assert sol.citation("ross2011", "en") == "Ross et al., 2011"
-    assert sol.citation("ross2011", "ru") == "Ross и др., 2011"
+    assert references.citation("fujimoto2021", "en") == "Fujimoto and Gu, 2021"
+    assert references.citation("fujimoto2021", "ru") == "Fujimoto и Gu, 2021"
+    assert references.citation("ross2011", "en") == "Ross et al., 2011"
+    assert references.citation("ross2011", "ru") == "Ross и др., 2011"
     with pytest.raises(ValueError, match="unknown reference `nobody1999`"):
-        sol.citation("nobody1999", "en")
+        references.citation("nobody1999", "en")
     with pytest.raises(ValueError, match="no \\{\\{ references \\}\\} list"):
-        sol.citation_values("as shown by {{ cite_ross2011 }}.", "en")
+        references.citation_values("as shown by {{ cite_ross2011 }}.", "en")
     with pytest.raises(ValueError, match="cites nothing"):
-        sol.citation_values("text\n\n{{ references }}", "en")
+        references.citation_values("text\n\n{{ references }}", "en")
 
 
 # Phrases that carry the key ideas of the deeper answers, per language.

@@ -54,11 +54,7 @@ READ_PROBE = (
 
 def cache_dir() -> Path | None:
     """The grader's corpus cache (it holds expected outputs), if it exists."""
-    try:
-        from autograder.grade.cache import cache_dir as grader_cache
-    except ImportError:
-        return None
-    path = grader_cache()
+    path = paths.cache_dir()
     return path.resolve() if path.exists() else None
 
 

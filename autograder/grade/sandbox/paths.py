@@ -19,6 +19,12 @@ ETC_FILES = (
 )
 
 
+def cache_dir() -> Path:
+    """Where the grader caches its corpus (expected outputs included: a secret the sandbox
+    hides); ``M5_CACHE_DIR`` moves it."""
+    return Path(os.environ.get("M5_CACHE_DIR") or Path.home() / ".cache" / "m5")
+
+
 def is_within(path: Path, root: Path) -> bool:
     """True when ``path`` is ``root`` or lies below it (purely lexical)."""
     return path == root or root in path.parents

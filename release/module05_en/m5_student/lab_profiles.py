@@ -190,3 +190,7 @@ def resolve_profile(cli_value: str | None, environ: Mapping[str, str] | None = N
         if from_env not in PROFILES:
             raise UsageError(f"{PROFILE_ENV} must be 'smoke' or 'full', got {raw!r}")
     return cli_value or from_env or "smoke"
+
+
+#: The label budget at which BC and DAgger are compared in the claims (one of the lab's budgets).
+EQUAL_BUDGET = 200

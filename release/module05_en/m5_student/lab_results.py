@@ -37,7 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from m5_student.lab_profiles import PROFILE_PARAMS
+from m5_student.lab_caveats import caveats
+from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
+from m5_student.lab_numbers import format_mean_sd, format_per_seed
+from m5_student.lab_profiles import EQUAL_BUDGET, PROFILE_PARAMS
 from m5_student.labels import LANGUAGES, display_name, labels_for, method_slug
 
 __all__ = [
@@ -167,10 +170,6 @@ def _log_group(group: str, what: str) -> Callable[[dict], float | None]:
 
 #: Offline measurements that read a learned Q (behavior cloning has none).
 Q_ONLY = ("greedy_q_learned", "q_logged_error", "q_unlogged_error", "above_max_share")
-
-#: The label budget at which BC and DAgger are compared in the claims (one of the lab's budgets).
-EQUAL_BUDGET = 200
-
 
 def _at_budget(result: dict, key: str) -> float | None:
     """``result[key]`` at :data:`EQUAL_BUDGET` labels, None when the run did not use that budget (smoke)."""
@@ -416,8 +415,6 @@ def claims_document(command: str, profile: str, seeds: int, package_versions: Ma
                     machine: Mapping[str, str], wall_seconds: float | None = None) -> dict:
     """The content of ``claims.json`` (see the module docstring); ``machine`` as ``lab.machine_description()``.
     ``comparisons`` holds every :mod:`m5_student.lab_comparisons` entry the claims allow."""
-    from m5_student.lab_comparisons import evaluate_comparisons
-
     document = {"command": command, "profile": profile, "seeds": seeds, "package_versions": dict(package_versions),
                 "machine": dict(machine), "claims": dict(claims), "comparisons": evaluate_comparisons(claims)}
     if wall_seconds is not None:  # the run's wall time, the same total the report's time table ends with
@@ -428,29 +425,6 @@ def claims_document(command: str, profile: str, seeds: int, package_versions: Ma
 def _digits(claim_id: str) -> int:
     by_id = {c.id: c.digits for c in CLAIMS}
     return by_id.get(claim_id, 3)
-
-
-def _num(x: float, digits: int) -> str:
-    return f"{x:.{digits}f}"
-
-
-def format_per_seed(entry: Mapping, digits: int) -> str:
-    """``v1, v2, ...``, or ``v ×n`` when every seed gives the same value."""
-    values = [_num(v, digits) for v in entry["per_seed"]]
-    if len(values) > 1 and len(set(values)) == 1:
-        return f"{values[0]} ×{len(values)}"
-    return ", ".join(values)
-
-
-def _listed(entry: Mapping, digits: int) -> str:
-    """Every seed's value, comma-separated (for prose: no ``×n`` shorthand)."""
-    return ", ".join(_num(v, digits) for v in entry["per_seed"])
-
-
-def format_mean_sd(entry: Mapping, digits: int) -> str:
-    if len(entry["per_seed"]) == 1:
-        return _num(entry["mean"], digits)
-    return f"{_num(entry['mean'], digits)} ± {_num(entry['sd'], digits)}"
 
 
 def claims_table(claims: Mapping[str, dict], lang: str, ids: Sequence[str] | None = None) -> list[str]:
@@ -489,9 +463,6 @@ def id_index(document: Mapping) -> str:
 def readme_section(document: Mapping) -> str:
     """The generated part of the README: table of :data:`README_CLAIMS`, the comparisons and the
     sentences about them, between the markers."""
-    from m5_student.lab_caveats import caveats  # it reads this module's helpers
-    from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
-
     claims = document["claims"]
     versions = ", ".join(f"{k} {v}" for k, v in document["package_versions"].items())
     wall = f", {document['wall_seconds']:.0f} s wall for the whole run" if "wall_seconds" in document else ""

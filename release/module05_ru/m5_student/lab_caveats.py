@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from m5_student.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
-from m5_student.lab_results import EQUAL_BUDGET, _listed, _slug, format_mean_sd
-from m5_student.labels import display_name, labels_for
+from m5_student.lab_numbers import format_listed, format_mean_sd
+from m5_student.lab_profiles import EQUAL_BUDGET
+from m5_student.labels import display_name, labels_for, method_slug
 
 __all__ = ["caveats"]
 
@@ -43,7 +44,7 @@ def _dagger(claims, compared, labels, lang) -> list[str]:
     if _has(compared, "dagger.final_vs_round0") and _has(claims, "dagger.bc_labels", "dagger.dagger_labels"):
         out.append(labels["report.caveat_dagger"].format(
             cmp=phrase(compared["dagger.final_vs_round0"], lang),
-            bc_labels=_listed(claims["dagger.bc_labels"], 0), dagger_labels=_listed(claims["dagger.dagger_labels"], 0)))
+            bc_labels=format_listed(claims["dagger.bc_labels"], 0), dagger_labels=format_listed(claims["dagger.dagger_labels"], 0)))
     if _has(compared, "dagger.equal_budget") and _has(claims, "dagger.equal_budget_expert_success"):
         out.append(labels["report.caveat_equal_budget"].format(
             budget=EQUAL_BUDGET, bc=_ms(claims, "dagger.bc_equal_budget_success"),
@@ -71,7 +72,8 @@ def _dqn(claims, compared, labels, lang) -> list[str]:
 
 
 def _offline(claims, compared, labels, lang) -> list[str]:
-    each = [(m, compared[f"offline.vs_bc.{_slug(m)}"]) for m in OFFLINE_VALUE_METHODS if f"offline.vs_bc.{_slug(m)}" in compared]
+    each = [(m, compared[f"offline.vs_bc.{method_slug(m)}"]) for m in OFFLINE_VALUE_METHODS
+            if f"offline.vs_bc.{method_slug(m)}" in compared]
     if not each or not _has(claims, "offline.return_optimal"):
         return []
     return [labels["report.caveat_bc_offline"].format(
@@ -105,14 +107,14 @@ def _cql(claims, compared, labels, lang) -> list[str]:
 def _fqe(claims, compared, labels, lang) -> list[str]:
     from m5_student.offline import METHOD_NAMES
 
-    errors = {m: claims[f"fqe.abs_error.{_slug(m)}"] for m in METHOD_NAMES if f"fqe.abs_error.{_slug(m)}" in claims}
+    errors = {m: claims[f"fqe.abs_error.{method_slug(m)}"] for m in METHOD_NAMES if f"fqe.abs_error.{method_slug(m)}" in claims}
     if not errors:
         return []
     worst = max(errors, key=lambda m: errors[m]["mean"])
     best = min(errors, key=lambda m: errors[m]["mean"])
     return [labels["report.caveat_fqe"].format(
-        worst=display_name(labels, worst), worst_error=_ms(claims, f"fqe.abs_error.{_slug(worst)}", 3),
-        best=display_name(labels, best), best_error=_ms(claims, f"fqe.abs_error.{_slug(best)}", 3))]
+        worst=display_name(labels, worst), worst_error=_ms(claims, f"fqe.abs_error.{method_slug(worst)}", 3),
+        best=display_name(labels, best), best_error=_ms(claims, f"fqe.abs_error.{method_slug(best)}", 3))]
 
 
 def _dt(claims, compared, labels, lang) -> list[str]:
@@ -122,8 +124,8 @@ def _dt(claims, compared, labels, lang) -> list[str]:
 
         env = KeyDoorGrid()  # the log's env: a timeout is max_steps step costs and nothing else
         out.append(labels["report.caveat_dt_groups"].format(
-            trap=_listed(claims["dt.log_count.trap"], 0), timeout=_listed(claims["dt.log_count.timeout"], 0),
-            goal=_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}"))
+            trap=format_listed(claims["dt.log_count.trap"], 0), timeout=format_listed(claims["dt.log_count.timeout"], 0),
+            goal=format_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}"))
     if _has(compared, "dt.saturation") and _has(claims, "dt.evaluation_episodes", "dt.max_standard_error"):
         out.append(labels["report.caveat_dt_saturation"].format(
             episodes=int(claims["dt.evaluation_episodes"]["per_seed"][0]),

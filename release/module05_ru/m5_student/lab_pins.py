@@ -242,7 +242,7 @@ def course_lines(document: Mapping) -> dict:
     comparison's phrase). Formatted once here, at two decimals, so the kit ships what students
     read rather than raw floats, and every language reads the same numbers."""
     from m5_student.lab_comparisons import phrase
-    from m5_student.lab_results import format_mean_sd
+    from m5_student.lab_numbers import format_mean_sd
 
     lines = {cid: {lang: f"{format_mean_sd(entry, 2)} — {entry['text'][lang]}" for lang in LANGUAGES}
              for cid, entry in document["claims"].items()}
