@@ -8,6 +8,11 @@
     m5 release [--out DIR]
     m5 solutions [--lang en|ru|both] --out DIR
     m5 demo
+    m5 course init DIR [--course-id ID] [--exchange DIR] [--force]
+
+Each command imports its stage inside its own function: ``m5 --help``, ``m5 check`` and
+the start of ``m5 grade`` (whose first worker starts before the grading modules load,
+see :class:`_EarlyStart`) do not pay for the grader, Hypothesis or torch.
 """
 from __future__ import annotations
 

@@ -11,6 +11,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import reference_impl as ref
+from autograder.grade.classrun import grade_into
+from autograder.grade import pipeline, report, sandbox
+from autograder.grade.discover import discover
 
 DEMO = Path(__file__).parent / "assets" / "demo"
 CORRECT = DEMO / "correct.py"  # the one correct example submission (tests and benchmarks use it too)
@@ -30,8 +34,6 @@ def write_demo_submissions(folder: Path) -> list[Path]:
 
 
 def worked_examples() -> None:
-    import reference_impl as ref
-
     rows = [
         ("dqn_targets([0.2, -1], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95)",
          ref.dqn_targets([0.2, -1.0], [0, 1], [[1.1, 1.6], [10.0, 20.0]], gamma=0.95)),
@@ -57,10 +59,6 @@ def worked_examples() -> None:
 
 
 def main() -> int:
-    from autograder.grade.classrun import grade_into
-    from autograder.grade import pipeline, report, sandbox
-    from autograder.grade.discover import discover
-
     worked_examples()
     iso = sandbox.isolation()
     print(f"== Sandbox: {iso.level} (process cap: {iso.process_cap}) ==")

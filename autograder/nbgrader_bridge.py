@@ -40,7 +40,7 @@ _CACHE: dict[tuple[str, float], object] = {}
 
 def _private_hypothesis_storage() -> Path:
     """Point Hypothesis' storage (constants cache, examples) at a fresh temporary folder, removed at exit."""
-    from hypothesis.configuration import set_hypothesis_home_dir
+    from hypothesis.configuration import set_hypothesis_home_dir  # each hidden-test cell imports this module: load only what it calls
 
     folder = Path(tempfile.mkdtemp(prefix="m5-bridge-hypothesis-"))
     set_hypothesis_home_dir(folder)
@@ -83,7 +83,7 @@ def _being_executed(candidates: list[Path]) -> list[Path]:
     ``In``) identify the notebook. Candidates with identical code count as one.
     """
     try:
-        from IPython import get_ipython
+        from IPython import get_ipython  # (the same)
 
         shell = get_ipython()
         executed = {str(s).strip() for s in (shell.user_ns.get("In", []) if shell else [])} - {""}
@@ -100,7 +100,7 @@ def _being_executed(candidates: list[Path]) -> list[Path]:
 
 
 def _result():
-    from autograder.grade import pipeline
+    from autograder.grade import pipeline  # (the same)
 
     path = _notebook()
     key = (str(path.resolve()), path.stat().st_mtime)
@@ -112,7 +112,7 @@ def _result():
 
 
 def _points(group: str) -> float:
-    from autograder.grade.report import feedback
+    from autograder.grade.report import feedback  # (the same)
 
     result = _result()
     tests = [t for t in result.tests if t.group == group]

@@ -84,6 +84,10 @@ from reference_impl.lab_profiles import (  # noqa: F401  (re-exported)
 from reference_impl.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table  # noqa: F401
 from reference_impl.lab_runners import RUNNERS, UNSEEDED
 from reference_impl.labels import LANGUAGES, labels_for
+from reference_impl.lab_caveats import caveats
+from reference_impl.lab_comparisons import comparisons_table, evaluate_comparisons
+from reference_impl.lab_results import claims_table
+from reference_impl.lab_results import claims_document, evaluate_claims, id_index
 
 __all__ = [
     "SECTIONS",
@@ -210,10 +214,6 @@ def _command(options: LabOptions) -> str:
 
 def _write_report(results: dict, options: LabOptions, seconds: dict, total: float, claims: dict, lang: str) -> tuple[Path, dict]:
     """Figures and the report of one language; returns the report's path and the per-seed verdicts."""
-    from reference_impl.lab_caveats import caveats
-    from reference_impl.lab_comparisons import comparisons_table, evaluate_comparisons
-    from reference_impl.lab_results import claims_table
-
     labels = labels_for(lang)
     render = Render(options.out, labels, labels["run.lab"].format(profile=options.profile, seeds=options.seeds),
                      "" if lang == "en" else f".{lang}")
@@ -284,8 +284,6 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
     10-seed report) can be rewritten from its saved results after a wording change,
     without training again. Returns what :func:`run_lab` returns.
     """
-    from reference_impl.lab_results import claims_document, evaluate_claims, id_index
-
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
     document = claims_document(_command(options), options.profile, options.seeds, package_versions(), claims,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from reference_impl.labels import display_name, labels_for, method_slug
 from reference_impl.stats import paired_difference
+from reference_impl.language_task import LANGUAGE_METHODS
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
 
@@ -118,8 +119,6 @@ def _language_comparisons(en: Mapping[str, str], ru: Mapping[str, str]) -> list[
     """:data:`_LANGUAGE_PAIRS` on the training prompts (``language.<id>``, exact match) and
     on the held-out prompts (``language.heldout.<id>``), then each method's held-out
     minus training exact match (``language.heldout_vs_train.<method>``)."""
-    from reference_impl.language import LANGUAGE_METHODS
-
     c = [Comparison(f"language.{cid}", f"language.exact_match.{a}", f"language.exact_match.{b}",
                     {"en": f"Token level, {text_en}, exact match on the training prompts",
                      "ru": f"Уровень токенов, {text_ru}, точное совпадение на обучающих запросах"})

@@ -10,6 +10,10 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from reference_impl.expert import plan_distances
+from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.stats import episode_return_bounds
+from reference_impl.stats import episodes_for_standard_error
 
 __all__ = [
     "SECTIONS", "PROFILES", "PROFILE_ENV", "UsageError", "EnvironmentParams", "DaggerParams", "DQNParams", "LogParams",
@@ -117,10 +121,6 @@ def dt_return_bounds() -> tuple[float, float]:
     """(lowest, highest) return of any episode in the DT sweep's env (a default KeyDoorGrid):
     :func:`reference_impl.stats.episode_return_bounds` with its reward design, time limit
     and the fewest steps from any start cell to the goal."""
-    from reference_impl.expert import plan_distances
-    from reference_impl.keydoor import KeyDoorGrid
-    from reference_impl.stats import episode_return_bounds
-
     env = KeyDoorGrid()
     distances = plan_distances(env)
     shortest = min(int(distances[r, c, 0]) for r, c in env.start_positions)
@@ -132,8 +132,6 @@ def dt_evaluation_episodes(max_se: float = DT_MAX_STANDARD_ERROR) -> int:
     """Evaluation episodes per request so that every point's measured standard error is <=
     ``max_se`` whatever the policy does: :func:`reference_impl.stats.episodes_for_standard_error`
     over :func:`dt_return_bounds` (no search over runs)."""
-    from reference_impl.stats import episodes_for_standard_error
-
     return episodes_for_standard_error(*dt_return_bounds(), max_se)
 
 

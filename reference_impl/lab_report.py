@@ -18,6 +18,21 @@ import numpy as np
 from reference_impl.lab_pins import nan_none
 from reference_impl.lab_profiles import dt_return_bounds
 from reference_impl.labels import display_name
+from reference_impl.figures import plot_environment
+from reference_impl.figures import plot_dagger_curve
+from reference_impl.figures import SHIFT_KEYS, plot_distribution_shift, plot_label_budget
+from reference_impl.lab_comparisons import phrase
+from reference_impl.stats import paired_difference
+from reference_impl.figures import plot_dqn_curves, plot_overestimation
+from reference_impl.figures import plot_log_actions
+from reference_impl.keydoor import ACTION_NAMES
+from reference_impl.figures import plot_offline_methods, plot_offline_values, plot_q_errors
+from reference_impl.figures import plot_fqe_vs_simulator
+from reference_impl.figures import plot_dt_panel
+from reference_impl.lab_results import DT_LOG_GROUPS, log_return_groups
+from reference_impl.stats import standard_error_bound
+from reference_impl.figures import plot_language_exact_match
+from reference_impl.language_task import HELDOUT_PROMPTS
 
 __all__ = ["Render", "REPORTERS", "claims_lines", "dt_claims", "report_text", "header", "fmt", "table"]
 
@@ -119,7 +134,7 @@ class Render:
         """Draw with ``draw(ax)`` (or ``draw(axes)`` for several rows), save, return the file name."""
         # A bare Figure renders with Agg and never touches pyplot's backend or state, so
         # running the lab from a notebook leaves its inline plotting alone.
-        from matplotlib.figure import Figure
+        from matplotlib.figure import Figure  # matplotlib only when figures are drawn
 
         fig = Figure(figsize=figsize)
         axes = fig.subplots(rows, 1, gridspec_kw={"height_ratios": height_ratios} if height_ratios else None)
@@ -150,8 +165,6 @@ def _spread(stats: dict, runs: list) -> np.ndarray | None:
 
 
 def _report_environment(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_environment
-
     labels, run = r.labels, runs[0]
     png = r.figure("environment", lambda ax: plot_environment(run["env"], ax, labels, run_label=r.run_label), (10, 5.5))
     lines = [f"![environment]({png})", ""]
@@ -166,8 +179,6 @@ def _report_environment(runs: list[dict], r: Render) -> list[str]:
 
 
 def _report_dagger(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_dagger_curve
-
     labels = r.labels
     success = _stats([x["success_rate"] for x in runs])
     png = r.figure("dagger", lambda ax: plot_dagger_curve(runs[0]["rounds"], success["mean"], ax, labels,
@@ -183,8 +194,6 @@ def _report_dagger(runs: list[dict], r: Render) -> list[str]:
 
 def _report_label_budget(runs: list[dict], r: Render) -> list[str]:
     """BC and DAgger trained on the same number of expert labels (its own setting), and their shift."""
-    from reference_impl.figures import SHIFT_KEYS, plot_distribution_shift, plot_label_budget
-
     labels = r.labels
     budgets = runs[0]["budget_labels"]
     setting = runs[0]["budget_setting"]
@@ -217,17 +226,12 @@ def _finite(values) -> np.ndarray:
 
 def _difference(a, b, r: Render) -> str:
     """``a - b`` over paired seeds as the report words it (interval and verdict), or n/a for one seed."""
-    from reference_impl.lab_comparisons import phrase
-    from reference_impl.stats import paired_difference
-
     if len(a) < 2:
         return report_text(r.labels, "not_available")
     return phrase(paired_difference(a, b), r.lang)
 
 
 def _report_dqn(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_dqn_curves, plot_overestimation
-
     labels = r.labels
     # Several seeds: the curve of the across-seed mean success flag.
     dqn = np.mean([x["dqn_success"] for x in runs], axis=0)
@@ -253,9 +257,6 @@ def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
 
 
 def _report_log(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_log_actions
-    from reference_impl.keydoor import ACTION_NAMES
-
     labels, run = r.labels, runs[0]
     png = r.figure("log", lambda ax: plot_log_actions(run["counts"], ACTION_NAMES, ax, labels, run_label=r.run_label), (8, 4.5))
     rows = [(display_name(labels, a), int(run["counts"][i]), fmt(float(run["probabilities"][i]), 4),
@@ -270,8 +271,6 @@ def _report_log(runs: list[dict], r: Render) -> list[str]:
 
 
 def _report_offline(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_offline_methods, plot_offline_values, plot_q_errors
-
     labels, names = r.labels, runs[0]["method_names"]
     ret = _stats([x["mean_return"] for x in runs])
     suc = _stats([x["success_rate"] for x in runs])
@@ -309,8 +308,6 @@ def _report_offline(runs: list[dict], r: Render) -> list[str]:
 
 
 def _report_fqe(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_fqe_vs_simulator
-
     labels, names = r.labels, runs[0]["fqe_names"]
     est = _stats([x["fqe_values"] for x in runs])
     sim = _stats([x["simulated_values"] for x in runs])
@@ -326,10 +323,6 @@ def _report_fqe(runs: list[dict], r: Render) -> list[str]:
 
 
 def _report_dt(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_dt_panel
-    from reference_impl.lab_results import DT_LOG_GROUPS, log_return_groups
-    from reference_impl.stats import standard_error_bound
-
     labels, targets = r.labels, runs[0]["target_return"]
     achieved = _stats([x["mean_return"] for x in runs])
     se = np.stack([x["return_se"] for x in runs])
@@ -367,10 +360,6 @@ def _report_dt(runs: list[dict], r: Render) -> list[str]:
 
 
 def _report_language(runs: list[dict], r: Render) -> list[str]:
-    from reference_impl.figures import plot_language_exact_match
-
-    from reference_impl.language import HELDOUT_PROMPTS
-
     labels, names = r.labels, runs[0]["method_names"]
     em = _stats([x["exact_match"] for x in runs])
     held = _stats([x["heldout_exact_match"] for x in runs])

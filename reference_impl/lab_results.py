@@ -40,6 +40,8 @@ from reference_impl.lab_comparisons import comparisons_table, evaluate_compariso
 from reference_impl.lab_numbers import format_mean_sd, format_per_seed
 from reference_impl.lab_profiles import EQUAL_BUDGET, PROFILE_PARAMS
 from reference_impl.labels import LANGUAGES, display_name, labels_for, method_slug
+from reference_impl.language_task import LANGUAGE_METHODS
+from reference_impl.offline import METHOD_NAMES
 
 __all__ = [
     "Claim",
@@ -176,9 +178,6 @@ def _at_budget(result: dict, key: str) -> float | None:
 
 
 def _build_claims() -> list[Claim]:
-    from reference_impl.language import LANGUAGE_METHODS
-    from reference_impl.offline import METHOD_NAMES
-
     c = [
         Claim("dagger.bc_success", "dagger", {"en": "Behavior cloning (DAgger round 0): greedy success rate",
                                                "ru": "Клонирование поведения (раунд 0 DAgger): доля успехов жадной политики"},

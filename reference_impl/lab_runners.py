@@ -14,15 +14,24 @@ from collections.abc import Callable
 import numpy as np
 
 from reference_impl.lab_profiles import LabProfile, offset_seeds
+from reference_impl.expert import ExpertPolicy
+from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.rollout import rollout
+from reference_impl.figures import SHIFT_KEYS
+from reference_impl.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
+from reference_impl.online_dqn import train_online_dqn
+from reference_impl.kernels import behavior_support_mask
+from reference_impl.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
+from reference_impl.fqe import FQEConfig
+from reference_impl.offline import OfflineExperimentConfig, offline_experiment
+from reference_impl.decision_transformer import dt_return_sweep, train_decision_transformer
+from reference_impl.lab_results import DT_LOG_GROUPS
+from reference_impl.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
 __all__ = ["RUNNERS", "UNSEEDED"]
 
 # Each runner takes (profile, offset, cache) and returns a plain dict for that seed.
 def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.expert import ExpertPolicy
-    from reference_impl.keydoor import KeyDoorGrid
-    from reference_impl.rollout import rollout
-
     p = profile.environment
     env = KeyDoorGrid(seed=p.seed)
     _, info = env.reset(start=p.start, seed=p.seed)
@@ -39,9 +48,6 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.figures import SHIFT_KEYS
-    from reference_impl.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
-
     p = offset_seeds(profile.dagger, offset)
     run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
     records = run["records"]
@@ -68,8 +74,6 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.online_dqn import train_online_dqn
-
     p = offset_seeds(profile.dqn, offset)
     out = {"seed": p.seed}
     for key, double in (("dqn", False), ("double", True)):
@@ -84,9 +88,6 @@ def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.kernels import behavior_support_mask
-    from reference_impl.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
-
     p = offset_seeds(profile.log, offset)
     episodes, transitions = collect_offline_dataset(p.seed, p.episodes, p.profile)
     actions = np.asarray([t.action for t in transitions], dtype=np.int64)
@@ -106,9 +107,6 @@ def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) -> dict:
     """One offline_experiment per seed, shared by the offline and fqe sections."""
-    from reference_impl.fqe import FQEConfig
-    from reference_impl.offline import OfflineExperimentConfig, offline_experiment
-
     key = ("offline", offset)
     if key in cache and (cache[key]["fqe"] or not with_fqe):
         return cache[key]
@@ -154,12 +152,6 @@ def _run_fqe(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.decision_transformer import dt_return_sweep, train_decision_transformer
-    from reference_impl.keydoor import KeyDoorGrid
-    from reference_impl.offline_data import collect_offline_dataset
-
-    from reference_impl.lab_results import DT_LOG_GROUPS
-
     p = offset_seeds(profile.dt, offset)
     episodes, _ = collect_offline_dataset(p.data_seed, p.episodes, "mixed")
     returns = np.asarray([ep.return_ for ep in episodes])
@@ -189,8 +181,6 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_language(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from reference_impl.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
-
     p = offset_seeds(profile.language, offset)
     run = language_offline_experiment(p.seed, p.episodes_per_prompt, p.bc_epochs, p.iql_epochs)
     names = list(run["evaluation"])

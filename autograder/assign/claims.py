@@ -26,6 +26,7 @@ import math
 import re
 from pathlib import Path
 from typing import Any
+from reference_impl.lab_comparisons import phrase
 
 REPO = Path(__file__).resolve().parents[2]
 CLAIMS_PATH = REPO / "docs" / "lab-results" / "claims.json"
@@ -128,8 +129,6 @@ def fill_claims(text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None 
     is returned unchanged.
     """
     if "{{compare:" in text:
-        from reference_impl.lab_comparisons import phrase
-
         found = comparisons if comparisons is not None else load_comparisons(claims_path)
 
         def compare(match: re.Match) -> str:

@@ -42,6 +42,7 @@ import nbformat
 from autograder.assign import notebooks, sources, stubs
 from autograder.assign.claims import ClaimError
 from autograder.i18n import contracts_ru
+from autograder.check.selfcheck import answer_formats
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference_impl"
@@ -77,8 +78,6 @@ def notebook_language() -> str:
     While the course's grader runs a submission (``M5_GRADING``), the one kit it uses for
     every submission says the submission's own language, which the grader passes in ``M5_LANG``.
     """
-    import os
-
     if os.environ.get("M5_GRADING") and os.environ.get("M5_LANG") in ("en", "ru"):
         return os.environ["M5_LANG"]
     return KIT_LANGUAGE
@@ -201,7 +200,6 @@ def build_student_library(dest: Path, lang: str = "en") -> list[Path]:
     """Write ``dest`` (the ``m5_student`` package of the ``lang`` notebooks); returns the files written."""
     if lang not in sources.LANGS:
         raise ValueError(f"build_student_library: `lang` must be one of {sources.LANGS}, got {lang!r}")
-    from autograder.check.selfcheck import answer_formats
 
     dest = Path(dest)
     if dest.exists():

@@ -18,12 +18,11 @@ from pathlib import Path
 from autograder.check import kit, public
 from autograder.grade.worker import cellexec
 from autograder.grade.extract import SubmissionError, cell_notes, extract, library_dirs
+from reference_impl import exercises
 
 
 def answer_formats() -> dict[str, int | None]:
     """Graded answer name -> None (a number) or n (a list of n numbers); shipped as answer_format.json."""
-    from reference_impl import exercises
-
     return {name: None if isinstance(answer.value, float) else len(answer.value)
             for name, answer in exercises.all_graded_answers().items()}
 

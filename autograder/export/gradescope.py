@@ -40,6 +40,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
+from dataclasses import replace
 
 PROJECT = Path(__file__).resolve().parents[2]
 # The public student library rides along (no secrets): the grader puts it on the student
@@ -118,8 +119,8 @@ def unpack_zip(path: Path, into: Path) -> list[Path]:
     links, absolute or ``..`` paths are refused; member count and unpacked bytes are
     capped, counting what is actually decompressed, not what the headers claim.
     """
-    from autograder.grade.discover import SUFFIXES
-    from autograder.grade.files import MAX_NOTEBOOK_BYTES, read_bytes
+    from autograder.grade.discover import SUFFIXES  # in Gradescope's container only: building the bundle loads no grader module
+    from autograder.grade.files import MAX_NOTEBOOK_BYTES, read_bytes  # (the same)
 
     try:
         archive = zipfile.ZipFile(io.BytesIO(read_bytes(path, MAX_ZIP_BYTES)))
@@ -165,7 +166,7 @@ def _zips(folder: Path) -> list[Path]:
 def _candidates(submission: Path, unpacked: Path, notes: list[dict]) -> list:
     """Assignment notebooks and .py files of the upload (zips unpacked), in order;
     skipped notebooks and refused zips become notes (results_json escapes them)."""
-    from autograder.grade import discover, pipeline
+    from autograder.grade import discover, pipeline  # (the same)
 
     for number, archive in enumerate(_zips(submission)):
         try:
@@ -210,11 +211,9 @@ def choose(results: list) -> tuple[object, list[dict]]:
 
 def grade_upload(root: Path) -> dict:
     """results.json (a dict) for the upload in ``root/submission``."""
-    from dataclasses import replace
-
-    from autograder.grade.classrun import grade_found
-    from autograder.grade import report, sandbox
-    from autograder.grade.score import SubmissionResult
+    from autograder.grade.classrun import grade_found  # (the same)
+    from autograder.grade import report, sandbox  # (the same)
+    from autograder.grade.score import SubmissionResult  # (the same)
 
     warning = sandbox.isolation().warning
     notes: list[dict] = []
@@ -233,7 +232,7 @@ def grade_upload(root: Path) -> dict:
 
 def write_results(root: Path) -> Path:
     """Grade the upload and write ``root/results/results.json`` (atomically, valid JSON)."""
-    from autograder.grade.report import dump_json
+    from autograder.grade.report import dump_json  # (the same)
 
     out = root / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -251,9 +250,9 @@ def protect(root: Path) -> None:
     anything from code run as itself; the sandbox's warning says so)."""
     if os.geteuid() != 0:
         return
-    from autograder.grade.cache import cache_dir
-    from autograder.grade.extract import library_dirs
-    from autograder.grade.sandbox import hiding, paths
+    from autograder.grade.cache import cache_dir  # (the same)
+    from autograder.grade.extract import library_dirs  # (the same)
+    from autograder.grade.sandbox import hiding, paths  # (the same)
 
     cache = cache_dir().resolve()
     # A cache elsewhere (M5_CACHE_DIR) is the grader's fallback's to hide, not this layout's.

@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.export.solutions import strip_hidden_tests
+from autograder.assign.release import ensure_kits
 
 PROJECT = Path(__file__).resolve().parents[2]
 SOURCE_DIR = PROJECT / "source"  # one folder per nbgrader assignment (module05_en, module05_ru)
@@ -40,7 +41,7 @@ def _environment(**values: str):
 
 def execute_notebook(nb, folder: Path, *, notebook_path: Path | None = None, profile: str = "smoke"):
     """Run ``nb`` top to bottom with nbclient, as if it lived in ``folder``; returns it."""
-    from nbclient import NotebookClient
+    from nbclient import NotebookClient  # only when notebooks are executed
 
     env = {"RL_LLM_M5_PROFILE": profile, "M5_PROGRESS": "0", "PYTHONDONTWRITEBYTECODE": "1"}
     if notebook_path is not None:
@@ -64,8 +65,6 @@ def solution_notebook(source: Path):
 
 def build_solution_notebooks(out_dir: Path = NOTEBOOKS_DIR, source_dir: Path = SOURCE_DIR,
                              profile: str = "smoke") -> list[Path]:
-    from autograder.assign.release import ensure_kits
-
     ensure_kits(source_dir)  # the notebooks import the kit beside them (a build output, not in git)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

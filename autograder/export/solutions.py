@@ -377,7 +377,7 @@ def _protect_math(markdown_text: str, protected: dict[str, str]) -> str:
     Code spans and fenced blocks are skipped (a ``$`` there is not math). Tokens are
     plain words, so Markdown leaves them alone; :func:`_restore_math` puts MathML back.
     """
-    from latex2mathml.converter import convert
+    from latex2mathml.converter import convert  # formulas only (the Markdown pages need none)
 
     code_tokens: dict[str, str] = {}
 
@@ -411,7 +411,7 @@ def markdown_to_html(markdown_text: str) -> str:
     Formulas are cut out before Markdown runs (so ``_`` and ``*`` inside them are not
     read as emphasis) and put back as MathML. Code spans and blocks are left alone.
     """
-    import markdown
+    import markdown  # HTML pages only
 
     protected: dict[str, str] = {}
     text = _protect_math(markdown_text, protected)
@@ -477,8 +477,8 @@ _EXTERNAL_SCRIPT = re.compile(r"<script[^>]*\bsrc=\"https?://[^\"]*\"[^>]*>\s*</
 
 def notebook_to_html(path: Path) -> str:
     """An executed notebook as standalone HTML, hidden tests removed, formulas as MathML."""
-    import nbformat
-    from nbconvert import HTMLExporter
+    import nbformat  # HTML notebooks only (nbconvert: 0.5 s)
+    from nbconvert import HTMLExporter  # (the same)
 
     nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
     protected: dict[str, str] = {}  # formulas of markdown cells become MathML, as in the answers

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
+from autograder.grade import cache, pipeline
 
 CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in report.LMS_FORMATS)}  # beside the submissions' folders
 
@@ -37,8 +38,6 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
     ``first``: a function giving the worker started ahead for the first submission (or
     None), called once the corpus is loaded if the run grades one at a time; the worker
     is owned from then on. Without it, a one-at-a-time run starts its own."""
-    from autograder.grade import cache, pipeline
-
     results: list = [None] * len(found)
 
     def deliver(index: int, result) -> None:

@@ -3,7 +3,7 @@
 Runs in the grader's process on hostile input, so it only reads: the file (size capped
 before reading, see :mod:`autograder.grade.files`), the notebook's JSON, and cell
 metadata. It never parses or rewrites student code; that happens inside the sandbox
-(:mod:`autograder.grade.cellexec`).
+(:mod:`autograder.grade.worker.cellexec`).
 
 Notebooks: every code cell runs, in notebook order, except nbgrader test cells
 (``grade`` without ``solution``) and the cells the notebook builder marks as

@@ -23,6 +23,7 @@ from autograder.grade.extract import Submission, SubmissionError, cell_notes, ex
 from autograder.grade.run import Budget, SpareWorker, WorkerSession, prepared, worker_forms
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
+from multiprocessing import util
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 # A kernel never run because the submission's time ran out before it.
@@ -89,7 +90,7 @@ def _detach(built: dict) -> dict:
 
 
 def _attach(raw: dict, examples: int | None) -> dict:
-    from autograder.hidden.kernels import PROPERTIES
+    from autograder.hidden.kernels import PROPERTIES  # Hypothesis (0.2 s): m5 grade starts its first worker before it loads
 
     out = {}
     for kernel in KERNELS:
@@ -255,7 +256,6 @@ def _pool_init() -> None:
     """In each grading process of a pool: a spare that recycles the process's sandbox
     from one submission to the next, stopped when the process exits."""
     global _POOL_SPARE
-    from multiprocessing import util
 
     _POOL_SPARE = SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(_POOL_CORPUS), recycle=True)
     _POOL_SPARE.remaining = 1 << 30  # how many this process will get is unknown: the last one is closed at exit

@@ -21,7 +21,7 @@ import autograder.grade.run as run
 from autograder.demo import CORRECT
 from autograder.grade import sandbox
 from autograder.grade.pipeline import KERNELS, grade_many
-from autograder.grade.recycle import Baseline, WRITABLE_DIRS
+from autograder.grade.worker.recycle import WRITABLE_DIRS, Baseline
 from autograder.grade.sandbox import seccomp
 from test_recycle import _files  # tests/autograder is on sys.path; `recycles` is conftest's
 

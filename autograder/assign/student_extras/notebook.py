@@ -17,6 +17,7 @@ language of the notebooks it was built for), so one code cell serves every noteb
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -73,7 +74,7 @@ def _language(lang: str | None = None) -> str:
             raise ValueError(f"`lang` must be one of {LANGUAGES}, got {lang!r}")
         return lang
     try:
-        from m5_student import notebook_language
+        from m5_student import notebook_language  # the kit, when this file runs inside it
     except ImportError:  # loaded on its own, outside the kit
         return "en"
     return notebook_language()
@@ -137,7 +138,6 @@ def _missing(name: str, path: Path, lang: str) -> Callable:
 def _told(fn: Callable, message: str) -> Callable:
     """``fn``, with the NotImplementedError of an untouched stub (bare, or saying "implement
     `<its name>` here", in any language) replaced by one saying ``message``."""
-    import functools
 
     stub_says = {"", *(TEXT[lang]["stub"].format(name=getattr(fn, "__name__", "")) for lang in LANGUAGES)}
 
@@ -249,7 +249,7 @@ def check_port(torch_fn: Callable, numpy_fn: Callable, name: str, *, cases: int 
     equals central finite differences of ``numpy_fn``. Returns True when all pass.
     The report is in ``lang`` (default: the kit's). Raises ValueError for an unknown ``name``.
     """
-    import torch
+    import torch  # the lab's ports only: the assignment notebook never loads torch
 
     if name not in PORTS:
         raise ValueError(f"check_port: `name` must be one of {PORTS}, got {name!r}")

@@ -96,7 +96,7 @@ class SeccompUnavailable(RuntimeError):
 
 def _binding():
     try:
-        import pyseccomp
+        import pyseccomp  # optional: without it SeccompUnavailable says why
     except (ImportError, RuntimeError, OSError) as exc:  # RuntimeError: no libseccomp.so
         raise SeccompUnavailable(f"pyseccomp/libseccomp unavailable: {exc}") from None
     return pyseccomp

@@ -7,6 +7,7 @@ submission, or, in a class run, as the zygote that forks one parent per submissi
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -78,8 +79,6 @@ def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> in
 def _read_preload(path: str) -> dict:
     """Unpickle the calls the grader will name in batch requests, before any child is
     forked, so every child inherits them (the preload file: see ``__init__.py``)."""
-    import gc
-
     try:
         with open(path, "rb") as handle:
             preloaded = dict(pickle.load(handle))
@@ -92,7 +91,7 @@ def _read_preload(path: str) -> dict:
 def _sandbox_files():
     """The grader's tree remover (``grade/sandbox/files.py``), placed beside this file;
     the zygote empties the sandbox's writable trees with it."""
-    from . import files
+    from . import files  # beside main.py only inside the sandbox
 
     return files
 

@@ -63,7 +63,7 @@ def _harden_parent() -> None:
     """Not dumpable: a child cannot read the parent's memory or descriptors through
     /proc. Subreaper: orphans of the child are re-parented here, so they can be killed."""
     try:
-        import ctypes
+        import ctypes  # ctypes may be missing: the parent then runs without prctl
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(4, 0, 0, 0, 0)    # PR_SET_DUMPABLE, 0

@@ -360,7 +360,7 @@ def draw_grid(env: KeyDoorGrid, ax=None, *, title: str | None = None, xlabel: st
     """Draw the layout with matplotlib: walls as filled squares, traps as ×, K, D, G,
     start cells as dots. Labels are arguments so notebooks can pass either language.
     Returns the axes."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # only for a drawing: the environment itself needs no matplotlib
 
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 5.5))

@@ -17,6 +17,11 @@ from m5_student.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_compariso
 from m5_student.lab_numbers import format_listed, format_mean_sd
 from m5_student.lab_profiles import EQUAL_BUDGET
 from m5_student.labels import display_name, labels_for, method_slug
+from m5_student.keydoor import KeyDoorGrid
+from m5_student.language_task import BehaviorMix
+from m5_student.language_task import HELDOUT_PROMPTS, LANGUAGE_METHODS
+from m5_student.offline_methods import CQLConfig
+from m5_student.offline import METHOD_NAMES
 
 __all__ = ["caveats"]
 
@@ -85,7 +90,6 @@ def _naive(claims, compared, labels, lang) -> list[str]:
     needed = ("offline.q_logged_error.naive_dqn", "offline.above_max_share.naive_dqn", "offline.greedy_value_true.naive_dqn")
     if not (_has(compared, "offline.unlogged_overestimation.naive_dqn") and _has(claims, *needed)):
         return []
-    from m5_student.keydoor import KeyDoorGrid
 
     return [labels["report.caveat_naive"].format(
         cmp=phrase(compared["offline.unlogged_overestimation.naive_dqn"], lang), logged=_ms(claims, "offline.q_logged_error.naive_dqn"),
@@ -96,7 +100,6 @@ def _naive(claims, compared, labels, lang) -> list[str]:
 def _cql(claims, compared, labels, lang) -> list[str]:
     if not (_has(compared, "offline.cql_level") and _has(claims, "offline.logged_pair_share.cql", "offline.logged_pair_share.naive_dqn")):
         return []
-    from m5_student.offline_methods import CQLConfig
 
     return [labels["report.caveat_cql"].format(
         alpha=CQLConfig().alpha, q=_ms(claims, "offline.greedy_q_learned.cql"), v=_ms(claims, "offline.greedy_value_true.cql"),
@@ -105,8 +108,6 @@ def _cql(claims, compared, labels, lang) -> list[str]:
 
 
 def _fqe(claims, compared, labels, lang) -> list[str]:
-    from m5_student.offline import METHOD_NAMES
-
     errors = {m: claims[f"fqe.abs_error.{method_slug(m)}"] for m in METHOD_NAMES if f"fqe.abs_error.{method_slug(m)}" in claims}
     if not errors:
         return []
@@ -120,8 +121,6 @@ def _fqe(claims, compared, labels, lang) -> list[str]:
 def _dt(claims, compared, labels, lang) -> list[str]:
     out = []
     if _has(claims, "dt.log_count.trap", "dt.log_count.timeout", "dt.log_count.goal"):
-        from m5_student.keydoor import KeyDoorGrid
-
         env = KeyDoorGrid()  # the log's env: a timeout is max_steps step costs and nothing else
         out.append(labels["report.caveat_dt_groups"].format(
             trap=format_listed(claims["dt.log_count.trap"], 0), timeout=format_listed(claims["dt.log_count.timeout"], 0),
@@ -143,7 +142,6 @@ def _language(claims, compared, labels, lang) -> list[str]:
                                                        cmp_bc=cmp["language.ilql_vs_bc"], cmp_il_rw=cmp["language.ilql_vs_rwbc"],
                                                        cmp_aw=cmp["language.ilql_vs_awbc"])
     if compared["language.ilql_vs_bc"]["verdict"] == "ahead":  # "loses by construction" only where it does lose
-        from m5_student.language import BehaviorMix
 
         mix = BehaviorMix()
         sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
@@ -158,8 +156,6 @@ def _language(claims, compared, labels, lang) -> list[str]:
 
 
 def _language_heldout(claims, compared, labels, lang) -> list[str]:
-    from m5_student.language import HELDOUT_PROMPTS, LANGUAGE_METHODS
-
     gaps = [f"language.heldout_vs_train.{m}" for m in LANGUAGE_METHODS]
     if not (_has(compared, "language.heldout.ilql_vs_bc", "language.heldout.ilql_vs_awbc", *gaps)
             and _has(claims, *(f"language.heldout_exact_match.{m}" for m in LANGUAGE_METHODS))):

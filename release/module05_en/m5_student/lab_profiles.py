@@ -12,6 +12,10 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from m5_student.expert import plan_distances
+from m5_student.keydoor import KeyDoorGrid
+from m5_student.stats import episode_return_bounds
+from m5_student.stats import episodes_for_standard_error
 
 __all__ = [
     "SECTIONS", "PROFILES", "PROFILE_ENV", "UsageError", "EnvironmentParams", "DaggerParams", "DQNParams", "LogParams",
@@ -119,10 +123,6 @@ def dt_return_bounds() -> tuple[float, float]:
     """(lowest, highest) return of any episode in the DT sweep's env (a default KeyDoorGrid):
     :func:`m5_student.stats.episode_return_bounds` with its reward design, time limit
     and the fewest steps from any start cell to the goal."""
-    from m5_student.expert import plan_distances
-    from m5_student.keydoor import KeyDoorGrid
-    from m5_student.stats import episode_return_bounds
-
     env = KeyDoorGrid()
     distances = plan_distances(env)
     shortest = min(int(distances[r, c, 0]) for r, c in env.start_positions)
@@ -134,8 +134,6 @@ def dt_evaluation_episodes(max_se: float = DT_MAX_STANDARD_ERROR) -> int:
     """Evaluation episodes per request so that every point's measured standard error is <=
     ``max_se`` whatever the policy does: :func:`m5_student.stats.episodes_for_standard_error`
     over :func:`dt_return_bounds` (no search over runs)."""
-    from m5_student.stats import episodes_for_standard_error
-
     return episodes_for_standard_error(*dt_return_bounds(), max_se)
 
 

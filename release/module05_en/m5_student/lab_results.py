@@ -42,6 +42,8 @@ from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
 from m5_student.lab_numbers import format_mean_sd, format_per_seed
 from m5_student.lab_profiles import EQUAL_BUDGET, PROFILE_PARAMS
 from m5_student.labels import LANGUAGES, display_name, labels_for, method_slug
+from m5_student.language_task import LANGUAGE_METHODS
+from m5_student.offline import METHOD_NAMES
 
 __all__ = [
     "Claim",
@@ -178,9 +180,6 @@ def _at_budget(result: dict, key: str) -> float | None:
 
 
 def _build_claims() -> list[Claim]:
-    from m5_student.language import LANGUAGE_METHODS
-    from m5_student.offline import METHOD_NAMES
-
     c = [
         Claim("dagger.bc_success", "dagger", {"en": "Behavior cloning (DAgger round 0): greedy success rate",
                                                "ru": "Клонирование поведения (раунд 0 DAgger): доля успехов жадной политики"},

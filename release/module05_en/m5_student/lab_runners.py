@@ -16,15 +16,24 @@ from collections.abc import Callable
 import numpy as np
 
 from m5_student.lab_profiles import LabProfile, offset_seeds
+from m5_student.expert import ExpertPolicy
+from m5_student.keydoor import KeyDoorGrid
+from m5_student.rollout import rollout
+from m5_student.figures import SHIFT_KEYS
+from m5_student.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
+from m5_student.online_dqn import train_online_dqn
+from m5_student.kernels import behavior_support_mask
+from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
+from m5_student.fqe import FQEConfig
+from m5_student.offline import OfflineExperimentConfig, offline_experiment
+from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
+from m5_student.lab_results import DT_LOG_GROUPS
+from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
 __all__ = ["RUNNERS", "UNSEEDED"]
 
 # Each runner takes (profile, offset, cache) and returns a plain dict for that seed.
 def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.expert import ExpertPolicy
-    from m5_student.keydoor import KeyDoorGrid
-    from m5_student.rollout import rollout
-
     p = profile.environment
     env = KeyDoorGrid(seed=p.seed)
     _, info = env.reset(start=p.start, seed=p.seed)
@@ -41,9 +50,6 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.figures import SHIFT_KEYS
-    from m5_student.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
-
     p = offset_seeds(profile.dagger, offset)
     run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
     records = run["records"]
@@ -70,8 +76,6 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.online_dqn import train_online_dqn
-
     p = offset_seeds(profile.dqn, offset)
     out = {"seed": p.seed}
     for key, double in (("dqn", False), ("double", True)):
@@ -86,9 +90,6 @@ def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.kernels import behavior_support_mask
-    from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
-
     p = offset_seeds(profile.log, offset)
     episodes, transitions = collect_offline_dataset(p.seed, p.episodes, p.profile)
     actions = np.asarray([t.action for t in transitions], dtype=np.int64)
@@ -108,9 +109,6 @@ def _run_log(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) -> dict:
     """One offline_experiment per seed, shared by the offline and fqe sections."""
-    from m5_student.fqe import FQEConfig
-    from m5_student.offline import OfflineExperimentConfig, offline_experiment
-
     key = ("offline", offset)
     if key in cache and (cache[key]["fqe"] or not with_fqe):
         return cache[key]
@@ -156,12 +154,6 @@ def _run_fqe(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
-    from m5_student.keydoor import KeyDoorGrid
-    from m5_student.offline_data import collect_offline_dataset
-
-    from m5_student.lab_results import DT_LOG_GROUPS
-
     p = offset_seeds(profile.dt, offset)
     episodes, _ = collect_offline_dataset(p.data_seed, p.episodes, "mixed")
     returns = np.asarray([ep.return_ for ep in episodes])
@@ -191,8 +183,6 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 
 def _run_language(profile: LabProfile, offset: int, cache: dict) -> dict:
-    from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
-
     p = offset_seeds(profile.language, offset)
     run = language_offline_experiment(p.seed, p.episodes_per_prompt, p.bc_epochs, p.iql_epochs)
     names = list(run["evaluation"])

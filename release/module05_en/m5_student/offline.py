@@ -52,6 +52,7 @@ from m5_student.offline_methods import (  # noqa: F401  (re-exported)
     train_restricted_dqn,
 )
 from m5_student.rollout import rollout
+import torch
 
 __all__ = [
     "METHOD_NAMES",
@@ -126,8 +127,6 @@ def greedy_q_mean(q_net, policy: GreedyPolicy, observations: np.ndarray) -> floa
     """Mean over logged states of Q(s, pi(s)): what the learner believes its policy earns
     per state. Returns above the largest achievable return (1.0 in KeyDoorGrid) are
     overestimation, the signature of bootstrapping from actions the log never shows."""
-    import torch
-
     with torch.no_grad():
         q = q_net(torch.as_tensor(np.asarray(observations, dtype=np.float32))).double().numpy()
     chosen = policy.actions(observations)
@@ -181,8 +180,6 @@ def q_value_errors(env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: 
     mechanism the protected methods guard against. ``unlogged_error`` is NaN when the
     log holds every action of every state it visits.
     """
-    import torch
-
     obs = np.asarray(observations, dtype=np.float32)
     states = np.asarray([env.state_index(o) for o in obs])
     distinct, first = np.unique(states, return_index=True)

@@ -86,6 +86,10 @@ from m5_student.lab_profiles import (  # noqa: F401  (re-exported)
 from m5_student.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table  # noqa: F401
 from m5_student.lab_runners import RUNNERS, UNSEEDED
 from m5_student.labels import LANGUAGES, labels_for
+from m5_student.lab_caveats import caveats
+from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
+from m5_student.lab_results import claims_table
+from m5_student.lab_results import claims_document, evaluate_claims, id_index
 
 __all__ = [
     "SECTIONS",
@@ -212,10 +216,6 @@ def _command(options: LabOptions) -> str:
 
 def _write_report(results: dict, options: LabOptions, seconds: dict, total: float, claims: dict, lang: str) -> tuple[Path, dict]:
     """Figures and the report of one language; returns the report's path and the per-seed verdicts."""
-    from m5_student.lab_caveats import caveats
-    from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
-    from m5_student.lab_results import claims_table
-
     labels = labels_for(lang)
     render = Render(options.out, labels, labels["run.lab"].format(profile=options.profile, seeds=options.seeds),
                      "" if lang == "en" else f".{lang}")
@@ -286,8 +286,6 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
     10-seed report) can be rewritten from its saved results after a wording change,
     without training again. Returns what :func:`run_lab` returns.
     """
-    from m5_student.lab_results import claims_document, evaluate_claims, id_index
-
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
     document = claims_document(_command(options), options.profile, options.seeds, package_versions(), claims,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from m5_student.labels import display_name, labels_for, method_slug
 from m5_student.stats import paired_difference
+from m5_student.language_task import LANGUAGE_METHODS
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
 
@@ -120,8 +121,6 @@ def _language_comparisons(en: Mapping[str, str], ru: Mapping[str, str]) -> list[
     """:data:`_LANGUAGE_PAIRS` on the training prompts (``language.<id>``, exact match) and
     on the held-out prompts (``language.heldout.<id>``), then each method's held-out
     minus training exact match (``language.heldout_vs_train.<method>``)."""
-    from m5_student.language import LANGUAGE_METHODS
-
     c = [Comparison(f"language.{cid}", f"language.exact_match.{a}", f"language.exact_match.{b}",
                     {"en": f"Token level, {text_en}, exact match on the training prompts",
                      "ru": f"Уровень токенов, {text_ru}, точное совпадение на обучающих запросах"})

@@ -23,6 +23,9 @@ import numpy as np
 
 from m5_student.lab_profiles import LabProfile
 from m5_student.labels import LABELS, LANGUAGES
+from importlib import metadata
+from m5_student.lab_comparisons import phrase
+from m5_student.lab_numbers import format_mean_sd
 
 __all__ = [
     "DATA_DIR", "PROTOCOL_FILE", "CLAIMS_PIN", "SEEDS_PIN", "BY_SEED", "PINNED_KEYS", "ARTIFACT_SCOPE", "write_npz",
@@ -113,8 +116,6 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
 
 
 def package_versions() -> dict[str, str]:
-    from importlib import metadata
-
     versions = {"python": platform.python_version()}
     for package in ("numpy", "torch", "gymnasium", "matplotlib"):
         try:
@@ -137,7 +138,7 @@ def machine_description() -> dict[str, str]:
     0.064). So the capability alone does not name the machine: the record names the
     CPU too.
     """
-    import torch
+    import torch  # the machine's identity only: pins are read without torch
 
     return {"arch": platform.machine(), "cpu": cpu_identity(),
             "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
@@ -241,9 +242,6 @@ def course_lines(document: Mapping) -> dict:
     as the lab notebook prints it, the value first (``0.43 ± 0.08 — <claim text>``, or the
     comparison's phrase). Formatted once here, at two decimals, so the kit ships what students
     read rather than raw floats, and every language reads the same numbers."""
-    from m5_student.lab_comparisons import phrase
-    from m5_student.lab_numbers import format_mean_sd
-
     lines = {cid: {lang: f"{format_mean_sd(entry, 2)} — {entry['text'][lang]}" for lang in LANGUAGES}
              for cid, entry in document["claims"].items()}
     lines.update({cid: {lang: f"{phrase(entry, lang)} — {entry['text'][lang]}" for lang in LANGUAGES}
