@@ -176,6 +176,21 @@ def reply_limits(request: bytes) -> tuple[int, int]:
     return prepared(request).limits
 
 
+@dataclass
+class InFlight:
+    """A batch request sent to the worker whose reply is not read yet."""
+
+    request: bytes          # the encoded request (its identity names the batch)
+    deadline: float         # when the grader stops waiting (set when it reaches the head)
+    limits: tuple[int, int]  # the reply's header and blob byte limits
+    n_calls: int
+    planned: bool           # from the plan: re-queued for the next worker when this one is lost
+
+    def restart_clock(self, seconds: float) -> None:
+        """The batch now runs (it reached the head of the queue): its wait starts now."""
+        self.deadline = time.monotonic() + seconds
+
+
 class WorkerSession:
     def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
                  limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
@@ -203,7 +218,7 @@ class WorkerSession:
         self.report = LoadReport()
         self._buffer = bytearray()
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
-        self._inflight: list[tuple] = []  # sent, reply unread: (request, deadline, reply limits, calls, planned)
+        self._inflight: list[InFlight] = []  # sent, reply unread, in the order sent
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
         self._loading = False      # the load request is out, its final reply unread
         self._loaded = False       # the cells are loaded (self.report says how)
@@ -265,7 +280,7 @@ class WorkerSession:
                 if not self._loading:
                     self._inflight.clear()
                     if not (self.spare and self.spare.hand_over(self)):
-                        self._spawn()
+                        self.spawn()
                     self._send_load()
                 deadline = time.monotonic() + self.budget.load_timeout + GRACE
                 while not self._take_load_reply(self._receive(deadline, self._load_limits())):
@@ -323,8 +338,7 @@ class WorkerSession:
         self.started = time.monotonic()
         self.deadline = self.started + self.budget.submission_timeout
         if self._inflight:
-            head, _, limits, n_calls, planned = self._inflight[0]
-            self._inflight[0] = (head, time.monotonic() + self._batch_deadline(n_calls), limits, n_calls, planned)
+            self._inflight[0].restart_clock(self._batch_deadline(self._inflight[0].n_calls))
 
     @property
     def idle(self) -> bool:
@@ -388,7 +402,8 @@ class WorkerSession:
             files[wire.PRELOAD_FILE] = preload_file(self.preload)
         return files
 
-    def _spawn(self, wait: bool = True) -> None:
+    def spawn(self, wait: bool = True) -> None:
+        """Start a worker in a new sandbox (the one running, if any, is stopped first)."""
         self._stop()
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
@@ -412,6 +427,14 @@ class WorkerSession:
                     pass
             sandbox.terminate(self.proc)
             self.proc = None
+
+    def take_worker(self, other: "WorkerSession") -> None:
+        """Run on ``other``'s worker from now on (its sandbox, and the corpus preloaded
+        in it); ``other`` is left without one, and this session's own is stopped."""
+        self._stop()
+        self.proc, other.proc = other.proc, None
+        self._worker_has = other._worker_has
+        self._buffer.clear()
 
     def restart(self) -> None:
         """After a lost kernel: a worker that is still running has already replaced the
@@ -444,7 +467,7 @@ class WorkerSession:
                 raise WorkerLost("timeout" if self.out_of_time else "crashed")
         planned = any(r is request for r, _ in self._planned)
         self._planned = [(r, n) for r, n in self._planned if r is not request]
-        if not any(entry[0] is request for entry in self._inflight) and not any(r is request for r, _ in self._replies):
+        if not any(entry.request is request for entry in self._inflight) and not any(r is request for r, _ in self._replies):
             self._submit(request, n_calls, keep=planned)
         reply = self._collect(request)
         self._send_ahead()  # the next planned batch, if none is in flight
@@ -479,7 +502,7 @@ class WorkerSession:
         forms = prepared(request, keep=keep)
         self._write(forms.by_name if forms.by_name and forms.name in self._worker_has else forms.inline)
         # A batch queued behind others starts its clock when it reaches the head (_collect).
-        self._inflight.append((request, time.monotonic() + self._batch_deadline(n_calls), forms.limits, n_calls, keep))
+        self._inflight.append(InFlight(request, time.monotonic() + self._batch_deadline(n_calls), forms.limits, n_calls, keep))
 
     def _batch_deadline(self, n_calls: int) -> float:
         """Seconds the grader waits for a batch: the worker's own backstop, plus a
@@ -504,9 +527,9 @@ class WorkerSession:
         self._stop()
         entries, self._inflight = self._inflight, []
         if entries:
-            self._replies.append((entries[0][0], lost))
-        requeue = [(entry[0], entry[3]) for entry in entries[1:] if entry[4]]
-        self._replies += [(entry[0], lost) for entry in entries[1:] if not entry[4]]  # one-off requests
+            self._replies.append((entries[0].request, lost))
+        requeue = [(entry.request, entry.n_calls) for entry in entries[1:] if entry.planned]
+        self._replies += [(entry.request, lost) for entry in entries[1:] if not entry.planned]  # one-off requests
         self._planned[:0] = requeue + ([unsent] if unsent is not None else [])
 
     def _collect(self, request: bytes):
@@ -520,22 +543,20 @@ class WorkerSession:
                     return reply
             if not self._inflight:
                 return WorkerLost("crashed")
-            head, deadline, limits, _, _ = self._inflight[0]
+            head = self._inflight[0]
             try:
-                reply = self._receive(min(deadline, self.deadline), limits)
+                reply = self._receive(min(head.deadline, self.deadline), head.limits)
             except WorkerLost as lost:
                 self._lose_worker(lost)
                 continue
             self._inflight.pop(0)
             if self._inflight:  # the next batch starts running now: its clock starts now
-                queued, _, queued_limits, n_calls, planned = self._inflight[0]
-                self._inflight[0] = (queued, time.monotonic() + self._batch_deadline(n_calls), queued_limits, n_calls,
-                                     planned)
-            self._replies.append((head, reply))
+                self._inflight[0].restart_clock(self._batch_deadline(self._inflight[0].n_calls))
+            self._replies.append((head.request, reply))
 
     def _discard_inflight(self) -> None:
         for entry in list(self._inflight):
-            self._collect(entry[0])
+            self._collect(entry.request)
         self._replies.clear()
 
     def _load_limits(self) -> tuple[int, int]:
@@ -659,7 +680,7 @@ class SpareWorker:
             return
         holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
         holder.recycle = self.recycle
-        holder._spawn(wait=False)  # its set-up overlaps this submission's grading
+        holder.spawn(wait=False)  # its set-up overlaps this submission's grading
         self._holder, self._returned = holder, False
 
     def ready(self) -> bool:
@@ -684,8 +705,7 @@ class SpareWorker:
         self._expect_back = False
         holder = WorkerSession([], [], limits=session.limits, import_dirs=session.import_dirs,
                                preload=session.preload)
-        holder.proc, session.proc = session.proc, None
-        holder._worker_has = session._worker_has
+        holder.take_worker(session)
         self._holder, self._returned = holder, True
 
     def hand_over(self, session: WorkerSession) -> bool:
@@ -701,10 +721,7 @@ class SpareWorker:
         if not fits:
             holder.close()
             return False
-        session._stop()
-        session.proc, holder.proc = holder.proc, None
-        session._worker_has = holder._worker_has
-        session._buffer.clear()
+        session.take_worker(holder)
         return True
 
     def close(self) -> None:

@@ -11,7 +11,7 @@ import pytest
 from autograder.demo import CORRECT
 from autograder.grade.worker import wire
 from autograder.grade.extract import Cell
-from autograder.grade.run import Budget, WorkerLost, WorkerSession, prepared, reply_limits
+from autograder.grade.run import Budget, InFlight, WorkerLost, WorkerSession, prepared, reply_limits
 
 KERNELS = ["return_to_go", "expectile_loss"]
 SOURCE = CORRECT.read_text() + '''
@@ -69,13 +69,13 @@ def test_planned_batches_are_sent_two_ahead_and_a_queued_one_starts_its_clock_at
         session.start()
         session.plan([(rtg, len(RTG)), (loss, len(LOSS)), (tail, 3)])
         # Two in flight at once: the worker never waits for the grader to judge.
-        assert [entry[0] for entry in session._inflight] == [rtg, loss]
-        queued_deadline = session._inflight[1][1]
+        assert [entry.request for entry in session._inflight] == [rtg, loss]
+        queued_deadline = session._inflight[1].deadline
         time.sleep(0.05)
         first = session.call_batch(rtg, len(RTG))
         # loss reached the head when rtg's reply was read: its deadline was set then.
-        assert session._inflight[0][0] is loss and session._inflight[0][1] > queued_deadline
-        assert [entry[0] for entry in session._inflight] == [loss, tail]
+        assert session._inflight[0].request is loss and session._inflight[0].deadline > queued_deadline
+        assert [entry.request for entry in session._inflight] == [loss, tail]
         second, third = session.call_batch(loss, len(LOSS)), session.call_batch(tail, 3)
     assert first[1]["v"].tolist() == [3.0] and third[1]["v"].tolist() == [3.0]
     assert [o["v"] for o in second] == [pytest.approx(1.4)] * len(LOSS)
@@ -229,7 +229,7 @@ def test_a_batch_naming_calls_the_worker_was_not_given_is_lost_not_run():
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
         session.start()
         session._write(prepared(rtg, keep=True).by_name)
-        session._inflight.append((rtg, float("inf"), prepared(rtg).limits, len(RTG), False))
+        session._inflight.append(InFlight(rtg, float("inf"), prepared(rtg).limits, len(RTG), False))
         with pytest.raises(WorkerLost) as lost:
             session.call_batch(rtg, len(RTG))
     assert lost.value.reason == "protocol"
