@@ -166,14 +166,14 @@ def test_a_submission_that_signals_the_zygote_costs_the_next_one_nothing(tmp_pat
 def interpreter_under_tmp(tmp_path, monkeypatch):
     """The sandbox plan with one more read-only root under /tmp (tmp_path is there), as
     when the grader's venv lives in /tmp: its mount lies inside the sandbox's /tmp."""
-    from autograder.grade.sandbox import launch
+    from autograder.grade.sandbox import probe
 
-    plan, info = launch._probe()
+    plan, info = probe._probe()
     root = tmp_path / "venv_like" / "lib"
     root.mkdir(parents=True)
     (root / "site.txt").write_text("read only")
     assert str(root).startswith("/tmp/")
-    monkeypatch.setattr(launch, "_probe", lambda: (dataclasses.replace(plan, roots=plan.roots + (root,)), info))
+    monkeypatch.setattr(probe, "_probe", lambda: (dataclasses.replace(plan, roots=plan.roots + (root,)), info))
     return root
 
 

@@ -284,15 +284,15 @@ def test_victims_of_recycled_sandboxes_keep_their_solo_grades(tmp_path, corpus, 
 def old_seccomp_rules(monkeypatch):
     """The allow-list as it was before (prlimit64, setpriority, sched_setaffinity on
     any pid; sockets): only the zygote's own checks stand between the pair."""
-    from autograder.grade.sandbox import launch
+    from autograder.grade.sandbox import probe
 
     loose = seccomp.ALLOWED_SYSCALLS + ("prlimit64", "setpriority", "sched_setaffinity") + seccomp.DENIED_SOCKET_SYSCALLS
     monkeypatch.setattr(seccomp, "ALLOWED_SYSCALLS", loose)
     monkeypatch.setattr(seccomp, "CONDITIONAL_SYSCALLS", {})
     seccomp.seccomp_program.cache_clear()
-    plan, info = launch._probe()
+    plan, info = probe._probe()
     program = seccomp.seccomp_program()
-    monkeypatch.setattr(launch, "_probe", lambda: (dataclasses.replace(plan, seccomp=program), info))
+    monkeypatch.setattr(probe, "_probe", lambda: (dataclasses.replace(plan, seccomp=program), info))
     yield
     seccomp.seccomp_program.cache_clear()
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 import reference_impl
 from autograder.grade import sandbox
-from autograder.grade.sandbox import cgroups, hiding, launch, paths
+from autograder.grade.sandbox import cgroups, hiding, paths, probe
 
 PROJECT_ROOT = Path(reference_impl.__file__).resolve().parent.parent
 SMALL = sandbox.Limits(cpu_seconds=5, memory_bytes=1 << 30, max_processes=16, max_file_bytes=1 << 20)
@@ -198,7 +198,7 @@ def test_installed_copy_of_the_project_is_masked(bubblewrap, tmp_path, monkeypat
         plan, roots=plan.roots + (fake_site,), hidden=plan.hidden + (package,),
         masked_packages=plan.masked_packages + (package,),
     )
-    monkeypatch.setattr(launch, "_probe", lambda: (fake_plan, info))
+    monkeypatch.setattr(probe, "_probe", lambda: (fake_plan, info))
     result = run_script(
         f"""
         import json, os, sys
@@ -774,8 +774,8 @@ def reprobe():
 
 def without(monkeypatch, *tools: str) -> None:
     """Make the probe believe ``tools`` (e.g. "bwrap", "unshare") are not installed."""
-    real = launch._find
-    monkeypatch.setattr(launch, "_find", lambda name, candidates: None if name in tools else real(name, candidates))
+    real = probe._find
+    monkeypatch.setattr(probe, "_find", lambda name, candidates: None if name in tools else real(name, candidates))
 
 
 def test_fallback_when_bwrap_is_missing_runs_code_and_warns(reprobe, monkeypatch):
@@ -824,8 +824,8 @@ def test_fallback_when_bwrap_is_missing_runs_code_and_warns(reprobe, monkeypatch
 
 
 def test_fallback_when_bwrap_cannot_start(reprobe, monkeypatch):
-    real = launch._find
-    monkeypatch.setattr(launch, "_find", lambda name, candidates: "/bin/false" if name == "bwrap" else real(name, candidates))
+    real = probe._find
+    monkeypatch.setattr(probe, "_find", lambda name, candidates: "/bin/false" if name == "bwrap" else real(name, candidates))
     info = sandbox.isolation()
     assert info.level == "fallback" and info.details["probe_errors"][0].startswith("bubblewrap")
     assert info.warning and "SANDBOX WARNING" in info.warning
@@ -834,8 +834,8 @@ def test_fallback_when_bwrap_cannot_start(reprobe, monkeypatch):
 
 def test_bare_fallback_without_namespaces_still_runs_and_says_so(reprobe, monkeypatch):
     without(monkeypatch, "bwrap", "unshare")
-    real = launch._candidate_plans
-    monkeypatch.setattr(launch, "_candidate_plans",
+    real = probe._candidate_plans
+    monkeypatch.setattr(probe, "_candidate_plans",
                         lambda common, details: [p for p in real(common, details) if not p.isolate])
     info = sandbox.isolation()
     assert info.level == "fallback" and "no pid or network namespace" in info.warning

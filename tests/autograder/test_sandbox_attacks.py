@@ -27,7 +27,7 @@ import pytest
 import reference_impl
 from autograder.grade import sandbox
 from autograder.grade.pipeline import grade_many, grade_submission  # `corpus`: the session fixture in conftest.py
-from autograder.grade.sandbox import files as sfiles, hiding, launch
+from autograder.grade.sandbox import files as sfiles, hiding, probe
 
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
@@ -75,8 +75,8 @@ def sandbox_trees() -> set[str]:
 @pytest.fixture
 def fallback(monkeypatch):
     """The probe as on a machine without bubblewrap (restored afterwards)."""
-    real = launch._find
-    monkeypatch.setattr(launch, "_find", lambda name, candidates: None if name == "bwrap" else real(name, candidates))
+    real = probe._find
+    monkeypatch.setattr(probe, "_find", lambda name, candidates: None if name == "bwrap" else real(name, candidates))
     sandbox.isolation.cache_clear()
     info = sandbox.isolation()
     yield info

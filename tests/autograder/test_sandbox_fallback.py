@@ -210,15 +210,15 @@ def test_whole_hostile_corpus_reads_no_secret_and_connects_nowhere(container):
 def bare_fallback(monkeypatch):
     """The probe as without bubblewrap and without namespaces (restored afterwards)."""
     from autograder.grade import sandbox
-    from autograder.grade.sandbox import hiding, launch
+    from autograder.grade.sandbox import hiding, probe
 
-    real_find, real_plans = launch._find, launch._candidate_plans
-    monkeypatch.setattr(launch, "_find", lambda name, candidates: None if name in ("bwrap", "unshare")
+    real_find, real_plans = probe._find, probe._candidate_plans
+    monkeypatch.setattr(probe, "_find", lambda name, candidates: None if name in ("bwrap", "unshare")
                         else real_find(name, candidates))
-    monkeypatch.setattr(launch, "_candidate_plans",
+    monkeypatch.setattr(probe, "_candidate_plans",
                         lambda common, details: [p for p in real_plans(common, details) if not p.isolate])
     sandbox.isolation.cache_clear()
-    yield launch._probe()[0]
+    yield probe._probe()[0]
     sandbox.isolation.cache_clear()
     hiding.restore()
 
@@ -246,7 +246,7 @@ def test_the_keeper_loads_the_program_it_is_given_before_the_command_runs(bare_f
     import dataclasses
     import sys
 
-    from autograder.grade.sandbox import launch
+    from autograder.grade.sandbox import process
 
     plan = dataclasses.replace(bare_fallback, seccomp=_program_without_sockets())
     assert plan.level == "fallback" and plan.keeper_seccomp and plan.unshare is None and not plan.isolate
@@ -260,7 +260,7 @@ def test_the_keeper_loads_the_program_it_is_given_before_the_command_runs(bare_f
                 "except OSError as exc:\n"
                 "    net = type(exc).__name__\n"
                 "print(json.dumps([status['Seccomp'].strip(), status['NoNewPrivs'].strip(), net]))\n")
-        result = launch._run_with_plan(plan, [sys.executable, "-S", "-c", code], timeout=60)
+        result = process.run_with_plan(plan, [sys.executable, "-S", "-c", code], timeout=60)
     finally:
         listener.close()
     assert json.loads(result.stdout.decode().strip().splitlines()[-1]) == ["2", "1", "PermissionError"]

@@ -4,7 +4,7 @@ One call to :func:`spawn` starts one worker process under these layers:
 
 * **the keeper** (:mod:`.limits`): joins the worker's cgroups, sets rlimits, drops root
   to uid 65534 before anything else starts, and reaps every process of the sandbox;
-* **bubblewrap** (:mod:`.launch`), when it works here: new user, pid, network, ipc, uts
+* **bubblewrap** (:mod:`.cmdline`, chosen by :mod:`.probe`), when it works here: new user, pid, network, ipc, uts
   and cgroup namespaces; an allow-list file system (system directories and the Python
   installation read-only; provided files at ``/m5``; a private, size-capped
   ``nosuid,nodev`` tmpfs at ``/scratch``, the working directory, and at ``/tmp`` and
@@ -25,11 +25,10 @@ by file permissions (:mod:`.hiding`). If no sandbox can run student code
 without root, or the grader runs under limits a worker cannot get, ``isolation().fatal``
 says why and :func:`spawn` raises :class:`SandboxUnavailable`.
 """
-from autograder.grade.sandbox.launch import (
-    INSIDE_FILES, INSIDE_SCRATCH, Isolation, SandboxResult, SandboxUnavailable, isolation,
-    await_started, run, spawn, stderr_tail, terminate,
-)
-from autograder.grade.sandbox.launch import _probe  # noqa: F401 - tests inspect the plan
+from autograder.grade.sandbox.launch import await_started, run, spawn, stderr_tail, terminate
+from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Isolation, SandboxResult, SandboxUnavailable
+from autograder.grade.sandbox.probe import _probe  # noqa: F401 - tests inspect the plan
+from autograder.grade.sandbox.probe import isolation
 from autograder.grade.sandbox.limits import SANDBOX_UID, Limits
 from autograder.grade.sandbox.seccomp import SeccompUnavailable, seccomp_program
 

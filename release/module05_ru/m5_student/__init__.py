@@ -61,6 +61,8 @@ def notebook_language() -> str:
     While the course's grader runs a submission (``M5_GRADING``), the one kit it uses for
     every submission says the submission's own language, which the grader passes in ``M5_LANG``.
     """
+    import os  # the kit's __init__.py is this function's source: it imports what it uses
+
     if os.environ.get("M5_GRADING") and os.environ.get("M5_LANG") in ("en", "ru"):
         return os.environ["M5_LANG"]
     return KIT_LANGUAGE
