@@ -198,3 +198,40 @@ def test_the_count_reads_right_in_both_languages():
     assert [inputs_word("en", n) for n in (1, 2, 43)] == ["input", "inputs", "inputs"]
     assert [inputs_word("ru", n) for n in (1, 11, 21, 43, 101, 111)] == [
         "входа", "входов", "входа", "входов", "входа", "входов"]
+
+
+# ---------------------------------------------------------------- the catalog is data
+def test_the_catalog_file_refuses_what_it_cannot_mean():
+    from autograder.hidden.mistakes.core import load_catalog
+
+    def formula(x):
+        return 0.0
+
+    ok = '[[mistakes]]\nkernel = "dqn_targets"\nkey = "k"\nen = "e"\nru = "р"\n'
+    assert [m.name for m in load_catalog(ok, {"dqn_targets.k": formula})["dqn_targets"]] == ["dqn_targets.k"]
+    shared = '[texts.t]\nen = "e"\nru = "р"\n[[mistakes]]\nkernel = "dqn_targets"\nkey = "k"\ntext = "t"\n'
+    assert load_catalog(shared, {"dqn_targets.k": formula})["dqn_targets"][0].explanation == {"en": "e", "ru": "р"}
+    refused = {
+        ok.replace("dqn_targets", "dqn_target"): "unknown kernel",
+        ok + ok: "given twice",
+        shared.replace('text = "t"', 'text = "u"'): "no shared text",
+        ok.replace('ru = "р"\n', ""): "explanation in en and ru",
+    }
+    for text, says in refused.items():
+        with pytest.raises(ValueError, match=says):
+            load_catalog(text, {"dqn_targets.k": formula})
+    with pytest.raises(ValueError, match="no formula"):
+        load_catalog(ok, {})
+    with pytest.raises(ValueError, match="formulas without a catalog entry"):
+        load_catalog(ok, {"dqn_targets.k": formula, "dqn_targets.extra": formula})
+
+
+def test_every_explanation_given_twice_is_a_shared_text():
+    from importlib import resources
+
+    import tomllib
+
+    data = tomllib.loads(resources.files("autograder.hidden.mistakes").joinpath("catalog.toml").read_text(encoding="utf-8"))
+    inline = [(e["en"], e["ru"]) for e in data["mistakes"] if "text" not in e]
+    assert len(inline) == len(set(inline))
+    assert {(t["en"], t["ru"]) for t in data["texts"].values()}.isdisjoint(inline)

@@ -1,9 +1,9 @@
 """The catalog of known mistakes: named misconceptions per kernel (never released).
 
 Each entry (:class:`Mistake`, ``core.py``) is a wrong kernel written on the grader's
-side, with an explanation in English and Russian; the entries live in ``targets.py``
-(DQN, Double DQN, FQE targets) and ``losses.py`` (the other seven kernels). The
-feedback names the mistake that best explains a student's failing calls
+side, with an explanation in English and Russian: the entries are data (``catalog.toml``:
+kernel, key, explanation, shared explanations named once), their wrong formulas one dict
+(``formulas.py``). The feedback names the mistake that best explains a student's failing calls
 (:func:`diagnose_mistake`, ``naming.py``): the one that reproduces at least 90% of
 them, counted where both the student and the mistake return a value on valid input,
 and contradicts none of the calls the student got right.
@@ -15,7 +15,6 @@ in ``tests/autograder/heldout`` measure how well it generalises and never shape 
 """
 from __future__ import annotations
 
-from autograder.hidden.mistakes import losses, targets  # noqa: F401  (registers the entries)
 from autograder.hidden.mistakes.core import CATALOG, LEAD, Mistake, prepare
 from autograder.hidden.mistakes.naming import (EDGE_PROPERTIES, MIN_SHARE, Diagnosis, _outcome_at,
                                                diagnose_mistake, judged_calls, likely_mistake)

@@ -10,14 +10,17 @@ contract says; then it computes its wrong formula on the validated arrays
 from __future__ import annotations
 
 import inspect
+import tomllib
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 
 import reference_impl
 from autograder.grade.properties import Call
+from autograder.hidden.mistakes.formulas import FORMULAS
 
 LEAD = {"en": "Likely mistake", "ru": "Вероятная ошибка"}
 
@@ -44,14 +47,39 @@ class Mistake:
         return {"s": "ok", "v": np.asarray(value)}
 
 
-CATALOG: dict[str, list[Mistake]] = {name: [] for name in reference_impl.KERNEL_NAMES}
+CATALOG_FILE = "catalog.toml"
 
 
-def _mistake(kernel: str, key: str, en: str, ru: str):
-    def register(formula):
-        CATALOG[kernel].append(Mistake(kernel, key, {"en": en, "ru": ru}, formula))
-        return formula
-    return register
+def load_catalog(text: str, formulas: dict[str, Callable]) -> dict[str, list[Mistake]]:
+    """The mistakes of ``catalog.toml`` (its text) per kernel, in file order, each with its
+    formula. Raises ValueError naming the entry for an unknown kernel or shared text, a key
+    given twice, an entry without a formula or a formula without an entry."""
+    data = tomllib.loads(text)
+    texts = data.get("texts", {})
+    catalog: dict[str, list[Mistake]] = {name: [] for name in reference_impl.KERNEL_NAMES}
+    for number, entry in enumerate(data.get("mistakes", []), 1):
+        kernel, key = entry.get("kernel"), entry.get("key")
+        where = f"catalog entry {number} ({kernel}.{key})"
+        if kernel not in catalog:
+            raise ValueError(f"{where}: unknown kernel {kernel!r}")
+        if any(m.key == key for m in catalog[kernel]):
+            raise ValueError(f"{where}: the key is given twice")
+        if "text" in entry and entry["text"] not in texts:
+            raise ValueError(f"{where}: no shared text {entry['text']!r}")
+        words = texts[entry["text"]] if "text" in entry else entry
+        if not (isinstance(words.get("en"), str) and isinstance(words.get("ru"), str)):
+            raise ValueError(f"{where}: needs an explanation in en and ru")
+        if f"{kernel}.{key}" not in formulas:
+            raise ValueError(f"{where}: no formula FORMULAS[{kernel + '.' + key!r}]")
+        catalog[kernel].append(Mistake(kernel, key, {"en": words["en"], "ru": words["ru"]}, formulas[f"{kernel}.{key}"]))
+    named = {m.name for mistakes in catalog.values() for m in mistakes}
+    orphans = sorted(set(formulas) - named)
+    if orphans:
+        raise ValueError(f"formulas without a catalog entry: {orphans}")
+    return catalog
+
+
+CATALOG = load_catalog(resources.files(__package__).joinpath(CATALOG_FILE).read_text(encoding="utf-8"), FORMULAS)
 
 
 # ---------------------------------------------------------------- validated inputs
@@ -93,15 +121,3 @@ def prepare(kernel: str, call: Call) -> types.SimpleNamespace:
         x.act = np.reshape(np.asarray(a["actions"]).astype(np.intp), -1)
         x.taken = x.q[np.arange(len(x.act)), x.act]
     return x
-
-
-def _masked(x, values):
-    """Bootstrap only the live rows; terminal rows give 0 whatever ``values`` holds there."""
-    return np.where(x.d, 0.0, values)
-
-
-def _lse(q, axis=1):
-    top = q.max(axis=axis, keepdims=True)
-    return np.squeeze(top, axis) + np.log(np.exp(q - top).sum(axis=axis))
-
-
