@@ -49,7 +49,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: $(STAMP) lint
-	$(PYTEST) -q -n $(JOBS) -m "not slow"
+	$(PYTEST) -q -n $(JOBS) -m "not slow" --durations=25
 
 test-slow: $(STAMP)
 	$(PYTEST) -q -m slow
