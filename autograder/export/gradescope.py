@@ -120,7 +120,7 @@ def unpack_zip(path: Path, into: Path) -> list[Path]:
     capped, counting what is actually decompressed, not what the headers claim.
     """
     from autograder.grade.discover import SUFFIXES  # in Gradescope's container only: building the bundle loads no grader module
-    from autograder.grade.files import MAX_NOTEBOOK_BYTES, read_bytes  # (the same)
+    from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, read_bytes  # (the same)
 
     try:
         archive = zipfile.ZipFile(io.BytesIO(read_bytes(path, MAX_ZIP_BYTES)))

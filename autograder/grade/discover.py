@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.grade.extract import _mapping, _text, read_notebook
-from autograder.grade.files import SubmissionError, read_bytes
+from autograder.grade.student_files import SubmissionError, read_bytes
 
 SUFFIXES = (".ipynb", ".py")
 NBGRADER_STEPS = ("submitted", "autograded")   # <course>/<step>/<student>/<assignment>/<file>

@@ -1,7 +1,7 @@
 """Extract the code to grade from a submission (a notebook or a .py file).
 
 Runs in the grader's process on hostile input, so it only reads: the file (size capped
-before reading, see :mod:`autograder.grade.files`), the notebook's JSON, and cell
+before reading, see :mod:`autograder.grade.student_files`), the notebook's JSON, and cell
 metadata. It never parses or rewrites student code; that happens inside the sandbox
 (:mod:`autograder.grade.worker.cellexec`).
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grade.worker import cellexec
-from autograder.grade.files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
+from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
 
 __all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
 

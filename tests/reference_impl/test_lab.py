@@ -381,7 +381,7 @@ def test_profile_variable_sets_the_default_and_flag_wins():
     assert lab.resolve_profile(None, {}) == "smoke"
     assert lab.resolve_profile(None, {lab.PROFILE_ENV: " FULL "}) == "full"
     assert lab.resolve_profile("smoke", {lab.PROFILE_ENV: "full"}) == "smoke"
-    with pytest.raises(lab.UsageError, match=lab.PROFILE_ENV):
+    with pytest.raises(lab.LabUsageError, match=lab.PROFILE_ENV):
         lab.resolve_profile("full", {lab.PROFILE_ENV: "fast"})
 
 

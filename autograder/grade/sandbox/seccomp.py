@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import os
 import tempfile
 
 # What stays allowed. Grouped by purpose; names unknown on an architecture are skipped
@@ -146,13 +145,3 @@ def _add_rules(seccomp, rules, token: int) -> None:
             continue
         for conditions in alternatives:
             rules.add_rule(seccomp.ALLOW, name, *(seccomp.Arg(arg, seccomp.EQ, value) for arg, value in conditions))
-
-
-def native_arch_name() -> str:
-    """libseccomp's name for this machine's architecture (for messages and tests)."""
-    seccomp = _binding()
-    token = seccomp.system_arch()
-    for name in dir(seccomp.Arch):
-        if not name.startswith("_") and getattr(seccomp.Arch, name) == token and name != "NATIVE":
-            return name.lower()
-    return os.uname().machine

@@ -236,7 +236,7 @@ class Parent:
     def fork_child(self, cells: list) -> Child:
         """A child loading ``cells``: the one forked ahead of time if there is one."""
         request = pickle.dumps({**self.load_request, "cells": cells}, protocol=pickle.HIGHEST_PROTOCOL)
-        self.inbox[:len(request)] = request  # fits: a submission is read only up to 16 MiB (grade/files.py)
+        self.inbox[:len(request)] = request  # fits: a submission is read only up to 16 MiB (grade/student_files.py)
         child, self.blank = self.blank, None
         if child is not None:
             try:

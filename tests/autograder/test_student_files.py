@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from autograder.grade.files import SubmissionError, read_bytes
+from autograder.grade.student_files import SubmissionError, read_bytes
 
 
 def test_reads_a_regular_file(tmp_path):
