@@ -18,7 +18,7 @@ from m5_student.stats import episode_return_bounds
 from m5_student.stats import episodes_for_standard_error
 
 __all__ = [
-    "SECTIONS", "PROFILES", "PROFILE_ENV", "UsageError", "EnvironmentParams", "DaggerParams", "DQNParams", "LogParams",
+    "SECTIONS", "PROFILES", "PROFILE_ENV", "LabUsageError", "EnvironmentParams", "DaggerParams", "DQNParams", "LogParams",
     "OfflineParams", "DTParams", "LanguageParams", "LabProfile", "PROFILE_PARAMS", "DT_MAX_STANDARD_ERROR",
     "dt_return_bounds", "dt_evaluation_episodes", "offset_seeds", "resolve_profile",
 ]
@@ -28,7 +28,7 @@ PROFILES: tuple[str, ...] = ("smoke", "full")
 PROFILE_ENV = "RL_LLM_M5_PROFILE"
 
 
-class UsageError(Exception):
+class LabUsageError(Exception):
     """A bad command line or environment setting (exit status 2)."""
 
 
@@ -176,7 +176,7 @@ def offset_seeds(params, offset: int):
 def resolve_profile(cli_value: str | None, environ: Mapping[str, str] | None = None) -> str:
     """The profile to run: ``--profile`` if given, else ``$RL_LLM_M5_PROFILE``, else smoke.
 
-    Raises UsageError when the environment variable is set to anything but smoke/full
+    Raises LabUsageError when the environment variable is set to anything but smoke/full
     (surrounding spaces and case are ignored), even if ``--profile`` is given: a
     misspelt variable would silently change what a notebook runs.
     """
@@ -186,7 +186,7 @@ def resolve_profile(cli_value: str | None, environ: Mapping[str, str] | None = N
     if raw is not None and raw.strip() != "":
         from_env = raw.strip().lower()
         if from_env not in PROFILES:
-            raise UsageError(f"{PROFILE_ENV} must be 'smoke' or 'full', got {raw!r}")
+            raise LabUsageError(f"{PROFILE_ENV} must be 'smoke' or 'full', got {raw!r}")
     return cli_value or from_env or "smoke"
 
 

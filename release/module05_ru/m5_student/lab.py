@@ -78,7 +78,7 @@ from m5_student.lab_profiles import (  # noqa: F401  (re-exported)
     PROFILES,
     SECTIONS,
     LabProfile,
-    UsageError,
+    LabUsageError,
     dt_evaluation_episodes,
     dt_return_bounds,
     resolve_profile,
@@ -100,7 +100,7 @@ __all__ = [
     "PROFILE_PARAMS",
     "LabProfile",
     "LabOptions",
-    "UsageError",
+    "LabUsageError",
     "resolve_profile",
     "parse_options",
     "run_lab",
@@ -163,36 +163,36 @@ class LabOptions:
 
 
 def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions:
-    """Parse ``python -m m5_student.lab`` arguments; raises UsageError with a message on any bad input."""
+    """Parse ``python -m m5_student.lab`` arguments; raises LabUsageError with a message on any bad input."""
     parser = _parser()
     try:
         args = parser.parse_args(list(argv))
     except SystemExit as stop:  # argparse already printed its message
         if stop.code in (0, None):
             raise
-        raise UsageError("invalid arguments (see the usage above)") from None
+        raise LabUsageError("invalid arguments (see the usage above)") from None
     if args.profile is not None and args.profile not in PROFILES:
-        raise UsageError(f"--profile must be 'smoke' or 'full', got {args.profile!r}")
+        raise LabUsageError(f"--profile must be 'smoke' or 'full', got {args.profile!r}")
     profile = resolve_profile(args.profile, environ)
     sections = tuple(args.section) if args.section else SECTIONS
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
-        raise UsageError(f"unknown section(s) {', '.join(map(repr, unknown))}; choose from {', '.join(SECTIONS)}")
+        raise LabUsageError(f"unknown section(s) {', '.join(map(repr, unknown))}; choose from {', '.join(SECTIONS)}")
     try:
         seeds = int(args.seeds)
     except ValueError:
         seeds = 0
     if seeds < 1:
-        raise UsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
+        raise LabUsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
     bad = [lang for lang in args.lang if lang not in LANGUAGES]
     if bad:
-        raise UsageError(f"--lang must be one or more of {', '.join(LANGUAGES)}, got {bad[0]!r}")
+        raise LabUsageError(f"--lang must be one or more of {', '.join(LANGUAGES)}, got {bad[0]!r}")
     langs = tuple(dict.fromkeys(args.lang))  # in the order typed, without repeats
     if args.pin:
         if args.profile == "smoke":
-            raise UsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
+            raise LabUsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
         if args.section:
-            raise UsageError("--pin runs every section; drop --section")
+            raise LabUsageError("--pin runs every section; drop --section")
         profile = "full"
     # Keep lab order and drop duplicates whatever order the user typed.
     ordered = tuple(s for s in SECTIONS if s in sections)
@@ -309,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         options = parse_options(argv, os.environ)
-    except UsageError as error:
+    except LabUsageError as error:
         print(f"python -m m5_student.lab: error: {error}", file=sys.stderr)
         return 2
     run = run_lab(options)
