@@ -1,7 +1,8 @@
 """`m5`: the course package's command line (a thin layer over the stage packages).
 
     m5 --version
-    m5 grade PATH... [--out DIR] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas]
+    m5 grade PATH... [--out DIR] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas] [--shard K/N]
+    m5 merge SHARD_OUT... --out DIR [--csv-format m5|moodle|canvas]
     m5 check NOTEBOOK_OR_PY [--lang en|ru]
     m5 gradescope-bundle --out autograder.zip
     m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin]
@@ -141,11 +142,15 @@ def cmd_grade(args) -> int:
 
 
 def _grade(args, early: _EarlyStart) -> int:
-    from autograder.grade import classrun, pipeline, report, sandbox
+    from autograder.grade import classrun, pipeline, report, sandbox, shards
     from autograder.grade.extract import SubmissionError, extract
 
+    try:
+        shard = None if args.shard is None else shards.parse_shard(args.shard)
+    except shards.ShardError as exc:
+        raise UsageError(str(exc)) from None
     found = find_submissions(args.paths)
-    if len(found) == 1:  # a single unreadable submission is a usage error (exit 2)
+    if len(found) == 1 and shard is None:  # a single unreadable submission is a usage error (exit 2)
         if found[0].error:
             raise UsageError(report.for_terminal(found[0].error))
         try:
@@ -171,7 +176,7 @@ def _grade(args, early: _EarlyStart) -> int:
     results, written = classrun.grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
                                   isolation_warning=iso.warning, csv_format=args.csv_format,
                                   progress=bar.update if bar else None, recycle=not args.fresh_sandbox,
-                                  first=early.worker)
+                                  first=early.worker, shard=shard)
     if bar:
         bar.close()
     if args.json:
@@ -190,6 +195,17 @@ def _grade(args, early: _EarlyStart) -> int:
         print()
         print(report.summary_table(graded, lang))
     print(f"\nresults: {report.for_terminal(out)}/<submission>/results.json, {report.for_terminal(out / 'grades.csv')}")
+    return EXIT_OK
+
+
+def cmd_merge(args) -> int:
+    from autograder.grade import shards
+
+    try:
+        rows = shards.merge([Path(f) for f in args.folders], Path(args.out), args.csv_format)
+    except shards.ShardError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"merged {len(args.folders)} shards, {len(rows)} submissions, into {args.out}/grades.csv")
     return EXIT_OK
 
 
@@ -302,7 +318,20 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--fresh-sandbox", action="store_true",
                    help="start a new sandbox for every submission instead of handing on a cleaned one "
                         "(slower; docs/sandbox.md, 'Recycling')")
+    g.add_argument("--shard", metavar="K/N",
+                   help="grade only the K-th of N fixed parts of the class (by submission path), for m5 merge "
+                        "(docs/sharding.md)")
 
+    _subcommand(
+        sub, "merge", "join the outputs of m5 grade --shard 1/N ... N/N into one class output",
+        "Checks that the folders hold shards 1..N of one class, each submission once, before writing anything; "
+        "then copies their results.json folders into --out and writes grades.csv (and the LMS export) exactly "
+        "as one unsharded run would. Exit status: 0 merged, 2 refused (the message says why).",
+        "m5 merge grades-1 grades-2 grades-3 --out grades --csv-format moodle", cmd_merge,
+        [(("folders",), dict(nargs="+", metavar="SHARD_OUT", help="the --out folder of each shard")),
+         (("--out",), dict(required=True, help="the merged output folder (not one of the shard folders)")),
+         (("--csv-format",), dict(choices=CSV_FORMATS, default="m5",
+                                  help="also write grades_moodle.csv or grades_canvas.csv"))])
     _subcommand(
         sub, "check", "run the public self-check tests on a notebook or .py",
         "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "

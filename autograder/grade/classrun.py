@@ -12,9 +12,9 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, pipeline
+from autograder.grade import cache, pipeline, shards
 
-CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in report.LMS_FORMATS)}  # beside the submissions' folders
+CLASS_FILES = report.CLASS_FILES
 
 
 def _refused_or_unreadable(item, lang: str | None):
@@ -78,20 +78,25 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
 
 def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
                isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
-               first=None):
+               first=None, shard: tuple[int, int] | None = None):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
     written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``).
-    Returns (results in input order, {index: results.json path})."""
+    ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), with its
+    ``shard.json`` for ``m5 merge``; folders are named as in the whole class's run.
+    Returns (results of the submissions graded, in input order, {their index: results.json path})."""
     out.mkdir(parents=True, exist_ok=True)
     folders = report.output_dirs([item.relative for item in found], reserved=CLASS_FILES)
+    indices = list(range(len(found))) if shard is None else shards.select(found, shard)
     written: dict[int, Path] = {}
 
     def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
-        written[index] = report.write_results(result, out / folders[index], isolation_warning)
+        written[index] = report.write_results(result, out / folders[indices[index]], isolation_warning)
 
-    results = grade_found(found, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress,
-                          recycle=recycle, first=first)
+    results = grade_found([found[i] for i in indices], jobs=jobs, lang=lang, shrink=shrink, on_result=write_one,
+                          progress=progress, recycle=recycle, first=first)
     report.write_grades_csv(results, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
+    if shard is not None:
+        shards.write_shard_file(out, shard, len(found), indices, results)
     return results, written

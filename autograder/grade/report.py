@@ -9,6 +9,7 @@ import csv
 import html
 import inspect
 import json
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -204,47 +205,91 @@ def output_dirs(relatives: list[str], reserved: set[str] = frozenset()) -> list[
 IDENTITY_COLUMNS = ["submission", "student", "assignment", "language", "timestamp"]
 
 
-def _groups(results: list[SubmissionResult]) -> tuple[list[str], list[str]]:
+@dataclass(frozen=True)
+class GradeRow:
+    """One submission's line of the grade sheets (``grades.csv`` and the LMS exports):
+    all they read of a :class:`SubmissionResult`, as plain data a shard can write and a
+    merge read back (``shards.py``)."""
+
+    label: str
+    student: str
+    assignment: str
+    language: str
+    timestamp: str
+    score: float
+    maximum: float
+    groups: list          # [[group, points], ...] in the order the tests come
+    error: str = ""
+
+    @classmethod
+    def of(cls, result: SubmissionResult | GradeRow) -> GradeRow:
+        if isinstance(result, GradeRow):
+            return result
+        return cls(result.label, result.student, result.assignment, result.language, result.timestamp,
+                   result.score, maximum(result), [[g, got] for g, (got, _) in result.by_group().items()],
+                   result.error or "")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GradeRow:
+        """The inverse of ``dataclasses.asdict``; raises TypeError or ValueError for a field of the wrong kind."""
+        texts = ("label", "student", "assignment", "language", "timestamp", "error")
+        if any(not isinstance(data[k], str) for k in texts):
+            raise TypeError("a text field is not text")
+        numbers = [data["score"], data["maximum"], *(g[1] for g in data["groups"])]
+        if any(type(v) not in (int, float) for v in numbers):
+            raise TypeError("a score is not a number")
+        if any(not (isinstance(g, list) and len(g) == 2 and isinstance(g[0], str)) for g in data["groups"]):
+            raise ValueError("groups must be [name, points] pairs")
+        return cls(**{k: data[k] for k in (*texts, "score", "maximum", "groups")})
+
+
+def _rows(results: list) -> list[GradeRow]:
+    return [GradeRow.of(r) for r in results]
+
+
+def _groups(rows: list[GradeRow]) -> tuple[list[str], list[str]]:
     """Kernel columns then exercise columns, in the order the tests come."""
     seen: list[str] = []
-    for r in results:
-        seen += [g for g in r.by_group() if g not in seen]
+    for r in rows:
+        seen += [g for g, _ in r.groups if g not in seen]
     exercises = [g for g in seen if g.startswith("ex") and g[2:].isdigit()]
     return [g for g in seen if g not in exercises], exercises
 
 
-def write_grades_csv(results: list[SubmissionResult], path: Path) -> Path:
+def write_grades_csv(results: list[SubmissionResult | GradeRow], path: Path) -> Path:
     """The class table: one row per submission, identified by its relative path, with
     the student id, assignment, language, timestamp, total, one column per kernel and
     one per exercise, and the reason when it could not be graded."""
-    kernels, exercises = _groups(results)
+    rows = _rows(results)
+    kernels, exercises = _groups(rows)
     with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
         writer = csv.writer(fh)
         writer.writerow([*IDENTITY_COLUMNS, "score", "max_score", *kernels, *exercises, "error"])
-        for r in results:
-            per = r.by_group()
+        for r in rows:
+            per = dict(r.groups)
             identity = [r.label, r.student, r.assignment, r.language, r.timestamp]
-            writer.writerow([*map(for_csv, identity), f"{r.score:g}", f"{maximum(r):g}",
-                             *(f"{per[g][0]:g}" if g in per else "" for g in (*kernels, *exercises)),
-                             for_csv(r.error or "")])
+            writer.writerow([*map(for_csv, identity), f"{r.score:g}", f"{r.maximum:g}",
+                             *(f"{per[g]:g}" if g in per else "" for g in (*kernels, *exercises)),
+                             for_csv(r.error)])
     return path
 
 
 LMS_FORMATS = ("moodle", "canvas")
+CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS)}  # beside the submissions' folders
 
 
-def best_per_student(results: list[SubmissionResult]) -> dict[str, dict[str, float]]:
+def best_per_student(results: list[SubmissionResult | GradeRow]) -> dict[str, dict[str, float]]:
     """{student: {assignment: best score}}: a student who handed in the EN and the RU
     notebook (one of them untouched) keeps the higher score, as on Gradescope."""
     best: dict[str, dict[str, float]] = {}
-    for r in results:
+    for r in _rows(results):
         row = best.setdefault(r.student or r.label, {})
         column = r.assignment or "module05"
         row[column] = max(row.get(column, 0.0), r.score)
     return best
 
 
-def write_lms_csv(results: list[SubmissionResult], path: Path, fmt: str) -> Path:
+def write_lms_csv(results: list[SubmissionResult | GradeRow], path: Path, fmt: str) -> Path:
     """An import-ready grade sheet, one row per student and one column per assignment.
 
     ``moodle``: columns ``Username`` and ``<assignment>``; in Moodle's *Import → CSV

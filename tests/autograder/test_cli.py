@@ -157,7 +157,7 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
         cli.build_parser().parse_args(["grade", "x.py"])
     parser = cli.build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"grade", "check", "gradescope-bundle", "lab", "release", "solutions", "demo", "course"}
+    assert set(commands) == {"grade", "check", "gradescope-bundle", "lab", "release", "solutions", "demo", "course", "merge"}
     for name, sub in commands.items():
         text = sub.format_help()
         assert sub.description and "example:" in text and f"m5 {name}" in text, name
