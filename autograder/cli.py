@@ -202,7 +202,7 @@ def cmd_merge(args) -> int:
     from autograder.grade import shards
 
     try:
-        rows = shards.merge([Path(f) for f in args.folders], Path(args.out), args.csv_format)
+        rows = shards.merge([Path(f) for f in args.folders], Path(args.out), args.csv_format, args.lang or "en")
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
     print(f"merged {len(args.folders)} shards, {len(rows)} submissions, into {args.out}/grades.csv")
@@ -331,7 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
         [(("folders",), dict(nargs="+", metavar="SHARD_OUT", help="the --out folder of each shard")),
          (("--out",), dict(required=True, help="the merged output folder (not one of the shard folders)")),
          (("--csv-format",), dict(choices=CSV_FORMATS, default="m5",
-                                  help="also write grades_moodle.csv or grades_canvas.csv"))])
+                                  help="also write grades_moodle.csv or grades_canvas.csv")),
+         (("--lang",), dict(choices=["en", "ru"], help="language of the class report (default: en)"))])
     _subcommand(
         sub, "check", "run the public self-check tests on a notebook or .py",
         "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "

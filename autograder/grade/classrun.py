@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, pipeline, shards
+from autograder.grade import cache, class_report, pipeline, shards
 
 CLASS_FILES = report.CLASS_FILES
 
@@ -80,7 +80,8 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
                isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
                first=None, shard: tuple[int, int] | None = None):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
-    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``).
+    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``) and the class
+    report (``class_report.html`` and ``.json``, in ``lang`` or English).
     ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), with its
     ``shard.json`` for ``m5 merge``; folders are named as in the whole class's run.
     Returns (results of the submissions graded, in input order, {their index: results.json path})."""
@@ -97,6 +98,8 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
     report.write_grades_csv(results, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
+    records = [class_report.record(r) for r in results]
+    class_report.write(records, out, lang or "en")
     if shard is not None:
-        shards.write_shard_file(out, shard, len(found), indices, results)
+        shards.write_shard_file(out, shard, len(found), indices, results, records)
     return results, written

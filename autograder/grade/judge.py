@@ -275,7 +275,7 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
         for name, answer in exercises.graded_answers(number).items():
             got = values.get(name)
             ok = got is not None and exercises.check_answer(answer, got)
-            failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()})
+            failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()}, got=got)
             results.append(TestResult(
                 f"ex{number:02d}", name, {lang: f"ex{number:02d}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()},
                 1.0, ok, failure, hint=ANSWER_HINT))

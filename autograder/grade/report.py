@@ -275,7 +275,8 @@ def write_grades_csv(results: list[SubmissionResult | GradeRow], path: Path) -> 
 
 
 LMS_FORMATS = ("moodle", "canvas")
-CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS)}  # beside the submissions' folders
+CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS), "class_report.json",
+               "class_report.html"}  # beside the submissions' folders
 
 
 def best_per_student(results: list[SubmissionResult | GradeRow]) -> dict[str, dict[str, float]]:

@@ -19,7 +19,7 @@ import shutil
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.grade import report
+from autograder.grade import class_report, report
 
 SHARD_FILE = "shard.json"
 FORMAT = 1
@@ -50,9 +50,12 @@ def select(found: list, shard: tuple[int, int]) -> list[int]:
     return [i for i, item in enumerate(found) if shard_of(item.relative or item.path.name, n) == k]
 
 
-def write_shard_file(out: Path, shard: tuple[int, int], class_size: int, indices: list[int], results: list) -> Path:
-    """``out/shard.json``: this shard's grade-sheet rows, each with its index in the class."""
-    rows = [{"index": i, **asdict(report.GradeRow.of(r))} for i, r in zip(indices, results)]
+def write_shard_file(out: Path, shard: tuple[int, int], class_size: int, indices: list[int], results: list,
+                     records: list[dict]) -> Path:
+    """``out/shard.json``: this shard's grade-sheet rows, each with its index in the class
+    and its class-report record."""
+    rows = [{"index": i, **asdict(report.GradeRow.of(r)), "record": record}
+            for i, r, record in zip(indices, results, records)]
     document = {"format": FORMAT, "shard": list(shard), "class_size": class_size, "rows": rows}
     path = out / SHARD_FILE
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -76,7 +79,7 @@ def _read(folder: Path) -> dict:
     return document
 
 
-def merge(folders: list[Path], out: Path, csv_format: str = "m5") -> list[report.GradeRow]:
+def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "en") -> list[report.GradeRow]:
     """Join shard outputs into ``out`` (see the module docstring); returns the rows in class order.
 
     Refused, with nothing written, unless the folders hold shards 1..N of one split of
@@ -101,6 +104,7 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5") -> list[report
     if missing:
         raise ShardError(f"merge: shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing")
     rows: dict[int, report.GradeRow] = {}
+    records: dict[int, dict] = {}
     for folder, document in zip(folders, documents):
         for number, entry in enumerate(document["rows"], 1):
             index = entry.get("index") if isinstance(entry, dict) else None
@@ -110,6 +114,7 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5") -> list[report
                 raise ShardError(f"{folder / SHARD_FILE}: submission {index} is also in another shard")
             try:
                 rows[index] = report.GradeRow.from_dict(entry)
+                records[index] = _record(entry["record"])
             except (KeyError, TypeError, ValueError) as exc:
                 raise ShardError(f"{folder / SHARD_FILE}: row {number} is malformed ({exc})") from None
     if len(rows) != size:
@@ -132,5 +137,15 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5") -> list[report
     report.write_grades_csv(ordered, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(ordered, out / f"grades_{csv_format}.csv", csv_format)
+    class_report.write([records[i] for i in range(size)], out, lang)
     return ordered
+
+
+def _record(data) -> dict:
+    """A class-report record read back from a shard file, its fields' kinds checked."""
+    kinds = {"label": str, "score": (int, float), "maximum": (int, float), "graded": bool, "error": str,
+             "seconds": (int, float), "failed": list, "mistakes": list, "answers": list, "limits": list}
+    if not isinstance(data, dict) or any(not isinstance(data.get(k), kind) for k, kind in kinds.items()):
+        raise ValueError("its class-report record is malformed")
+    return data
 

@@ -65,14 +65,21 @@ def test_three_shards_merged_give_the_unsharded_sheets_byte_for_byte(tmp_path, c
     assert _files(merged) == _files(whole)  # every results.json, in the folder the whole run gives it
     scores = {r.split(",")[0]: r.split(",")[5] for r in (whole / "grades.csv").read_text().splitlines()[1:]}
     assert scores["alice/homework.py"] != scores["bob/homework.py"]  # the sheets compared hold differences
+    # the class report of the merge says what the unsharded one says (only the timings differ)
+    reports = [json.loads((folder / "class_report.json").read_text()) for folder in (whole, merged)]
+    for document in reports:
+        document.pop("slowest")
+    assert reports[0] == reports[1]
 
 
 def _shard_out(folder: Path, shard, size, rows) -> Path:
     folder.mkdir(parents=True)
     row = {"label": "a.py", "student": "a", "assignment": "", "language": "en", "timestamp": "", "score": 1.0,
            "maximum": 120.0, "groups": [["dqn_targets", 1.0]], "error": ""}
+    record = {"label": "a.py", "score": 1.0, "maximum": 120.0, "graded": True, "error": "", "seconds": 0.5,
+              "failed": [], "mistakes": [], "answers": [], "limits": []}
     document = {"format": shards.FORMAT, "shard": list(shard), "class_size": size,
-                "rows": [{**row, "index": i, "label": f"s{i}.py"} for i in rows]}
+                "rows": [{**row, "index": i, "label": f"s{i}.py", "record": record} for i in rows]}
     (folder / shards.SHARD_FILE).write_text(json.dumps(document))
     (folder / f"s{rows[0] if rows else 0}.py").mkdir()
     return folder

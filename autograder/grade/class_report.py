@@ -1,0 +1,236 @@
+"""What the class got wrong: ``class_report.json`` and a self-contained ``class_report.html``.
+
+Every class run writes both beside ``grades.csv``. The report is built from one plain
+record per submission (:func:`record`), so a merge of shards (``shards.py``) builds the
+same report from the records its shards kept. It holds:
+
+* the score distribution (a histogram, mean and median of the graded submissions) and
+  the submissions that could not be graded, with why;
+* per kernel and per property, the share of the graded submissions that failed it, most
+  failed first;
+* the named likely mistakes: how many submissions made each, its explanation, and which;
+* per numerical exercise, the most common wrong answers and their counts;
+* the slowest submissions, and those that hit a limit (a cell or a kernel stopped).
+
+Every text a student controls (file and folder names, answers) is escaped, and the page
+carries a Content-Security-Policy that allows no script at all: nothing in it can run.
+"""
+from __future__ import annotations
+
+import html
+import io
+import json
+import statistics
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from autograder.grade import report
+from autograder.grade.score import SubmissionResult, assignment_total
+
+JSON_NAME = "class_report.json"
+HTML_NAME = "class_report.html"
+TOP = 5                # wrong answers per exercise and slowest submissions listed
+LIMIT_WORDS = ("time limit", "stopped", "memory limit", "лимит", "останов", "предел памяти")
+
+WORDS = {
+    "en": {"title": "Class report", "submissions": "submissions", "graded": "graded", "mean": "mean",
+           "median": "median", "maximum": "maximum", "not_graded": "Not graded", "why": "why",
+           "distribution": "Score distribution", "score": "score", "count": "submissions",
+           "kernels": "Kernels, most failed first", "properties": "Properties, most failed first",
+           "kernel": "kernel", "property": "property", "failed": "failed", "share": "share",
+           "mistakes": "Named likely mistakes", "mistake": "mistake", "who": "submissions",
+           "answers": "Most common wrong numerical answers", "exercise": "exercise", "answer": "answer",
+           "slowest": "Slowest submissions", "seconds": "seconds", "limits": "Submissions that hit a limit",
+           "what": "what", "none": "none", "missing": "(missing)"},
+    "ru": {"title": "Отчёт по группе", "submissions": "решений", "graded": "проверено", "mean": "среднее",
+           "median": "медиана", "maximum": "максимум", "not_graded": "Не проверены", "why": "причина",
+           "distribution": "Распределение баллов", "score": "балл", "count": "решений",
+           "kernels": "Ядра, сначала самые проваленные", "properties": "Свойства, сначала самые проваленные",
+           "kernel": "ядро", "property": "свойство", "failed": "провалили", "share": "доля",
+           "mistakes": "Названные вероятные ошибки", "mistake": "ошибка", "who": "решения",
+           "answers": "Самые частые неверные численные ответы", "exercise": "упражнение", "answer": "ответ",
+           "slowest": "Самые медленные решения", "seconds": "секунд", "limits": "Решения, упёршиеся в лимит",
+           "what": "что", "none": "нет", "missing": "(нет ответа)"},
+}
+
+
+# ---------------------------------------------------------------- per submission
+def _is_exercise(group: str) -> bool:
+    return group.startswith("ex") and group[2:].isdigit()
+
+
+def _answer_text(value) -> str | None:
+    """A numerical answer as the report lists it (None: the answer was missing)."""
+    if value is None:
+        return None
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.size > 16:
+        return "…"
+    return json.dumps(np.round(arr.astype(float), 6).tolist())
+
+
+def record(result: SubmissionResult) -> dict:
+    """What the class report reads of one submission, as plain JSON-ready data."""
+    failed, mistakes, answers, limits = [], [], [], []
+    for t in result.tests:
+        if t.passed:
+            continue
+        failed.append([t.group, t.key, t.name.get("en", t.key), t.name.get("ru", t.key)])
+        named = t.failure.likely_mistake if t.failure is not None else None
+        if named and not any(m[0] == named["id"] for m in mistakes):
+            mistakes.append([named["id"], t.group, named.get("en", ""), named.get("ru", "")])
+        if _is_exercise(t.group):
+            answers.append([t.group, t.key, _answer_text(t.failure.got if t.failure is not None else None)])
+        message = t.failure.message.get("en", "") if t.failure is not None else ""
+        if any(word in message for word in LIMIT_WORDS[:3]):
+            limits.append([t.group, report.for_terminal(message)[:200]])
+    for note in result.notes:
+        text = note.get("en", "")
+        if any(word in text for word in LIMIT_WORDS[:3]):
+            limits.append(["", report.for_terminal(text)[:200]])
+    return {"label": result.label, "score": result.score, "maximum": report.maximum(result),
+            "graded": result.error is None, "error": result.error or "", "seconds": round(result.seconds, 3),
+            "failed": failed, "mistakes": mistakes, "answers": answers, "limits": limits}
+
+
+# ---------------------------------------------------------------- the class
+def _share(n: int, total: int) -> float:
+    return round(n / total, 4) if total else 0.0
+
+
+def build(records: list[dict], lang: str = "en") -> dict:
+    """The class report (the JSON document) from the submissions' records, in class order."""
+    graded = [r for r in records if r["graded"]]
+    scores = [r["score"] for r in graded]
+    top = assignment_total()
+    counts, edges = np.histogram(scores, bins=12, range=(0.0, top)) if scores else (np.zeros(12, int), np.linspace(0, top, 13))
+    kernels: Counter = Counter()
+    properties: Counter = Counter()
+    titles: dict = {}
+    for r in graded:
+        failed = [f for f in r["failed"] if not _is_exercise(f[0])]  # answers: their own table below
+        kernels.update({group for group, *_ in failed})
+        for group, key, en, ru in failed:
+            properties[group, key] += 1
+            titles[group, key] = {"en": en, "ru": ru}
+    mistakes: dict = {}
+    for r in graded:
+        for name, group, en, ru in r["mistakes"]:
+            entry = mistakes.setdefault(name, {"id": name, "kernel": group, "explanation": {"en": en, "ru": ru},
+                                               "submissions": []})
+            entry["submissions"].append(r["label"])
+    answers: dict = {}
+    for r in graded:
+        for group, name, value in r["answers"]:
+            answers.setdefault((group, name), Counter())[value] += 1
+    n = len(graded)
+    return {
+        "language": lang,
+        "submissions": len(records), "graded": n, "maximum": top,
+        "not_graded": [{"submission": r["label"], "why": r["error"]} for r in records if not r["graded"]],
+        "mean": round(statistics.fmean(scores), 4) if scores else None,
+        "median": round(statistics.median(scores), 4) if scores else None,
+        "histogram": {"edges": [round(float(e), 4) for e in edges], "counts": [int(c) for c in counts]},
+        "kernels": [{"kernel": k, "failed": c, "share": _share(c, n)}
+                    for k, c in sorted(kernels.items(), key=lambda kv: (-kv[1], kv[0]))],
+        "properties": [{"kernel": g, "property": key, "title": titles[g, key], "failed": c, "share": _share(c, n)}
+                       for (g, key), c in sorted(properties.items(), key=lambda kv: (-kv[1], kv[0]))],
+        "mistakes": sorted(({**m, "count": len(m["submissions"])} for m in mistakes.values()),
+                           key=lambda m: (-m["count"], m["id"])),
+        "answers": [{"exercise": g, "name": name,
+                     "wrong": [{"answer": a, "count": c} for a, c in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))][:TOP]}
+                    for (g, name), counter in sorted(answers.items())],
+        "slowest": [{"submission": r["label"], "seconds": r["seconds"]}
+                    for r in sorted(graded, key=lambda r: (-r["seconds"], r["label"]))[:TOP]],
+        "limits": [{"submission": r["label"], "kernel": group, "what": text} for r in records for group, text in r["limits"]],
+    }
+
+
+# ---------------------------------------------------------------- writing it
+def _e(text) -> str:
+    """Student-controlled text for the page: one printable line, HTML-escaped (quotes too)."""
+    return html.escape(report.for_terminal(text), quote=True)
+
+
+def _histogram_svg(document: dict, lang: str) -> str:
+    from matplotlib.figure import Figure  # matplotlib only when a class report is drawn (a bare Figure: no pyplot state)
+
+    w = WORDS[lang]
+    edges, counts = document["histogram"]["edges"], document["histogram"]["counts"]
+    fig = Figure(figsize=(6.0, 2.6))
+    ax = fig.add_subplot()
+    ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="0.35", edgecolor="white")
+    ax.set_xlabel(w["score"])
+    ax.set_ylabel(w["count"])
+    ax.set_xlim(edges[0], edges[-1])
+    fig.tight_layout()
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+def _table(head: list[str], rows: list[list[str]], table_id: str, empty: str) -> str:
+    if not rows:
+        return f'<p id="{table_id}">{empty}</p>'
+    cells = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table id="{table_id}"><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def to_html(document: dict, lang: str = "en") -> str:
+    w = WORDS[lang]
+    pct = lambda share: f"{100 * share:.0f} %"  # noqa: E731 - one format, used in three tables
+    summary = (f'<p id="summary"><span id="n-submissions">{document["submissions"]}</span> {w["submissions"]}, '
+               f'<span id="n-graded">{document["graded"]}</span> {w["graded"]}; {w["mean"]} '
+               f'<span id="mean">{document["mean"] if document["mean"] is not None else "–"}</span>, {w["median"]} '
+               f'<span id="median">{document["median"] if document["median"] is not None else "–"}</span>, '
+               f'{w["maximum"]} {document["maximum"]:g}</p>')
+    parts = [
+        f"<h1>{w['title']}</h1>", summary,
+        f"<h2>{w['distribution']}</h2>", _histogram_svg(document, lang),
+        f"<h2>{w['not_graded']}</h2>",
+        _table([w["submissions"], w["why"]], [[_e(r["submission"]), _e(r["why"])] for r in document["not_graded"]],
+               "not-graded", w["none"]),
+        f"<h2>{w['kernels']}</h2>",
+        _table([w["kernel"], w["failed"], w["share"]], [[_e(k["kernel"]), str(k["failed"]), pct(k["share"])]
+                                                         for k in document["kernels"]], "kernels", w["none"]),
+        f"<h2>{w['properties']}</h2>",
+        _table([w["property"], w["failed"], w["share"]],
+               [[_e(p["title"][lang]), str(p["failed"]), pct(p["share"])] for p in document["properties"]],
+               "properties", w["none"]),
+        f"<h2>{w['mistakes']}</h2>",
+        _table([w["mistake"], w["count"], w["who"]],
+               [[f"<code>{_e(m['id'])}</code>: {_e(m['explanation'][lang])}", str(m["count"]),
+                 ", ".join(_e(s) for s in m["submissions"])] for m in document["mistakes"]], "mistakes", w["none"]),
+        f"<h2>{w['answers']}</h2>",
+        _table([w["exercise"], w["answer"], w["count"]],
+               [[f"{_e(a['exercise'])} <code>{_e(a['name'])}</code>",
+                 _e(x["answer"]) if x["answer"] is not None else w["missing"], str(x["count"])]
+                for a in document["answers"] for x in a["wrong"]], "answers", w["none"]),
+        f"<h2>{w['slowest']}</h2>",
+        _table([w["submissions"], w["seconds"]], [[_e(s["submission"]), f"{s['seconds']:.2f}"]
+                                                  for s in document["slowest"]], "slowest", w["none"]),
+        f"<h2>{w['limits']}</h2>",
+        _table([w["submissions"], w["kernel"], w["what"]],
+               [[_e(s["submission"]), _e(s["kernel"]), _e(s["what"])] for s in document["limits"]], "limits", w["none"]),
+    ]
+    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
+             "text-align:left;vertical-align:top}th{background:#eee}svg{max-width:100%;height:auto}")
+    return ("<!DOCTYPE html>\n"
+            f'<html lang="{lang}"><head><meta charset="utf-8">'
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+            "img-src data:\">"
+            f"<title>{w['title']}</title><style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+
+def write(records: list[dict], out: Path, lang: str = "en") -> dict:
+    """``out/class_report.json`` and ``out/class_report.html`` from the submissions' records."""
+    document = build(records, lang)
+    (out / JSON_NAME).write_text(json.dumps(report.for_json(document), ensure_ascii=False, indent=1) + "\n",
+                                 encoding="utf-8")
+    (out / HTML_NAME).write_text(to_html(document, lang), encoding="utf-8")
+    return document
