@@ -10,7 +10,8 @@ same report from the records its shards kept. It holds:
   failed first;
 * the named likely mistakes: how many submissions made each, its explanation, and which;
 * per numerical exercise, the most common wrong answers and their counts;
-* the slowest submissions, and those that hit a limit (a cell or a kernel stopped).
+* the slowest submissions, and those that hit a limit (a cell or a kernel stopped);
+* pairs of submissions with near-identical code, side by side (:mod:`.similarity`).
 
 Every text a student controls (file and folder names, answers) is escaped, and the page
 carries a Content-Security-Policy that allows no script at all: nothing in it can run.
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.grade import report
+from autograder.grade import report, similarity
 from autograder.grade.score import SubmissionResult, assignment_total
 
 JSON_NAME = "class_report.json"
@@ -43,7 +44,10 @@ WORDS = {
            "mistakes": "Named likely mistakes", "mistake": "mistake", "who": "submissions",
            "answers": "Most common wrong numerical answers", "exercise": "exercise", "answer": "answer",
            "slowest": "Slowest submissions", "seconds": "seconds", "limits": "Submissions that hit a limit",
-           "what": "what", "none": "none", "missing": "(missing)"},
+           "what": "what", "none": "none", "missing": "(missing)",
+           "similar": "Near-identical code", "shared": "of their fingerprints shared",
+           "similar_note": "Pairs whose code is the same once names, comments and layout are set aside (the released "
+                           "notebook's code does not count). A flag changes no grade: read the two side by side."},
     "ru": {"title": "Отчёт по группе", "submissions": "решений", "graded": "проверено", "mean": "среднее",
            "median": "медиана", "maximum": "максимум", "not_graded": "Не проверены", "why": "причина",
            "distribution": "Распределение баллов", "score": "балл", "count": "решений",
@@ -52,7 +56,10 @@ WORDS = {
            "mistakes": "Названные вероятные ошибки", "mistake": "ошибка", "who": "решения",
            "answers": "Самые частые неверные численные ответы", "exercise": "упражнение", "answer": "ответ",
            "slowest": "Самые медленные решения", "seconds": "секунд", "limits": "Решения, упёршиеся в лимит",
-           "what": "что", "none": "нет", "missing": "(нет ответа)"},
+           "what": "что", "none": "нет", "missing": "(нет ответа)",
+           "similar": "Почти одинаковый код", "shared": "общих отпечатков",
+           "similar_note": "Пары решений, чей код совпадает, если не считать имён, комментариев и оформления (код "
+                           "из выданного ноутбука не учитывается). Отметка не меняет оценку: прочитайте оба решения рядом."},
 }
 
 
@@ -71,8 +78,10 @@ def _answer_text(value) -> str | None:
     return json.dumps(np.round(arr.astype(float), 6).tolist())
 
 
-def record(result: SubmissionResult) -> dict:
-    """What the class report reads of one submission, as plain JSON-ready data."""
+def record(result: SubmissionResult, code: str = "", given: frozenset | set = frozenset()) -> dict:
+    """What the class report reads of one submission, as plain JSON-ready data. ``code``:
+    the submission's code, for the similarity flags; ``given``: the fingerprints of the
+    released notebooks, which are no evidence (:mod:`.similarity`)."""
     failed, mistakes, answers, limits = [], [], [], []
     for t in result.tests:
         if t.passed:
@@ -92,7 +101,9 @@ def record(result: SubmissionResult) -> dict:
             limits.append(["", report.for_terminal(text)[:200]])
     return {"label": result.label, "score": result.score, "maximum": report.maximum(result),
             "graded": result.error is None, "error": result.error or "", "seconds": round(result.seconds, 3),
-            "failed": failed, "mistakes": mistakes, "answers": answers, "limits": limits}
+            "failed": failed, "mistakes": mistakes, "answers": answers, "limits": limits,
+            "fingerprints": sorted(similarity.fingerprints(code) - given) if code else [],
+            "code": code[:similarity.MAX_CODE_CHARS]}
 
 
 # ---------------------------------------------------------------- the class
@@ -145,6 +156,7 @@ def build(records: list[dict], lang: str = "en") -> dict:
         "slowest": [{"submission": r["label"], "seconds": r["seconds"]}
                     for r in sorted(graded, key=lambda r: (-r["seconds"], r["label"]))[:TOP]],
         "limits": [{"submission": r["label"], "kernel": group, "what": text} for r in records for group, text in r["limits"]],
+        "similar": similarity.flag_pairs(graded),
     }
 
 
@@ -180,6 +192,19 @@ def _table(head: list[str], rows: list[list[str]], table_id: str, empty: str) ->
     return f'<table id="{table_id}"><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>'
 
 
+def _similar(pairs: list[dict], w: dict) -> str:
+    """Each flagged pair: who, how similar, their scores, and the two codes side by side."""
+    if not pairs:
+        return f'<p id="similar">{w["none"]}</p>'
+    blocks = []
+    for pair in pairs:
+        head = (f"<p><b>{_e(pair['a'])}</b> ({pair['scores'][0]:g}) — <b>{_e(pair['b'])}</b> ({pair['scores'][1]:g}): "
+                f"{100 * pair['similarity']:.0f} % {w['shared']}</p>")
+        codes = "".join(f"<pre>{html.escape(code, quote=True)}</pre>" for code in pair["code"])
+        blocks.append(f'<div class="pair">{head}<div class="side">{codes}</div></div>')
+    return f'<div id="similar"><p>{w["similar_note"]}</p>' + "".join(blocks) + "</div>"
+
+
 def to_html(document: dict, lang: str = "en") -> str:
     w = WORDS[lang]
     pct = lambda share: f"{100 * share:.0f} %"  # noqa: E731 - one format, used in three tables
@@ -213,13 +238,16 @@ def to_html(document: dict, lang: str = "en") -> str:
         f"<h2>{w['slowest']}</h2>",
         _table([w["submissions"], w["seconds"]], [[_e(s["submission"]), f"{s['seconds']:.2f}"]
                                                   for s in document["slowest"]], "slowest", w["none"]),
+        f"<h2>{w['similar']}</h2>", _similar(document["similar"], w),
         f"<h2>{w['limits']}</h2>",
         _table([w["submissions"], w["kernel"], w["what"]],
                [[_e(s["submission"]), _e(s["kernel"]), _e(s["what"])] for s in document["limits"]], "limits", w["none"]),
     ]
     style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
-             "text-align:left;vertical-align:top}th{background:#eee}svg{max-width:100%;height:auto}")
+             "text-align:left;vertical-align:top}th{background:#eee}svg{max-width:100%;height:auto}"
+             ".side{display:flex;gap:1em}.side pre{flex:1;overflow:auto;max-height:30em;background:#f6f6f6;padding:.5em;"
+             "font-size:80%}")
     return ("<!DOCTYPE html>\n"
             f'<html lang="{lang}"><head><meta charset="utf-8">'
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "

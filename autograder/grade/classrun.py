@@ -12,7 +12,8 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, class_report, pipeline, shards
+from autograder.grade import cache, class_report, pipeline, shards, similarity
+from autograder.grade.extract import SubmissionError, extract
 
 CLASS_FILES = report.CLASS_FILES
 
@@ -93,13 +94,23 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
     def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
         written[index] = report.write_results(result, out / folders[indices[index]], isolation_warning)
 
-    results = grade_found([found[i] for i in indices], jobs=jobs, lang=lang, shrink=shrink, on_result=write_one,
+    mine = [found[i] for i in indices]
+    results = grade_found(mine, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one,
                           progress=progress, recycle=recycle, first=first)
     report.write_grades_csv(results, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
-    records = [class_report.record(r) for r in results]
+    given = similarity.released_fingerprints()
+    records = [class_report.record(result, _code(item.path), given) for item, result in zip(mine, results)]
     class_report.write(records, out, lang or "en")
     if shard is not None:
         shards.write_shard_file(out, shard, len(found), indices, results, records)
     return results, written
+
+
+def _code(path: Path) -> str:
+    """A submission's code for the similarity flags ("" when it cannot be read)."""
+    try:
+        return similarity.code_of(extract(path))
+    except (SubmissionError, OSError, ValueError):
+        return ""

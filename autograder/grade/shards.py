@@ -147,5 +147,7 @@ def _record(data) -> dict:
              "seconds": (int, float), "failed": list, "mistakes": list, "answers": list, "limits": list}
     if not isinstance(data, dict) or any(not isinstance(data.get(k), kind) for k, kind in kinds.items()):
         raise ValueError("its class-report record is malformed")
+    if not isinstance(data.get("code", ""), str) or any(type(p) is not int for p in data.get("fingerprints", [])):
+        raise ValueError("its code or fingerprints are malformed")
     return data
 

@@ -110,4 +110,7 @@ def test_a_class_run_writes_a_report_whose_figures_match_grades_csv(tmp_path, co
     carol = [a for a in document["answers"] if a["name"] == "ex09_active_mean_nll"]
     assert carol and {"answer": "12345.0", "count": 1} in carol[0]["wrong"]
     assert [x["submission"] for x in document["not_graded"]] == ["dave.ipynb"]
+    # bob is alice's code with one kernel redefined: flagged, with both scores, grades untouched
+    assert [(f["a"], f["b"]) for f in document["similar"]] == [("alice.py", "bob.py")]
+    assert document["similar"][0]["scores"] == [float(r["score"]) for r in rows if r["submission"] in ("alice.py", "bob.py")]
     assert "Отчёт по группе" in (out / "class_report.html").read_text(encoding="utf-8")
