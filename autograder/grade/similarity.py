@@ -77,8 +77,10 @@ def fingerprints(source: str) -> set[int]:
 
 
 def common_limit(n: int) -> int:
-    """Most submissions a fingerprint may be shared by and still count, in a class of ``n``."""
-    return max(10, n // 5)
+    """Most submissions a fingerprint may be shared by and still count, in a class of ``n``:
+    a fifth of the class, at least 10 and at most 50 (the pairs a fingerprint makes grow
+    with the square of its holders: 50 keeps a class of thousands to seconds)."""
+    return max(10, min(n // 5, 50))
 
 
 def released_fingerprints() -> set[int]:
