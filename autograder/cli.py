@@ -9,7 +9,7 @@
     m5 release [--out DIR]
     m5 solutions [--lang en|ru|both] --out DIR
     m5 demo
-    m5 course init DIR [--course-id ID] [--exchange DIR] [--force]
+    m5 course init DIR [--course-id ID] [--exchange DIR] [--lang en ru] [--force]
 
 Each command imports its stage inside its own function: ``m5 --help``, ``m5 check`` and
 the start of ``m5 grade`` (whose first worker starts before the grading modules load,
@@ -239,12 +239,13 @@ def cmd_course(args) -> int:
     from autograder.assign.course import CourseError, init_course, next_steps
 
     try:
-        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force)
+        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force,
+                              langs=tuple(args.lang))
     except CourseError as exc:
         raise UsageError(str(exc)) from None
     course = written[-1].parent
     print(f"course ready in {course}: {', '.join(str(p.relative_to(course)) for p in written)}")
-    print("next:\n" + next_steps(course))
+    print("next:\n" + next_steps(course, tuple(dict.fromkeys(args.lang))))
     return EXIT_OK
 
 
@@ -369,6 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
          (("folder",), dict(metavar="FOLDER", help="the course folder (created if missing)")),
          (("--course-id",), dict(help="nbgrader course id, for the exchange")),
          (("--exchange",), dict(help="nbgrader exchange folder shared with the students")),
+         (("--lang",), dict(nargs="+", choices=["en", "ru"], default=["en", "ru"],
+                            help="the assignments' languages (default: en ru)")),
          (("--force",), dict(action="store_true", help="rewrite an existing nbgrader_config.py and rebuild source/"))])
     _subcommand(
         sub, "solutions", "build the worked-solution bundle (HTML) for students",

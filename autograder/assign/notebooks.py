@@ -18,10 +18,12 @@ def build_notebooks() -> dict[str, nbformat.NotebookNode]:
     return out
 
 
-def write_sources(out_root: Path = sources.SOURCE_ROOT) -> list[Path]:
-    """Write the source notebooks into ``out_root/module05_<lang>/``; returns the paths written."""
+def write_sources(out_root: Path = sources.SOURCE_ROOT, langs: tuple[str, ...] = sources.LANGS) -> list[Path]:
+    """Write the source notebooks of ``langs`` into ``out_root/module05_<lang>/``; returns the paths written."""
     written = []
     for nb in build_notebooks().values():
+        if nb.metadata["m5"]["lang"] not in langs:
+            continue
         path = sources.notebook_path(nb.metadata["m5"]["kind"], nb.metadata["m5"]["lang"], out_root)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(sources.notebook_text(nb), encoding="utf-8")

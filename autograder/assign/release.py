@@ -421,12 +421,12 @@ def ensure_kits(source_root: Path = SOURCE_ROOT) -> list[Path]:
     return written
 
 
-def build_sources(source_root: Path = SOURCE_ROOT) -> list[Path]:
-    """Write ``source_root/module05_<lang>/`` (notebooks and kit) for every language; returns the folders."""
-    notebooks.write_sources(source_root)
-    for lang, assignment in sources.ASSIGNMENTS.items():
-        build_kit(Path(source_root) / assignment, lang)
-    return [Path(source_root) / assignment for assignment in sources.ASSIGNMENTS.values()]
+def build_sources(source_root: Path = SOURCE_ROOT, langs: tuple[str, ...] = sources.LANGS) -> list[Path]:
+    """Write ``source_root/module05_<lang>/`` (notebooks and kit) for each of ``langs``; returns the folders."""
+    notebooks.write_sources(source_root, langs)
+    for lang in langs:
+        build_kit(Path(source_root) / sources.ASSIGNMENTS[lang], lang)
+    return [Path(source_root) / sources.ASSIGNMENTS[lang] for lang in langs]
 
 
 # ------------------------------------------------------------------ the notebooks

@@ -6,7 +6,7 @@ from traitlets.config import Config
 
 from autograder import cli
 from autograder.assign import sources
-from autograder.assign.course import CONFIG_FILE, CourseError, init_course, next_steps
+from autograder.assign.course import CONFIG_FILE, GRADEBOOK, CourseError, init_course, next_steps
 from autograder.assign.release import REPO
 
 
@@ -21,7 +21,7 @@ def _config(course):
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course") / "m5 course"  # a space in the path, as in a home folder
     written = init_course(root, course_id="m5", exchange=root.parent / "exchange")
-    assert written[-1] == root / CONFIG_FILE
+    assert written[-2:] == [root / CONFIG_FILE, root / GRADEBOOK]
     return root
 
 
@@ -64,3 +64,39 @@ def test_next_steps_name_the_assignments_and_activate_the_environment(course):
     assert steps.splitlines()[0].startswith("source ") and steps.splitlines()[0].endswith("activate")
     for name in sources.ASSIGNMENTS.values():
         assert f"nbgrader generate_assignment {name}" in steps
+
+
+def test_the_gradebook_holds_the_assignments(course):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / GRADEBOOK}") as gradebook:
+        assert sorted(a.name for a in gradebook.assignments) == sorted(sources.ASSIGNMENTS.values())
+
+
+def test_one_language_gives_one_assignment_and_no_language_is_refused(tmp_path):
+    written = init_course(tmp_path / "ru only", langs=("ru",))
+    assert [p.name for p in written] == ["module05_ru", CONFIG_FILE, GRADEBOOK]
+    assert not (tmp_path / "ru only" / "source" / "module05_en").exists()
+    assert "generate_assignment module05_en" not in next_steps(tmp_path / "ru only", ("ru",))
+    with pytest.raises(CourseError, match="--lang"):
+        init_course(tmp_path / "none", langs=())
+
+
+@pytest.mark.slow
+def test_the_documented_set_up_runs_as_written(tmp_path):
+    """docs/instructor_workflow.md, section 3: its shell block, verbatim, from the checkout."""
+    import os
+    import subprocess
+
+    text = (REPO / "docs" / "instructor_workflow.md").read_text(encoding="utf-8")
+    section = text.split("## 3. Set up the nbgrader course", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    assert block.startswith(".venv/bin/m5 course init ~/m5-course")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    env["HOME"] = str(tmp_path)
+    proc = subprocess.run(["bash", "-e", "-c", block], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    for lang in sources.LANGS:
+        folder = tmp_path / "m5-course" / "release" / sources.ASSIGNMENTS[lang]
+        assert (folder / sources.NOTEBOOK_NAMES["assignment", lang]).is_file()
+        assert (folder / "m5_student" / "__init__.py").is_file()
