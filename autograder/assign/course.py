@@ -74,8 +74,6 @@ def create_gradebook(path: Path, assignments: list[str]) -> Path:
 
     nbgrader stamps a new gradebook by running ``alembic`` from ``PATH``: the interpreter's
     own folder (the project's .venv) goes first on it while the gradebook is made."""
-    import os
-
     from nbgrader.api import Gradebook  # nbgrader (0.5 s) only for the course command
 
     saved = os.environ.get("PATH", "")

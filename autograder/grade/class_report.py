@@ -167,7 +167,8 @@ def _e(text) -> str:
 
 
 def _histogram_svg(document: dict, lang: str) -> str:
-    from matplotlib.figure import Figure  # matplotlib only when a class report is drawn (a bare Figure: no pyplot state)
+    import matplotlib  # only when a class report is drawn
+    from matplotlib.figure import Figure  # (the same; a bare Figure keeps pyplot's state alone)
 
     w = WORDS[lang]
     edges, counts = document["histogram"]["edges"], document["histogram"]["counts"]
@@ -179,7 +180,8 @@ def _histogram_svg(document: dict, lang: str) -> str:
     ax.set_xlim(edges[0], edges[-1])
     fig.tight_layout()
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    with matplotlib.rc_context({"svg.hashsalt": "m5-class-report"}):  # the same page for the same class
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
     svg = buffer.getvalue()
     return svg[svg.index("<svg"):]
 
