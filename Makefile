@@ -7,7 +7,7 @@ STAMP   := $(VENV)/.installed
 PYTEST  := $(BIN)/python -m pytest
 JOBS    ?= 2
 
-.PHONY: python-check demo lint test test-slow bench lab pin release solutions solution-notebooks sandbox-deps clean
+.PHONY: python-check demo lint test test-slow bench lab pin release solutions solution-notebooks sandbox-deps browser-deps clean
 
 # The lock's floor (soupsieve and others need 3.11.5): refuse an older Python in one line,
 # before anything is installed (Debian 12's /usr/bin/python3 is 3.11.2).
@@ -39,6 +39,18 @@ sandbox-deps:
 	  else echo "WARNING: $(SANDBOX_APT) missing and cannot be installed (need root + apt)"; fi; \
 	fi
 
+# The distribution's Chromium, which the tests drive headless through Playwright to open the
+# class report and the solution pages (no script may run, no console error). Installed where
+# we may (root with apt); without it those tests are skipped and say so.
+browser-deps:
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (browser checks of the generated pages)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
+	      || echo "WARNING: could not install chromium; the browser checks will be skipped"; \
+	  else echo "WARNING: chromium missing and cannot be installed (need root + apt); browser checks skipped"; fi; \
+	fi
+
 demo: $(STAMP)
 	$(BIN)/m5 demo
 
@@ -48,7 +60,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-test: $(STAMP) lint
+test: $(STAMP) lint browser-deps
 	$(PYTEST) -q -n $(JOBS) -m "not slow" --durations=25
 
 test-slow: $(STAMP)
