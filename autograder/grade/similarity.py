@@ -1,14 +1,14 @@
 """Similarity flags for the class report: pairs of submissions whose code is near-identical.
 
 The method is winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003; the method of
-MOSS) over a normalised token stream, written here on the standard library's
+MOSS) over a normalized token stream, written here on the standard library's
 ``tokenize`` rather than taken from a package: the grader never parses student code
 into a syntax tree (``docs/sandbox.md``), and the lexer reads it as text, so nothing a
 student wrote is compiled or run in the grading process. A maintained implementation
 such as ``copydetect`` does the same on top of Pygments; one more dependency in the
 grader's process buys nothing here.
 
-* **Normalised tokens**: comments, blank lines and indentation are dropped; every
+* **Normalized tokens**: comments, blank lines and indentation are dropped; every
   identifier becomes ``N``, every number ``0``, every string ``S`` (docstrings too), so
   renaming variables, rewording comments or reformatting changes nothing; keywords and
   operators stay.
@@ -45,7 +45,7 @@ _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, token
          tokenize.ENDMARKER}
 
 
-def normalised_tokens(source: str) -> list[str]:
+def normalized_tokens(source: str) -> list[str]:
     """The token stream that :func:`fingerprints` reads (see the module docstring); code
     that stops lexing (an unfinished cell) keeps the tokens before the error."""
     out: list[str] = []
@@ -68,7 +68,7 @@ def normalised_tokens(source: str) -> list[str]:
 
 def fingerprints(source: str) -> set[int]:
     """The winnowed k-gram hashes of ``source``."""
-    tokens = normalised_tokens(source)
+    tokens = normalized_tokens(source)
     hashes = [int.from_bytes(hashlib.blake2b(" ".join(tokens[i:i + K_GRAM]).encode(), digest_size=8).digest(), "big")
               for i in range(len(tokens) - K_GRAM + 1)]
     if len(hashes) <= WINDOW:

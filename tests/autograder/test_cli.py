@@ -43,7 +43,8 @@ def test_grade_folder_prints_table_and_summary_without_a_progress_bar_off_a_tty(
     assert proc.returncode == 0, proc.stderr
     assert "alice.py" in proc.stdout and "bob.py" in proc.stdout and "most failed test" in proc.stdout
     assert "\r" not in proc.stderr  # tqdm only on a terminal
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["alice.py", "bob.py", "grades.csv"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["alice.py", "bob.py", "class_report.html",
+                                                                     "class_report.json", "grades.csv"]
 
 
 def test_json_with_several_paths_prints_a_list(tmp_path, corpus, correct_source):

@@ -21,12 +21,12 @@ def _record(label: str, code: str, given=frozenset()) -> dict:
     return {"label": label, "score": 120.0, "code": code, "fingerprints": sorted(similarity.fingerprints(code) - given)}
 
 
-def test_normalised_tokens_ignore_names_comments_and_layout():
+def test_normalized_tokens_ignore_names_comments_and_layout():
     a = "def f(x, y):\n    # add them\n    return x + y  # done\n"
     b = "def   add(first,second):  return first+second\n"
-    assert similarity.normalised_tokens(a) == similarity.normalised_tokens(b)
-    assert similarity.normalised_tokens("return x - y") != similarity.normalised_tokens("return x + y")
-    assert similarity.normalised_tokens("def f(:\n  '''unfinished") == ["def", "N", "(", ":"]  # lexing stops, no crash
+    assert similarity.normalized_tokens(a) == similarity.normalized_tokens(b)
+    assert similarity.normalized_tokens("return x - y") != similarity.normalized_tokens("return x + y")
+    assert similarity.normalized_tokens("def f(:\n  '''unfinished") == ["def", "N", "(", ":"]  # lexing stops, no crash
 
 
 def test_a_disguised_copy_is_flagged_and_independent_code_is_not(correct_source):
