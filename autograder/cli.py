@@ -3,6 +3,7 @@
     m5 --version
     m5 grade PATH... [--out DIR] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas] [--shard K/N]
     m5 merge SHARD_OUT... --out DIR [--csv-format m5|moodle|canvas]
+    m5 review GRADES_DIR [--lang en|ru] [--marks FILLED_CSV] [--csv-format ...]
     m5 check NOTEBOOK_OR_PY [--lang en|ru]
     m5 gradescope-bundle --out autograder.zip
     m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin]
@@ -55,9 +56,10 @@ class _ShowVersion(argparse.Action):
         parser.exit()
 
 
-def find_submissions(paths: list[str]):
+def find_submissions(paths: list[str], skipped: list | None = None):
     """The discovery of ``paths`` (see autograder.grade.discover), skipped notebooks
-    reported on stderr one line each; a usage error when nothing is left to grade."""
+    reported on stderr one line each (and appended to ``skipped``); a usage error when
+    nothing is left to grade."""
     from autograder.grade import discover, pipeline
     from autograder.grade.report import for_terminal
 
@@ -67,6 +69,8 @@ def find_submissions(paths: list[str]):
         raise UsageError(str(exc)) from None
     for item in found.skipped:
         print(f"{for_terminal(item.relative)}: {item.skip}", file=sys.stderr)
+    if skipped is not None:
+        skipped += found.skipped
     if not found.submissions:
         raise UsageError("no submissions (assignment notebooks or .py files) found in " + ", ".join(paths))
     return found.submissions
@@ -149,7 +153,8 @@ def _grade(args, early: _EarlyStart) -> int:
         shard = None if args.shard is None else shards.parse_shard(args.shard)
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
-    found = find_submissions(args.paths)
+    skipped: list = []
+    found = find_submissions(args.paths, skipped)
     if len(found) == 1 and shard is None:  # a single unreadable submission is a usage error (exit 2)
         if found[0].error:
             raise UsageError(report.for_terminal(found[0].error))
@@ -176,7 +181,7 @@ def _grade(args, early: _EarlyStart) -> int:
     results, written = classrun.grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
                                   isolation_warning=iso.warning, csv_format=args.csv_format,
                                   progress=bar.update if bar else None, recycle=not args.fresh_sandbox,
-                                  first=early.worker, shard=shard)
+                                  first=early.worker, shard=shard, also_answers=skipped)
     if bar:
         bar.close()
     if args.json:
@@ -206,6 +211,21 @@ def cmd_merge(args) -> int:
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
     print(f"merged {len(args.folders)} shards, {len(rows)} submissions, into {args.out}/grades.csv")
+    return EXIT_OK
+
+
+def cmd_review(args) -> int:
+    from autograder.export import review
+
+    try:
+        if args.marks:
+            path = review.merge_marks(Path(args.grades_dir), Path(args.marks), args.csv_format)
+            print(f"marks merged into {path}")
+        else:
+            files = review.write_review(Path(args.grades_dir), args.lang or "en")
+            print(f"wrote {files[0]} ({len(files) - 2} questions) and {files[-1]}: fill the marks, then --marks")
+    except review.ReviewError as exc:
+        raise UsageError(str(exc)) from None
     return EXIT_OK
 
 
@@ -334,6 +354,16 @@ def build_parser() -> argparse.ArgumentParser:
          (("--csv-format",), dict(choices=CSV_FORMATS, default="m5",
                                   help="also write grades_moodle.csv or grades_canvas.csv")),
          (("--lang",), dict(choices=["en", "ru"], help="language of the class report (default: en)"))])
+    _subcommand(
+        sub, "review", "mark the written answers of a graded class, then merge the marks",
+        "Without --marks: writes GRADES_DIR/review/ (one page per question: question, model answer, points, every "
+        "student's answer) and GRADES_DIR/marks.csv to fill. With --marks: checks the filled file (refused in one "
+        "line naming the row, nothing written) and rewrites grades.csv and the LMS export out of 167.",
+        "m5 review grades --lang ru; m5 review grades --marks grades/marks.csv --csv-format moodle", cmd_review,
+        [(("grades_dir",), dict(metavar="GRADES_DIR", help="the --out folder of m5 grade or m5 merge")),
+         (("--lang",), dict(choices=["en", "ru"], help="language of the pages (default: en)")),
+         (("--marks",), dict(metavar="FILLED_CSV", help="the filled marks.csv to merge")),
+         (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv"))])
     _subcommand(
         sub, "check", "run the public self-check tests on a notebook or .py",
         "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "

@@ -30,12 +30,13 @@ from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import ClearSolutions
 
 from autograder.assign.student_extras.notebook import TEXT as KIT_TEXT  # the kit recognises what the stub says
+from autograder.grade.written import TEXT_STUBS  # the text stub m5 grade and m5 review recognise
 
 STUBS = {
-    "en": {"code": "# YOUR CODE HERE\nraise NotImplementedError()", "text": "YOUR ANSWER HERE",
+    "en": {"code": "# YOUR CODE HERE\nraise NotImplementedError()", "text": TEXT_STUBS["en"],
            "header": "# YOUR CODE HERE", "answers": "# YOUR CODE HERE: replace each None by your answer",
            "function": KIT_TEXT["en"]["stub"]},
-    "ru": {"code": "# ВАШ КОД\nraise NotImplementedError()", "text": "ВАШ ОТВЕТ",
+    "ru": {"code": "# ВАШ КОД\nraise NotImplementedError()", "text": TEXT_STUBS["ru"],
            "header": "# ВАШ КОД", "answers": "# ВАШ КОД: замените каждое None своим ответом",
            "function": KIT_TEXT["ru"]["stub"]},
 }

@@ -85,6 +85,9 @@ MAX_UNPACKED_BYTES = 64 << 20
 MAX_CANDIDATES = 6   # notebooks/.py graded per upload; more are listed, not graded
 
 TEXT = {
+    "written": {"en": "Written answers (marked by hand in Gradescope, not part of this score):",
+                "ru": "Письменные ответы (оцениваются вручную в Gradescope, в этот балл не входят):"},
+    "blank": {"en": "(blank)", "ru": "(пусто)"},
     "none": {"en": "No assignment notebook (.ipynb) or .py file was found in the upload.",
              "ru": "В загруженных файлах не найден ноутбук задания (.ipynb) или файл .py."},
     "graded": {"en": "Graded: {name}.", "ru": "Проверен файл: {name}."},
@@ -226,8 +229,29 @@ def grade_upload(root: Path) -> dict:
             empty = SubmissionResult("", "en", [], notes=[TEXT["none"], *notes])
             return report.results_json(empty, warning)
         results = grade_found(found, jobs=1, lang=None, shrink=True, on_result=lambda index, result: None)
-    best, why = choose(results)
-    return report.results_json(replace(best, notes=[*why, *notes, *best.notes]), warning)
+        best, why = choose(results)
+        try:  # read while the unpacked upload is still there; a note never costs the grade
+            answers = _written_answers(found, best)
+        except Exception:  # noqa: BLE001 - the score stands without the notes
+            answers = []
+    return report.results_json(replace(best, notes=[*why, *notes, *best.notes, *answers]), warning)
+
+
+def _written_answers(found: list, best) -> list[dict]:
+    """The graded notebook's written answers as notes, one per question, for the person who
+    marks them in Gradescope (this autograder scores the 120 automatic points only)."""
+    from autograder.grade import written  # (the same)
+
+    item = next((f for f in found if (f.relative or f.path.name) == best.label), None)
+    if item is None or item.path.suffix != ".ipynb":
+        return []
+    _, answers = written.answers_in(item.path)  # the bundle has no sources: the cells the notebook marks
+    if not answers:
+        return []
+    notes = [dict(TEXT["written"])]
+    for question, text in answers.items():
+        notes.append({lang: f"{question}: {text[:2000] if text else TEXT['blank'][lang]}" for lang in ("en", "ru")})
+    return notes
 
 
 def write_results(root: Path) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, class_report, pipeline, shards, similarity
+from autograder.grade import cache, class_report, pipeline, shards, similarity, written
 from autograder.grade.extract import SubmissionError, extract
 
 CLASS_FILES = report.CLASS_FILES
@@ -79,20 +79,22 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
 
 def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
                isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
-               first=None, shard: tuple[int, int] | None = None):
+               first=None, shard: tuple[int, int] | None = None, also_answers: list = ()):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
     written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``) and the class
     report (``class_report.html`` and ``.json``, in ``lang`` or English).
     ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), with its
-    ``shard.json`` for ``m5 merge``; folders are named as in the whole class's run.
+    ``shard.json`` for ``m5 merge``; folders are named as in the whole class's run. The
+    written answers of the graded notebooks, and of ``also_answers`` (notebooks not
+    graded here, such as the lab's), go to ``written_answers.json`` for ``m5 review``.
     Returns (results of the submissions graded, in input order, {their index: results.json path})."""
     out.mkdir(parents=True, exist_ok=True)
     folders = report.output_dirs([item.relative for item in found], reserved=CLASS_FILES)
     indices = list(range(len(found))) if shard is None else shards.select(found, shard)
-    written: dict[int, Path] = {}
+    results_files: dict[int, Path] = {}
 
     def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
-        written[index] = report.write_results(result, out / folders[indices[index]], isolation_warning)
+        results_files[index] = report.write_results(result, out / folders[indices[index]], isolation_warning)
 
     mine = [found[i] for i in indices]
     results = grade_found(mine, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one,
@@ -103,9 +105,12 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
     given = similarity.released_fingerprints()
     records = [class_report.record(result, _code(item.path), given) for item, result in zip(mine, results)]
     class_report.write(records, out, lang or "en")
-    if shard is not None:
-        shards.write_shard_file(out, shard, len(found), indices, results, records)
-    return results, written
+    others = [item for item in also_answers if shard is None or shards.shard_of(item.relative, shard[1]) == shard[0]]
+    ids = written.question_ids()
+    written.write_class_answers(out, [written.entry(item, *written.answers_in(item.path, ids))
+                                      for item in [*mine, *others] if item.path.suffix == ".ipynb" and item.error is None])
+    shards.write_rows_file(out, shard, len(found), indices, results, records)
+    return results, results_files
 
 
 def _code(path: Path) -> str:

@@ -275,8 +275,8 @@ def write_grades_csv(results: list[SubmissionResult | GradeRow], path: Path) -> 
 
 
 LMS_FORMATS = ("moodle", "canvas")
-CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS), "class_report.json",
-               "class_report.html"}  # beside the submissions' folders
+CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS), "grades.json", "class_report.json",
+               "class_report.html", "written_answers.json", "marks.csv", "review"}  # beside the submissions' folders
 
 
 def best_per_student(results: list[SubmissionResult | GradeRow]) -> dict[str, dict[str, float]]:
@@ -290,7 +290,7 @@ def best_per_student(results: list[SubmissionResult | GradeRow]) -> dict[str, di
     return best
 
 
-def write_lms_csv(results: list[SubmissionResult | GradeRow], path: Path, fmt: str) -> Path:
+def write_lms_csv(results: list[SubmissionResult | GradeRow], path: Path, fmt: str, total: float | None = None) -> Path:
     """An import-ready grade sheet, one row per student and one column per assignment.
 
     ``moodle``: columns ``Username`` and ``<assignment>``; in Moodle's *Import → CSV
@@ -303,7 +303,7 @@ def write_lms_csv(results: list[SubmissionResult | GradeRow], path: Path, fmt: s
         raise ValueError(f"fmt: expected one of {', '.join(LMS_FORMATS)}, got {fmt!r}")
     best = best_per_student(results)
     assignments = sorted({a for row in best.values() for a in row})
-    total = f"{assignment_total():g}"
+    total = f"{assignment_total() if total is None else total:g}"
     with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
         writer = csv.writer(fh)
         if fmt == "moodle":

@@ -4,8 +4,8 @@ the class, ``m5 merge`` joins the N outputs into what one unsharded run writes.
 A submission belongs to shard ``1 + sha256(relative path) mod N``: the same on every
 machine and on every run, whatever order the folders are listed in. Each shard writes,
 beside its submissions' ``results.json`` folders (named as the whole class names them),
-``shard.json``: its rows of the grade sheet, with each submission's place in the whole
-class. The merge checks that the N files come from one class split one way, every
+``grades.json`` (which every class run writes): its rows of the grade sheet, with each
+submission's place in the whole class and the shard it is. The merge checks that the N files come from one class split one way, every
 submission exactly once, before it writes anything; then it copies the result folders
 and writes ``grades.csv`` (and the LMS export) from the rows, in class order, with the
 same writers an unsharded run uses, so the sheets are the same bytes.
@@ -19,9 +19,9 @@ import shutil
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.grade import class_report, report
+from autograder.grade import class_report, report, written
 
-SHARD_FILE = "shard.json"
+ROWS_FILE = "grades.json"   # every class run writes it; a shard's names its shard
 FORMAT = 1
 _SPEC = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")
 
@@ -50,24 +50,24 @@ def select(found: list, shard: tuple[int, int]) -> list[int]:
     return [i for i, item in enumerate(found) if shard_of(item.relative or item.path.name, n) == k]
 
 
-def write_shard_file(out: Path, shard: tuple[int, int], class_size: int, indices: list[int], results: list,
-                     records: list[dict]) -> Path:
-    """``out/shard.json``: this shard's grade-sheet rows, each with its index in the class
-    and its class-report record."""
+def write_rows_file(out: Path, shard: tuple[int, int] | None, class_size: int, indices: list[int], results: list,
+                    records: list[dict]) -> Path:
+    """``out/grades.json``: the run's grade-sheet rows, each with its index in the class
+    and its class-report record; ``shard`` (K, N) for a shard, None for a whole class."""
     rows = [{"index": i, **asdict(report.GradeRow.of(r)), "record": record}
             for i, r, record in zip(indices, results, records)]
-    document = {"format": FORMAT, "shard": list(shard), "class_size": class_size, "rows": rows}
-    path = out / SHARD_FILE
+    document = {"format": FORMAT, "shard": list(shard) if shard else None, "class_size": class_size, "rows": rows}
+    path = out / ROWS_FILE
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 
 
 def _read(folder: Path) -> dict:
-    path = folder / SHARD_FILE
+    path = folder / ROWS_FILE
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ShardError(f"{folder}: no {SHARD_FILE} (not the output of m5 grade --shard)") from None
+        raise ShardError(f"{folder}: no {ROWS_FILE} (not the output of m5 grade)") from None
     except (OSError, ValueError) as exc:
         raise ShardError(f"{path}: unreadable ({exc})") from None
     ok = (isinstance(document, dict) and document.get("format") == FORMAT
@@ -75,7 +75,7 @@ def _read(folder: Path) -> dict:
           and all(type(v) is int for v in document["shard"]) and type(document.get("class_size")) is int
           and isinstance(document.get("rows"), list))
     if not ok:
-        raise ShardError(f"{path}: not a shard file of this version of m5")
+        raise ShardError(f"{path}: not a shard of a class (m5 grade --shard K/N writes one)")
     return document
 
 
@@ -109,14 +109,14 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "e
         for number, entry in enumerate(document["rows"], 1):
             index = entry.get("index") if isinstance(entry, dict) else None
             if type(index) is not int or not 0 <= index < size:
-                raise ShardError(f"{folder / SHARD_FILE}: row {number} has no valid index")
+                raise ShardError(f"{folder / ROWS_FILE}: row {number} has no valid index")
             if index in rows:
-                raise ShardError(f"{folder / SHARD_FILE}: submission {index} is also in another shard")
+                raise ShardError(f"{folder / ROWS_FILE}: submission {index} is also in another shard")
             try:
                 rows[index] = report.GradeRow.from_dict(entry)
                 records[index] = _record(entry["record"])
             except (KeyError, TypeError, ValueError) as exc:
-                raise ShardError(f"{folder / SHARD_FILE}: row {number} is malformed ({exc})") from None
+                raise ShardError(f"{folder / ROWS_FILE}: row {number} is malformed ({exc})") from None
     if len(rows) != size:
         raise ShardError(f"merge: {size - len(rows)} of the class's {size} submissions are in no shard")
     resolved_out = out.resolve()
@@ -124,7 +124,7 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "e
         raise ShardError(f"merge: --out {out} is one of the shard folders")
     ordered = [rows[i] for i in range(size)]
     out.mkdir(parents=True, exist_ok=True)
-    skip = {SHARD_FILE, *report.CLASS_FILES}
+    skip = {ROWS_FILE, *report.CLASS_FILES}
     for folder in folders:
         for child in sorted(folder.iterdir()):
             if child.name in skip:
@@ -138,6 +138,16 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "e
     if csv_format != "m5":
         report.write_lms_csv(ordered, out / f"grades_{csv_format}.csv", csv_format)
     class_report.write([records[i] for i in range(size)], out, lang)
+    answers = []
+    for folder in folders:
+        try:
+            answers += json.loads((folder / written.ANSWERS_FILE).read_text(encoding="utf-8"))["submissions"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a shard graded before answers were kept: nothing to merge
+    written.write_class_answers(out, sorted(answers, key=lambda e: str(e.get("label", ""))))
+    document = {"format": FORMAT, "shard": None, "class_size": size,
+                "rows": [{"index": i, **asdict(rows[i]), "record": records[i]} for i in range(size)]}
+    (out / ROWS_FILE).write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return ordered
 
 

@@ -78,3 +78,21 @@ def test_the_worked_solution_pages_render_their_formulas(browser, tmp_path):
         assert page.locator("math").count() > 0
         # the browser lays MathML out (a box with a size), not as unknown inline text
         assert page.locator("math").first.bounding_box()["height"] > 0
+
+
+def test_the_review_pages_render_and_no_answer_runs(browser, tmp_path):
+    import json
+
+    from autograder.export import review
+    from autograder.grade import shards, written
+
+    entry = {"label": "a.ipynb", "student": HOSTILE, "notebook": "assignment", "answers": {"q01_answer": HOSTILE * 3}}
+    (tmp_path / written.ANSWERS_FILE).write_text(json.dumps({"format": 1, "submissions": [entry]}), encoding="utf-8")
+    (tmp_path / shards.ROWS_FILE).write_text(json.dumps({"format": 1, "shard": None, "class_size": 0, "rows": []}))
+    for lang in ("en", "ru"):
+        review.write_review(tmp_path, lang)
+        for name in ("index.html", "q01_answer.html", "answer_dagger.html"):
+            page, errors, dialogs = _open(browser, tmp_path / review.REVIEW_DIR / name)
+            assert errors == [] and dialogs == [], name
+            assert page.locator("script").count() == 0 and page.locator("img").count() == 0
+        assert HOSTILE in page.inner_text("body") or review.WORDS[lang]["blank"] in page.inner_text("body")

@@ -72,6 +72,9 @@ def test_untouched_english_and_filled_russian_grades_the_russian(root, corpus):
     assert results["score"] == TOTAL
     assert f"Проверен файл: {ASSIGNMENT[1]}" in results["output"]  # the Russian notebook speaks Russian
     assert ASSIGNMENT[0] in results["output"]  # the untouched one is named as without content
+    # the written answers, for the person who marks them in Gradescope, beside the score
+    assert "Письменные ответы (оцениваются вручную" in results["output"]
+    assert "\nq01_answer: " in results["output"] and "\nanswer_dagger" not in results["output"]  # the lab is not here
 
 
 def test_all_four_release_notebooks_in_a_folder_grade_the_filled_assignment(root, corpus):

@@ -45,7 +45,7 @@ def _class(folder: Path, correct_source: str) -> Path:
 
 
 def _files(out: Path) -> set[str]:
-    return {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.name != shards.SHARD_FILE}
+    return {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.name != shards.ROWS_FILE}
 
 
 def test_three_shards_merged_give_the_unsharded_sheets_byte_for_byte(tmp_path, corpus, correct_source, capsys):
@@ -56,7 +56,7 @@ def test_three_shards_merged_give_the_unsharded_sheets_byte_for_byte(tmp_path, c
     for k in (1, 2, 3):
         parts.append(tmp_path / f"part{k}")
         assert cli.main(["grade", str(submitted), "--no-shrink", "--out", str(parts[-1]), "--shard", f"{k}/3"]) == 0
-    graded = [json.loads((p / shards.SHARD_FILE).read_text())["rows"] for p in parts]
+    graded = [json.loads((p / shards.ROWS_FILE).read_text())["rows"] for p in parts]
     assert sorted(row["index"] for rows in graded for row in rows) == list(range(5))
     merged = tmp_path / "merged"
     assert cli.main(["merge", *map(str, parts[::-1]), "--out", str(merged), "--csv-format", "canvas"]) == 0
@@ -80,7 +80,7 @@ def _shard_out(folder: Path, shard, size, rows) -> Path:
               "failed": [], "mistakes": [], "answers": [], "limits": []}
     document = {"format": shards.FORMAT, "shard": list(shard), "class_size": size,
                 "rows": [{**row, "index": i, "label": f"s{i}.py", "record": record} for i in rows]}
-    (folder / shards.SHARD_FILE).write_text(json.dumps(document))
+    (folder / shards.ROWS_FILE).write_text(json.dumps(document))
     (folder / f"s{rows[0] if rows else 0}.py").mkdir()
     return folder
 
@@ -107,13 +107,13 @@ def test_a_merge_that_cannot_be_right_is_refused_and_writes_nothing(tmp_path, la
 def test_a_merge_refuses_a_folder_without_a_shard_file_and_an_out_among_the_shards(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
-    with pytest.raises(shards.ShardError, match="no shard.json"):
+    with pytest.raises(shards.ShardError, match="no grades.json"):
         shards.merge([plain], tmp_path / "out")
     one = _shard_out(tmp_path / "one", (1, 1), 1, [0])
     with pytest.raises(shards.ShardError, match="is one of the shard folders"):
         shards.merge([one], one)
     (tmp_path / "bad").mkdir()
-    (tmp_path / "bad" / shards.SHARD_FILE).write_text('{"format": 1, "shard": [1, 1], "class_size": 1, "rows": [{"index": 0}]}')
+    (tmp_path / "bad" / shards.ROWS_FILE).write_text('{"format": 1, "shard": [1, 1], "class_size": 1, "rows": [{"index": 0}]}')
     with pytest.raises(shards.ShardError, match="row 1 is malformed"):
         shards.merge([tmp_path / "bad"], tmp_path / "out")
     shutil.rmtree(tmp_path / "bad")

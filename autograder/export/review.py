@@ -1,0 +1,187 @@
+"""``m5 review``: the written answers of a graded class, marked by a person.
+
+``m5 review GRADES_DIR`` reads what ``m5 grade`` kept (``written_answers.json``,
+``grades.json``) and writes, in ``GRADES_DIR/review/``, one page per question (the
+question, the model answer from the instructor source, its points, and every student's
+answer, escaped, blank ones marked) and ``GRADES_DIR/marks.csv``: one row per student,
+one column per question, a ``max`` row with each question's points, blank answers
+already 0 and the rest empty for the marker.
+
+``m5 review GRADES_DIR --marks FILLED.csv`` checks the whole file first (its header,
+every student, every cell a number from 0 to the question's maximum, no answered
+question left unmarked) and refuses it in one line naming the row and the column,
+writing nothing; then it rewrites ``grades.csv`` and the LMS exports with one column per
+question and totals out of the automatic points plus the written ones (167).
+"""
+from __future__ import annotations
+
+import csv
+import html
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import markdown
+
+from autograder.grade import report, shards, written
+from autograder.grade.score import assignment_total
+
+REVIEW_DIR = "review"
+MARKS_FILE = "marks.csv"
+MAX_ROW = "max"
+WORDS = {
+    "en": {"title": "Written answers", "question": "Question", "model": "Model answer", "points": "points",
+           "answers": "Answers", "blank": "(blank)", "student": "student", "index": "Questions",
+           "note": "Mark in marks.csv (one row per student), then run m5 review with --marks."},
+    "ru": {"title": "Письменные ответы", "question": "Вопрос", "model": "Образцовый ответ", "points": "баллов",
+           "answers": "Ответы", "blank": "(пусто)", "student": "студент", "index": "Вопросы",
+           "note": "Поставьте баллы в marks.csv (строка на студента) и запустите m5 review с --marks."},
+}
+CSP = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+         "pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}.blank{color:#888}")
+
+
+class ReviewError(ValueError):
+    """Class outputs without written answers, or a marks file that cannot be merged."""
+
+
+def _load(grades_dir: Path) -> tuple[list[dict], dict]:
+    try:
+        answers = json.loads((grades_dir / written.ANSWERS_FILE).read_text(encoding="utf-8"))["submissions"]
+        rows = json.loads((grades_dir / shards.ROWS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReviewError(f"{grades_dir}: no readable {written.ANSWERS_FILE} and {shards.ROWS_FILE} "
+                          f"(the --out of m5 grade or m5 merge): {exc}") from None
+    return answers, rows
+
+
+def students(answers: list[dict]) -> dict[str, dict[str, str]]:
+    """{student: {question id: answer}} over all their notebooks (the assignment's and the lab's,
+    in either language; where two notebooks answer one question, the later answer stands)."""
+    out: dict[str, dict[str, str]] = {}
+    for entry in answers:
+        mine = out.setdefault(str(entry.get("student", "")), {})
+        for question, text in (entry.get("answers") or {}).items():
+            if text or question not in mine:  # an untouched copy (the other language's) never hides an answer
+                mine[str(question)] = str(text)
+    return out
+
+
+def _lines(text: str) -> str:
+    """A student's answer as printable lines (controls made visible, line breaks kept)."""
+    return "\n".join(report.for_terminal(line) for line in text.splitlines())
+
+
+def _page(title: str, body: str, lang: str) -> str:
+    return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">{CSP}<title>{html.escape(title)}</title>'
+            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
+    """The review pages and ``marks.csv`` (see the module docstring); returns the files written."""
+    grades_dir = Path(grades_dir)
+    answers, _ = _load(grades_dir)
+    by_student = students(answers)
+    w = WORDS[lang]
+    folder = grades_dir / REVIEW_DIR
+    folder.mkdir(exist_ok=True)
+    written_files = []
+    links = []
+    for q in written.questions(lang):
+        items = []
+        for student, given in sorted(by_student.items()):
+            text = given.get(q["id"], "")
+            shown = f"<pre>{html.escape(_lines(text))}</pre>" if text else f'<p class="blank">{w["blank"]}</p>'
+            items.append(f'<h3 id="{html.escape(student, quote=True)}">{html.escape(report.for_terminal(student))}</h3>{shown}')
+        body = (f"<h1>{html.escape(q['id'])} ({q['points']:g} {w['points']})</h1>"
+                f"<h2>{w['question']}</h2>{markdown.markdown(q['question'], extensions=['fenced_code'])}"
+                f"<h2>{w['model']}</h2>{markdown.markdown(q['model'], extensions=['fenced_code'])}"
+                f"<h2>{w['answers']}</h2>" + "".join(items))
+        path = folder / f"{q['id']}.html"
+        path.write_text(_page(f"{w['title']}: {q['id']}", body, lang), encoding="utf-8")
+        written_files.append(path)
+        links.append(f'<li><a href="{q["id"]}.html">{q["id"]}</a> ({q["points"]:g} {w["points"]})</li>')
+    index = folder / "index.html"
+    index.write_text(_page(w["title"], f"<h1>{w['title']}</h1><p>{w['note']}</p><h2>{w['index']}</h2><ul>"
+                                       + "".join(links) + "</ul>", lang), encoding="utf-8")
+    ids = [q["id"] for q in written.questions(lang)]
+    marks = grades_dir / MARKS_FILE
+    with marks.open("w", newline="", encoding="utf-8") as fh:
+        sheet = csv.writer(fh)
+        sheet.writerow(["student", *ids])
+        sheet.writerow([MAX_ROW, *(f"{q['points']:g}" for q in written.questions(lang))])
+        for student, given in sorted(by_student.items()):
+            sheet.writerow([report.for_csv(student), *("" if given.get(i) else "0" for i in ids)])
+    return [index, *written_files, marks]
+
+
+def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, dict[str, float]]:
+    """{student: {question id: mark}} from a filled ``marks.csv``; ReviewError naming the row and column."""
+    points = {q["id"]: q["points"] for q in written.questions("en")}
+    try:
+        rows = list(csv.reader(Path(path).open(encoding="utf-8", newline="")))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ReviewError(f"{path}: unreadable ({exc})") from None
+    if len(rows) < 2 or not rows[0] or rows[0][0] != "student":
+        raise ReviewError(f"{path}: row 1 must be the header written by m5 review (student, question ids)")
+    header = rows[0][1:]
+    unknown = [h for h in header if h not in points]
+    if unknown or sorted(header) != sorted(points):
+        what = f"unknown question {unknown[0]!r}" if unknown else "questions missing or repeated"
+        raise ReviewError(f"{path}: row 1: {what}; keep the header m5 review wrote")
+    if rows[1][:1] != [MAX_ROW]:
+        raise ReviewError(f"{path}: row 2 must be the {MAX_ROW!r} row m5 review wrote")
+    known = {report.for_csv(s): s for s in by_student}
+    marks: dict[str, dict[str, float]] = {}
+    for number, row in enumerate(rows[2:], 3):
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if row[0] not in known:
+            raise ReviewError(f"{path}: row {number}: unknown student {report.for_terminal(row[0])!r}")
+        student = known[row[0]]
+        if student in marks:
+            raise ReviewError(f"{path}: row {number}: student {report.for_terminal(row[0])!r} again")
+        if len(row) != len(rows[0]):
+            raise ReviewError(f"{path}: row {number}: {len(row)} cells, the header has {len(rows[0])}")
+        marks[student] = {}
+        for question, cell in zip(header, row[1:]):
+            where = f"{path}: row {number}, column {question!r}"
+            if not cell.strip():
+                if by_student[student].get(question):
+                    raise ReviewError(f"{where}: an answered question is not marked")
+                marks[student][question] = 0.0
+                continue
+            try:
+                value = float(cell)
+            except ValueError:
+                raise ReviewError(f"{where}: {report.for_terminal(cell)!r} is not a number") from None
+            if not 0 <= value <= points[question]:
+                raise ReviewError(f"{where}: {value:g} is outside 0..{points[question]:g}")
+            marks[student][question] = value
+    missing = sorted(set(by_student) - set(marks))
+    if missing:
+        raise ReviewError(f"{path}: no row for student {report.for_terminal(missing[0])!r}")
+    return marks
+
+
+def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> Path:
+    """``grades.csv`` (and the LMS export) with the written marks; nothing is written
+    unless the whole marks file is valid. Returns the path of ``grades.csv``."""
+    grades_dir = Path(grades_dir)
+    answers, document = _load(grades_dir)
+    by_student = students(answers)
+    marks = read_marks(marks_path, by_student)
+    ids = [q["id"] for q in written.questions("en")]
+    extra = written.maximum()
+    rows = []
+    for entry in document.get("rows", []):
+        row = report.GradeRow.from_dict(entry)
+        given = marks.get(row.student or row.label, {})
+        rows.append(replace(row, score=row.score + sum(given.values()), maximum=row.maximum + extra,
+                            groups=[*row.groups, *([q, given[q]] for q in ids if q in given)]))
+    report.write_grades_csv(rows, grades_dir / "grades.csv")
+    if csv_format != "m5":
+        total = assignment_total() + extra
+        report.write_lms_csv(rows, grades_dir / f"grades_{csv_format}.csv", csv_format, total=total)
+    return grades_dir / "grades.csv"

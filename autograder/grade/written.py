@@ -1,0 +1,109 @@
+"""The written answers: the markdown answer cells graded by hand (47 of the 167 points).
+
+Their questions, points and model answers come from the instructor sources
+(``source/``, identified by nbgrader ``grade_id``); a class run
+keeps every submission's answers in ``written_answers.json`` (:func:`write_class_answers`)
+for ``m5 review`` (``export/review.py``). A submission is read as text through
+:func:`student_files.read_bytes` (no link followed, size capped) and its JSON only; an
+answer left as the release's stub counts as blank.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, SubmissionError, read_bytes
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = {"assignment": "m05_assignment_{lang}.ipynb", "lab": "m05_lab_{lang}.ipynb"}
+LANGS = ("en", "ru")
+ANSWERS_FILE = "written_answers.json"
+MAX_ANSWER_CHARS = 20_000
+MAX_QUESTIONS = 40             # answer cells read from one notebook when their ids are not known
+TEXT_STUBS = {"en": "YOUR ANSWER HERE", "ru": "ВАШ ОТВЕТ"}  # what nbgrader leaves in an answer cell
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _answer_cells(cells: list[dict]):
+    """(index, grade_id, points) of each markdown cell graded by hand."""
+    for i, cell in enumerate(cells):
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        if cell.get("cell_type") == "markdown" and meta.get("grade") and meta.get("solution"):
+            yield i, meta.get("grade_id"), float(meta.get("points") or 0)
+
+
+@lru_cache(maxsize=None)
+def questions(lang: str = "en") -> tuple[dict, ...]:
+    """Every hand-graded question, in notebook order (the assignment's, then the lab's):
+    ``id``, ``notebook``, ``points``, ``question`` (the markdown cell before the answer),
+    ``model`` (the instructor source's answer)."""
+    out = []
+    for notebook, name in NOTEBOOKS.items():
+        file = name.format(lang=lang)
+        source = _cells(REPO / "source" / f"module05_{lang}" / file)
+        for i, gid, points in _answer_cells(source):
+            out.append({"id": gid, "notebook": notebook, "points": points, "question": _text(source[i - 1]) if i else "",
+                        "model": _text(source[i])})
+    return tuple(out)
+
+
+def maximum() -> float:
+    """The points of every hand-graded question (the same in both languages)."""
+    return sum(q["points"] for q in questions("en"))
+
+
+def answers_in(path: Path, ids: set[str] | None = None) -> tuple[str, dict[str, str]]:
+    """(notebook kind, {question id: answer}) of a submitted notebook; a blank or stub
+    answer is "". ``ids``: the questions to read (default: every hand-graded markdown
+    cell the notebook marks, at most MAX_QUESTIONS, for a grader without the sources).
+    An unreadable file gives ("", {})."""
+    try:
+        notebook = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8"))
+        cells = notebook["cells"]
+        meta = (notebook.get("metadata") or {}).get("m5") or {}
+    except (SubmissionError, OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        return "", {}
+    if not isinstance(cells, list) or not isinstance(meta, dict):
+        return "", {}
+    kind = meta.get("kind") if meta.get("kind") in NOTEBOOKS else ""
+    stubs = set(TEXT_STUBS.values())
+    found: dict[str, str] = {}
+    for cell in cells:
+        nbgrader = ((cell.get("metadata") or {}).get("nbgrader") or {}) if isinstance(cell, dict) else {}
+        if not isinstance(nbgrader, dict) or cell.get("cell_type") != "markdown":
+            continue
+        gid = nbgrader.get("grade_id")
+        wanted = gid in ids if ids is not None else (nbgrader.get("grade") and nbgrader.get("solution"))
+        if isinstance(gid, str) and wanted and (ids is not None or len(found) < MAX_QUESTIONS):
+            text = _text(cell).strip()[:MAX_ANSWER_CHARS]
+            found[gid[:80]] = "" if text in stubs else text
+    return kind, found
+
+
+def question_ids() -> set[str]:
+    """The ids of the hand-graded questions (from the checkout's notebooks)."""
+    return {q["id"] for q in questions("en")}
+
+
+def write_class_answers(out: Path, entries: list[dict]) -> Path:
+    """``out/written_answers.json``: for each notebook (``label``, ``student``, ``notebook``,
+    ``answers``), in class order."""
+    path = out / ANSWERS_FILE
+    path.write_text(json.dumps({"format": 1, "submissions": entries}, ensure_ascii=False, indent=1) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def entry(item, kind: str, answers: dict[str, str]) -> dict:
+    """One notebook's line of ``written_answers.json`` (``item``: a discovery ``Found``)."""
+    return {"label": item.relative or item.path.name, "student": item.student or Path(item.relative or item.path.name).stem,
+            "notebook": kind, "answers": answers}
