@@ -44,7 +44,8 @@ def test_grade_folder_prints_table_and_summary_without_a_progress_bar_off_a_tty(
     assert "alice.py" in proc.stdout and "bob.py" in proc.stdout and "most failed test" in proc.stdout
     assert "\r" not in proc.stderr  # tqdm only on a terminal
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["alice.py", "bob.py", "class_report.html",
-                                                                     "class_report.json", "grades.csv"]
+                                                                     "class_report.json", "grades.csv", "grades.json",
+                                                                     "written_answers.json"]
 
 
 def test_json_with_several_paths_prints_a_list(tmp_path, corpus, correct_source):
@@ -158,7 +159,7 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
         cli.build_parser().parse_args(["grade", "x.py"])
     parser = cli.build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"grade", "check", "gradescope-bundle", "lab", "release", "solutions", "demo", "course", "merge"}
+    assert set(commands) == {"grade", "check", "gradescope-bundle", "lab", "release", "solutions", "demo", "course", "merge", "review"}
     for name, sub in commands.items():
         text = sub.format_help()
         assert sub.description and "example:" in text and f"m5 {name}" in text, name
