@@ -81,10 +81,10 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
                isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
                first=None, shard: tuple[int, int] | None = None, also_answers: list = ()):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
-    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``) and the class
-    report (``class_report.html`` and ``.json``, in ``lang`` or English).
+    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``), ``grades.json``
+    (the sheet's rows) and the class report (``class_report.html`` and ``.json``, in ``lang`` or English).
     ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), with its
-    ``shard.json`` for ``m5 merge``; folders are named as in the whole class's run. The
+    ``grades.json`` naming its shard, for ``m5 merge``; folders are named as in the whole class's run. The
     written answers of the graded notebooks, and of ``also_answers`` (notebooks not
     graded here, such as the lab's), go to ``written_answers.json`` for ``m5 review``.
     Returns (results of the submissions graded, in input order, {their index: results.json path})."""
