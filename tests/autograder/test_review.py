@@ -126,3 +126,17 @@ def test_merged_marks_give_grades_out_of_167(graded, tmp_path):
     assert after[alice]["answer_dagger"] == "2" and after[alice]["q01_answer"] == "2"
     canvas = list(csv.reader((graded / "grades_canvas.csv").open(encoding="utf-8")))
     assert canvas[1][5:] == ["167"]
+
+
+def test_without_the_sources_the_answers_the_notebook_marks_are_read(graded, tmp_path, monkeypatch):
+    # an installed copy of the package has no source/ folder: the grader reads the cells the notebook marks
+    monkeypatch.setattr(written, "REPO", tmp_path)
+    written.questions.cache_clear()
+    try:
+        assert written.question_ids() is None
+        notebook = next(graded.parent.rglob("alice/module05/m05_assignment_en.ipynb"))
+        kind, answers = written.answers_in(notebook, written.question_ids())
+        assert kind == "assignment" and answers["q01_answer"] == HOSTILE and len(answers) == 17
+    finally:
+        monkeypatch.undo()
+        written.questions.cache_clear()
