@@ -1,38 +1,8 @@
 """A token-level offline-RL pipeline on a tiny synthetic language task.
 
-The task
---------
-Each prompt asks for the sum of two digits, e.g. ``"8+7="``; the expected response
-is the decimal answer followed by an end-of-sequence token, ``"15<eos>"``. A
-response is a sequence of *actions* drawn from the response tokens (the ten digits
-and ``<eos>``); the state of step t is the prompt plus the first t response tokens.
-
-Reward (given once, on the step that emits ``<eos>``; every earlier step gets 0):
-
-* 1.0 when the digits before ``<eos>`` are exactly the answer;
-* otherwise ``PARTIAL_CREDIT * k / len(answer)`` where k is the number of leading
-  answer digits the response reproduces (``"16"`` for 15 earns 0.1, ``"150"`` 0.2);
-* 0.0 when the response never emits ``<eos>`` within ``MAX_RESPONSE_TOKENS``
-  (that last step is a truncation, not a termination).
-
-The behavior data
------------------
-A noisy "annotator" writes the logged responses: the exact answer only part of the
-time, more often a consistent slip (answer + 1), sometimes a verbose answer with a
-stray extra digit, sometimes random digits (see :class:`BehaviorMix`). Behavior
-cloning copies the most frequent continuation, which is the slip; token-level
-values computed from the rewards can tell the rare exact answers apart.
-
-Training and held-out prompts
------------------------------
-The annotator writes responses to the twelve ``PROMPTS`` only. ``HELDOUT_PROMPTS``
-are six digit sums no method ever trains on; every method is evaluated on both
-splits (``split="train"`` or ``"heldout"`` in :func:`response_reward` and
-:func:`greedy_decode`). Two of them swap the operands of a training prompt
-(``"4+3="``, ``"7+8="``: same answer as ``"3+4="``, ``"8+7="``); four are new digit
-pairs: three of their answers (5, 6, 17) are no training prompt's answer, the
-fourth (12) is also the answer of ``"6+6="``. A model that learned addition would
-answer them; a model that memorized twelve prompt-to-answer pairs would not.
+The task, its rewards, the annotator who writes the logged responses and the held-out
+prompts are described in :mod:`reference_impl.language_task` (numpy only; its names are
+re-exported here). This module holds the models and their training.
 
 Methods
 -------

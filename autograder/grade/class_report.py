@@ -33,7 +33,7 @@ from autograder.grade.score import SubmissionResult, assignment_total
 JSON_NAME = "class_report.json"
 HTML_NAME = "class_report.html"
 TOP = 5                # wrong answers per exercise and slowest submissions listed
-LIMIT_WORDS = ("time limit", "stopped", "memory limit", "лимит", "останов", "предел памяти")
+LIMIT_WORDS = ("time limit", "stopped", "memory limit")  # read in the English message of a failure or note
 
 WORDS = {
     "en": {"title": "Class report", "submissions": "submissions", "graded": "graded", "mean": "mean",
@@ -93,11 +93,11 @@ def record(result: SubmissionResult, code: str = "", given: frozenset | set = fr
         if _is_exercise(t.group):
             answers.append([t.group, t.key, _answer_text(t.failure.got if t.failure is not None else None)])
         message = t.failure.message.get("en", "") if t.failure is not None else ""
-        if any(word in message for word in LIMIT_WORDS[:3]):
+        if any(word in message for word in LIMIT_WORDS):
             limits.append([t.group, report.for_terminal(message)[:200]])
     for note in result.notes:
         text = note.get("en", "")
-        if any(word in text for word in LIMIT_WORDS[:3]):
+        if any(word in text for word in LIMIT_WORDS):
             limits.append(["", report.for_terminal(text)[:200]])
     return {"label": result.label, "score": result.score, "maximum": report.maximum(result),
             "graded": result.error is None, "error": result.error or "", "seconds": round(result.seconds, 3),

@@ -15,8 +15,6 @@ from autograder.grade.score import SubmissionResult
 from autograder.grade import cache, class_report, pipeline, shards, similarity, written
 from autograder.grade.extract import SubmissionError, extract
 
-CLASS_FILES = report.CLASS_FILES
-
 
 def _refused_or_unreadable(item, lang: str | None):
     """A SubmissionResult with ``error`` for a file refused before grading, else None."""
@@ -89,7 +87,7 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
     graded here, such as the lab's), go to ``written_answers.json`` for ``m5 review``.
     Returns (results of the submissions graded, in input order, {their index: results.json path})."""
     out.mkdir(parents=True, exist_ok=True)
-    folders = report.output_dirs([item.relative for item in found], reserved=CLASS_FILES)
+    folders = report.output_dirs([item.relative for item in found], reserved=report.CLASS_FILES)
     indices = list(range(len(found))) if shard is None else shards.select(found, shard)
     results_files: dict[int, Path] = {}
 

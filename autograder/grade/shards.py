@@ -52,8 +52,9 @@ def select(found: list, shard: tuple[int, int]) -> list[int]:
 
 def write_rows_file(out: Path, shard: tuple[int, int] | None, class_size: int, indices: list[int], results: list,
                     records: list[dict]) -> Path:
-    """``out/grades.json``: the run's grade-sheet rows, each with its index in the class
-    and its class-report record; ``shard`` (K, N) for a shard, None for a whole class."""
+    """``out/grades.json``: the run's grade-sheet rows (``results``: SubmissionResults or
+    GradeRows), each with its index in the class and its class-report record; ``shard``
+    (K, N) for a shard, None for a whole class."""
     rows = [{"index": i, **asdict(report.GradeRow.of(r)), "record": record}
             for i, r, record in zip(indices, results, records)]
     document = {"format": FORMAT, "shard": list(shard) if shard else None, "class_size": class_size, "rows": rows}
@@ -145,9 +146,7 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "e
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a shard graded before answers were kept: nothing to merge
     written.write_class_answers(out, sorted(answers, key=lambda e: str(e.get("label", ""))))
-    document = {"format": FORMAT, "shard": None, "class_size": size,
-                "rows": [{"index": i, **asdict(rows[i]), "record": records[i]} for i in range(size)]}
-    (out / ROWS_FILE).write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_rows_file(out, None, size, list(range(size)), ordered, [records[i] for i in range(size)])
     return ordered
 
 

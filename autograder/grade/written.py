@@ -109,5 +109,5 @@ def write_class_answers(out: Path, entries: list[dict]) -> Path:
 
 def entry(item, kind: str, answers: dict[str, str]) -> dict:
     """One notebook's line of ``written_answers.json`` (``item``: a discovery ``Found``)."""
-    return {"label": item.relative or item.path.name, "student": item.student or Path(item.relative or item.path.name).stem,
-            "notebook": kind, "answers": answers}
+    label = item.relative or item.path.name
+    return {"label": label, "student": item.student or label, "notebook": kind, "answers": answers}  # as the sheets name one
