@@ -17,14 +17,15 @@ from pathlib import Path
 import numpy as np
 
 from autograder.grade.extract import library_dirs
-from autograder.grade.run import Budget, SpareWorker, adopt_forms
+from autograder.grade.call_forms import adopt_forms
+from autograder.grade.run import Budget, SpareWorker
 from autograder.grade.sandbox.paths import cache_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the corpus is made from; the last two make the worker forms cached beside it.
 KEY_SOURCES = ("autograder/hidden/kernels.py", "autograder/grade/properties.py", "autograder/grade/corpus.py",
                "reference_impl/kernels.py", "reference_impl/validation.py",
-               "autograder/grade/worker/wire.py", "autograder/grade/run.py")
+               "autograder/grade/worker/wire.py", "autograder/grade/call_forms.py")
 
 
 def _hypothesis_version() -> bytes:
@@ -50,7 +51,7 @@ def corpus_path(examples: int | None, budget: Budget) -> Path:
 
 
 def forms_path(corpus_file: Path) -> Path:
-    """The worker forms of the corpus' requests, cached beside it (see run.worker_forms)."""
+    """The worker forms of the corpus' requests, cached beside it (see call_forms.worker_forms)."""
     return corpus_file.with_suffix(".forms.pkl")
 
 

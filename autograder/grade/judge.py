@@ -13,7 +13,8 @@ import numpy as np
 from reference_impl import exercises
 
 from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten_expected, passing_calls
-from autograder.grade.run import WorkerLost, WorkerSession
+from autograder.grade.run import WorkerSession
+from autograder.grade.worker_process import WorkerLost
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import search_counterexample, shown_order
 from autograder.grade.worker.wire import BATCH_IDLE
@@ -246,9 +247,9 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         case, failure, order = failed[prop.key]
         budget = min(shrink_budget, shrink_until - time.monotonic())
         readable = not order[0]  # already small and round: nothing to gain from a search
-        if shrink and not readable and budget > 0 and session.proc is not None:
+        if shrink and not readable and budget > 0 and session.worker is not None:
             found = search_counterexample(prop, session, budget_seconds=budget)
-            if session.proc is None:
+            if session.worker is None:
                 # The search lost the worker (a crash on a probe): the corpus failure
                 # stands, nothing more is charged, and the next kernel gets a fresh worker.
                 session.restart()
@@ -267,7 +268,7 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
 def grade_answers(session: WorkerSession) -> list[TestResult]:
     names = [n for number in exercises.ANSWER_NAMES for n in exercises.ANSWER_NAMES[number]]
     try:
-        values = session.values(names) if session.proc is not None else {}
+        values = session.values(names) if session.worker is not None else {}
     except WorkerLost:
         values = {}
     results = []

@@ -20,7 +20,8 @@ from pathlib import Path
 import reference_impl
 from autograder.grade import cache, corpus as corpus_mod
 from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
-from autograder.grade.run import Budget, SpareWorker, WorkerSession, prepared, worker_forms
+from autograder.grade.call_forms import prepared, worker_forms
+from autograder.grade.run import Budget, SpareWorker, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
 from multiprocessing import util
@@ -308,8 +309,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
                                                       recycle=recycle)) for _ in range(min(2, len(tasks)))]
             if first is not None:
                 stack.enter_context(first)
-                if spares and (recycle, first.import_dirs, first.preload) == (True, spares[0].import_dirs,
-                                                                              spares[0].preload):
+                if spares and recycle and first.recycle and first.spec == spares[0].spec:
                     spares[0] = first  # already starting: the first submission takes it
             for i, spare in enumerate(spares):
                 spare.remaining = len(range(i, len(tasks), len(spares))) - 1

@@ -1,10 +1,11 @@
 """Run a submission's code in a sandboxed worker and collect outcomes.
 
-:class:`WorkerSession` owns one worker at a time (see the package ``worker``: a trusted parent
-that forks the process running student code). It loads the submission's cells, then
-sends each kernel's whole batch of calls as one request and reads the reply under a
-wall-clock deadline, refusing any reply larger than the request can legitimately
-produce (:func:`worker.reply_limits`). Inside the worker, a lost batch (the student's
+:class:`WorkerSession` drives one worker at a time (a :class:`WorkerProcess`: the
+sandboxed process and its framed pipes; inside it, the package ``worker``: a trusted
+parent that forks the process running student code). It loads the submission's cells,
+then sends each kernel's whole batch of calls as one request and reads the reply under
+a wall-clock deadline, refusing any reply larger than the request can legitimately
+produce (:func:`wire.reply_limits`). Inside the worker, a lost batch (the student's
 process died, hung or broke the protocol) costs only that kernel: the worker forks a
 fresh process and loads the cells again. Only when the worker itself is gone does the
 session start a new one (loading the cells again, minus any cell that killed it).
@@ -16,54 +17,32 @@ kernel k+1 while the grader judges kernel k.
 The corpus' calls are the same for every submission: a session given them
 (``preload``) places them in each worker it starts (a read-only file beside the
 worker); the worker unpickles them before it forks the student's process, and a
-batch request then only names them. With a :class:`SpareWorker`, that work is done
-while the previous submission is graded.
+batch request then only names them (``call_forms.py``). With a :class:`SpareWorker`,
+that work is done while the previous submission is graded: it holds the next
+submission's :class:`WorkerProcess`, new or recycled, and hands it to that session.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import os
-import pickle
-import select
-import selectors
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from autograder.grade import sandbox
-from autograder.grade.worker import wire
+from autograder.grade.call_forms import prepared
 from autograder.grade.extract import Cell
+from autograder.grade.worker import wire
+from autograder.grade.worker_process import LOST_REASONS, WorkerLost, WorkerProcess, WorkerSpec
 
-WORKER_PACKAGE = Path(wire.__file__).parent
-WORKER_ENTRY = "main.py"
-# Files placed read-only at /m5/<name> inside the sandbox: the worker package (it makes
-# its folder a package of its own there, see worker/main.py) and the grader's tree
-# remover, with which the zygote empties the sandbox between submissions.
-WORKER_FILES = (*sorted(WORKER_PACKAGE.glob("*.py")), WORKER_PACKAGE.parent / "sandbox" / "files.py")
 GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
-RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
-RECYCLE_SHMEM_SLACK = 32 << 20  # shared memory a clean sandbox may hold beyond its /m5 files
-LOST_REASONS = ("timeout", "crashed", "protocol")
-
-
 UNSTARTED_RETRIES = 2        # a worker lost before its first cell is started again this many times
 
 
 class GradingUnavailable(RuntimeError):
     """The sandbox failed before any of the submission's code ran: no grade can be given
     (the submission gets an error result, to be graded again)."""
-
-
-class WorkerLost(Exception):
-    """The worker lost a batch: its process died, hung past a deadline, or broke the protocol."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason  # "timeout" | "crashed" | "protocol"
 
 
 @dataclass
@@ -112,70 +91,6 @@ class Budget:
         return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """An encoded call request in the worker's forms (:func:`worker.prepare_call_request`)."""
-
-    name: str                # names its calls in the preload file
-    inline: bytes            # the request carrying its calls
-    by_name: bytes           # the same request naming calls preloaded into the worker (kept ones only)
-    limits: tuple[int, int]  # (header, blob) bytes a reply may use: worker.limits_for_caps
-
-
-_PREPARED: dict[bytes, Prepared] = {}
-
-
-def prepared(request: bytes, *, keep: bool = False) -> Prepared:
-    """The worker's forms of an encoded call request and the reply limits for it. With
-    ``keep`` (the corpus' requests, which repeat for every submission) the result is
-    kept for the life of the process; one-off requests (shrinking's) are not."""
-    entry = _PREPARED.get(request)
-    if entry is None:
-        decoded = wire.decode(request[8:])
-        name = hashlib.blake2b(request, digest_size=16).hexdigest()
-        inline = wire.prepare_call_request(decoded)
-        # Only kept requests (the corpus') are ever preloaded: a one-off one needs no by-name form.
-        by_name = wire.encode_request(wire.prepare_call_request(decoded, ref=name)) if keep else b""
-        entry = Prepared(name, wire.encode_request(inline), by_name, wire.limits_for_caps(inline["caps"]))
-        if keep:
-            _PREPARED[request] = entry
-    return entry
-
-
-_PRELOADS: dict[tuple[bytes, ...], bytes] = {}
-
-
-def preload_file(requests: tuple[bytes, ...]) -> bytes:
-    """The worker's preload file for these (kept) call requests: ``{name: calls}``
-    pickled once per process (see ``worker/__init__.py``)."""
-    if requests not in _PRELOADS:
-        calls = {prepared(request, keep=True).name: wire.decode(request[8:])["calls"] for request in requests}
-        _PRELOADS[requests] = pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL)
-    return _PRELOADS[requests]
-
-
-def worker_forms(requests: tuple[bytes, ...]) -> dict:
-    """The kept forms of these call requests and their preload file, to be cached on
-    disk beside the corpus (making them costs most of a one-submission run's start)."""
-    return {"prepared": [(request, prepared(request, keep=True)) for request in requests],
-            "preload": (requests, preload_file(requests))}
-
-
-def adopt_forms(forms: dict | None) -> None:
-    """Take forms made by :func:`worker_forms` (from the trusted corpus cache)."""
-    if not forms:
-        return
-    for request, entry in forms["prepared"]:
-        _PREPARED.setdefault(request, entry)
-    requests, data = forms["preload"]
-    _PRELOADS.setdefault(tuple(requests), data)
-
-
-def reply_limits(request: bytes) -> tuple[int, int]:
-    """(header, blob) bytes a reply to this encoded call request may use."""
-    return prepared(request).limits
-
-
 @dataclass
 class InFlight:
     """A batch request sent to the worker whose reply is not read yet."""
@@ -201,22 +116,18 @@ class WorkerSession:
         ``preload``: encoded call requests (the corpus') whose calls every worker of
         this session gets when it starts; batches of them then travel by name.
         ``lang``: the submission's language, which the support library reports to it."""
-        self.preload = tuple(preload)
-        self._worker_has: frozenset[str] = frozenset()  # names the running worker was given
+        self.spec = WorkerSpec(limits, tuple(Path(d) for d in import_dirs), tuple(preload))
         self.cells = list(cells)
         self.kernels = list(kernels)
         self.budget = budget
-        self.limits = limits
-        self.import_dirs = [Path(d) for d in import_dirs]
         self.spare = spare
         self.recycle = bool(spare and spare.recycle)  # start workers that can be recycled
         self.lang = lang
         self.deadline = time.monotonic() + budget.submission_timeout
         self.started = time.monotonic()  # the honest cap (time_limit) counts from here
         self.cpu_used = 0.0              # CPU seconds of the student's code, as its worker reported them
-        self.proc = None
+        self.worker: WorkerProcess | None = None
         self.report = LoadReport()
-        self._buffer = bytearray()
         self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
         self._inflight: list[InFlight] = []  # sent, reply unread, in the order sent
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
@@ -257,13 +168,8 @@ class WorkerSession:
 
     def _load_request(self) -> dict:
         return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
-                "budget": self.budget.for_worker(), "import_dirs": list(self._import_dirs_inside()), "lang": self.lang,
+                "budget": self.budget.for_worker(), "import_dirs": list(self.spec.import_dirs_inside()), "lang": self.lang,
                 "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells]}
-
-    def _import_dirs_inside(self) -> dict[str, Path]:
-        """``import_dirs`` by the path the worker sees them at, read-only (the only
-        place that maps them): ``/m5/lib0``, ``/m5/lib1``, ..."""
-        return {f"{sandbox.INSIDE_FILES}/lib{i}": d for i, d in enumerate(self.import_dirs)}
 
     def start(self) -> LoadReport:
         """Start a worker and load the cells (or finish a load :meth:`begin` started);
@@ -306,7 +212,7 @@ class WorkerSession:
         """Send the load request now if the spare's worker can be had without waiting
         (a class run loads the next submission while the current one is graded); True
         if it went out. :meth:`start` finishes the load."""
-        if self._loading or self._loaded or self.proc is not None or not (self.spare and self.spare.ready()):
+        if self._loading or self._loaded or self.worker is not None or not (self.spare and self.spare.ready()):
             return False
         if not self.spare.hand_over(self):
             return False
@@ -376,19 +282,19 @@ class WorkerSession:
         return True
 
     def close(self) -> None:
-        if self.proc is not None:
+        if self.worker is not None:
             try:
                 self._send({"op": "exit"})
             except (WorkerLost, OSError):
                 self._stop()
-        if self.proc is not None and self.spare is not None and self.recyclable:
+        if self.worker is not None and self.spare is not None and self.recyclable:
             self.spare.take_back(self)
         self._stop()
 
     @property
     def recycles(self) -> bool:
         """The running worker was started as a recycling one (see :class:`SpareWorker`)."""
-        return self.proc is not None and getattr(self.proc, "sandbox_recycle_fd", None) is not None
+        return self.worker is not None and self.worker.recycles
 
     @property
     def recyclable(self) -> bool:
@@ -396,50 +302,32 @@ class WorkerSession:
         clean: it recycles and no batch of it is unanswered."""
         return self.recycles and not self._inflight and not self.out_of_time
 
-    def _worker_files(self) -> dict[str, bytes]:
-        files = {source.name: source.read_bytes() for source in WORKER_FILES}
-        if self.preload:
-            files[wire.PRELOAD_FILE] = preload_file(self.preload)
-        return files
-
-    def spawn(self, wait: bool = True) -> None:
+    def spawn(self) -> None:
         """Start a worker in a new sandbox (the one running, if any, is stopped first)."""
         self._stop()
-        # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
-        # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
-        # worker, so a submission that depends on it is graded the same every time.
-        self.proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_ENTRY}"],
-                                  files=self._worker_files(),
-                                  ro_dirs=self._import_dirs_inside(), limits=self.limits, env={"PYTHONHASHSEED": "0"},
-                                  wait=wait, recycle_env=wire.RECYCLE_FD_ENV if self.recycle else None)
-        os.set_blocking(self.proc.stdout.fileno(), False)
-        wire.widen_pipe(self.proc.stdout.fileno())  # room for whole replies: the worker never waits for the grader
-        self._buffer.clear()
-        self._worker_has = frozenset(prepared(request, keep=True).name for request in self.preload)
+        self.worker = WorkerProcess.start(self.spec, recycle=self.recycle)
 
     def _stop(self) -> None:
-        # The worker's scratch is a tmpfs private to its sandbox: terminate ends both.
-        if self.proc is not None:
-            for stream in (self.proc.stdin, self.proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            sandbox.terminate(self.proc)
-            self.proc = None
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
 
-    def take_worker(self, other: "WorkerSession") -> None:
-        """Run on ``other``'s worker from now on (its sandbox, and the corpus preloaded
-        in it); ``other`` is left without one, and this session's own is stopped."""
+    def take_worker(self, worker: WorkerProcess) -> None:
+        """Run on ``worker`` from now on (its sandbox, and the corpus preloaded in it);
+        this session's own, if any, is stopped."""
         self._stop()
-        self.proc, other.proc = other.proc, None
-        self._worker_has = other._worker_has
-        self._buffer.clear()
+        worker.buffer.clear()
+        self.worker = worker
+
+    def give_worker(self) -> WorkerProcess | None:
+        """The running worker, which this session no longer holds (None if none)."""
+        worker, self.worker = self.worker, None
+        return worker
 
     def restart(self) -> None:
         """After a lost kernel: a worker that is still running has already replaced the
         process it lost; a worker that is gone is started afresh (cells loaded again)."""
-        if self.proc is None and not self.out_of_time:
+        if self.worker is None and not self.out_of_time:
             fatal = list(self.report.fatal_cells)
             self.report = LoadReport(fatal_cells=fatal)
             self._loading = self._loaded = False
@@ -461,9 +349,9 @@ class WorkerSession:
         """Send a pre-encoded call request (unless sent ahead); return one outcome per call."""
         if self.out_of_time:
             raise WorkerLost("timeout")
-        if self.proc is None:  # lost earlier (e.g. while shrinking): that loss was charged already
+        if self.worker is None:  # lost earlier (e.g. while shrinking): that loss was charged already
             self.restart()
-            if self.proc is None:
+            if self.worker is None:
                 raise WorkerLost("timeout" if self.out_of_time else "crashed")
         planned = any(r is request for r, _ in self._planned)
         self._planned = [(r, n) for r, n in self._planned if r is not request]
@@ -487,7 +375,7 @@ class WorkerSession:
 
     def values(self, names: list[str]) -> dict:
         self._discard_inflight()  # batches sent ahead and never asked for (the time cap)
-        if self.proc is None or self.out_of_time:
+        if self.worker is None or self.out_of_time:
             raise WorkerLost("timeout" if self.out_of_time else "crashed")
         self._send({"op": "values", "names": names})
         deadline = time.monotonic() + self.budget.load_timeout + len(names) * wire.ANSWER_WALL + GRACE
@@ -500,7 +388,7 @@ class WorkerSession:
 
     def _submit(self, request: bytes, n_calls: int, keep: bool) -> None:
         forms = prepared(request, keep=keep)
-        self._write(forms.by_name if forms.by_name and forms.name in self._worker_has else forms.inline)
+        self._write(forms.by_name if forms.by_name and forms.name in self.worker.preloaded else forms.inline)
         # A batch queued behind others starts its clock when it reaches the head (_collect).
         self._inflight.append(InFlight(request, time.monotonic() + self._batch_deadline(n_calls), forms.limits, n_calls, keep))
 
@@ -512,7 +400,7 @@ class WorkerSession:
     def _send_ahead(self) -> None:
         """Keep up to AHEAD planned batches in flight: the worker starts the next one
         the moment it finishes one, while the grader decodes and judges."""
-        while self._planned and len(self._inflight) < AHEAD and self.proc is not None and not self.out_of_time:
+        while self._planned and len(self._inflight) < AHEAD and self.worker is not None and not self.out_of_time:
             request, n_calls = self._planned.pop(0)
             try:
                 self._submit(request, n_calls, keep=True)
@@ -565,77 +453,15 @@ class WorkerSession:
 
     # ------------------------------------------------------------ transport
     def _send(self, obj) -> None:
-        self._write(wire.encode_request(obj))
+        self.worker.send(obj)
 
-    def _write(self, data: bytes, timeout: float = 30.0) -> None:
-        """Write under a deadline: a worker that stops reading cannot block the grader."""
-        fd = self.proc.stdin.fileno()
-        os.set_blocking(fd, False)
-        view = memoryview(data)
-        deadline = time.monotonic() + timeout
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_WRITE)
-            while view:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise WorkerLost("timeout")
-                if not sel.select(timeout=remaining):
-                    continue
-                try:
-                    written = os.write(fd, view)
-                except BlockingIOError:
-                    continue
-                except (BrokenPipeError, OSError):
-                    raise WorkerLost("crashed") from None
-                view = view[written:]
+    def _write(self, data: bytes) -> None:
+        self.worker.write(data)
 
     def _receive(self, deadline: float, limits: tuple[int, int], wait: bool = True) -> dict | None:
-        """One reply frame, refused unread if it claims more than ``limits`` (header
-        bytes, blob bytes) allow: the grader never holds more than that per reply.
-        ``wait`` False: None unless a whole frame is there after one read that never blocks."""
-        header_cap, blob_cap = limits
-        fd = self.proc.stdout.fileno()
-        need = None
-        polled = False
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while True:
-                if need is None and len(self._buffer) >= 12:
-                    need = 8 + int.from_bytes(self._buffer[:8], "big")
-                    header = int.from_bytes(self._buffer[8:12], "big")
-                    if header > header_cap or need - 12 - header > blob_cap or need < 12 + header:
-                        raise WorkerLost("protocol")
-                if need is not None and len(self._buffer) >= need:
-                    payload = bytes(self._buffer[8:need])
-                    del self._buffer[:need]
-                    try:
-                        reply = wire.decode(payload, trusted=False)
-                    except (wire.WireError, ValueError, RecursionError):
-                        raise WorkerLost("protocol") from None
-                    if not isinstance(reply, dict):
-                        raise WorkerLost("protocol")
-                    return reply
-                if not wait:
-                    if polled:
-                        return None
-                    polled = True
-                else:
-                    remaining = min(deadline, self.deadline) - time.monotonic()
-                    if remaining <= 0:
-                        raise WorkerLost("timeout")
-                    if not sel.select(timeout=remaining):
-                        continue
-                try:
-                    chunk = os.read(fd, 1 << 20)
-                except BlockingIOError:
-                    if not wait:
-                        return None
-                    continue
-                except OSError:
-                    raise WorkerLost("crashed") from None
-                if not chunk:
-                    raise WorkerLost("crashed")
-                self._buffer += chunk
+        """One reply frame (:meth:`WorkerProcess.receive`), by ``deadline`` and the
+        submission's own deadline, whichever comes first."""
+        return self.worker.receive(min(deadline, self.deadline), limits, wait)
 
 
 class SpareWorker:
@@ -655,12 +481,10 @@ class SpareWorker:
 
     def __init__(self, limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
                  preload: Sequence[bytes] = (), recycle: bool = True):
-        self.limits = limits
-        self.import_dirs = [Path(d) for d in import_dirs]
-        self.preload = tuple(preload)
+        self.spec = WorkerSpec(limits, tuple(Path(d) for d in import_dirs), tuple(preload))
         self.recycle = recycle
         self.remaining = 0
-        self._holder: WorkerSession | None = None
+        self._holder: WorkerProcess | None = None
         self._returned = False     # the holder's sandbox is a recycled one, not yet seen clean
         self._expect_back = False  # the current session's sandbox is promised to the next one
 
@@ -678,24 +502,13 @@ class SpareWorker:
         if session is not None and session.recycles:
             self._expect_back = True
             return
-        holder = WorkerSession([], [], limits=self.limits, import_dirs=self.import_dirs, preload=self.preload)
-        holder.recycle = self.recycle
-        holder.spawn(wait=False)  # its set-up overlaps this submission's grading
-        self._holder, self._returned = holder, False
+        # Its set-up overlaps this submission's grading.
+        self._holder = WorkerProcess.start(self.spec, recycle=self.recycle, wait=False)
+        self._returned = False
 
     def ready(self) -> bool:
-        """The spare's worker can be handed over at once: a recycled sandbox has said it
-        is clean (the byte stays unread for :meth:`hand_over`), a new one has started."""
-        holder = self._holder
-        if holder is None or holder.proc is None:
-            return False
-        fd = holder.proc.sandbox_recycle_fd if self._returned else getattr(holder.proc, "sandbox_ready_fd", None)
-        if fd is None:
-            return True
-        try:
-            return bool(select.select([fd], [], [], 0)[0])
-        except (OSError, ValueError):
-            return False
+        """The spare's worker can be handed over at once (:meth:`WorkerProcess.started_now`)."""
+        return self._holder is not None and self._holder.started_now(self._returned)
 
     def take_back(self, session: WorkerSession) -> None:
         """Keep ``session``'s worker (already told to exit) for the next submission, if
@@ -703,23 +516,18 @@ class SpareWorker:
         if not self._expect_back or self._holder is not None:
             return
         self._expect_back = False
-        holder = WorkerSession([], [], limits=session.limits, import_dirs=session.import_dirs,
-                               preload=session.preload)
-        holder.take_worker(session)
-        self._holder, self._returned = holder, True
+        self._holder, self._returned = session.give_worker(), True
 
     def hand_over(self, session: WorkerSession) -> bool:
         """Give the spare's running worker to ``session`` if it fits; True if given."""
         holder, self._holder = self._holder, None
         if holder is None:  # (a promised sandbox, if any, may still come back: see take_back)
             return False
-        fits = (holder.limits == session.limits and holder.import_dirs == session.import_dirs
-                and holder.preload == session.preload and holder.proc is not None
-                and sandbox.await_started(holder.proc) and holder.proc.poll() is None)
+        fits = holder.spec == session.spec and holder.running()
         if fits and self._returned:
-            fits = _came_back_clean(holder.proc)
+            fits = holder.came_back_clean()
         if not fits:
-            holder.close()
+            holder.stop()
             return False
         session.take_worker(holder)
         return True
@@ -727,37 +535,5 @@ class SpareWorker:
     def close(self) -> None:
         holder, self._holder = self._holder, None
         if holder is not None:
-            holder.close()
+            holder.stop()
 
-
-def _came_back_clean(proc) -> bool:
-    """Wait for a recycled sandbox's "clean" byte; then drop whatever the last parent
-    wrote to the grader and nobody read (it is dead: nothing more can follow)."""
-    fd = proc.sandbox_recycle_fd
-    ready, _, _ = select.select([fd], [], [], RECYCLE_WAIT)
-    try:
-        if not ready or os.read(fd, 1) != wire.RECYCLED:
-            return False
-    except OSError:
-        return False
-    if not _shared_memory_back(proc):
-        return False
-    out = proc.stdout.fileno()
-    for _ in range(1 << 12):  # at most 4 GiB of leftovers, read 1 MiB at a time
-        try:
-            if not os.read(out, 1 << 20):
-                return False
-        except BlockingIOError:
-            return True
-        except OSError:
-            return False
-    return False
-
-
-def _shared_memory_back(proc) -> bool:
-    """The shared memory charged to a recycled sandbox's cgroup is back near what a
-    fresh one holds (its /m5 files in bwrap's tmpfs): a memfd or a tmpfs file that
-    outlived the last submission's processes shows here. True when unreadable."""
-    cgroup = getattr(proc, "sandbox_cgroup", None)
-    held = cgroup.shmem_bytes() if cgroup is not None else None
-    return held is None or held <= getattr(proc, "sandbox_file_bytes", 0) + RECYCLE_SHMEM_SLACK

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from autograder.grade.worker import wire
 from autograder.grade.corpus import context_free_generation, reference_outcome
 from autograder.grade.properties import Failure, Property
-from autograder.grade.run import WorkerLost, WorkerSession
+from autograder.grade.run import WorkerSession
+from autograder.grade.worker_process import WorkerLost
 
 
 class _Found(Exception):
@@ -79,7 +80,7 @@ def search_counterexample(prop: Property, session: WorkerSession, *, budget_seco
               report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet)
     @given(prop.strategy)
     def probe(case):
-        if time.monotonic() > deadline or session.proc is None:
+        if time.monotonic() > deadline or session.worker is None:
             raise _OutOfTime()
         calls = prop.calls(case)
         request = wire.encode_request({"op": "call", "kernel": prop.kernel, "call_timeout": session.budget.call_timeout,

@@ -56,16 +56,16 @@ def handed_over(monkeypatch) -> list:
 
 @pytest.fixture
 def recycles(monkeypatch) -> list:
-    """Whether each sandbox handed on came back clean (run._came_back_clean), in order."""
-    from autograder.grade import run
+    """Whether each sandbox handed on came back clean (WorkerProcess.came_back_clean), in order."""
+    from autograder.grade import worker_process
 
     counted = []
-    real = run._came_back_clean
+    real = worker_process.WorkerProcess.came_back_clean
 
-    def counting(proc):
-        clean = real(proc)
+    def counting(worker):
+        clean = real(worker)
         counted.append(clean)
         return clean
 
-    monkeypatch.setattr(run, "_came_back_clean", counting)
+    monkeypatch.setattr(worker_process.WorkerProcess, "came_back_clean", counting)
     return counted

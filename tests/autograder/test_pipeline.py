@@ -261,7 +261,7 @@ def test_damaged_cached_forms_are_made_again_and_give_no_first_worker(tmp_path, 
     assert pipeline.corpus_requests(again) == pipeline.corpus_requests(corpus)
     first = cache.first_worker()
     try:
-        assert first is not None and first.preload == pipeline.corpus_requests(corpus)
+        assert first is not None and first.spec.preload == pipeline.corpus_requests(corpus)
     finally:
         first.close()
 

@@ -22,10 +22,10 @@ import pytest
 
 import reference_impl
 from autograder.demo import CORRECT
-from autograder.grade.run import WORKER_ENTRY, WORKER_PACKAGE
 from autograder.grade.extract import extract
 from autograder.grade.pipeline import grade_submission
-from autograder.grade.run import WorkerLost, WorkerSession
+from autograder.grade.run import WorkerSession
+from autograder.grade.worker_process import WORKER_ENTRY, WORKER_PACKAGE, WorkerLost, WorkerProcess
 
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from test_adversarial import BUDGET, EXPECTED, sealed  # noqa: F401 - `sealed` is a fixture used below
@@ -68,16 +68,15 @@ def keeper_session(tmp_path):
         path = tmp_path / "kernels.py"
         path.write_text(source)
         session = WorkerSession(extract(path, set(KERNELS)).cells, list(KERNELS))
-        session.proc = subprocess.Popen([sys.executable, "-c", KEEPER, sys.executable, "-s", "-P", str(WORKER_PACKAGE / WORKER_ENTRY)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
-                                        cwd=tmp_path)
-        os.set_blocking(session.proc.stdout.fileno(), False)
+        session.worker = WorkerProcess(subprocess.Popen(
+            [sys.executable, "-c", KEEPER, sys.executable, "-s", "-P", str(WORKER_PACKAGE / WORKER_ENTRY)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True, cwd=tmp_path))
         sessions.append(session)
         return session
     yield start
     for session in sessions:
         try:
-            os.killpg(session.proc.pid, signal.SIGKILL)
+            os.killpg(session.worker.pid, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
         for pid in _orphans():

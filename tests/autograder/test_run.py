@@ -11,7 +11,9 @@ import pytest
 from autograder.demo import CORRECT
 from autograder.grade.worker import wire
 from autograder.grade.extract import Cell
-from autograder.grade.run import Budget, InFlight, WorkerLost, WorkerSession, prepared, reply_limits
+from autograder.grade.call_forms import prepared, reply_limits
+from autograder.grade.run import Budget, InFlight, WorkerSession
+from autograder.grade.worker_process import WorkerLost
 
 KERNELS = ["return_to_go", "expectile_loss"]
 SOURCE = CORRECT.read_text() + '''
@@ -124,12 +126,12 @@ def expectile_loss(diff, tau):
     rtg = request("return_to_go", RTG)
     with WorkerSession([Cell("a", parent_killer)], KERNELS) as session:
         session.start()
-        first_worker = session.proc.pid
+        first_worker = session.worker.pid
         session.plan([(killer, 1), (rtg, len(RTG))])  # both in flight at once
         with pytest.raises(WorkerLost):
             session.call_batch(killer, 1)
         session.restart()
-        assert session.proc is not None and session.proc.pid != first_worker
+        assert session.worker is not None and session.worker.pid != first_worker
         again = session.call_batch(rtg, len(RTG))  # sent again, to the fresh worker
     assert again[1]["v"].tolist() == [3.0]
 
@@ -138,12 +140,12 @@ def test_a_call_that_kills_the_student_process_costs_only_its_batch():
     killer = request("expectile_loss", [((np.array([1.0]), 0.123), {})])
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
         session.start()
-        worker_pid = session.proc.pid
+        worker_pid = session.worker.pid
         with pytest.raises(WorkerLost) as lost:
             session.call_batch(killer, 1)
         assert lost.value.reason == "crashed"
         session.restart()  # the worker already forked a fresh child: nothing to restart
-        assert session.proc.pid == worker_pid
+        assert session.worker.pid == worker_pid
         again = session.call_batch(request("return_to_go", RTG), len(RTG))
     assert again[1]["v"].tolist() == [3.0]
 
@@ -243,7 +245,7 @@ def _lose_workers_before_their_first_cell(monkeypatch, lost: int) -> list:
     real_send, real_receive = run.WorkerSession._send_load, run.WorkerSession._receive
 
     def send_load(self):
-        attempts.append(self.proc.pid)
+        attempts.append(self.worker.pid)
         real_send(self)
 
     def receive(self, *args, **kwargs):

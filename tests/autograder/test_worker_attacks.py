@@ -307,7 +307,8 @@ GRADER = '''
 import json, os, subprocess, sys
 import numpy as np
 from autograder.grade.worker import wire
-from autograder.grade.run import WorkerLost, WorkerSession
+from autograder.grade.run import WorkerSession
+from autograder.grade.worker_process import WorkerLost, WorkerProcess
 
 
 def peak_kb():
@@ -319,8 +320,8 @@ request = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_tim
                                "calls": [[[np.zeros(8)], {}]] * 100})
 session = WorkerSession([], ["return_to_go"])
 before = peak_kb()
-session.proc = subprocess.Popen([sys.executable, "-c", sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-os.set_blocking(session.proc.stdout.fileno(), False)
+session.worker = WorkerProcess(subprocess.Popen([sys.executable, "-c", sys.argv[1]], stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE))
 try:
     session.call_batch(request, 100)
     reason = None
