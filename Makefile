@@ -58,6 +58,7 @@ demo: $(STAMP)
 # (pyproject's [tool.importlinter]). make test runs it first, so .ci/run enforces it.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 test: $(STAMP) lint browser-deps

@@ -16,6 +16,7 @@ Each command imports its stage inside its own function: ``m5 --help``, ``m5 chec
 the start of ``m5 grade`` (whose first worker starts before the grading modules load,
 see :class:`_EarlyStart`) do not pay for the grader, Hypothesis or torch.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,7 @@ class _ShowVersion(argparse.Action):
     """``--version``, looked up only when asked: the lookup reads the installed packages'
     metadata, 30-60 ms that every other command would pay too."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="show the version and exit"):
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help="show the version and exit"):
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
@@ -90,8 +90,7 @@ class _EarlyStart:
 
         self._worker = self._cache = self.error = None
         self._probed, self._imported = threading.Event(), threading.Event()
-        self._thread = threading.Thread(target=self._start, args=(sandbox, want_worker), name="m5-early-start",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._start, args=(sandbox, want_worker), name="m5-early-start", daemon=True)
         self._thread.start()
         try:
             if want_worker:  # while the probe runs (imported here, never in the thread)
@@ -124,8 +123,7 @@ class _EarlyStart:
             from autograder.grade.report import for_terminal
 
             what = f"{type(self.error).__name__}: {self.error}"
-            print(f"m5 grade: the early start failed ({for_terminal(what)}); "
-                  "its work is done again in order", file=sys.stderr)
+            print(f"m5 grade: the early start failed ({for_terminal(what)}); its work is done again in order", file=sys.stderr)
             self.error = None  # said once
         worker, self._worker = self._worker, None
         return worker
@@ -173,24 +171,43 @@ def _grade(args, early: _EarlyStart) -> int:
     bar = None
     if len(found) > 1 and not args.json and sys.stderr.isatty():
         from tqdm.auto import tqdm
+
         bar = tqdm(total=len(found), desc="grading", unit="submission", file=sys.stderr)
     # Shrinking gives the nicest counterexample but costs up to 2 s per failing submission:
     # on by default for one submission (a student's feedback), off for a class run.
     shrink = args.shrink if args.shrink is not None else len(found) == 1
     out = Path(args.out)
-    results, written = classrun.grade_into(found, out, jobs=args.jobs, lang=args.lang, shrink=shrink,
-                                  isolation_warning=iso.warning, csv_format=args.csv_format,
-                                  progress=bar.update if bar else None, recycle=not args.fresh_sandbox,
-                                  first=early.worker, shard=shard, also_answers=skipped)
+    results, written = classrun.grade_into(
+        found,
+        out,
+        jobs=args.jobs,
+        lang=args.lang,
+        shrink=shrink,
+        isolation_warning=iso.warning,
+        csv_format=args.csv_format,
+        progress=bar.update if bar else None,
+        recycle=not args.fresh_sandbox,
+        first=early.worker,
+        shard=shard,
+        also_answers=skipped,
+    )
     if bar:
         bar.close()
     if args.json:
         documents = [report.results_json(r, iso.warning) for r in results]
         if len(documents) > 1:
-            documents = [{"submission": r.label, "student": r.student, "assignment": r.assignment,
-                          "language": r.language, "timestamp": r.timestamp,
-                          "results_file": str(written[i]), **doc}
-                         for i, (r, doc) in enumerate(zip(results, documents))]
+            documents = [
+                {
+                    "submission": r.label,
+                    "student": r.student,
+                    "assignment": r.assignment,
+                    "language": r.language,
+                    "timestamp": r.timestamp,
+                    "results_file": str(written[i]),
+                    **doc,
+                }
+                for i, (r, doc) in enumerate(zip(results, documents))
+            ]
         print(report.dump_json(documents if len(documents) > 1 else documents[0]))
         return EXIT_OK
     lang = args.lang or "en"
@@ -259,8 +276,7 @@ def cmd_course(args) -> int:
     from autograder.assign.course import CourseError, init_course, next_steps
 
     try:
-        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force,
-                              langs=tuple(args.lang))
+        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force, langs=tuple(args.lang))
     except CourseError as exc:
         raise UsageError(str(exc)) from None
     course = written[-1].parent
@@ -284,12 +300,12 @@ def cmd_demo(args) -> int:
     return demo.main()
 
 
-def _subcommand(sub, name: str, summary: str, details: str, example: str, func, arguments=(),
-                **kwargs) -> argparse.ArgumentParser:
+def _subcommand(sub, name: str, summary: str, details: str, example: str, func, arguments=(), **kwargs) -> argparse.ArgumentParser:
     """A sub-command whose --help gives its purpose, arguments with defaults, and an
     example; ``arguments`` are (flags, add_argument options) pairs."""
-    parser = sub.add_parser(name, help=summary, description=f"{summary}. {details}",
-                            epilog=f"example:\n  {example}", formatter_class=HelpFormatter, **kwargs)
+    parser = sub.add_parser(
+        name, help=summary, description=f"{summary}. {details}", epilog=f"example:\n  {example}", formatter_class=HelpFormatter, **kwargs
+    )
     for flags, options in arguments:
         parser.add_argument(*flags, **options)
     parser.set_defaults(func=func)
@@ -309,110 +325,174 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="m5", formatter_class=HelpFormatter,
-        description="Module 5 course package: grade, check, release, lab. "
-                    "Run from the project's .venv (`.venv/bin/m5 ...`, or `source .venv/bin/activate` first).",
-        epilog="example:\n  m5 grade course/submitted --jobs 2 --out grades\n  m5 grade --help")
+        prog="m5",
+        formatter_class=HelpFormatter,
+        description=(
+            "Module 5 course package: grade, check, release, lab. "
+            "Run from the project's .venv (`.venv/bin/m5 ...`, or `source .venv/bin/activate` first)."
+        ),
+        epilog="example:\n  m5 grade course/submitted --jobs 2 --out grades\n  m5 grade --help",
+    )
     parser.add_argument("--version", action=_ShowVersion)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = _subcommand(
-        sub, "grade", "grade submissions with the hidden property tests (student code runs sandboxed)",
+        sub,
+        "grade",
+        "grade submissions with the hidden property tests (student code runs sandboxed)",
         "Folders are searched recursively and understand nbgrader's submitted/<student>/<assignment>/ layout; "
         "lab and unrelated notebooks are skipped with one line. Writes <out>/<relative path>/results.json "
         "per submission (as each finishes) and <out>/grades.csv. Every assignment is out of "
         "120 points (10 kernels x 10, 20 numerical answers), notebook or .py. Exit status: 0 when grading "
         "completed, 2 on bad arguments or one unreadable submission, 3 when the sandbox cannot work under "
         "this machine's limits.",
-        "m5 grade course/submitted --jobs 2 --csv-format moodle", cmd_grade)
+        "m5 grade course/submitted --jobs 2 --csv-format moodle",
+        cmd_grade,
+    )
     g.add_argument("paths", nargs="+", metavar="PATH", help="notebooks (.ipynb), .py files, or folders of them")
     g.add_argument("--out", default="grades", help="output folder")
     g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (at most one per core)")
-    g.add_argument("--json", action="store_true",
-                   help="print results.json instead of the table (a JSON list for several submissions)")
+    g.add_argument("--json", action="store_true", help="print results.json instead of the table (a JSON list for several submissions)")
     g.add_argument("--lang", choices=["en", "ru"], help="feedback language (default: each submission's own)")
-    g.add_argument("--csv-format", choices=CSV_FORMATS, default="m5",
-                   help="also write grades_moodle.csv or grades_canvas.csv, ready to import (one row per student)")
-    g.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
-                   help="search for the smallest counterexample of each failed test (default: on for one "
-                        "submission, off for several; off uses the smallest failing generated input)")
-    g.add_argument("--fresh-sandbox", action="store_true",
-                   help="start a new sandbox for every submission instead of handing on a cleaned one "
-                        "(slower; docs/sandbox.md, 'Recycling')")
-    g.add_argument("--shard", metavar="K/N",
-                   help="grade only the K-th of N fixed parts of the class (by submission path), for m5 merge "
-                        "(docs/sharding.md)")
+    g.add_argument(
+        "--csv-format",
+        choices=CSV_FORMATS,
+        default="m5",
+        help="also write grades_moodle.csv or grades_canvas.csv, ready to import (one row per student)",
+    )
+    g.add_argument(
+        "--shrink",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=(
+            "search for the smallest counterexample of each failed test (default: on for one "
+            "submission, off for several; off uses the smallest failing generated input)"
+        ),
+    )
+    g.add_argument(
+        "--fresh-sandbox",
+        action="store_true",
+        help="start a new sandbox for every submission instead of handing on a cleaned one (slower; docs/sandbox.md, 'Recycling')",
+    )
+    g.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only the K-th of N fixed parts of the class (by submission path), for m5 merge (docs/sharding.md)",
+    )
 
     _subcommand(
-        sub, "merge", "join the outputs of m5 grade --shard 1/N ... N/N into one class output",
+        sub,
+        "merge",
+        "join the outputs of m5 grade --shard 1/N ... N/N into one class output",
         "Checks that the folders hold shards 1..N of one class, each submission once, before writing anything; "
         "then copies their results.json folders into --out and writes grades.csv (and the LMS export) exactly "
         "as one unsharded run would. Exit status: 0 merged, 2 refused (the message says why).",
-        "m5 merge grades-1 grades-2 grades-3 --out grades --csv-format moodle", cmd_merge,
-        [(("folders",), dict(nargs="+", metavar="SHARD_OUT", help="the --out folder of each shard")),
-         (("--out",), dict(required=True, help="the merged output folder (not one of the shard folders)")),
-         (("--csv-format",), dict(choices=CSV_FORMATS, default="m5",
-                                  help="also write grades_moodle.csv or grades_canvas.csv")),
-         (("--lang",), dict(choices=["en", "ru"], help="language of the class report (default: en)"))])
+        "m5 merge grades-1 grades-2 grades-3 --out grades --csv-format moodle",
+        cmd_merge,
+        [
+            (("folders",), dict(nargs="+", metavar="SHARD_OUT", help="the --out folder of each shard")),
+            (("--out",), dict(required=True, help="the merged output folder (not one of the shard folders)")),
+            (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also write grades_moodle.csv or grades_canvas.csv")),
+            (("--lang",), dict(choices=["en", "ru"], help="language of the class report (default: en)")),
+        ],
+    )
     _subcommand(
-        sub, "review", "mark the written answers of a graded class, then merge the marks",
+        sub,
+        "review",
+        "mark the written answers of a graded class, then merge the marks",
         "Without --marks: writes GRADES_DIR/review/ (one page per question: question, model answer, points, every "
         "student's answer) and GRADES_DIR/marks.csv to fill. With --marks: checks the filled file (refused in one "
         "line naming the row, nothing written) and rewrites grades.csv and the LMS export out of 167.",
-        "m5 review grades --lang ru; m5 review grades --marks grades/marks.csv --csv-format moodle", cmd_review,
-        [(("grades_dir",), dict(metavar="GRADES_DIR", help="the --out folder of m5 grade or m5 merge")),
-         (("--lang",), dict(choices=["en", "ru"], help="language of the pages (default: en)")),
-         (("--marks",), dict(metavar="FILLED_CSV", help="the filled marks.csv to merge")),
-         (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv"))])
+        "m5 review grades --lang ru; m5 review grades --marks grades/marks.csv --csv-format moodle",
+        cmd_review,
+        [
+            (("grades_dir",), dict(metavar="GRADES_DIR", help="the --out folder of m5 grade or m5 merge")),
+            (("--lang",), dict(choices=["en", "ru"], help="language of the pages (default: en)")),
+            (("--marks",), dict(metavar="FILLED_CSV", help="the filled marks.csv to merge")),
+            (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv")),
+        ],
+    )
     _subcommand(
-        sub, "check", "run the public self-check tests on a notebook or .py",
+        sub,
+        "check",
+        "run the public self-check tests on a notebook or .py",
         "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "
         "full marks. Exit status: 0 all passed, 1 some failed, 2 unreadable file.",
-        "m5 check release/module05_en/m05_assignment_en.ipynb --lang en", cmd_check,
-        [(("path",), dict(metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")),
-         (("--lang",), dict(choices=["en", "ru"], help="language of the messages (default: the file's own)"))])
+        "m5 check release/module05_en/m05_assignment_en.ipynb --lang en",
+        cmd_check,
+        [
+            (("path",), dict(metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")),
+            (("--lang",), dict(choices=["en", "ru"], help="language of the messages (default: the file's own)")),
+        ],
+    )
     _subcommand(
-        sub, "gradescope-bundle", "write the Gradescope autograder zip",
+        sub,
+        "gradescope-bundle",
+        "write the Gradescope autograder zip",
         "Upload the zip as a Gradescope programming assignment's autograder; enter 120 as the assignment "
         "total. run_autograder picks the assignment notebook with content among everything uploaded "
         "(nested folders, .py, .zip).",
-        "m5 gradescope-bundle --out autograder.zip", cmd_gradescope_bundle,
-        [(("--out",), dict(default="autograder.zip", help="where to write the zip"))])
+        "m5 gradescope-bundle --out autograder.zip",
+        cmd_gradescope_bundle,
+        [(("--out",), dict(default="autograder.zip", help="where to write the zip"))],
+    )
     _subcommand(
-        sub, "lab", "run the capstone lab (figures, Markdown report, pinned artifacts)",
-        "Takes its own options: --profile smoke|full, --section NAME..., --seeds N, --out DIR, --pin "
-        "(see `m5 lab --help`).",
-        "m5 lab --profile smoke --out lab-out", cmd_lab,
-        [(("lab_args",), dict(nargs=argparse.REMAINDER, help="the lab's own options"))], add_help=False)
+        sub,
+        "lab",
+        "run the capstone lab (figures, Markdown report, pinned artifacts)",
+        "Takes its own options: --profile smoke|full, --section NAME..., --seeds N, --out DIR, --pin (see `m5 lab --help`).",
+        "m5 lab --profile smoke --out lab-out",
+        cmd_lab,
+        [(("lab_args",), dict(nargs=argparse.REMAINDER, help="the lab's own options"))],
+        add_help=False,
+    )
     _subcommand(
-        sub, "release", "build the student release from the instructor sources",
-        "Reads the instructor sources in source/ and writes the student folders under <out>/ "
-        "(notebooks with stubs, support library).",
-        "m5 release --out release", cmd_release,
-        [(("--out",), dict(default="release", help="output folder"))])
+        sub,
+        "release",
+        "build the student release from the instructor sources",
+        "Reads the instructor sources in source/ and writes the student folders under <out>/ (notebooks with stubs, support library).",
+        "m5 release --out release",
+        cmd_release,
+        [(("--out",), dict(default="release", help="output folder"))],
+    )
     _subcommand(
-        sub, "course", "set up an nbgrader course folder (sources with their kit, nbgrader_config.py)",
+        sub,
+        "course",
+        "set up an nbgrader course folder (sources with their kit, nbgrader_config.py)",
         "`m5 course init FOLDER` builds source/module05_en and source/module05_ru with the student kit from this "
         "checkout and writes FOLDER/nbgrader_config.py; then run nbgrader generate_assignment there. The folder "
         "must lie outside this checkout. Exit status: 0 done, 2 refused (the message says why).",
-        "m5 course init ~/m5-course --course-id m5 --exchange /srv/nbgrader/exchange", cmd_course,
-        [(("action",), dict(choices=["init"], help="what to do (init: create or rebuild the course folder)")),
-         (("folder",), dict(metavar="FOLDER", help="the course folder (created if missing)")),
-         (("--course-id",), dict(help="nbgrader course id, for the exchange")),
-         (("--exchange",), dict(help="nbgrader exchange folder shared with the students")),
-         (("--lang",), dict(nargs="+", choices=["en", "ru"], default=["en", "ru"],
-                            help="the assignments' languages (default: en ru)")),
-         (("--force",), dict(action="store_true", help="rewrite an existing nbgrader_config.py and rebuild source/"))])
+        "m5 course init ~/m5-course --course-id m5 --exchange /srv/nbgrader/exchange",
+        cmd_course,
+        [
+            (("action",), dict(choices=["init"], help="what to do (init: create or rebuild the course folder)")),
+            (("folder",), dict(metavar="FOLDER", help="the course folder (created if missing)")),
+            (("--course-id",), dict(help="nbgrader course id, for the exchange")),
+            (("--exchange",), dict(help="nbgrader exchange folder shared with the students")),
+            (("--lang",), dict(nargs="+", choices=["en", "ru"], default=["en", "ru"], help="the assignments' languages (default: en ru)")),
+            (("--force",), dict(action="store_true", help="rewrite an existing nbgrader_config.py and rebuild source/")),
+        ],
+    )
     _subcommand(
-        sub, "solutions", "build the worked-solution bundle (HTML) for students",
+        sub,
+        "solutions",
+        "build the worked-solution bundle (HTML) for students",
         "Worked answers to all exercises, in one or both languages.",
-        "m5 solutions --lang both --out solutions-html", cmd_solutions,
-        [(("--lang",), dict(choices=["en", "ru", "both"], default="both", help="language(s) of the bundle")),
-         (("--out",), dict(required=True, help="output folder (required)"))])
+        "m5 solutions --lang both --out solutions-html",
+        cmd_solutions,
+        [
+            (("--lang",), dict(choices=["en", "ru", "both"], default="both", help="language(s) of the bundle")),
+            (("--out",), dict(required=True, help="output folder (required)")),
+        ],
+    )
     _subcommand(
-        sub, "demo", "grade the bundled example submissions and show the results",
+        sub,
+        "demo",
+        "grade the bundled example submissions and show the results",
         "What `make demo` runs: worked examples, the sandbox level, a class table and one feedback report.",
-        "m5 demo", cmd_demo)
+        "m5 demo",
+        cmd_demo,
+    )
     return parser
 
 

@@ -4,6 +4,7 @@ Prints the kernels' worked examples, then grades three bundled submissions (corr
 partly wrong, adversarial) in the sandbox, shows the class table and summary, and
 one student's feedback report.
 """
+
 from __future__ import annotations
 
 import sys
@@ -35,20 +36,28 @@ def write_demo_submissions(folder: Path) -> list[Path]:
 
 def worked_examples() -> None:
     rows = [
-        ("dqn_targets([0.2, -1], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95)",
-         ref.dqn_targets([0.2, -1.0], [0, 1], [[1.1, 1.6], [10.0, 20.0]], gamma=0.95)),
-        ("double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9)",
-         ref.double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9)),
-        ("masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0])",
-         ref.masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0])),
+        (
+            "dqn_targets([0.2, -1], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95)",
+            ref.dqn_targets([0.2, -1.0], [0, 1], [[1.1, 1.6], [10.0, 20.0]], gamma=0.95),
+        ),
+        (
+            "double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9)",
+            ref.double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9),
+        ),
+        (
+            "masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0])",
+            ref.masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0]),
+        ),
         ("cql_discrete_penalty([2, 0, -1], 0)", ref.cql_discrete_penalty([2.0, 0.0, -1.0], 0)),
         ("expectile_loss([-1, 1, 2], tau=0.8)", ref.expectile_loss([-1.0, 1.0, 2.0], 0.8)),
         ("return_to_go([1, 0, -0.5, 2])", ref.return_to_go([1.0, 0.0, -0.5, 2.0])),
         ("return_to_go([1, 0, -0.5, 2], gamma=0.5)", ref.return_to_go([1.0, 0.0, -0.5, 2.0], 0.5)),
         ("pessimistic_values([1, 0.5, 2, 0.8], [4, 1, 0, 100])", ref.pessimistic_values([1, 0.5, 2, 0.8], [4, 1, 0, 100])),
         ("behavior_support_mask([0.5, 0.1, 0.2, 0.2], 0.35)", ref.behavior_support_mask([0.5, 0.1, 0.2, 0.2], 0.35)),
-        ("fqe_targets([-0.1], [False], [[2, 4]], [[0.25, 0.75]], gamma=0.9)",
-         ref.fqe_targets([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9)),
+        (
+            "fqe_targets([-0.1], [False], [[2, 4]], [[0.25, 0.75]], gamma=0.9)",
+            ref.fqe_targets([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9),
+        ),
         ("iql_advantage_weights([-1, 0, 1, 10], beta=3)", ref.iql_advantage_weights([-1.0, 0.0, 1.0, 10.0], 3.0)),
     ]
     print("== Reference kernels: worked examples of the module ==")

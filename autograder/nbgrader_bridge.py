@@ -24,6 +24,7 @@ executed again, in the sandbox, from the file. Student code that runs in the
 notebook before this cell could still tamper with this module (that is nbgrader's
 in-process model); `m5 grade` has no such weakness and is the reference grader.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -66,8 +67,7 @@ def _notebook() -> Path:
     if len(candidates) > 1:  # e.g. the English and the Russian notebook of one submission
         candidates = _being_executed(candidates)
     if len(candidates) != 1:
-        raise RuntimeError(f"nbgrader_bridge: expected one assignment notebook in {Path.cwd()}, found {len(candidates)}; "
-                           "set M5_NOTEBOOK")
+        raise RuntimeError(f"nbgrader_bridge: expected one assignment notebook in {Path.cwd()}, found {len(candidates)}; set M5_NOTEBOOK")
     return candidates[0]
 
 

@@ -7,6 +7,7 @@ Prints seconds since start at each mark: the CLI imported, the grading modules
 imported, the corpus cache loaded, the first submission graded, the class graded, and
 the command done; then the per-submission rate after the first one.
 """
+
 from __future__ import annotations
 
 import importlib.abc
@@ -41,12 +42,14 @@ class _MarkOnImport(importlib.abc.MetaPathFinder):
             real_exec(module)
             mark("grading modules imported")
             self.patch(module)
+
         spec.loader.exec_module = exec_module
         return spec
 
 
 def main(paths: list[str]) -> int:
     from autograder import cli
+
     mark("CLI imported")
     graded = []
 
@@ -58,6 +61,7 @@ def main(paths: list[str]) -> int:
                 result = real(*args, **kwargs)
                 mark(after)
                 return result
+
             setattr(pipeline, name, wrapper)
 
         timed("load_corpus", "corpus cache loaded")
@@ -70,6 +74,7 @@ def main(paths: list[str]) -> int:
             if len(graded) == 1:
                 mark("first submission graded")
             return result
+
         pipeline.grade_submission = grade_submission
 
     sys.meta_path.insert(0, _MarkOnImport(patch))
@@ -79,8 +84,10 @@ def main(paths: list[str]) -> int:
     for label, seconds in MARKS:
         print(f"{seconds:8.3f} s  {label}")
     if len(graded) > 1:
-        print(f"after the first: {(graded[-1] - graded[0]) / (len(graded) - 1):.3f} s per submission "
-              f"({len(graded)} submissions, {MARKS[-1][1] / len(graded):.3f} s each in all)")
+        print(
+            f"after the first: {(graded[-1] - graded[0]) / (len(graded) - 1):.3f} s per submission "
+            f"({len(graded)} submissions, {MARKS[-1][1] / len(graded):.3f} s each in all)"
+        )
     return code
 
 

@@ -12,6 +12,7 @@ against the number of expert labels (mean, ± sd band, each seed as a dot, the
 expert's success as the ceiling). ``--smoke`` is a seconds-long run of one seed.
 The setting flags override :class:`~reference_impl.imitation.LabelBudgetConfig`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,11 +66,16 @@ def format_table(runs: list[dict]) -> str:
         cells.append(f"{distinct['bc'][i]:.0f} / {distinct['dagger'][i]:.0f}")
         cells.append(f"{unseen['bc'][i]:.2f} / {unseen['dagger'][i]:.2f}")
         rows.append(cells)
-    header = ["labels", "BC per seed, mean ± sd", "DAgger per seed, mean ± sd", "DAgger − BC [95 % CI]",
-              "distinct states BC / DAgger", "visits to unlabeled states BC / DAgger"]
+    header = [
+        "labels",
+        "BC per seed, mean ± sd",
+        "DAgger per seed, mean ± sd",
+        "DAgger − BC [95 % CI]",
+        "distinct states BC / DAgger",
+        "visits to unlabeled states BC / DAgger",
+    ]
     widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
-    lines = [f"success rate, seeds {seeds}; expert (ceiling) "
-             + " ".join(f"{run['expert_success_rate']:.2f}" for run in runs)]
+    lines = [f"success rate, seeds {seeds}; expert (ceiling) " + " ".join(f"{run['expert_success_rate']:.2f}" for run in runs)]
     lines += [" | ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     return "\n".join(lines)
 
@@ -83,8 +89,10 @@ def draw(runs: list[dict], path: Path, title: str) -> None:
 
     budgets = np.array(runs[0]["budgets"])
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for key, label, color, shift in (("bc", "BC (expert demonstrations)", "tab:blue", -0.01),
-                                     ("dagger", "DAgger (demonstrations + own states)", "tab:orange", 0.01)):
+    for key, label, color, shift in (
+        ("bc", "BC (expert demonstrations)", "tab:blue", -0.01),
+        ("dagger", "DAgger (demonstrations + own states)", "tab:orange", 0.01),
+    ):
         values = per_budget(runs, f"{key}_success_rate")
         mean, sd = values.mean(axis=0), values.std(axis=0, ddof=1) if len(runs) > 1 else np.zeros(len(budgets))
         ax.plot(budgets, mean, "-o", color=color, label=f"{label}, mean ± sd")
@@ -120,22 +128,46 @@ def main(argv=None) -> None:
     parser.add_argument("--smoke", action="store_true", help="one seed, two budgets, short training")
     parser.add_argument("--layout", choices=sorted(LAYOUTS), help="the grid (default: the config's, wide)")
     parser.add_argument("--max-steps", type=int, dest="max_steps")
-    parser.add_argument("--repeated-labels", action="store_const", const=False, dest="distinct_labels",
-                        help="count every visit as a label (default: distinct states only)")
+    parser.add_argument(
+        "--repeated-labels",
+        action="store_const",
+        const=False,
+        dest="distinct_labels",
+        help="count every visit as a label (default: distinct states only)",
+    )
     parser.add_argument("--slip", type=float, dest="slip_probability")
-    parser.add_argument("--demo-slip", type=_demo_slip, dest="demonstration_slip_probability",
-                        help="slip probability while the expert demonstrates, or 'same' as --slip")
+    parser.add_argument(
+        "--demo-slip",
+        type=_demo_slip,
+        dest="demonstration_slip_probability",
+        help="slip probability while the expert demonstrates, or 'same' as --slip",
+    )
     parser.add_argument("--beta", type=float)
-    parser.add_argument("--constant-beta", action="store_const", const=False, dest="decay_beta",
-                        help="the expert acts with probability beta in every round (default: beta**round)")
+    parser.add_argument(
+        "--constant-beta",
+        action="store_const",
+        const=False,
+        dest="decay_beta",
+        help="the expert acts with probability beta in every round (default: beta**round)",
+    )
     parser.add_argument("--initial-labels", type=int, dest="initial_labels")
     parser.add_argument("--labels-per-round", type=int, dest="labels_per_round")
     args = parser.parse_args(argv)
 
-    overrides = {k: (None if v == SAME else v)
-                 for k in ("slip_probability", "demonstration_slip_probability", "beta", "decay_beta",
-                           "initial_labels", "labels_per_round", "max_steps", "distinct_labels")
-                 if (v := getattr(args, k)) is not None}
+    overrides = {
+        k: (None if v == SAME else v)
+        for k in (
+            "slip_probability",
+            "demonstration_slip_probability",
+            "beta",
+            "decay_beta",
+            "initial_labels",
+            "labels_per_round",
+            "max_steps",
+            "distinct_labels",
+        )
+        if (v := getattr(args, k)) is not None
+    }
     if args.layout:
         overrides["layout"] = LAYOUTS[args.layout]
     seeds = args.seeds[:1] if args.smoke else args.seeds

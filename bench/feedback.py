@@ -10,6 +10,7 @@ judges a worker's reply. Prints
 
     .venv/bin/python bench/feedback.py [--repeats K]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,10 @@ def main() -> None:
     wrong = [mistake.outcome(call) for call in kc.calls]
     first = cpu_ms(lambda: likely_mistake(kc, wrong), 1)
     again = cpu_ms(lambda: likely_mistake(kc, wrong), args.repeats)
-    print(f"naming a likely mistake (dqn_targets, {len(CATALOG['dqn_targets'])} candidates): "
-          f"{first:.0f} ms CPU the first time in a process, {again:.0f} ms after")
+    print(
+        f"naming a likely mistake (dqn_targets, {len(CATALOG['dqn_targets'])} candidates): "
+        f"{first:.0f} ms CPU the first time in a process, {again:.0f} ms after"
+    )
 
 
 if __name__ == "__main__":

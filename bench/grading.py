@@ -24,6 +24,7 @@ just that part.
     .venv/bin/python bench/grading.py [--submissions 20] [--rounds 3] [--class-size 200] [--no-hostile]
     .venv/bin/python bench/grading.py --only sleeper [--rounds 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,61 +46,91 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 CORRECT = ROOT / "autograder" / "assets" / "demo" / "correct.py"
 WRONG = ROOT / "autograder" / "assets" / "demo" / "partly_wrong.fragment.py"
-KERNELS = ["dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
-           "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights"]
+KERNELS = [
+    "dqn_targets",
+    "double_dqn_targets",
+    "masked_token_nll",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
+]
 
 # The usual handful: worked examples, three visible and two hidden asserts per kernel.
 ASSERTS = {
-    "dqn_targets": ["np.allclose(dqn_targets([0.2, -1.0], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95), [1.72, -1.0])",
-                    "np.allclose(dqn_targets([1, -1, 0], [0, 1, 0], [[4, 0], [100, 0], [3, 0]], gamma=0.9), [4.6, -1, 2.7])",
-                    "dqn_targets([0.0], [1], [[5.0]]).tolist() == [0.0]",
-                    "np.allclose(dqn_targets([0.0], [0], [[2.0, 3.0]], gamma=0.5), [1.5])",
-                    "dqn_targets([1.0, 2.0], [0, 0], [[0.0], [0.0]]).shape == (2,)"],
-    "double_dqn_targets": ["np.allclose(double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9), [0.9, -0.9])",
-                           "np.allclose(double_dqn_targets([0.0], [1], [[1.0, 2.0]], [[3.0, 4.0]]), [0.0])",
-                           "np.allclose(double_dqn_targets([0.0], [0], [[5.0, 5.0]], [[1.0, 2.0]], gamma=1.0), [1.0])",
-                           "np.allclose(double_dqn_targets([1.0], [0], [[1.0, 0.0]], [[2.0, 9.0]], gamma=0.5), [2.0])",
-                           "double_dqn_targets([1.0, 2.0], [0, 0], [[0.0], [0.0]], [[0.0], [0.0]]).shape == (2,)"],
-    "masked_token_nll": ["abs(masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0]) - 0.533333) < 1e-5",
-                         "abs(masked_token_nll([-1.0], [1]) - 1.0) < 1e-9",
-                         "abs(masked_token_nll([[-1.0, -3.0]], [[1, 1]]) - 2.0) < 1e-9",
-                         "abs(masked_token_nll([-1.0, -5.0], [1, 0]) - 1.0) < 1e-9",
-                         "masked_token_nll([-0.5, -0.5], [1, 1]) > 0"],
-    "cql_discrete_penalty": ["abs(cql_discrete_penalty([2.0, 0.0, -1.0], 0) - 0.169846) < 1e-5",
-                             "abs(cql_discrete_penalty([2.0, 0.0, -1.0], 1) - 2.169846) < 1e-5",
-                             "cql_discrete_penalty([[1.0, 1.0]], [0]) > 0",
-                             "abs(cql_discrete_penalty([0.0, 0.0], 0) - np.log(2)) < 1e-9",
-                             "cql_discrete_penalty([5.0, -5.0], 0) >= 0"],
-    "expectile_loss": ["abs(expectile_loss([-1.0, 1.0, 2.0], 0.8) - 1.4) < 1e-9",
-                       "abs(expectile_loss([2.0], 0.5) - 2.0) < 1e-9",
-                       "abs(expectile_loss([-2.0], 0.9) - 0.4) < 1e-9",
-                       "abs(expectile_loss([1.0], 0.9) - 0.9) < 1e-9",
-                       "expectile_loss([0.0], 0.3) == 0.0"],
-    "return_to_go": ["np.allclose(return_to_go([1.0, 0.0, -0.5, 2.0]), [2.5, 1.5, 1.5, 2.0])",
-                     "np.allclose(return_to_go([1.0, 0.0, -0.5, 2.0], gamma=0.5), [1.125, 0.25, 0.5, 2.0])",
-                     "np.allclose(return_to_go([3.0]), [3.0])",
-                     "np.allclose(return_to_go([1, 1], gamma=0.0), [1, 1])",
-                     "return_to_go([1, 2, 3]).dtype.kind == 'f'"],
-    "pessimistic_values": ["np.allclose(pessimistic_values([1, 0.5, 2, 0.8], [4, 1, 0, 100]), [0.5, -0.5, -np.inf, 0.7])",
-                           "np.isneginf(pessimistic_values([5.0], [0])[0])",
-                           "np.allclose(pessimistic_values([1.0], [4], radius_scale=2.0), [0.0])",
-                           "np.allclose(pessimistic_values([0.0], [1]), [-1.0])",
-                           "pessimistic_values([0.0, 0.0], [1, 1]).shape == (2,)"],
-    "behavior_support_mask": ["behavior_support_mask([0.5, 0.1, 0.2, 0.2], 0.35).tolist() == [True, False, True, True]",
-                              "behavior_support_mask([1.0, 0.0]).tolist() == [True, False]",
-                              "behavior_support_mask([[0.2, 0.8]], 0.5).tolist() == [[False, True]]",
-                              "behavior_support_mask([0.3, 0.3], 1.0).all()",
-                              "behavior_support_mask([0.1, 0.2, 0.05], 0.35).tolist() == [True, True, False]"],
-    "fqe_targets": ["np.allclose(fqe_targets([-0.1], [False], [[2, 4]], [[0.25, 0.75]], gamma=0.9), [3.05])",
-                    "np.allclose(fqe_targets([1.0], [True], [[2, 4]], [[0.5, 0.5]]), [1.0])",
-                    "np.allclose(fqe_targets([0.0], [0], [[2, 4]], [[1.0, 0.0]], gamma=1.0), [2.0])",
-                    "np.allclose(fqe_targets([0.0], [0], [[2, 4]], [[0.5, 0.5]], gamma=1.0), [3.0])",
-                    "fqe_targets([0.0, 1.0], [0, 0], [[1.0], [1.0]], [[1.0], [1.0]]).shape == (2,)"],
-    "iql_advantage_weights": ["np.allclose(iql_advantage_weights([0.0], 3.0), [1.0])",
-                              "np.allclose(iql_advantage_weights([10.0], 3.0), [100.0])",
-                              "np.allclose(iql_advantage_weights([-1.0], 1.0), [np.exp(-1.0)])",
-                              "np.allclose(iql_advantage_weights([1.0], 0.0), [1.0])",
-                              "np.allclose(iql_advantage_weights([1e6], 1.0, max_weight=5.0), [5.0])"],
+    "dqn_targets": [
+        "np.allclose(dqn_targets([0.2, -1.0], [0, 1], [[1.1, 1.6], [10, 20]], gamma=0.95), [1.72, -1.0])",
+        "np.allclose(dqn_targets([1, -1, 0], [0, 1, 0], [[4, 0], [100, 0], [3, 0]], gamma=0.9), [4.6, -1, 2.7])",
+        "dqn_targets([0.0], [1], [[5.0]]).tolist() == [0.0]",
+        "np.allclose(dqn_targets([0.0], [0], [[2.0, 3.0]], gamma=0.5), [1.5])",
+        "dqn_targets([1.0, 2.0], [0, 0], [[0.0], [0.0]]).shape == (2,)",
+    ],
+    "double_dqn_targets": [
+        "np.allclose(double_dqn_targets([0, 0], [0, 0], [[0, 1], [1, 0]], [[10, 1], [-1, 7]], gamma=0.9), [0.9, -0.9])",
+        "np.allclose(double_dqn_targets([0.0], [1], [[1.0, 2.0]], [[3.0, 4.0]]), [0.0])",
+        "np.allclose(double_dqn_targets([0.0], [0], [[5.0, 5.0]], [[1.0, 2.0]], gamma=1.0), [1.0])",
+        "np.allclose(double_dqn_targets([1.0], [0], [[1.0, 0.0]], [[2.0, 9.0]], gamma=0.5), [2.0])",
+        "double_dqn_targets([1.0, 2.0], [0, 0], [[0.0], [0.0]], [[0.0], [0.0]]).shape == (2,)",
+    ],
+    "masked_token_nll": [
+        "abs(masked_token_nll([-2.3, -1.7, -0.2, -1.0, -0.4, 0.0], [0, 0, 1, 1, 1, 0]) - 0.533333) < 1e-5",
+        "abs(masked_token_nll([-1.0], [1]) - 1.0) < 1e-9",
+        "abs(masked_token_nll([[-1.0, -3.0]], [[1, 1]]) - 2.0) < 1e-9",
+        "abs(masked_token_nll([-1.0, -5.0], [1, 0]) - 1.0) < 1e-9",
+        "masked_token_nll([-0.5, -0.5], [1, 1]) > 0",
+    ],
+    "cql_discrete_penalty": [
+        "abs(cql_discrete_penalty([2.0, 0.0, -1.0], 0) - 0.169846) < 1e-5",
+        "abs(cql_discrete_penalty([2.0, 0.0, -1.0], 1) - 2.169846) < 1e-5",
+        "cql_discrete_penalty([[1.0, 1.0]], [0]) > 0",
+        "abs(cql_discrete_penalty([0.0, 0.0], 0) - np.log(2)) < 1e-9",
+        "cql_discrete_penalty([5.0, -5.0], 0) >= 0",
+    ],
+    "expectile_loss": [
+        "abs(expectile_loss([-1.0, 1.0, 2.0], 0.8) - 1.4) < 1e-9",
+        "abs(expectile_loss([2.0], 0.5) - 2.0) < 1e-9",
+        "abs(expectile_loss([-2.0], 0.9) - 0.4) < 1e-9",
+        "abs(expectile_loss([1.0], 0.9) - 0.9) < 1e-9",
+        "expectile_loss([0.0], 0.3) == 0.0",
+    ],
+    "return_to_go": [
+        "np.allclose(return_to_go([1.0, 0.0, -0.5, 2.0]), [2.5, 1.5, 1.5, 2.0])",
+        "np.allclose(return_to_go([1.0, 0.0, -0.5, 2.0], gamma=0.5), [1.125, 0.25, 0.5, 2.0])",
+        "np.allclose(return_to_go([3.0]), [3.0])",
+        "np.allclose(return_to_go([1, 1], gamma=0.0), [1, 1])",
+        "return_to_go([1, 2, 3]).dtype.kind == 'f'",
+    ],
+    "pessimistic_values": [
+        "np.allclose(pessimistic_values([1, 0.5, 2, 0.8], [4, 1, 0, 100]), [0.5, -0.5, -np.inf, 0.7])",
+        "np.isneginf(pessimistic_values([5.0], [0])[0])",
+        "np.allclose(pessimistic_values([1.0], [4], radius_scale=2.0), [0.0])",
+        "np.allclose(pessimistic_values([0.0], [1]), [-1.0])",
+        "pessimistic_values([0.0, 0.0], [1, 1]).shape == (2,)",
+    ],
+    "behavior_support_mask": [
+        "behavior_support_mask([0.5, 0.1, 0.2, 0.2], 0.35).tolist() == [True, False, True, True]",
+        "behavior_support_mask([1.0, 0.0]).tolist() == [True, False]",
+        "behavior_support_mask([[0.2, 0.8]], 0.5).tolist() == [[False, True]]",
+        "behavior_support_mask([0.3, 0.3], 1.0).all()",
+        "behavior_support_mask([0.1, 0.2, 0.05], 0.35).tolist() == [True, True, False]",
+    ],
+    "fqe_targets": [
+        "np.allclose(fqe_targets([-0.1], [False], [[2, 4]], [[0.25, 0.75]], gamma=0.9), [3.05])",
+        "np.allclose(fqe_targets([1.0], [True], [[2, 4]], [[0.5, 0.5]]), [1.0])",
+        "np.allclose(fqe_targets([0.0], [0], [[2, 4]], [[1.0, 0.0]], gamma=1.0), [2.0])",
+        "np.allclose(fqe_targets([0.0], [0], [[2, 4]], [[0.5, 0.5]], gamma=1.0), [3.0])",
+        "fqe_targets([0.0, 1.0], [0, 0], [[1.0], [1.0]], [[1.0], [1.0]]).shape == (2,)",
+    ],
+    "iql_advantage_weights": [
+        "np.allclose(iql_advantage_weights([0.0], 3.0), [1.0])",
+        "np.allclose(iql_advantage_weights([10.0], 3.0), [100.0])",
+        "np.allclose(iql_advantage_weights([-1.0], 1.0), [np.exp(-1.0)])",
+        "np.allclose(iql_advantage_weights([1.0], 0.0), [1.0])",
+        "np.allclose(iql_advantage_weights([1e6], 1.0, max_weight=5.0), [5.0])",
+    ],
 }
 
 
@@ -119,8 +150,14 @@ def functions(path: Path) -> tuple[str, dict[str, str]]:
 
 def cell(source, grade_id, *, solution=False, grade=False, points=0, locked=False):
     c = nbformat.v4.new_code_cell(source)
-    c.metadata["nbgrader"] = {"schema_version": 3, "grade_id": grade_id, "solution": solution, "grade": grade,
-                              "locked": locked, **({"points": points} if grade else {})}
+    c.metadata["nbgrader"] = {
+        "schema_version": 3,
+        "grade_id": grade_id,
+        "solution": solution,
+        "grade": grade,
+        "locked": locked,
+        **({"points": points} if grade else {}),
+    }
     return c
 
 
@@ -251,25 +288,25 @@ def hostile_corpus(folder: Path) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     growth = []
     for path in paths:
-        done = subprocess.run([sys.executable, "-c", MEASURE_ONE, str(path)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            [sys.executable, "-c", MEASURE_ONE, str(path)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+        )
         if done.returncode != 0:
             raise SystemExit(f"grading {path.name} failed:\n{done.stderr[-2000:]}")
         m = json.loads(done.stdout.strip().splitlines()[-1])
         growth.append(m["peak_mb"] - m["baseline_mb"])
-        print(f"| {path.stem} | {m['score']:g} | {m['seconds']:.1f} | {m['baseline_mb']:.0f} | {m['peak_mb']:.0f} "
-              f"| {growth[-1]:.0f} |")
+        print(f"| {path.stem} | {m['score']:g} | {m['seconds']:.1f} | {m['baseline_mb']:.0f} | {m['peak_mb']:.0f} | {growth[-1]:.0f} |")
     print(f"\nlargest growth of the grader over its baseline for one submission: {max(growth):.0f} MB (limit 500 MB)")
-    seconds, peak = class_run_peak([BIN / "m5", "grade", str(folder / "in"), "--jobs", "2", "--out",
-                                    str(folder / "out")], ROOT, env)
-    print(f"hostile class run, m5 grade --jobs 2: {seconds:.1f} s for {len(paths)} submissions; "
-          f"peak RSS of a grading process {peak:.0f} MB")
+    seconds, peak = class_run_peak([BIN / "m5", "grade", str(folder / "in"), "--jobs", "2", "--out", str(folder / "out")], ROOT, env)
+    print(
+        f"hostile class run, m5 grade --jobs 2: {seconds:.1f} s for {len(paths)} submissions; peak RSS of a grading process {peak:.0f} MB"
+    )
 
 
 # ---------------------------------------------------------------- one sleeper in a class
 # Blocks SIGALRM and sleeps in every call of every kernel (the finding: a class of five,
 # --jobs 2, took 209 s with it instead of about 20).
-SLEEPER = '''
+SLEEPER = """
 
 import signal as _signal
 import time as _time
@@ -285,7 +322,7 @@ def _sleeping(_fn):
 
 for _name in KERNELS:
     globals()[_name] = _sleeping(globals()[_name])
-'''
+"""
 
 
 def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
@@ -299,10 +336,11 @@ def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
         for i in range(size):
             (klass / f"student{i}.py").write_text(CORRECT.read_text())
     (slept / "student0.py").write_text(CORRECT.read_text() + SLEEPER.replace("KERNELS", repr(KERNELS)))
-    print(f"\none sleeper in a class of {size} (.py, m5 grade --jobs 2; {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.2f})\n")
-    print("| round | clean class (s) | with one sleeper (s) | difference (s) | ratio | sleeper's own grading (s), score "
-          "| a correct one's, median (s) | load average |")
+    print(f"\none sleeper in a class of {size} (.py, m5 grade --jobs 2; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f})\n")
+    print(
+        "| round | clean class (s) | with one sleeper (s) | difference (s) | ratio | sleeper's own grading (s), score "
+        "| a correct one's, median (s) | load average |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     diffs = []
     for r in range(rounds):
@@ -312,8 +350,10 @@ def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
         own = {path.parent.name: json.loads(path.read_text()) for path in (folder / f"out-slept-{r}").glob("**/results.json")}
         sleeper = own.pop("student0.py", {})
         others = statistics.median(o.get("execution_time", 0.0) for o in own.values()) if own else float("nan")
-        print(f"| {r + 1} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} | {sleeper.get('execution_time', 0.0):.1f}, "
-              f"{sleeper.get('score', '?')} | {others:.1f} | {os.getloadavg()[0]:.1f} |")
+        print(
+            f"| {r + 1} | {a:.1f} | {b:.1f} | {b - a:+.1f} | {b / a:.2f} | {sleeper.get('execution_time', 0.0):.1f}, "
+            f"{sleeper.get('score', '?')} | {others:.1f} | {os.getloadavg()[0]:.1f} |"
+        )
     print(f"\nmedian difference: {statistics.median(diffs):+.1f} s (goal <= 30 s; before the idle watch, on 94739fe: +200 s)")
 
 
@@ -323,12 +363,19 @@ def main(argv=None) -> int:
     parser.add_argument("--class-size", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds of nbgrader and every m5 variant")
     parser.add_argument("--keep", action="store_true", help="keep the temporary course folder")
-    parser.add_argument("--hostile", action=argparse.BooleanOptionalAction, default=True,
-                        help="grade the hostile corpus and print the grader's time and peak RSS")
-    parser.add_argument("--sleeper", action=argparse.BooleanOptionalAction, default=True,
-                        help="time a class with and without one submission that sleeps in every call")
-    parser.add_argument("--only", choices=["sleeper", "hostile"],
-                        help="run only that part (no nbgrader comparison, no large class)")
+    parser.add_argument(
+        "--hostile",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="grade the hostile corpus and print the grader's time and peak RSS",
+    )
+    parser.add_argument(
+        "--sleeper",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time a class with and without one submission that sleeps in every call",
+    )
+    parser.add_argument("--only", choices=["sleeper", "hostile"], help="run only that part (no nbgrader comparison, no large class)")
     args = parser.parse_args(argv)
     if args.only:
         scratch = Path(tempfile.mkdtemp(prefix="m5-bench-"))
@@ -347,7 +394,8 @@ def main(argv=None) -> int:
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"
         f"c.CourseDirectory.db_url = 'sqlite:///{course}/gradebook.db'\n"
-        "c.ExecutePreprocessor.timeout = 120\n")
+        "c.ExecutePreprocessor.timeout = 120\n"
+    )
     helpers, kernels = functions(CORRECT)
     source = course / "source" / "ps1"
     source.mkdir(parents=True)
@@ -376,10 +424,12 @@ def main(argv=None) -> int:
     # then every m5 variant, and the ratios are taken per round (median over rounds).
     load_before = os.getloadavg()[0]
     m5 = [BIN / "m5", "grade", *map(str, notebooks)]
-    variants = [("m5 grade --jobs 1", ["--jobs", "1"], "kernel calls"),
-                ("m5 grade --jobs 2", ["--jobs", "2"], "kernel calls"),
-                ("m5 grade --jobs 1 --shrink", ["--jobs", "1", "--shrink"], "calls + shrinking"),
-                ("m5 grade --jobs 1 --fresh-sandbox", ["--jobs", "1", "--fresh-sandbox"], "kernel calls")]
+    variants = [
+        ("m5 grade --jobs 1", ["--jobs", "1"], "kernel calls"),
+        ("m5 grade --jobs 2", ["--jobs", "2"], "kernel calls"),
+        ("m5 grade --jobs 1 --shrink", ["--jobs", "1", "--shrink"], "calls + shrinking"),
+        ("m5 grade --jobs 1 --fresh-sandbox", ["--jobs", "1", "--fresh-sandbox"], "kernel calls"),
+    ]
     rounds = []  # per round: {label: seconds}
     for r in range(args.rounds):
         times = {"nbgrader autograde": run([BIN / "nbgrader", "autograde", "ps1", "--create", "--force"], course, env)}
@@ -394,23 +444,30 @@ def main(argv=None) -> int:
     calls = sum(len(kc.calls) for kc in corpus.values())
     main_props = [n for n in per_property if n >= 150]
     n = len(notebooks)
-    print(f"{n} notebook submissions, same files for both graders ({os.cpu_count()} cores; "
-          f"load average {load_before:.2f} before the timed runs, {os.getloadavg()[0]:.2f} after; "
-          f"{args.rounds} rounds, each timing nbgrader then every m5 variant)\n")
+    print(
+        f"{n} notebook submissions, same files for both graders ({os.cpu_count()} cores; "
+        f"load average {load_before:.2f} before the timed runs, {os.getloadavg()[0]:.2f} after; "
+        f"{args.rounds} rounds, each timing nbgrader then every m5 variant)\n"
+    )
     print("| grader | per submission (s), median | per round | speed-up over nbgrader, median (per round) |")
     print("|---|---:|---:|---:|")
     base = [t["nbgrader autograde"] for t in rounds]
-    print(f"| nbgrader autograde | {statistics.median(base) / n:.2f} | "
-          f"{', '.join(f'{t / n:.2f}' for t in base)} | ({sum(len(v) for v in ASSERTS.values())} asserts) |")
+    print(
+        f"| nbgrader autograde | {statistics.median(base) / n:.2f} | "
+        f"{', '.join(f'{t / n:.2f}' for t in base)} | ({sum(len(v) for v in ASSERTS.values())} asserts) |"
+    )
     for label, _, what in variants:
         mine = [t[label] for t in rounds]
         ratios = [b / m for b, m in zip(base, mine)]
-        print(f"| {label} | {statistics.median(mine) / n:.2f} | {', '.join(f'{t / n:.2f}' for t in mine)} | "
-              f"**{statistics.median(ratios):.1f}x** ({', '.join(f'{x:.1f}' for x in ratios)}) |")
-    print(f"\ninputs checked per submission: nbgrader {sum(len(v) for v in ASSERTS.values())} asserts, "
-          f"m5 {calls} kernel calls")
-    print(f"generated inputs per property: min {min(per_property)}, "
-          f"{len(main_props)} of {len(per_property)} properties have >= 150 (bad-input properties use fixed lists)")
+        print(
+            f"| {label} | {statistics.median(mine) / n:.2f} | {', '.join(f'{t / n:.2f}' for t in mine)} | "
+            f"**{statistics.median(ratios):.1f}x** ({', '.join(f'{x:.1f}' for x in ratios)}) |"
+        )
+    print(f"\ninputs checked per submission: nbgrader {sum(len(v) for v in ASSERTS.values())} asserts, m5 {calls} kernel calls")
+    print(
+        f"generated inputs per property: min {min(per_property)}, "
+        f"{len(main_props)} of {len(per_property)} properties have >= 150 (bad-input properties use fixed lists)"
+    )
     print_inputs_per_property(corpus)
 
     if args.class_size:
@@ -419,8 +476,10 @@ def main(argv=None) -> int:
         for i in range(args.class_size):
             shutil.copy(notebooks[i % n], klass / f"student{i:03d}.ipynb")
         t_class = run([BIN / "m5", "grade", str(klass), "--jobs", "2", "--out", str(course / "class-out")], course, env)
-        print(f"\nclass of {args.class_size} notebooks, m5 grade --jobs 2: {t_class:.1f} s "
-              f"({t_class / args.class_size:.2f} s per submission; goal <= 90 s)")
+        print(
+            f"\nclass of {args.class_size} notebooks, m5 grade --jobs 2: {t_class:.1f} s "
+            f"({t_class / args.class_size:.2f} s per submission; goal <= 90 s)"
+        )
     if args.hostile:
         hostile_corpus(course / "hostile")
     if args.sleeper:

@@ -8,6 +8,7 @@ there the ratio says how much the vectorised blocked scan gains over it.
 
     .venv/bin/python bench/kernels.py [--rows N] [--repeats K]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,25 +50,21 @@ def cases(b: int, a: int = 4):
         return out
 
     return [
-        ("dqn_targets", lambda: ref.dqn_targets(r, done, q, 0.99),
-         lambda: r + 0.99 * (1.0 - done) * q.max(1)),
-        ("double_dqn_targets", lambda: ref.double_dqn_targets(r, done, q, q2, 0.99),
-         lambda: r + 0.99 * (1.0 - done) * q2[rows, q.argmax(1)]),
-        ("masked_token_nll", lambda: ref.masked_token_nll(logp, mask),
-         lambda: float(-(logp * mask).sum() / mask.sum())),
+        ("dqn_targets", lambda: ref.dqn_targets(r, done, q, 0.99), lambda: r + 0.99 * (1.0 - done) * q.max(1)),
+        (
+            "double_dqn_targets",
+            lambda: ref.double_dqn_targets(r, done, q, q2, 0.99),
+            lambda: r + 0.99 * (1.0 - done) * q2[rows, q.argmax(1)],
+        ),
+        ("masked_token_nll", lambda: ref.masked_token_nll(logp, mask), lambda: float(-(logp * mask).sum() / mask.sum())),
         ("cql_discrete_penalty", lambda: ref.cql_discrete_penalty(q, acts), bare_cql),
-        ("expectile_loss", lambda: ref.expectile_loss(r, 0.7),
-         lambda: float(np.mean(np.abs(0.7 - (r < 0)) * r**2))),
-        ("return_to_go (gamma=1)", lambda: ref.return_to_go(r),
-         lambda: np.cumsum(r[::-1])[::-1]),
+        ("expectile_loss", lambda: ref.expectile_loss(r, 0.7), lambda: float(np.mean(np.abs(0.7 - (r < 0)) * r**2))),
+        ("return_to_go (gamma=1)", lambda: ref.return_to_go(r), lambda: np.cumsum(r[::-1])[::-1]),
         ("return_to_go (gamma=0.99)", lambda: ref.return_to_go(r, 0.99), bare_rtg_discounted),
         ("pessimistic_values", lambda: ref.pessimistic_values(r, counts), bare_pessimistic),
-        ("behavior_support_mask", lambda: ref.behavior_support_mask(pi, 0.35),
-         lambda: pi >= 0.35 * pi.max(-1, keepdims=True)),
-        ("fqe_targets", lambda: ref.fqe_targets(r, done, q, pi, 0.99),
-         lambda: r + 0.99 * (1.0 - done) * (pi * q).sum(1)),
-        ("iql_advantage_weights", lambda: ref.iql_advantage_weights(r, 3.0, 100.0),
-         lambda: np.minimum(np.exp(3.0 * r), 100.0)),
+        ("behavior_support_mask", lambda: ref.behavior_support_mask(pi, 0.35), lambda: pi >= 0.35 * pi.max(-1, keepdims=True)),
+        ("fqe_targets", lambda: ref.fqe_targets(r, done, q, pi, 0.99), lambda: r + 0.99 * (1.0 - done) * (pi * q).sum(1)),
+        ("iql_advantage_weights", lambda: ref.iql_advantage_weights(r, 3.0, 100.0), lambda: np.minimum(np.exp(3.0 * r), 100.0)),
     ]
 
 
@@ -93,8 +90,10 @@ def main(argv=None) -> int:
         print(f"| {name:<26} | {t_kernel * 1e3:>14.2f} | {t_bare * 1e3:>15.2f} | {ratio:>5.2f} |")
     print(f"\nworst ratio: {worst:.2f} (goal <= 1.5)")
     if scan:  # its bare column is the sequential recursion, a Python loop
-        print(f"discounted return_to_go: blocked numpy scan {scan[0] * 1e3:.1f} ms vs the Python loop "
-              f"{scan[1] * 1e3:.1f} ms ({scan[1] / scan[0]:.1f}x faster); load average {os.getloadavg()[0]:.2f}")
+        print(
+            f"discounted return_to_go: blocked numpy scan {scan[0] * 1e3:.1f} ms vs the Python loop "
+            f"{scan[1] * 1e3:.1f} ms ({scan[1] / scan[0]:.1f}x faster); load average {os.getloadavg()[0]:.2f}"
+        )
     return 0
 
 

@@ -21,6 +21,7 @@ printed next to it: the lab is single-threaded, so on an idle machine wall ~ CPU
 
 Figures: README.md ("Lab: bench/lab.py"); earlier runs in bench/HISTORY.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,8 +85,9 @@ def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
         if measure_pair:
             d = params.dagger
             with Clock() as c:
-                dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes,
-                                  progress=False)
+                dagger_experiment(
+                    d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes, progress=False
+                )
             record(f"DAgger run ({name} profile)", c.wall, "s", c.cpu)
         q = params.dqn
         with Clock() as c:
@@ -114,8 +116,10 @@ def print_table() -> None:
     for what, value, unit, cpu in ROWS:
         budget = BUDGETS.get(what)
         ratio = f"{value / budget:6.2f}" if budget else ""
-        print(f"{what:<42s} {value:12.1f}  {unit:<10s} {'' if cpu is None else f'{cpu:8.1f}':>8s} "
-              f"{'' if budget is None else f'{budget:8.0f}':>8s} {ratio:>6s}")
+        print(
+            f"{what:<42s} {value:12.1f}  {unit:<10s} {'' if cpu is None else f'{cpu:8.1f}':>8s} "
+            f"{'' if budget is None else f'{budget:8.0f}':>8s} {ratio:>6s}"
+        )
 
 
 def main() -> None:

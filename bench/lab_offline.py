@@ -16,6 +16,7 @@ and the full profile (80, 16, 24):
 Runs on its own, and bench/lab.py imports bench_profile and bench_kernel_overhead
 from here for its "offline" and "kernels" rows.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,10 @@ def bench_profile(name: str, seed: int) -> None:
     start = time.perf_counter()
     run = offline_experiment(seed, episodes, epochs, evaluation, progress=False)
     wall = time.perf_counter() - start
-    print(f"[{name}] offline_experiment(seed={seed}, {episodes}, {epochs}, {evaluation}): "
-          f"{wall:.2f} s  (budget {BUDGET_SECONDS[name]:.0f} s, ratio {wall / BUDGET_SECONDS[name]:.2f})")
+    print(
+        f"[{name}] offline_experiment(seed={seed}, {episodes}, {epochs}, {evaluation}): "
+        f"{wall:.2f} s  (budget {BUDGET_SECONDS[name]:.0f} s, ratio {wall / BUDGET_SECONDS[name]:.2f})"
+    )
     print(f"[{name}]   stages: " + ", ".join(f"{k} {v:.2f} s" for k, v in run["seconds"].items()))
     for method, metrics in run["results"].items():
         rate = metrics["updates"] / max(metrics["train_seconds"], 1e-9)
@@ -65,8 +68,10 @@ def bench_kernel_overhead(seed: int, epochs: int = 4) -> None:
             t0 = time.perf_counter()
             result = train(log, 4, epochs=epochs, seed=seed, kernels=plugged)
             rates[kind] = result.updates / (time.perf_counter() - t0)
-        print(f"[kernels] {label:>9s}: reference {rates['reference']:7.0f} updates/s, bare {rates['bare']:7.0f} updates/s, "
-              f"ratio bare/reference {rates['bare'] / rates['reference']:.2f}")
+        print(
+            f"[kernels] {label:>9s}: reference {rates['reference']:7.0f} updates/s, bare {rates['bare']:7.0f} updates/s, "
+            f"ratio bare/reference {rates['bare'] / rates['reference']:.2f}"
+        )
 
 
 def main() -> None:
@@ -77,7 +82,7 @@ def main() -> None:
     torch.set_num_threads(1)
     # Warm-up: the first torch calls pay one-off costs that would land on the first learner.
     offline_experiment(args.seed, 3, 1, 1, progress=False, run_fqe=False)
-    for name in (("smoke", "full") if args.profile == "both" else (args.profile,)):
+    for name in ("smoke", "full") if args.profile == "both" else (args.profile,):
         bench_profile(name, args.seed)
     bench_kernel_overhead(args.seed)
 

@@ -12,6 +12,7 @@ not MBs.
 
     .venv/bin/python bench/recycle_shmem.py [--old-rules]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -92,9 +93,11 @@ def main() -> int:
     later = shmem_mb()
     print(f"rules: {'old' if args.old_rules else 'present'}")
     print(f"scores: {[sum(t.score for t in r.tests) for r in results]}")
-    print(f"Shmem before: {before:.0f} MB, highest during the run: {max(peak):.0f} MB, "
-          f"after grade_many: {after:.0f} MB ({after - before:+.0f}), "
-          f"2 s later: {later:.0f} MB ({later - before:+.0f})")
+    print(
+        f"Shmem before: {before:.0f} MB, highest during the run: {max(peak):.0f} MB, "
+        f"after grade_many: {after:.0f} MB ({after - before:+.0f}), "
+        f"2 s later: {later:.0f} MB ({later - before:+.0f})"
+    )
     return 0
 
 

@@ -11,6 +11,7 @@ Prints:
 
     .venv/bin/python bench/sandbox.py [--repeats 10] [--spinners 60]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,16 +68,13 @@ def round_trip() -> float:
 
 def victim_share(spinners: int) -> float:
     """The victim's CPU seconds per wall second next to a sandbox of spinning children."""
-    attacker = sandbox.spawn([sys.executable, "-I", "/m5/spin.py", str(spinners)],
-                             files={"spin.py": SPINNERS.encode()}, limits=LIMITS)
+    attacker = sandbox.spawn([sys.executable, "-I", "/m5/spin.py", str(spinners)], files={"spin.py": SPINNERS.encode()}, limits=LIMITS)
     try:
         deadline = time.monotonic() + 30
-        while attacker.sandbox_cgroup is not None and len(attacker.sandbox_cgroup.pids()) < spinners \
-                and time.monotonic() < deadline:
+        while attacker.sandbox_cgroup is not None and len(attacker.sandbox_cgroup.pids()) < spinners and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.5)
-        result = sandbox.run([sys.executable, "-I", "/m5/victim.py"], files={"victim.py": VICTIM.encode()},
-                             limits=LIMITS, timeout=300)
+        result = sandbox.run([sys.executable, "-I", "/m5/victim.py"], files={"victim.py": VICTIM.encode()}, limits=LIMITS, timeout=300)
     finally:
         sandbox.terminate(attacker)
     found = json.loads(result.stdout)
@@ -103,24 +101,32 @@ def main() -> None:
 
     start = time.perf_counter()
     info = sandbox.isolation()
-    print(f"probe: {time.perf_counter() - start:.2f} s, level {info.level}, "
-          f"cgroups {sorted(info.details.get('cgroups', {}))}, fatal: {info.fatal}")
+    print(
+        f"probe: {time.perf_counter() - start:.2f} s, level {info.level}, "
+        f"cgroups {sorted(info.details.get('cgroups', {}))}, fatal: {info.fatal}"
+    )
     if info.fatal:
         return
     round_trip()  # warm the page cache
     times = [round_trip() for _ in range(args.repeats)]
-    print(f"spawn + request/reply + terminate: median {statistics.median(times) * 1000:.0f} ms "
-          f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, n={len(times)})")
+    print(
+        f"spawn + request/reply + terminate: median {statistics.median(times) * 1000:.0f} ms "
+        f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, n={len(times)})"
+    )
     start = time.perf_counter()
     heavy = sandbox.run([sys.executable, "-c", "import numpy, torch; print(torch.ones(2).sum().item())"], timeout=120)
     print(f"worker importing numpy + torch: {time.perf_counter() - start:.2f} s (exit {heavy.returncode})")
     if "cpu" in info.details.get("cgroups", {}):
-        print(f"victim CPU share next to {args.spinners} spinning children, per-worker cpu cgroup: "
-              f"{victim_share(args.spinners):.2f} CPU s / wall s")
+        print(
+            f"victim CPU share next to {args.spinners} spinning children, per-worker cpu cgroup: "
+            f"{victim_share(args.spinners):.2f} CPU s / wall s"
+        )
         undo = without_cpu_cgroup()
         try:
-            print(f"victim CPU share next to {args.spinners} spinning children, no cpu cgroup:         "
-                  f"{victim_share(args.spinners):.2f} CPU s / wall s")
+            print(
+                f"victim CPU share next to {args.spinners} spinning children, no cpu cgroup:         "
+                f"{victim_share(args.spinners):.2f} CPU s / wall s"
+            )
         finally:
             undo()
     else:

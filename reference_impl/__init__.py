@@ -3,6 +3,7 @@
 Importing the package loads only the numpy kernels; the environment, the training
 loops and the lab (which need torch) live in submodules imported on demand.
 """
+
 from reference_impl.kernels import (
     behavior_support_mask,
     cql_discrete_penalty,

@@ -1,4 +1,5 @@
 """Small utilities shared by every training loop: seeding, progress bars, metrics."""
+
 from __future__ import annotations
 
 import os

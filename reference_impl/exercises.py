@@ -24,6 +24,7 @@ are pinned), and ``solutions/README.md`` is generated from it.
 Adding a graded answer: compute it in the exercise's ``_exNN`` function under a key
 ``exNN_<name>``, add the name to :data:`ANSWER_NAMES`, and rebuild the solutions.
 """
+
 from __future__ import annotations
 
 import math
@@ -114,12 +115,12 @@ CODE_EXAMPLES: dict[int, dict[str, Any]] = {
 # NUMERICAL / CODE_EXAMPLES; an empty tuple means a modeling choice, not an input).
 # The solutions' closing note (solutions/README.md) is generated from this table.
 CHOSEN_INPUTS: dict[int, tuple[str, ...]] = {
-    9: ("token_logprobs", "mask"),   # prompt log-probs, padding value, layout (active log-probs pinned)
-    10: (),                          # the cost model: cost 1 per step from the first error on, no recovery
+    9: ("token_logprobs", "mask"),  # prompt log-probs, padding value, layout (active log-probs pinned)
+    10: (),  # the cost model: cost 1 per step from the first error on, no recovery
     11: ("rewards", "gamma", "next_q_target", "truncated"),  # next-state maxima pinned
     12: ("rewards", "gamma", "next_q_online", "next_q_target"),  # maxima, argmax, evaluated values pinned
-    14: ("q_values", "value"),      # tau = 0.8 and the residual signs pinned
-    16: ("next_q_online",),          # the Double DQN example; the dqn_targets call is the lab's
+    14: ("q_values", "value"),  # tau = 0.8 and the residual signs pinned
+    16: ("next_q_online",),  # the Double DQN example; the dqn_targets call is the lab's
 }
 
 
@@ -310,9 +311,7 @@ def _ex15(i):
 def _ex16(i):
     return {
         "dqn": k.dqn_targets(i["rewards"], i["terminated"], i["next_q_target"], gamma=i["gamma"]).tolist(),
-        "double": k.double_dqn_targets(
-            i["rewards"], i["terminated"], i["next_q_online"], i["next_q_target"], gamma=i["gamma"]
-        ).tolist(),
+        "double": k.double_dqn_targets(i["rewards"], i["terminated"], i["next_q_online"], i["next_q_target"], gamma=i["gamma"]).tolist(),
         "online_argmax": np.asarray(i["next_q_online"]).argmax(axis=1).tolist(),
     }
 

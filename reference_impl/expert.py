@@ -6,6 +6,7 @@ Policy protocol used across the package: a callable ``policy(obs, info) -> int``
 Stochastic policies additionally accept ``rng=`` (a ``numpy.random.Generator``);
 :func:`reference_impl.rollout.rollout` passes one when it is given one.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -100,12 +101,10 @@ class ExpertPolicy:
         """Expert actions for a batch of observations (N, observation_dim) -> (N,) int64."""
         obs = np.asarray(observations)
         if obs.ndim != 2 or obs.shape[1] != self.env.observation_dim:
-            raise ValueError(
-                f"ExpertPolicy.label: `observations` must have shape (N, {self.env.observation_dim}), got {obs.shape}"
-            )
+            raise ValueError(f"ExpertPolicy.label: `observations` must have shape (N, {self.env.observation_dim}), got {obs.shape}")
         h, w = self.env.height, self.env.width
         rows = obs[:, :h].argmax(axis=1)
-        cols = obs[:, h:h + w].argmax(axis=1)
+        cols = obs[:, h : h + w].argmax(axis=1)
         keys = (obs[:, h + w] > 0.5).astype(np.int64)
         return np.maximum(self.action_table[rows, cols, keys], 0)
 

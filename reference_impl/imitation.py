@@ -19,6 +19,7 @@ learner state) the state it answers for is one of those pairs. BC spends its bud
 on expert demonstrations; DAgger on a few demonstrations plus states its own rollouts
 reach. ``docs/dagger_budget.md`` reports what that comparison shows on KeyDoorGrid.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -57,8 +58,10 @@ def make_mlp(in_dim: int, hidden: int, out_dim: int) -> nn.Sequential:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"make_mlp: `{name}` must be a positive integer, got {value!r}")
     return nn.Sequential(
-        nn.Linear(in_dim, hidden), nn.ReLU(),
-        nn.Linear(hidden, hidden), nn.ReLU(),
+        nn.Linear(in_dim, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
         nn.Linear(hidden, out_dim),
     )
 
@@ -166,7 +169,7 @@ def behavior_cloning(
         order = torch.from_numpy(np.concatenate([order_rng.permutation(n) for _ in range(passes)]))
         total, count = 0.0, 0
         for u in range(updates):
-            idx = order[u * cfg.batch_size:(u + 1) * cfg.batch_size]
+            idx = order[u * cfg.batch_size : (u + 1) * cfg.batch_size]
             loss = bc_loss(net(x_all[idx]), y_all[idx])
             optimizer.zero_grad()
             loss.backward()
@@ -250,27 +253,37 @@ def dagger_experiment(
             labels.extend(expert.label(np.stack(visited)).tolist())
             new_states = len(visited)
         learner, history = behavior_cloning(
-            np.stack(observations), np.asarray(labels, dtype=np.int64),
-            epochs=epochs, seed=seed + round_index, action_dim=env.action_dim, config=config,
+            np.stack(observations),
+            np.asarray(labels, dtype=np.int64),
+            epochs=epochs,
+            seed=seed + round_index,
+            action_dim=env.action_dim,
+            config=config,
         )
         losses.append(history)
         metrics = evaluate_policy(eval_env, ArgmaxPolicy(learner), episodes=evaluation_episodes, seed=eval_seed)
-        records.append({
-            "round": round_index,
-            "dataset_size": len(observations),
-            "new_states": new_states,
-            "success_rate": metrics["success_rate"],
-            "mean_return": metrics["mean_return"],
-            "outcomes": metrics["outcomes"],
-            "learner_outcomes": learner_outcomes,
-        })
+        records.append(
+            {
+                "round": round_index,
+                "dataset_size": len(observations),
+                "new_states": new_states,
+                "success_rate": metrics["success_rate"],
+                "mean_return": metrics["mean_return"],
+                "outcomes": metrics["outcomes"],
+                "learner_outcomes": learner_outcomes,
+            }
+        )
     return {
         "records": records,
         "bc_losses": losses,
         "config": {
-            "seed": seed, "expert_episodes": expert_episodes, "rounds": rounds,
-            "learner_episodes_per_round": learner_episodes_per_round, "epochs": epochs,
-            "evaluation_episodes": evaluation_episodes, "beta": beta,
+            "seed": seed,
+            "expert_episodes": expert_episodes,
+            "rounds": rounds,
+            "learner_episodes_per_round": learner_episodes_per_round,
+            "epochs": epochs,
+            "evaluation_episodes": evaluation_episodes,
+            "beta": beta,
         },
         "policy": learner,
     }
@@ -299,8 +312,7 @@ class GreedyTablePolicy:
         return int(self.table[int(has_key), row, col])
 
 
-def collect_states(env: KeyDoorGrid, policy, count: int, reset_seeds, *, known: set | None = None,
-                   patience: int = 200) -> np.ndarray:
+def collect_states(env: KeyDoorGrid, policy, count: int, reset_seeds, *, known: set | None = None, patience: int = 200) -> np.ndarray:
     """The first ``count`` states that ``policy`` visits, episode after episode.
 
     Episode ``i`` starts with ``env.reset(seed=reset_seeds[i])`` (``reset_seeds`` is
@@ -394,8 +406,13 @@ class LabelBudgetConfig:
 
     def describe(self) -> dict:
         """The setting as figures and reports name it: ``slip``, ``rows``, ``cols``, ``starts``, ``max_steps``."""
-        return {"slip": f"{self.slip_probability:g}", "rows": len(self.layout), "cols": len(self.layout[0]),
-                "starts": "".join(self.layout).count("S"), "max_steps": self.max_steps}
+        return {
+            "slip": f"{self.slip_probability:g}",
+            "rows": len(self.layout),
+            "cols": len(self.layout[0]),
+            "starts": "".join(self.layout).count("S"),
+            "max_steps": self.max_steps,
+        }
 
 
 #: The distribution-shift measures :func:`label_budget_curve` reports per learner and budget
@@ -478,8 +495,7 @@ def label_budget_curve(
     eval_seed = seed * 1_000_000 + 900_000
 
     def fit(states: np.ndarray) -> nn.Module:
-        net, _ = behavior_cloning(states, expert.label(states), epochs=cfg.epochs, seed=seed,
-                                  action_dim=env.action_dim, config=cfg.bc)
+        net, _ = behavior_cloning(states, expert.label(states), epochs=cfg.epochs, seed=seed, action_dim=env.action_dim, config=cfg.bc)
         return net
 
     def score(policy, trained: np.ndarray | None = None) -> dict:
@@ -493,10 +509,22 @@ def label_budget_curve(
     demonstrations = collect_states(demo_env, expert, largest, _reset_seeds(seed, 0), known=_known(cfg, env, ()))
     dagger_states, round_nets = _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progress)
 
-    out = {key: [] for key in ("bc_labels", "bc_success_rate", "bc_mean_return", "bc_distinct_states",
-                               "dagger_labels", "dagger_learner_labels", "dagger_rounds",
-                               "dagger_success_rate", "dagger_mean_return", "dagger_distinct_states",
-                               *(f"{who}_{m}" for who in ("bc", "dagger") for m in SHIFT_METRICS))}
+    out = {
+        key: []
+        for key in (
+            "bc_labels",
+            "bc_success_rate",
+            "bc_mean_return",
+            "bc_distinct_states",
+            "dagger_labels",
+            "dagger_learner_labels",
+            "dagger_rounds",
+            "dagger_success_rate",
+            "dagger_mean_return",
+            "dagger_distinct_states",
+            *(f"{who}_{m}" for who in ("bc", "dagger") for m in SHIFT_METRICS),
+        )
+    }
     for budget in progress_bar(budgets, desc="label budgets", total=len(budgets), enabled=progress):
         bc_metrics = score(GreedyTablePolicy(fit(demonstrations[:budget]), env), demonstrations[:budget])
         if budget <= cfg.initial_labels:
@@ -505,8 +533,7 @@ def label_budget_curve(
             net = round_nets[budget] if budget in round_nets else fit(dagger_states[:budget])
             dagger_metrics = score(GreedyTablePolicy(net, env), dagger_states[:budget])
         learner_labels = max(0, len(dagger_states[:budget]) - cfg.initial_labels)
-        for name, states, metrics in (("bc", demonstrations[:budget], bc_metrics),
-                                      ("dagger", dagger_states[:budget], dagger_metrics)):
+        for name, states, metrics in (("bc", demonstrations[:budget], bc_metrics), ("dagger", dagger_states[:budget], dagger_metrics)):
             out[f"{name}_labels"].append(len(states))
             out[f"{name}_success_rate"].append(metrics["success_rate"])
             out[f"{name}_mean_return"].append(metrics["mean_return"])
@@ -517,7 +544,8 @@ def label_budget_curve(
         out["dagger_rounds"].append(-(-learner_labels // cfg.labels_per_round))
     expert_metrics = score(expert)
     return {
-        "budgets": budgets, **out,
+        "budgets": budgets,
+        **out,
         "expert_success_rate": expert_metrics["success_rate"],
         "expert_mean_return": expert_metrics["mean_return"],
         "seed": seed,
@@ -536,7 +564,7 @@ def _dagger_states(env, expert, demonstrations, largest, cfg, fit, seed, progres
     Returns ``(states, nets)``: ``states`` (largest, d) in labeling order, ``nets``
     maps a label count reached at the end of a round to the learner trained on it.
     """
-    states = demonstrations[:min(cfg.initial_labels, largest)]
+    states = demonstrations[: min(cfg.initial_labels, largest)]
     known = _known(cfg, env, states)
     nets = {len(states): fit(states)}
     rounds = -(-max(0, largest - len(states)) // cfg.labels_per_round)

@@ -13,6 +13,7 @@ Conventions shared by all kernels:
 The lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` are what students
 write; ``m5 release`` replaces them with a stub, as nbgrader does in notebooks.
 """
+
 from __future__ import annotations
 
 import math
@@ -224,7 +225,7 @@ def _discounted_scan(r: np.ndarray, g: float) -> np.ndarray:
     n = max(1, int(min(r.shape[0], 1 + 345.0 / -math.log(g))))
     blocks = -(-r.shape[0] // n)
     padded = np.zeros(blocks * n)
-    padded[blocks * n - r.shape[0]:] = scaled  # zeros in front change no return-to-go after them
+    padded[blocks * n - r.shape[0] :] = scaled  # zeros in front change no return-to-go after them
     powers = g ** np.arange(n + 1, dtype=np.float64)  # p_0 .. p_n
     local = np.cumsum((padded.reshape(blocks, n) * powers[:n])[:, ::-1], axis=1)[:, ::-1] / powers[:n]
     heads = local[:, 0].copy()
@@ -236,7 +237,7 @@ def _discounted_scan(r: np.ndarray, g: float) -> np.ndarray:
     after = np.zeros(blocks)  # A of each block: the return-to-go from the next block's start
     after[:-1] = starts[1:]
     local += powers[n:0:-1] * after[:, None]  # g**(n-j) * A
-    out = local.reshape(-1)[blocks * n - r.shape[0]:].copy()
+    out = local.reshape(-1)[blocks * n - r.shape[0] :].copy()
     out[-1] = scaled[-1]  # the recursion's first step, exactly (p r / p may be off by one ulp)
     return np.ldexp(out, exponent) if exponent else out
 

@@ -8,6 +8,7 @@ interval's verdict ("ahead", "behind", "no detectable difference"), in English o
 Russian. Every comparative sentence of the report and the README is built from these
 (see :mod:`reference_impl.lab_caveats`), so its wording cannot disagree with its numbers.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -40,54 +41,132 @@ class Comparison:
 
 def _build() -> list[Comparison]:
     c = [
-        Comparison("dagger.final_vs_round0", "dagger.dagger_success", "dagger.bc_success",
-                   {"en": "DAgger's final round minus behavior cloning (round 0), success rate (unequal label counts)",
-                    "ru": "последний раунд DAgger минус клонирование поведения (раунд 0), доля успехов (число меток разное)"}),
-        Comparison("dagger.equal_budget", "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success",
-                   {"en": "DAgger minus behavior cloning at an equal label budget, success rate",
-                    "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов"}),
-        Comparison("dagger.equal_budget_unseen_share", "dagger.dagger_equal_budget_unseen_share",
-                   "dagger.bc_equal_budget_unseen_share",
-                   {"en": "DAgger minus behavior cloning at an equal label budget, share of the learner's own visits to "
-                          "states absent from its labels",
-                    "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля посещений ученика в "
-                          "состояниях, которых нет среди его меток"}, words="level"),
-        Comparison("dagger.bc_error_unseen_vs_seen", "dagger.bc_equal_budget_error_unseen", "dagger.bc_equal_budget_error_seen",
-                   {"en": "Behavior cloning, share of non-optimal actions on unlabeled minus on labeled states",
-                    "ru": "Клонирование поведения, доля неоптимальных действий в неразмеченных минус в размеченных "
-                          "состояниях"}, words="level"),
-        Comparison("dqn.double_vs_dqn", "dqn.double_success", "dqn.dqn_success",
-                   {"en": "Double DQN minus DQN, greedy success rate after training",
-                    "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения"}),
-        Comparison("dqn.double_vs_dqn_overestimation_mean", "dqn.double_overestimation_mean", "dqn.dqn_overestimation_mean",
-                   {"en": "Double DQN minus DQN, overestimation of the greedy action averaged over training",
-                    "ru": "Double DQN минус DQN, завышение оценки жадного действия в среднем за обучение"}, words="level"),
-        Comparison("dqn.double_vs_dqn_overestimation_final", "dqn.double_overestimation_final", "dqn.dqn_overestimation_final",
-                   {"en": "Double DQN minus DQN, overestimation of the greedy action at the end of training",
-                    "ru": "Double DQN минус DQN, завышение оценки жадного действия в конце обучения"}, words="level"),
+        Comparison(
+            "dagger.final_vs_round0",
+            "dagger.dagger_success",
+            "dagger.bc_success",
+            {
+                "en": "DAgger's final round minus behavior cloning (round 0), success rate (unequal label counts)",
+                "ru": "последний раунд DAgger минус клонирование поведения (раунд 0), доля успехов (число меток разное)",
+            },
+        ),
+        Comparison(
+            "dagger.equal_budget",
+            "dagger.dagger_equal_budget_success",
+            "dagger.bc_equal_budget_success",
+            {
+                "en": "DAgger minus behavior cloning at an equal label budget, success rate",
+                "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов",
+            },
+        ),
+        Comparison(
+            "dagger.equal_budget_unseen_share",
+            "dagger.dagger_equal_budget_unseen_share",
+            "dagger.bc_equal_budget_unseen_share",
+            {
+                "en": (
+                    "DAgger minus behavior cloning at an equal label budget, share of the learner's own visits to "
+                    "states absent from its labels"
+                ),
+                "ru": (
+                    "DAgger минус клонирование поведения при равном бюджете меток, доля посещений ученика в "
+                    "состояниях, которых нет среди его меток"
+                ),
+            },
+            words="level",
+        ),
+        Comparison(
+            "dagger.bc_error_unseen_vs_seen",
+            "dagger.bc_equal_budget_error_unseen",
+            "dagger.bc_equal_budget_error_seen",
+            {
+                "en": "Behavior cloning, share of non-optimal actions on unlabeled minus on labeled states",
+                "ru": "Клонирование поведения, доля неоптимальных действий в неразмеченных минус в размеченных состояниях",
+            },
+            words="level",
+        ),
+        Comparison(
+            "dqn.double_vs_dqn",
+            "dqn.double_success",
+            "dqn.dqn_success",
+            {
+                "en": "Double DQN minus DQN, greedy success rate after training",
+                "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения",
+            },
+        ),
+        Comparison(
+            "dqn.double_vs_dqn_overestimation_mean",
+            "dqn.double_overestimation_mean",
+            "dqn.dqn_overestimation_mean",
+            {
+                "en": "Double DQN minus DQN, overestimation of the greedy action averaged over training",
+                "ru": "Double DQN минус DQN, завышение оценки жадного действия в среднем за обучение",
+            },
+            words="level",
+        ),
+        Comparison(
+            "dqn.double_vs_dqn_overestimation_final",
+            "dqn.double_overestimation_final",
+            "dqn.dqn_overestimation_final",
+            {
+                "en": "Double DQN minus DQN, overestimation of the greedy action at the end of training",
+                "ru": "Double DQN минус DQN, завышение оценки жадного действия в конце обучения",
+            },
+            words="level",
+        ),
     ]
     en, ru = labels_for("en"), labels_for("ru")
     for m in OFFLINE_VALUE_METHODS:
-        c.append(Comparison(f"offline.vs_bc.{_slug(m)}", f"offline.return.{_slug(m)}", "offline.return.behavior_cloning",
-                            {"en": f"Offline, {display_name(en, m)} minus behavior cloning, return of the greedy policy",
-                             "ru": f"Офлайн, {display_name(ru, m)} минус клонирование поведения, отдача жадной политики"}))
+        c.append(
+            Comparison(
+                f"offline.vs_bc.{_slug(m)}",
+                f"offline.return.{_slug(m)}",
+                "offline.return.behavior_cloning",
+                {
+                    "en": f"Offline, {display_name(en, m)} minus behavior cloning, return of the greedy policy",
+                    "ru": f"Офлайн, {display_name(ru, m)} минус клонирование поведения, отдача жадной политики",
+                },
+            )
+        )
     for m in OFFLINE_VALUE_METHODS:
-        c.append(Comparison(f"offline.unlogged_overestimation.{_slug(m)}", f"offline.q_unlogged_error.{_slug(m)}", None,
-                            {"en": f"Offline, {display_name(en, m)}: learned minus true Q on actions the log never shows in a "
-                                   "state, against zero",
-                             "ru": f"Офлайн, {display_name(ru, m)}: выученное минус истинное Q на действиях, которых нет в "
-                                   "журнале, против нуля"},
-                            words="level"))
+        c.append(
+            Comparison(
+                f"offline.unlogged_overestimation.{_slug(m)}",
+                f"offline.q_unlogged_error.{_slug(m)}",
+                None,
+                {
+                    "en": f"Offline, {display_name(en, m)}: learned minus true Q on actions the log never shows in a state, against zero",
+                    "ru": f"Офлайн, {display_name(ru, m)}: выученное минус истинное Q на действиях, которых нет в журнале, против нуля",
+                },
+                words="level",
+            )
+        )
     c += [
-        Comparison("offline.cql_level", "offline.greedy_q_learned.cql", "offline.greedy_value_true.cql",
-                   {"en": "Offline, CQL: learned value of its greedy action minus the true value of its policy",
-                    "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики"},
-                   words="level"),
-        Comparison("dt.saturation", "dt.achieved.2.00", "dt.achieved.0.75",
-                   {"en": "Decision Transformer, achieved return: the highest request (2.00, far above any logged "
-                          "return) minus the highest request inside the log's range (0.75)",
-                    "ru": "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше "
-                          "любой отдачи журнала) минус наибольший запрос внутри диапазона журнала (0.75)"}),
+        Comparison(
+            "offline.cql_level",
+            "offline.greedy_q_learned.cql",
+            "offline.greedy_value_true.cql",
+            {
+                "en": "Offline, CQL: learned value of its greedy action minus the true value of its policy",
+                "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики",
+            },
+            words="level",
+        ),
+        Comparison(
+            "dt.saturation",
+            "dt.achieved.2.00",
+            "dt.achieved.0.75",
+            {
+                "en": (
+                    "Decision Transformer, achieved return: the highest request (2.00, far above any logged "
+                    "return) minus the highest request inside the log's range (0.75)"
+                ),
+                "ru": (
+                    "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше "
+                    "любой отдачи журнала) минус наибольший запрос внутри диапазона журнала (0.75)"
+                ),
+            },
+        ),
     ]
     c += _language_comparisons(en, ru)
     return c
@@ -96,22 +175,41 @@ def _build() -> list[Comparison]:
 #: The token-level differences that separate what rewards, the critic's weights and its value heads give:
 #: (id, a, b, English, Russian), each measured on the training prompts and on the held-out ones.
 _LANGUAGE_PAIRS = (
-    ("rwbc_vs_bc", "return_weighted_bc", "behavior_cloning",
-     "return-weighted BC (rewards, no critic) minus behavior cloning: what weighting by rewards gives",
-     "BC с весами по отдаче (награды без критика) минус клонирование поведения: что даёт взвешивание по наградам"),
-    ("awbc_vs_rwbc", "advantage_weighted_bc", "return_weighted_bc",
-     "advantage-weighted BC minus return-weighted BC: what the critic adds to the weights",
-     "BC с весами по преимуществу минус BC с весами по отдаче: что критик добавляет к весам"),
-    ("ilql_vs_bc", "ilql_like", "behavior_cloning",
-     "ILQL-like minus behavior cloning: what the value heads add at decoding to the cloned policy",
-     "ILQL-подобный метод минус клонирование поведения: что головы ценности добавляют при декодировании к "
-     "клонированной политике"),
-    ("ilql_vs_rwbc", "ilql_like", "return_weighted_bc",
-     "ILQL-like minus return-weighted BC: the critic's value heads at decoding against rewards alone",
-     "ILQL-подобный метод минус BC с весами по отдаче: головы ценности критика при декодировании против одних наград"),
-    ("ilql_vs_awbc", "ilql_like", "advantage_weighted_bc",
-     "ILQL-like minus advantage-weighted BC: value heads at decoding against the critic's weights",
-     "ILQL-подобный метод минус BC с весами по преимуществу: головы ценности при декодировании против весов критика"),
+    (
+        "rwbc_vs_bc",
+        "return_weighted_bc",
+        "behavior_cloning",
+        "return-weighted BC (rewards, no critic) minus behavior cloning: what weighting by rewards gives",
+        "BC с весами по отдаче (награды без критика) минус клонирование поведения: что даёт взвешивание по наградам",
+    ),
+    (
+        "awbc_vs_rwbc",
+        "advantage_weighted_bc",
+        "return_weighted_bc",
+        "advantage-weighted BC minus return-weighted BC: what the critic adds to the weights",
+        "BC с весами по преимуществу минус BC с весами по отдаче: что критик добавляет к весам",
+    ),
+    (
+        "ilql_vs_bc",
+        "ilql_like",
+        "behavior_cloning",
+        "ILQL-like minus behavior cloning: what the value heads add at decoding to the cloned policy",
+        "ILQL-подобный метод минус клонирование поведения: что головы ценности добавляют при декодировании к клонированной политике",
+    ),
+    (
+        "ilql_vs_rwbc",
+        "ilql_like",
+        "return_weighted_bc",
+        "ILQL-like minus return-weighted BC: the critic's value heads at decoding against rewards alone",
+        "ILQL-подобный метод минус BC с весами по отдаче: головы ценности критика при декодировании против одних наград",
+    ),
+    (
+        "ilql_vs_awbc",
+        "ilql_like",
+        "advantage_weighted_bc",
+        "ILQL-like minus advantage-weighted BC: value heads at decoding against the critic's weights",
+        "ILQL-подобный метод минус BC с весами по преимуществу: головы ценности при декодировании против весов критика",
+    ),
 )
 
 
@@ -119,19 +217,43 @@ def _language_comparisons(en: Mapping[str, str], ru: Mapping[str, str]) -> list[
     """:data:`_LANGUAGE_PAIRS` on the training prompts (``language.<id>``, exact match) and
     on the held-out prompts (``language.heldout.<id>``), then each method's held-out
     minus training exact match (``language.heldout_vs_train.<method>``)."""
-    c = [Comparison(f"language.{cid}", f"language.exact_match.{a}", f"language.exact_match.{b}",
-                    {"en": f"Token level, {text_en}, exact match on the training prompts",
-                     "ru": f"Уровень токенов, {text_ru}, точное совпадение на обучающих запросах"})
-         for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS]
-    c += [Comparison(f"language.heldout.{cid}", f"language.heldout_exact_match.{a}", f"language.heldout_exact_match.{b}",
-                     {"en": f"Token level, {text_en}, exact match on the held-out prompts",
-                      "ru": f"Уровень токенов, {text_ru}, точное совпадение на отложенных запросах"})
-          for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS]
-    c += [Comparison(f"language.heldout_vs_train.{m}", f"language.heldout_exact_match.{m}", f"language.exact_match.{m}",
-                     {"en": f"Token level, {display_name(en, m)}: exact match on the held-out minus the training prompts",
-                      "ru": f"Уровень токенов, {display_name(ru, m)}: точное совпадение на отложенных минус на обучающих "
-                            "запросах"}, words="level")
-          for m in LANGUAGE_METHODS]
+    c = [
+        Comparison(
+            f"language.{cid}",
+            f"language.exact_match.{a}",
+            f"language.exact_match.{b}",
+            {
+                "en": f"Token level, {text_en}, exact match on the training prompts",
+                "ru": f"Уровень токенов, {text_ru}, точное совпадение на обучающих запросах",
+            },
+        )
+        for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS
+    ]
+    c += [
+        Comparison(
+            f"language.heldout.{cid}",
+            f"language.heldout_exact_match.{a}",
+            f"language.heldout_exact_match.{b}",
+            {
+                "en": f"Token level, {text_en}, exact match on the held-out prompts",
+                "ru": f"Уровень токенов, {text_ru}, точное совпадение на отложенных запросах",
+            },
+        )
+        for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS
+    ]
+    c += [
+        Comparison(
+            f"language.heldout_vs_train.{m}",
+            f"language.heldout_exact_match.{m}",
+            f"language.exact_match.{m}",
+            {
+                "en": f"Token level, {display_name(en, m)}: exact match on the held-out minus the training prompts",
+                "ru": f"Уровень токенов, {display_name(ru, m)}: точное совпадение на отложенных минус на обучающих запросах",
+            },
+            words="level",
+        )
+        for m in LANGUAGE_METHODS
+    ]
     return c
 
 
@@ -162,8 +284,12 @@ def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
     if entry["low"] == entry["high"] == 0.0:
         return labels["report.comparison_tie"].format(n=entry["n_seeds"])
     return labels["report.comparison"].format(
-        effect=f"{entry['effect']:+.{digits}f}", low=f"{entry['low']:+.{digits}f}", high=f"{entry['high']:+.{digits}f}",
-        n=entry["n_seeds"], verdict=labels[f"report.verdict.{entry.get('words', 'order')}.{entry['verdict']}"])
+        effect=f"{entry['effect']:+.{digits}f}",
+        low=f"{entry['low']:+.{digits}f}",
+        high=f"{entry['high']:+.{digits}f}",
+        n=entry["n_seeds"],
+        verdict=labels[f"report.verdict.{entry.get('words', 'order')}.{entry['verdict']}"],
+    )
 
 
 def comparisons_table(comparisons: Mapping[str, dict], lang: str) -> list[str]:

@@ -1,4 +1,5 @@
 """How the lab's report writes its numbers: fixed digits, every seed's value, mean ± sd."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -4,6 +4,7 @@
 the lab notebook, ``m5 lab`` and the pinned protocol all read their numbers from here.
 :func:`resolve_profile` picks the profile from the command line or ``$RL_LLM_M5_PROFILE``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,9 +17,24 @@ from reference_impl.stats import episode_return_bounds
 from reference_impl.stats import episodes_for_standard_error
 
 __all__ = [
-    "SECTIONS", "PROFILES", "PROFILE_ENV", "LabUsageError", "EnvironmentParams", "DaggerParams", "DQNParams", "LogParams",
-    "OfflineParams", "DTParams", "LanguageParams", "LabProfile", "PROFILE_PARAMS", "DT_MAX_STANDARD_ERROR",
-    "dt_return_bounds", "dt_evaluation_episodes", "offset_seeds", "resolve_profile",
+    "SECTIONS",
+    "PROFILES",
+    "PROFILE_ENV",
+    "LabUsageError",
+    "EnvironmentParams",
+    "DaggerParams",
+    "DQNParams",
+    "LogParams",
+    "OfflineParams",
+    "DTParams",
+    "LanguageParams",
+    "LabProfile",
+    "PROFILE_PARAMS",
+    "DT_MAX_STANDARD_ERROR",
+    "dt_return_bounds",
+    "dt_evaluation_episodes",
+    "offset_seeds",
+    "resolve_profile",
 ]
 
 SECTIONS: tuple[str, ...] = ("environment", "dagger", "dqn", "log", "offline", "fqe", "dt", "language")
@@ -124,8 +140,13 @@ def dt_return_bounds() -> tuple[float, float]:
     env = KeyDoorGrid()
     distances = plan_distances(env)
     shortest = min(int(distances[r, c, 0]) for r, c in env.start_positions)
-    return episode_return_bounds(step_cost=env.step_cost, goal_reward=env.goal_reward, trap_reward=env.trap_reward,
-                                 max_steps=env.max_steps, shortest_goal_steps=shortest)
+    return episode_return_bounds(
+        step_cost=env.step_cost,
+        goal_reward=env.goal_reward,
+        trap_reward=env.trap_reward,
+        max_steps=env.max_steps,
+        shortest_goal_steps=shortest,
+    )
 
 
 def dt_evaluation_episodes(max_se: float = DT_MAX_STANDARD_ERROR) -> int:
@@ -147,19 +168,48 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
         dqn=DQNParams(seed=5, episodes=130, evaluation_episodes=24),
         log=LogParams(seed=41, episodes=80),
         offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=40, evaluation_episodes=24),
-        dt=DTParams(data_seed=41, train_seed=61, episodes=120, epochs=12, context_steps=16, batch_size=96,
-                    evaluation_episodes=dt_evaluation_episodes(), eval_env_seed=41, eval_seed=2000, target_returns=_FULL_TARGETS),
+        dt=DTParams(
+            data_seed=41,
+            train_seed=61,
+            episodes=120,
+            epochs=12,
+            context_steps=16,
+            batch_size=96,
+            evaluation_episodes=dt_evaluation_episodes(),
+            eval_env_seed=41,
+            eval_seed=2000,
+            target_returns=_FULL_TARGETS,
+        ),
         language=LanguageParams(seed=71, episodes_per_prompt=45, bc_epochs=12, iql_epochs=20),
     ),
     "smoke": LabProfile(
         name="smoke",
-        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=2, learner_episodes_per_round=6, epochs=6, evaluation_episodes=12,
-                            label_budgets=(40, 80), budget_evaluation_episodes=30, budget_epochs=5),
+        dagger=DaggerParams(
+            seed=17,
+            expert_episodes=4,
+            rounds=2,
+            learner_episodes_per_round=6,
+            epochs=6,
+            evaluation_episodes=12,
+            label_budgets=(40, 80),
+            budget_evaluation_episodes=30,
+            budget_epochs=5,
+        ),
         dqn=DQNParams(seed=5, episodes=35, evaluation_episodes=12),
         log=LogParams(seed=41, episodes=30),
         offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5, evaluation_episodes=12),
-        dt=DTParams(data_seed=41, train_seed=61, episodes=40, epochs=4, context_steps=12, batch_size=64,
-                    evaluation_episodes=64, eval_env_seed=41, eval_seed=2000, target_returns=_SMOKE_TARGETS),
+        dt=DTParams(
+            data_seed=41,
+            train_seed=61,
+            episodes=40,
+            epochs=4,
+            context_steps=12,
+            batch_size=64,
+            evaluation_episodes=64,
+            eval_env_seed=41,
+            eval_seed=2000,
+            target_returns=_SMOKE_TARGETS,
+        ),
         language=LanguageParams(seed=71, episodes_per_prompt=20, bc_epochs=5, iql_epochs=8),
     ),
 }

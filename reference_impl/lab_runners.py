@@ -6,6 +6,7 @@ sections share one training run. The learners are imported inside each runner: t
 and the training code load only for the sections asked for (``m5 lab --help`` and the
 notebooks' pinned-file readers start without them).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -29,6 +30,7 @@ from reference_impl.lab_results import DT_LOG_GROUPS
 from reference_impl.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
 __all__ = ["RUNNERS", "UNSEEDED"]
+
 
 # Each runner takes (profile, offset, cache) and returns a plain dict for that seed.
 def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
@@ -162,9 +164,16 @@ def _run_dt(profile: LabProfile, offset: int, cache: dict) -> dict:
         # torch warns that nested tensors are off when norm_first is set; harmless here.
         warnings.filterwarnings("ignore", message="enable_nested_tensor")
         model, losses = train_decision_transformer(
-            episodes, p.train_seed, probe.observation_dim, probe.action_dim, p.context_steps, p.epochs, p.batch_size)
-    sweep = dt_return_sweep(model, lambda: KeyDoorGrid(seed=p.eval_env_seed), p.target_returns,
-                            episodes=p.evaluation_episodes, seed=p.eval_seed, context_steps=p.context_steps)
+            episodes, p.train_seed, probe.observation_dim, probe.action_dim, p.context_steps, p.epochs, p.batch_size
+        )
+    sweep = dt_return_sweep(
+        model,
+        lambda: KeyDoorGrid(seed=p.eval_env_seed),
+        p.target_returns,
+        episodes=p.evaluation_episodes,
+        seed=p.eval_seed,
+        context_steps=p.context_steps,
+    )
     return {
         "seed": p.train_seed,
         "target_return": sweep["target_return"],
@@ -186,8 +195,13 @@ def _run_language(profile: LabProfile, offset: int, cache: dict) -> dict:
     names = list(run["evaluation"])
 
     def examples(evaluation: dict, prompts) -> dict:
-        return {n: [(prompt, token_text(seq), reward) for prompt, seq, reward in
-                    zip(prompts, evaluation[n]["sequences"], evaluation[n]["rewards"])] for n in names}
+        return {
+            n: [
+                (prompt, token_text(seq), reward)
+                for prompt, seq, reward in zip(prompts, evaluation[n]["sequences"], evaluation[n]["rewards"])
+            ]
+            for n in names
+        }
 
     held = run["heldout_evaluation"]
     return {

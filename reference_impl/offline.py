@@ -9,6 +9,7 @@ Re-exports the public names of :mod:`reference_impl.offline_data` and
 :mod:`reference_impl.offline_methods` so ``from reference_impl.offline import ...``
 is the one import a notebook needs.
 """
+
 from __future__ import annotations
 
 import time
@@ -161,8 +162,9 @@ def logged_pair_share(env: KeyDoorGrid, policy: GreedyPolicy, observations: np.n
     return float(np.mean([(int(s), int(a)) in seen for s, a in zip(distinct, chosen)]))
 
 
-def q_value_errors(env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: np.ndarray, actions: np.ndarray,
-                   gamma: float) -> dict[str, float]:
+def q_value_errors(
+    env: KeyDoorGrid, q_net, policy: GreedyPolicy, observations: np.ndarray, actions: np.ndarray, gamma: float
+) -> dict[str, float]:
     """How far a learned Q is from the truth, split by whether the log holds the action.
 
     Over the distinct states of the log, with Q^pi the exact action values of the
@@ -326,17 +328,26 @@ def offline_experiment(
             q_net = fit_fqe(arrays, run.policy.probs, n_actions, cfg.fqe, seed=seed * 100 + 50 + i, targets_kernel=k["fqe_targets"])
             estimate = policy_value(q_net, start_obs, run.policy.probs)
             truth = simulated_value(env, run.policy, start_cells, cfg.fqe.gamma)
-            fqe[name] = {"fqe_value": estimate, "simulated_value": truth, "error": estimate - truth, "gamma": cfg.fqe.gamma,
-                         # FQE's value of the policy over every logged state, next to greedy_value_true
-                         "logged_value": policy_value(q_net, arrays["observations"], run.policy.probs)}
+            fqe[name] = {
+                "fqe_value": estimate,
+                "simulated_value": truth,
+                "error": estimate - truth,
+                "gamma": cfg.fqe.gamma,
+                # FQE's value of the policy over every logged state, next to greedy_value_true
+                "logged_value": policy_value(q_net, arrays["observations"], run.policy.probs),
+            }
         clock["fqe"] = time.perf_counter() - t0
 
     return {
         "results": results,
         "fqe": fqe,
         "dataset": dataset,
-        "config": {"seed": seed, "dataset_episodes": dataset_episodes, "train_epochs": train_epochs,
-                   "evaluation_episodes": evaluation_episodes, **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value
-                                                                   for key, value in cfg.__dict__.items()}},
+        "config": {
+            "seed": seed,
+            "dataset_episodes": dataset_episodes,
+            "train_epochs": train_epochs,
+            "evaluation_episodes": evaluation_episodes,
+            **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value for key, value in cfg.__dict__.items()},
+        },
         "seconds": {key: round(value, 4) for key, value in clock.items()},
     }

@@ -20,6 +20,7 @@ Target kernels are the numpy ones (targets need no gradient; a student's numpy k
 can drive training), loss kernels are the torch twins. ``kernels=`` replaces any of
 them by name. Only ``terminals`` stops bootstrapping: a timeout row bootstraps.
 """
+
 from __future__ import annotations
 
 import copy
@@ -130,7 +131,7 @@ def _minibatches(n: int, batch_size: int, epochs: int, rng: np.random.Generator)
     for _ in range(epochs):
         order = rng.permutation(n)
         for begin in range(0, n, batch_size):
-            yield order[begin:begin + batch_size]
+            yield order[begin : begin + batch_size]
 
 
 def _check_training(epochs, caller: str) -> int:
@@ -301,13 +302,16 @@ def bc_loss(logits: torch.Tensor, actions: torch.Tensor, *, masked_token_nll: Ca
 def td_loss(q_values: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """mean_i (Q(s_i, a_i) - y_i)^2 with fixed targets. (B, A), (B,), (B,) -> 0-d."""
     if targets.shape != actions.shape or q_values.shape[0] != actions.shape[0]:
-        raise ValueError(f"td_loss: `q_values` (B, A), `actions` and `targets` (B,) disagree: "
-                         f"{tuple(q_values.shape)}, {tuple(actions.shape)}, {tuple(targets.shape)}")
+        raise ValueError(
+            f"td_loss: `q_values` (B, A), `actions` and `targets` (B,) disagree: "
+            f"{tuple(q_values.shape)}, {tuple(actions.shape)}, {tuple(targets.shape)}"
+        )
     return torch.mean((_taken(q_values, actions) - targets.to(q_values.dtype)) ** 2)
 
 
-def compute_dqn_target(batch: OfflineLog, target_net: nn.Module, gamma: float, *,
-                       dqn_targets: Callable = np_kernels.dqn_targets) -> torch.Tensor:
+def compute_dqn_target(
+    batch: OfflineLog, target_net: nn.Module, gamma: float, *, dqn_targets: Callable = np_kernels.dqn_targets
+) -> torch.Tensor:
     """y = r + gamma (1 - terminated) max_a Qbar(s', a) over *all* actions (naive). -> (B,) float32."""
     with torch.no_grad():
         next_q = _as_f64(target_net(batch.next_obs))
@@ -361,8 +365,9 @@ def cql_loss(
     return {"td": td, "penalty": penalty, "total": td + alpha * penalty}
 
 
-def compute_iql_q_target(batch: OfflineLog, value_net: nn.Module, gamma: float, *,
-                         dqn_targets: Callable = np_kernels.dqn_targets) -> torch.Tensor:
+def compute_iql_q_target(
+    batch: OfflineLog, value_net: nn.Module, gamma: float, *, dqn_targets: Callable = np_kernels.dqn_targets
+) -> torch.Tensor:
     """IQL's Q target, y = r + gamma (1 - terminated) V(s'): no max over actions at all.
 
     V(s') is passed to ``dqn_targets`` as a one-column table (the max of one column is
@@ -374,8 +379,9 @@ def compute_iql_q_target(batch: OfflineLog, value_net: nn.Module, gamma: float, 
     return torch.as_tensor(np.asarray(y, dtype=np.float32))
 
 
-def iql_value_loss(q_target_taken: torch.Tensor, values: torch.Tensor, tau: float, *,
-                   expectile_loss: Callable = expectile_loss_torch) -> torch.Tensor:
+def iql_value_loss(
+    q_target_taken: torch.Tensor, values: torch.Tensor, tau: float, *, expectile_loss: Callable = expectile_loss_torch
+) -> torch.Tensor:
     """expectile_loss(Qbar(s, a) - V(s), tau): V tracks an upper expectile of in-sample Q.
 
     q_target_taken (B,) from the frozen target net; values (B,) -> 0-d.
@@ -419,7 +425,7 @@ def _optimise(optimizer: torch.optim.Optimizer, loss: torch.Tensor) -> None:
 
 
 def _epoch_means(values: list[float], per_epoch: int) -> list[float]:
-    return [float(np.mean(values[i:i + per_epoch])) for i in range(0, len(values), per_epoch)]
+    return [float(np.mean(values[i : i + per_epoch])) for i in range(0, len(values), per_epoch)]
 
 
 def train_behavior_cloning(
@@ -573,7 +579,11 @@ def train_iql(
         _polyak(q_target, q_net, config.target_update_rate)
         advantages = q_bar - values.detach()
         pi_loss = iql_policy_loss(
-            policy_net(b.obs), b.actions, advantages, config.beta, config.max_weight,
+            policy_net(b.obs),
+            b.actions,
+            advantages,
+            config.beta,
+            config.max_weight,
             iql_advantage_weights=k["iql_advantage_weights"],
         )
         _optimise(pi_opt, pi_loss)

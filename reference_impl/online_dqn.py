@@ -21,6 +21,7 @@ there), so before the first training episode the buffer is seeded with
 They are data only: the learner is never told which actions the expert took, it has to propagate
 the goal reward back through its own Bellman targets.
 """
+
 from __future__ import annotations
 
 import copy
@@ -68,23 +69,22 @@ class DQNConfig:
     batch_size: int = 64
     hidden: int = 128
     buffer_capacity: int = 20_000
-    target_update_interval: int = 50     # gradient updates between hard target copies
+    target_update_interval: int = 50  # gradient updates between hard target copies
     updates_per_step: int = 2
-    learning_starts: int = 256           # buffer size before the first online update
+    learning_starts: int = 256  # buffer size before the first online update
     epsilon_start: float = 0.3
     epsilon_end: float = 0.02
     epsilon_decay_fraction: float = 0.5  # fraction of the episodes over which epsilon falls linearly
-    warm_start_episodes: int = 40        # noisy-expert episodes put in the buffer before episode 0
+    warm_start_episodes: int = 40  # noisy-expert episodes put in the buffer before episode 0
     warm_start_epsilon: float = 0.2
-    warm_start_updates: int = 1000       # gradient updates on the warm-start buffer before episode 0
+    warm_start_updates: int = 1000  # gradient updates on the warm-start buffer before episode 0
     max_grad_norm: float = 10.0
-    overestimation_every: int = 10       # episodes between measurements of the greedy action's overestimation
+    overestimation_every: int = 10  # episodes between measurements of the greedy action's overestimation
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.gamma <= 1.0:
             raise ValueError(f"DQNConfig: `gamma` must lie in [0, 1], got {self.gamma}")
-        for name in ("batch_size", "hidden", "buffer_capacity", "target_update_interval", "updates_per_step",
-                     "overestimation_every"):
+        for name in ("batch_size", "hidden", "buffer_capacity", "target_update_interval", "updates_per_step", "overestimation_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DQNConfig: `{name}` must be positive, got {getattr(self, name)}")
         if self.learning_starts < self.batch_size:
@@ -165,8 +165,12 @@ class ReplayBuffer:
             raise ValueError("ReplayBuffer.sample: the buffer is empty")
         idx = rng.integers(self._size, size=batch_size)
         return {
-            "obs": self.obs[idx], "actions": self.actions[idx], "rewards": self.rewards[idx],
-            "next_obs": self.next_obs[idx], "terminated": self.terminated[idx], "truncated": self.truncated[idx],
+            "obs": self.obs[idx],
+            "actions": self.actions[idx],
+            "rewards": self.rewards[idx],
+            "next_obs": self.next_obs[idx],
+            "terminated": self.terminated[idx],
+            "truncated": self.truncated[idx],
         }
 
 
@@ -341,11 +345,12 @@ def train_online_dqn(
         returns.append(float(total))
         outcomes.append(outcome)
         if (episode + 1) % cfg.overestimation_every == 0 or episode + 1 == episodes:
-            overestimation.append((episode + 1, greedy_overestimation(online, env, buffer.obs[:len(buffer)], cfg.gamma)))
+            overestimation.append((episode + 1, greedy_overestimation(online, env, buffer.obs[: len(buffer)], cfg.gamma)))
 
     online.eval()
-    evaluation = evaluate_policy(KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online),
-                                 episodes=int(evaluation_episodes), seed=seed * 1000 + 900_000)
+    evaluation = evaluate_policy(
+        KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online), episodes=int(evaluation_episodes), seed=seed * 1000 + 900_000
+    )
     return {
         "evaluation": evaluation,
         "episode_success": successes,

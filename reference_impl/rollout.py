@@ -2,6 +2,7 @@
 
 A policy is a callable ``policy(obs, info) -> int`` (see :mod:`reference_impl.expert`).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -15,6 +15,7 @@ larger still. This module measures both parts of that argument on KeyDoorGrid:
 An action is scored by the learner's choice, before the environment's slip replaces
 it, so a slip is never counted as the learner's error.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -57,7 +58,7 @@ def state_indices(env: KeyDoorGrid, observations) -> np.ndarray:
     if obs.ndim != 2 or obs.shape[1] != env.observation_dim:
         raise ValueError(f"state_indices: `observations` must have shape (N, {env.observation_dim}), got {obs.shape}")
     h, w = env.height, env.width
-    rows, cols = obs[:, :h].argmax(axis=1), obs[:, h:h + w].argmax(axis=1)
+    rows, cols = obs[:, :h].argmax(axis=1), obs[:, h : h + w].argmax(axis=1)
     return (2 * (rows * w + cols) + (obs[:, h + w] > 0.5)).astype(np.int64)
 
 

@@ -15,6 +15,7 @@ No scipy here: the t quantile comes from the regularized incomplete beta functio
 (Lentz's continued fraction) and bisection, checked against published tables in the
 tests.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["VERDICTS", "student_t_cdf", "student_t_quantile", "paired_difference", "verdict", "episode_return_bounds",
-           "episodes_for_standard_error", "standard_error_bound"]
+__all__ = [
+    "VERDICTS",
+    "student_t_cdf",
+    "student_t_quantile",
+    "paired_difference",
+    "verdict",
+    "episode_return_bounds",
+    "episodes_for_standard_error",
+    "standard_error_bound",
+]
 
 #: Every word a comparison may end in.
 VERDICTS = ("ahead", "behind", "no detectable difference")
@@ -36,8 +45,7 @@ def _incomplete_beta_fraction(a: float, b: float, x: float) -> float:
     d = 1.0 / (d if abs(d) > tiny else tiny)
     h = d
     for m in range(1, 500):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
             d = 1.0 + numerator * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + numerator / c
@@ -106,8 +114,15 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
     effect = float(d.mean())
     half = student_t_quantile(0.5 + confidence / 2.0, d.size - 1) * float(d.std(ddof=1)) / math.sqrt(d.size)
     low, high = effect - half, effect + half
-    return {"effect": effect, "low": low, "high": high, "n_seeds": int(d.size), "paired": True,
-            "confidence": confidence, "verdict": verdict(low, high)}
+    return {
+        "effect": effect,
+        "low": low,
+        "high": high,
+        "n_seeds": int(d.size),
+        "paired": True,
+        "confidence": confidence,
+        "verdict": verdict(low, high),
+    }
 
 
 def verdict(low: float, high: float) -> str:
@@ -121,8 +136,9 @@ def verdict(low: float, high: float) -> str:
     return "no detectable difference"
 
 
-def episode_return_bounds(*, step_cost: float, goal_reward: float, trap_reward: float, max_steps: int,
-                          shortest_goal_steps: int) -> tuple[float, float]:
+def episode_return_bounds(
+    *, step_cost: float, goal_reward: float, trap_reward: float, max_steps: int, shortest_goal_steps: int
+) -> tuple[float, float]:
     """(lowest, highest) return any episode can have under a step-cost reward design.
 
     An episode of k steps (1 <= k <= M = ``max_steps``) earns -c (c = ``step_cost``) on

@@ -17,6 +17,7 @@ caller (the result is detached here anyway).
 The lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` are what students
 write; ``m5 release`` replaces them with a stub.
 """
+
 from __future__ import annotations
 
 import math

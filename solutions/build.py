@@ -3,6 +3,7 @@
 Usage: .venv/bin/python solutions/build.py
 The rendering logic lives in autograder.export.solutions; this is only its entry point.
 """
+
 from __future__ import annotations
 
 import sys

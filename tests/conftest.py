@@ -1,4 +1,5 @@
 """Session setup shared by every test folder."""
+
 from __future__ import annotations
 
 

@@ -2,6 +2,7 @@
 
 (Import cycles and layers are checked by import-linter in `make lint`; see pyproject.toml.)
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,8 +19,9 @@ LAZY_BY_POLICY = {"autograder/cli.py"}
 
 def hand_written_modules() -> list[Path]:
     """Python files of the two packages, without the student kit's generated copies."""
-    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py")
-                  if "m5_student" not in p.parts and "__pycache__" not in p.parts)
+    return sorted(
+        p for package in PACKAGES for p in (ROOT / package).rglob("*.py") if "m5_student" not in p.parts and "__pycache__" not in p.parts
+    )
 
 
 def function_level_imports(path: Path) -> list[tuple[int, str]]:

@@ -19,6 +19,7 @@ from the interval, so a text cannot call a difference that its numbers do not sh
 unknown id or field, or a missing/ill-formed report, is a ``ClaimError`` naming it.
 The report is read only when a text actually cites a claim.
 """
+
 from __future__ import annotations
 
 import json
@@ -68,9 +69,11 @@ def _read_report(claims_path: Path) -> dict[str, Any]:
     """The whole claims report, read once, after the checks :func:`load_claims` promises."""
     path = Path(claims_path)
     if not path.is_file():
-        raise ClaimError(f"claims report `{path}` is missing: "
-                         "run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
-                         "to write it before building texts that cite lab numbers")
+        raise ClaimError(
+            f"claims report `{path}` is missing: "
+            "run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
+            "to write it before building texts that cite lab numbers"
+        )
     if path.stat().st_size > MAX_REPORT_BYTES:
         raise ClaimError(f"claims report `{path}` is larger than {MAX_REPORT_BYTES} bytes")
     try:
@@ -79,7 +82,7 @@ def _read_report(claims_path: Path) -> dict[str, Any]:
         raise ClaimError(f"claims report `{path}` is not valid JSON: {exc}") from None
     claims = report.get("claims") if isinstance(report, dict) else None
     if not isinstance(claims, dict) or not all(isinstance(v, dict) for v in claims.values()):
-        raise ClaimError(f"claims report `{path}` must hold {{\"claims\": {{id: {{...}}}}}}")
+        raise ClaimError(f'claims report `{path}` must hold {{"claims": {{id: {{...}}}}}}')
     return report
 
 
@@ -118,8 +121,9 @@ def claim_value(entry: dict, field: str, spec: str, claim_id: str) -> str:
         raise ClaimError(f"claim `{claim_id}`: bad format spec {spec!r} ({exc})") from None
 
 
-def fill_claims(text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None = None, *, lang: str = "en",
-                comparisons: dict | None = None) -> str:
+def fill_claims(
+    text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None = None, *, lang: str = "en", comparisons: dict | None = None
+) -> str:
     """``text`` with every ``{{claim:ID:FIELD:SPEC}}`` replaced by the measured figure and
     every ``{{compare:ID}}`` by the comparison's phrase in ``lang``.
 
@@ -144,16 +148,15 @@ def fill_claims(text: str, claims_path: Path = CLAIMS_PATH, claims: dict | None 
     def fill(match: re.Match) -> str:
         claim_id, field, spec = match.group(1), match.group(2) or "mean", match.group(3) or DEFAULT_SPEC
         if claim_id not in table:
-            raise ClaimError(f"unknown claim `{claim_id}` in a course text (the report holds {len(table)} claims; "
-                             f"see docs/lab-results/claims.json)")
+            raise ClaimError(
+                f"unknown claim `{claim_id}` in a course text (the report holds {len(table)} claims; see docs/lab-results/claims.json)"
+            )
         return claim_value(table[claim_id], field, spec, claim_id)
 
     filled = CLAIM.sub(fill, text)
     if "{{claim:" in filled:
-        raise ClaimError("malformed claim placeholder near "
-                         f"{filled[filled.index('{{claim:'):][:60]!r}; write {{{{claim:ID:FIELD:SPEC}}}}")
+        raise ClaimError(f"malformed claim placeholder near {filled[filled.index('{{claim:') :][:60]!r}; write {{{{claim:ID:FIELD:SPEC}}}}")
     return filled
 
 
-__all__ = ["CLAIMS_PATH", "ClaimError", "FIELDS", "cited_claims", "claim_value", "fill_claims", "load_claims",
-           "load_comparisons"]
+__all__ = ["CLAIMS_PATH", "ClaimError", "FIELDS", "cited_claims", "claim_value", "fill_claims", "load_claims", "load_comparisons"]

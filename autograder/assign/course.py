@@ -13,6 +13,7 @@ assignments in it, through nbgrader's own API.
 It refuses the repository itself (nbgrader writes its own ``release/`` into the course
 root) and an existing ``nbgrader_config.py`` unless ``force``.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,15 +37,23 @@ def _check_target(course: Path, force: bool) -> None:
     if course.exists() and not course.is_dir():
         raise CourseError(f"{course} exists and is not a folder; give a folder for the course")
     if course == REPO or REPO in course.parents:
-        raise CourseError(f"{course} is inside this checkout ({REPO}); nbgrader writes its own release/ and "
-                          "submitted/ into the course folder: choose a folder outside it, e.g. ~/m5-course")
+        raise CourseError(
+            f"{course} is inside this checkout ({REPO}); nbgrader writes its own release/ and "
+            "submitted/ into the course folder: choose a folder outside it, e.g. ~/m5-course"
+        )
     config = course / CONFIG_FILE
     if config.exists() and not force:
         raise CourseError(f"{config} already exists; pass --force to rewrite it and rebuild source/")
 
 
-def init_course(course_dir: str | Path, *, course_id: str | None = None, exchange: str | Path | None = None,
-                force: bool = False, langs: tuple[str, ...] = sources.LANGS) -> list[Path]:
+def init_course(
+    course_dir: str | Path,
+    *,
+    course_id: str | None = None,
+    exchange: str | Path | None = None,
+    force: bool = False,
+    langs: tuple[str, ...] = sources.LANGS,
+) -> list[Path]:
     """Set up ``course_dir`` as an nbgrader course for Module 5; returns the files it wrote
     (the two assignment folders under ``source/`` and the config file).
 

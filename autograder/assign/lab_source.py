@@ -9,6 +9,7 @@ in this notebook (answer cells checked against the numpy kernels by ``check_port
 The loops run the smoke profile unless ``RL_LLM_M5_PROFILE=full``; the figures are
 drawn from the pinned full-profile artifacts so they do not depend on the profile.
 """
+
 from __future__ import annotations
 
 from autograder.assign import sources
@@ -68,7 +69,7 @@ def course_numbers(ids):
 show("nb.profile", profile=PROFILE)
 '''
 
-ENVIRONMENT = '''
+ENVIRONMENT = """
 from m5_student.expert import ExpertPolicy
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.rollout import rollout
@@ -84,9 +85,9 @@ show("nb.kernel_examples")
 print("  dqn_targets:", K["dqn_targets"]([0.5, 2.0], [0, 1], [[1.0, 3.0], [4.0, -2.0]], gamma=0.8))
 print("  cql_discrete_penalty:", round(float(K["cql_discrete_penalty"]([0.0, 0.0, 0.0, 0.0], 3)), 6))
 print("  return_to_go:", K["return_to_go"]([2.0, -1.0, 0.5]))
-'''
+"""
 
-DAGGER = '''
+DAGGER = """
 from m5_student.imitation import LabelBudgetConfig, dagger_experiment
 
 d = P.dagger
@@ -108,9 +109,9 @@ figures.plot_label_budget(pinned["budget_labels"], bc, dagger, labels=LABELS, bc
 # distribution shift: the share of each learner's own visits on states absent from its labels, and its errors there
 figures.plot_distribution_shift(pinned["budget_labels"], {k: SEEDS[f"dagger_budget_{k}"] for k in figures.SHIFT_KEYS},
                                 labels=LABELS, run_label=ALL_SEEDS);
-'''
+"""
 
-DQN = '''
+DQN = """
 from m5_student.online_dqn import train_online_dqn
 
 q = P.dqn
@@ -127,9 +128,9 @@ figures.plot_dqn_curves(SEEDS["dqn_dqn_success"].mean(axis=0), SEEDS["dqn_double
                         run_label=ALL_SEEDS);
 figures.plot_overestimation(pinned["overestimation_episodes"], SEEDS["dqn_dqn_overestimation"], SEEDS["dqn_double_overestimation"],
                             labels=LABELS, run_label=ALL_SEEDS);
-'''
+"""
 
-LOG = '''
+LOG = """
 from m5_student.keydoor import ACTION_NAMES
 from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
 
@@ -145,26 +146,26 @@ show("nb.support", threshold=g.support_threshold,
 show("nb.log_return", ret=round(summary["mean_return"], 4),
      outcomes=", ".join(f"{name_of(o)} {c}" for o, c in summary["outcomes"].items()))
 figures.plot_log_actions(list(summary["action_counts"].values()), ACTION_NAMES, labels=LABELS, run_label=YOUR_RUN);
-'''
+"""
 
-PORT_IMPORTS = '''
+PORT_IMPORTS = """
 import math
 
 import torch
 
 from m5_student import validation as v
-'''
+"""
 
-PORTS_TABLE = '''
+PORTS_TABLE = """
 TORCH_PORTS = {
     "masked_token_nll": ported(masked_token_nll_torch, "masked_token_nll"),
     "cql_discrete_penalty": ported(cql_discrete_penalty_torch, "cql_discrete_penalty"),
     "expectile_loss": ported(expectile_loss_torch, "expectile_loss"),
     "iql_advantage_weights": ported(iql_advantage_weights_torch, "iql_advantage_weights"),
 }
-'''
+"""
 
-OFFLINE = '''
+OFFLINE = """
 from m5_student.fqe import FQEConfig
 from m5_student.offline import OfflineExperimentConfig, offline_experiment
 
@@ -189,9 +190,9 @@ figures.plot_offline_values(pinned_names, SEEDS["offline_greedy_q_mean"], SEEDS[
                             fqe=SEEDS["offline_fqe_logged_value"], run_label=ALL_SEEDS);
 figures.plot_q_errors(pinned_names, SEEDS["offline_q_logged_error"], SEEDS["offline_q_unlogged_error"], labels=LABELS,
                       run_label=ALL_SEEDS);
-'''
+"""
 
-FQE = '''
+FQE = """
 section.require(offline_run, "5b")
 for name, row in offline_run["fqe"].items():
     show("nb.fqe", name=name_of(name), fqe=row["fqe_value"], sim=row["simulated_value"])
@@ -204,9 +205,9 @@ print(K["fqe_targets"]([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9)
 (estimate, estimate_sd), (simulated, simulated_sd) = mean_sd("fqe_fqe_values"), mean_sd("fqe_simulated_values")
 figures.plot_fqe_vs_simulator([str(n) for n in pinned_offline["fqe_names"]], estimate, simulated, labels=LABELS,
                               fqe_spread=estimate_sd, simulated_spread=simulated_sd, run_label=ALL_SEEDS);
-'''
+"""
 
-DT = '''
+DT = """
 from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
 from m5_student.lab_results import DT_LOG_GROUPS
 
@@ -232,9 +233,9 @@ codes = SEEDS.get("dt_log_outcome_codes")
 figures.plot_dt_panel(pinned["target_return"], achieved, SEEDS["dt_log_returns"].ravel(), labels=LABELS, return_spread=achieved_sd,
                       log_outcomes=None if codes is None else [DT_LOG_GROUPS[int(c)] for c in codes.ravel()],
                       run_label=ALL_SEEDS);
-'''
+"""
 
-LANGUAGE = '''
+LANGUAGE = """
 from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
 
 w = P.language
@@ -250,16 +251,17 @@ compare([(LABELS["nb.language_row"].format(name=name_of(n)), language_run["evalu
 exact, exact_sd = mean_sd("language_exact_match")
 figures.plot_language_exact_match([str(n) for n in pinned["method_names"]], exact, labels=LABELS, match_spread=exact_sd,
                                   run_label=ALL_SEEDS);
-'''
+"""
 
-TAKEAWAYS = '''
+TAKEAWAYS = """
 print(LABELS["summary_heading"])
 for key in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm"):
     print("-", LABELS[key])
 print()
 show("nb.artifacts")
 print(LABELS["nb.artifact_scope"])
-'''
+"""
+
 
 def section(body: str, before: str = "") -> str:
     """A lab section's cell: ``body`` inside ``with lab_section() as section:``, so a missing
@@ -278,8 +280,11 @@ def _question(t: dict, key: str) -> list:
     # Before the question: the course's numbers its worked answer will quote, so a student
     # reasons from the same figures the answer key uses (all seeds, with intervals).
     numbers = [sources.locked(f"course_numbers_{key}", f"course_numbers({answer_ids(t, key)!r})")] if answer_ids(t, key) else []
-    return [*numbers, sources.markdown(f"question_{key}", t["questions"][key]),
-            sources.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS)]
+    return [
+        *numbers,
+        sources.markdown(f"question_{key}", t["questions"][key]),
+        sources.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS),
+    ]
 
 
 def lab_notebook(lang: str):
@@ -287,21 +292,41 @@ def lab_notebook(lang: str):
     if lang not in sources.LANGS:
         raise ValueError(f"lab_notebook: `lang` must be one of {sources.LANGS}, got {lang!r}")
     t = TEXT[lang]
-    cells = [sources.markdown("intro", t["title"]), sources.locked("setup", sources.SETUP_CODE), sources.locked("lab_setup", LAB_SETUP),
-             sources.markdown("environment", t["environment"]), sources.locked("run_environment", section(ENVIRONMENT)),
-             sources.markdown("dagger", t["dagger"]), sources.locked("run_dagger", section(DAGGER)), *_question(t, "dagger"),
-             sources.markdown("dqn", t["dqn"]), sources.locked("run_dqn", section(DQN)), *_question(t, "dqn"),
-             sources.markdown("log", t["log"]), sources.locked("run_log", section(LOG)),
-             sources.markdown("ports", t["ports"]), sources.locked("port_imports", PORT_IMPORTS)]
+    cells = [
+        sources.markdown("intro", t["title"]),
+        sources.locked("setup", sources.SETUP_CODE),
+        sources.locked("lab_setup", LAB_SETUP),
+        sources.markdown("environment", t["environment"]),
+        sources.locked("run_environment", section(ENVIRONMENT)),
+        sources.markdown("dagger", t["dagger"]),
+        sources.locked("run_dagger", section(DAGGER)),
+        *_question(t, "dagger"),
+        sources.markdown("dqn", t["dqn"]),
+        sources.locked("run_dqn", section(DQN)),
+        *_question(t, "dqn"),
+        sources.markdown("log", t["log"]),
+        sources.locked("run_log", section(LOG)),
+        sources.markdown("ports", t["ports"]),
+        sources.locked("port_imports", PORT_IMPORTS),
+    ]
     for name in PORTS:
         cells.append(sources.code(f"port_{name}", sources.solution_source(f"{name}_torch", sources.TORCH_KERNELS_PY), solution=True))
         cells.append(sources.locked(f"check_port_{name}", f'check_port({name}_torch, K["{name}"], "{name}");'))
-    cells += [sources.locked("ports_table", PORTS_TABLE),
-              sources.markdown("offline", t["offline"]),
-              sources.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")),
-              *_question(t, "offline"),
-              sources.markdown("fqe", t["fqe"]), sources.locked("run_fqe", section(FQE)), *_question(t, "fqe"),
-              sources.markdown("dt", t["dt"]), sources.locked("run_dt", section(DT)), *_question(t, "dt"),
-              sources.markdown("language", t["language"]), sources.locked("run_language", section(LANGUAGE)), *_question(t, "language"),
-              sources.markdown("takeaways", t["takeaways"]), sources.locked("run_takeaways", TAKEAWAYS)]
+    cells += [
+        sources.locked("ports_table", PORTS_TABLE),
+        sources.markdown("offline", t["offline"]),
+        sources.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")),
+        *_question(t, "offline"),
+        sources.markdown("fqe", t["fqe"]),
+        sources.locked("run_fqe", section(FQE)),
+        *_question(t, "fqe"),
+        sources.markdown("dt", t["dt"]),
+        sources.locked("run_dt", section(DT)),
+        *_question(t, "dt"),
+        sources.markdown("language", t["language"]),
+        sources.locked("run_language", section(LANGUAGE)),
+        *_question(t, "language"),
+        sources.markdown("takeaways", t["takeaways"]),
+        sources.locked("run_takeaways", TAKEAWAYS),
+    ]
     return sources.notebook(cells, "lab", lang)

@@ -1,5 +1,6 @@
 """Every instructor notebook: the assignment (``sources.py``) and the lab (``lab_source.py``),
 in both languages, built and written to ``source/``."""
+
 from __future__ import annotations
 
 from pathlib import Path

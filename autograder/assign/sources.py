@@ -21,6 +21,7 @@ Where the text and the code come from (never retyped):
 nbgrader cell metadata follows schema 3; cell ids equal the (unique) grade ids, so
 the output is byte-for-byte reproducible.
 """
+
 from __future__ import annotations
 
 import ast
@@ -120,8 +121,12 @@ def exercise_text(number: int, lang: str) -> dict[str, str]:
         raise ValueError(f"exercise_text: {matches[0].name} must have exactly two '## ' sections")
     question = sections[1].strip()
     discussion = DISCUSSION.search(question)
-    return {"title": title, "question": question, "answer": sections[2].strip(),
-            "discussion": discussion.group(0).strip() if discussion else ""}
+    return {
+        "title": title,
+        "question": question,
+        "answer": sections[2].strip(),
+        "discussion": discussion.group(0).strip() if discussion else "",
+    }
 
 
 # The hand-graded discussion questions of a code exercise: the question's paragraph that
@@ -131,8 +136,7 @@ DISCUSSION = re.compile(r"^\*\*(?:Discussion|Обсуждение)\.\*\*.*$", re
 
 # ------------------------------------------------------------------ cells
 def _nbgrader(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
-            "solution": solution, "task": False}
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution, "task": False}
     if grade:
         meta["points"] = points
     return {"nbgrader": meta}
@@ -165,7 +169,7 @@ def locked(cell_id: str, source: str) -> nbformat.NotebookNode:
     return code(cell_id, source, locked=True)
 
 
-SETUP_CODE = '''
+SETUP_CODE = """
 # Find the support library m5_student (shipped next to this notebook) and put it on sys.path.
 import sys
 from pathlib import Path
@@ -186,21 +190,20 @@ if _support_root not in sys.path:
 import m5_student
 
 LANG = m5_student.notebook_language()
-'''
+"""
 
-KERNEL_IMPORTS = '''
+KERNEL_IMPORTS = """
 import math
 
 import numpy as np
 
 from m5_student import validation as v
-'''
+"""
 
 
 def _hidden(comment: str, call: str) -> str:
     module_fn = call.split("(")[0]
-    return (f"# {comment}\n### BEGIN HIDDEN TESTS\n"
-            f"from autograder.nbgrader_bridge import {module_fn}\n{call}\n### END HIDDEN TESTS")
+    return f"# {comment}\n### BEGIN HIDDEN TESTS\nfrom autograder.nbgrader_bridge import {module_fn}\n{call}\n### END HIDDEN TESTS"
 
 
 def _value_literal(value) -> str:
@@ -217,8 +220,7 @@ def _value_literal(value) -> str:
 def answer_forms(number: int) -> list[tuple[str, int | None]]:
     """(name, None for a number or n for a list of n numbers) of each graded name of ``number``."""
     values = exercises.answers(number)
-    return [(name, len(values[name]) if isinstance(values[name], (list, tuple)) else None)
-            for name in exercises.ANSWER_NAMES[number]]
+    return [(name, len(values[name]) if isinstance(values[name], (list, tuple)) else None) for name in exercises.ANSWER_NAMES[number]]
 
 
 def _form_comment(name: str, length: int | None) -> str:
@@ -249,8 +251,13 @@ def kernel_cells(name: str) -> list[nbformat.NotebookNode]:
     return [
         code(f"kernel_{name}", solution_source(name), solution=True),
         locked(f"check_{name}", f"from m5_student.checks import check\n\ncheck({name}, lang=LANG);"),
-        code(f"test_{name}", _hidden("hidden tests, run after you submit", f'kernel_points("{name}")'),
-             grade=True, locked=True, points=KERNEL_POINTS),
+        code(
+            f"test_{name}",
+            _hidden("hidden tests, run after you submit", f'kernel_points("{name}")'),
+            grade=True,
+            locked=True,
+            points=KERNEL_POINTS,
+        ),
     ]
 
 
@@ -260,74 +267,98 @@ TOLERANCE_TEXT = f"{exercises.DEFAULT_TOLERANCE:.0e}".replace("e-0", "e-")
 
 ASSIGNMENT_TEXT = {
     "en": {
-        "title": "# Module 5 assignment: learning from fixed data\n\n"
-                 "Three parts, numbered as one list of exercises: eight conceptual questions (exercises 1–8, "
-                 "answered in the markdown cells marked for you), seven numerical exercises (9–15: assign the named "
-                 "values; the autograder checks them) and nine code exercises (16–24: write the body of ten "
-                 "kernels, exercise 16 has two, and run the self-check cell below each one). Every answer cell sits "
-                 "right below its question. The lab notebook in this folder trains with your kernels and asks for "
-                 "four torch ports of them (its section 5a).\n\n"
-                 "Work in the answer cells only; do not rename the functions or the answer variables. "
-                 "Two grading rules: a numerical answer counts when each of its numbers lies within " + TOLERANCE_TEXT + " of the "
-                 "exact value, so give at least four decimals or an exact expression (`1/3`, not `0.333`); and "
-                 "a kernel must not modify its input arrays (copy before changing anything): a hidden test checks "
-                 "this for every kernel and costs points. "
-                 "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: "
-                 "`python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
-        "setup": "Run the two cells below first: the first finds the support library `m5_student` next to this "
-                 "notebook, the second imports what the answer cells of Parts 2 and 3 may use: `np` (numpy), "
-                 "`math` and `v` (the input-validation helpers of Part 3).",
+        "title": (
+            "# Module 5 assignment: learning from fixed data\n\n"
+            "Three parts, numbered as one list of exercises: eight conceptual questions (exercises 1–8, "
+            "answered in the markdown cells marked for you), seven numerical exercises (9–15: assign the named "
+            "values; the autograder checks them) and nine code exercises (16–24: write the body of ten "
+            "kernels, exercise 16 has two, and run the self-check cell below each one). Every answer cell sits "
+            "right below its question. The lab notebook in this folder trains with your kernels and asks for "
+            "four torch ports of them (its section 5a).\n\n"
+            "Work in the answer cells only; do not rename the functions or the answer variables. "
+            "Two grading rules: a numerical answer counts when each of its numbers lies within "
+        )
+        + TOLERANCE_TEXT
+        + " of the "
+        "exact value, so give at least four decimals or an exact expression (`1/3`, not `0.333`); and "
+        "a kernel must not modify its input arrays (copy before changing anything): a hidden test checks "
+        "this for every kernel and costs points. "
+        "Before submitting: *Kernel → Restart & Run All*, then self-check from a terminal in this folder: "
+        "`python -m m5_student check m05_assignment_en.ipynb` (the README of the folder lists what to install).",
+        "setup": (
+            "Run the two cells below first: the first finds the support library `m5_student` next to this "
+            "notebook, the second imports what the answer cells of Parts 2 and 3 may use: `np` (numpy), "
+            "`math` and `v` (the input-validation helpers of Part 3)."
+        ),
         "conceptual": "## Part 1. Conceptual questions (exercises 1–8)\n\nAnswer in a few sentences each; the answers are graded by hand.",
-        "numerical": "## Part 2. Numerical exercises (9–15)\n\nCompute by hand or with numpy, then assign the values to the names given. "
-                     "The comment at the top of each answer cell says what each name holds: a number, or a "
-                     "list of n numbers (a Python list in the order of the question). Each number must lie within "
-                     + TOLERANCE_TEXT + " of the exact value: keep at least four decimals, or write the exact "
-                     "expression (`1/3` passes, `0.333` does not).",
+        "numerical": (
+            "## Part 2. Numerical exercises (9–15)\n\nCompute by hand or with numpy, then assign the values to the names given. "
+            "The comment at the top of each answer cell says what each name holds: a number, or a "
+            "list of n numbers (a Python list in the order of the question). Each number must lie within "
+        )
+        + TOLERANCE_TEXT
+        + " of the exact value: keep at least four decimals, or write the exact "
+        "expression (`1/3` passes, `0.333` does not).",
         "explain": "*Your explanation for the parts that ask why (graded by hand):*",
-        "kernels": "## Part 3. Kernels (exercises 16–24)\n\nEach function has its contract in the docstring. Validate the inputs and raise "
-                   "`ValueError` (the helpers in `m5_student.validation`, imported as `v`, are optional) naming the bad "
-                   "argument. The hidden tests check that each bad input the docstring names raises `ValueError`; the "
-                   "wording of the message is not graded. Never modify an input array in place (a hidden test checks "
-                   "every kernel for it). "
-                   "The self-check cell runs public checks; hidden tests check many more inputs.",
+        "kernels": (
+            "## Part 3. Kernels (exercises 16–24)\n\nEach function has its contract in the docstring. Validate the inputs and raise "
+            "`ValueError` (the helpers in `m5_student.validation`, imported as `v`, are optional) naming the bad "
+            "argument. The hidden tests check that each bad input the docstring names raises `ValueError`; the "
+            "wording of the message is not graded. Never modify an input array in place (a hidden test checks "
+            "every kernel for it). "
+            "The self-check cell runs public checks; hidden tests check many more inputs."
+        ),
         "code_title": "Exercise {n}. Code: `{name}`",
         "discussion_title": "#### Discussion (exercise {n})",
         "discussion": "*Your answers to the discussion questions (graded by hand):*",
     },
     "ru": {
-        "title": "# Задание модуля 5: обучение на фиксированных данных\n\n"
-                 "Три части, упражнения пронумерованы подряд: восемь вопросов на понимание (упражнения 1–8, ответ "
-                 "пишется в отмеченных ячейках markdown), семь вычислительных упражнений (9–15: присвойте значения "
-                 "переменным с заданными именами; их проверяет автопроверка) и девять упражнений на код (16–24: "
-                 "напишите тело десяти ядер, в упражнении 16 их два, и запустите ячейку самопроверки под каждым). "
-                 "Ячейка ответа стоит сразу под своим вопросом. Лабораторная в этой папке обучается на ваших ядрах "
-                 "и просит перенести четыре из них на torch (её раздел 5a).\n\n"
-                 "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
-                 "Два правила проверки: численный ответ засчитывается, если каждое его число отличается от "
-                 "точного значения не больше чем на " + TOLERANCE_TEXT + ", поэтому пишите не меньше четырёх знаков после запятой "
-                 "или точное выражение (`1/3`, а не `0.333`); и ядро не должно изменять переданные ему массивы "
-                 "(сначала скопируйте, потом меняйте): скрытый тест проверяет это у каждого ядра, и нарушение "
-                 "стоит баллов. "
-                 "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: "
-                 "`python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
-        "setup": "Сначала выполните две ячейки ниже: первая находит библиотеку поддержки `m5_student` рядом с "
-                 "ноутбуком, вторая импортирует то, чем могут пользоваться ячейки ответов частей 2 и 3: `np` (numpy), "
-                 "`math` и `v` (вспомогательные функции проверки входов из части 3).",
-        "conceptual": "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\n"
-                      "Отвечайте в нескольких предложениях; ответы проверяются вручную.",
-        "numerical": "## Часть 2. Вычислительные упражнения (9–15)\n\nПосчитайте вручную или с numpy и присвойте значения "
-                     "переменным с указанными именами. Комментарий в начале ячейки ответа говорит, что хранит каждая "
-                     "переменная: число или список из n чисел (список Python в порядке условия). Каждое "
-                     "число должно отличаться от точного значения не больше чем на " + TOLERANCE_TEXT + ": оставляйте не меньше "
-                     "четырёх знаков после запятой или пишите точное выражение (`1/3` засчитывается, `0.333` — нет).",
+        "title": (
+            "# Задание модуля 5: обучение на фиксированных данных\n\n"
+            "Три части, упражнения пронумерованы подряд: восемь вопросов на понимание (упражнения 1–8, ответ "
+            "пишется в отмеченных ячейках markdown), семь вычислительных упражнений (9–15: присвойте значения "
+            "переменным с заданными именами; их проверяет автопроверка) и девять упражнений на код (16–24: "
+            "напишите тело десяти ядер, в упражнении 16 их два, и запустите ячейку самопроверки под каждым). "
+            "Ячейка ответа стоит сразу под своим вопросом. Лабораторная в этой папке обучается на ваших ядрах "
+            "и просит перенести четыре из них на torch (её раздел 5a).\n\n"
+            "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
+            "Два правила проверки: численный ответ засчитывается, если каждое его число отличается от "
+            "точного значения не больше чем на "
+        )
+        + TOLERANCE_TEXT
+        + ", поэтому пишите не меньше четырёх знаков после запятой "
+        "или точное выражение (`1/3`, а не `0.333`); и ядро не должно изменять переданные ему массивы "
+        "(сначала скопируйте, потом меняйте): скрытый тест проверяет это у каждого ядра, и нарушение "
+        "стоит баллов. "
+        "Перед сдачей: *Kernel → Restart & Run All*, затем самопроверка из терминала в этой папке: "
+        "`python -m m5_student check m05_assignment_ru.ipynb` (что установить, написано в README папки).",
+        "setup": (
+            "Сначала выполните две ячейки ниже: первая находит библиотеку поддержки `m5_student` рядом с "
+            "ноутбуком, вторая импортирует то, чем могут пользоваться ячейки ответов частей 2 и 3: `np` (numpy), "
+            "`math` и `v` (вспомогательные функции проверки входов из части 3)."
+        ),
+        "conceptual": (
+            "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную."
+        ),
+        "numerical": (
+            "## Часть 2. Вычислительные упражнения (9–15)\n\nПосчитайте вручную или с numpy и присвойте значения "
+            "переменным с указанными именами. Комментарий в начале ячейки ответа говорит, что хранит каждая "
+            "переменная: число или список из n чисел (список Python в порядке условия). Каждое "
+            "число должно отличаться от точного значения не больше чем на "
+        )
+        + TOLERANCE_TEXT
+        + ": оставляйте не меньше "
+        "четырёх знаков после запятой или пишите точное выражение (`1/3` засчитывается, `0.333` — нет).",
         "explain": "*Ваше объяснение для пунктов, где спрашивается «почему» (проверяется вручную):*",
-        "kernels": "## Часть 3. Ядра (упражнения 16–24)\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
-                   "`ValueError` с именем неверного аргумента (вспомогательные функции `m5_student.validation`, "
-                   "импортированные как `v`, можно использовать, но не обязательно). Скрытые тесты проверяют, что каждый "
-                   "неверный вход, названный в docstring, вызывает `ValueError`; текст сообщения не оценивается. "
-                   "Не изменяйте входные массивы "
-                   "на месте (скрытый тест проверяет это у каждого ядра). Ячейка самопроверки запускает "
-                   "открытые проверки; скрытые тесты проверяют гораздо больше входов.",
+        "kernels": (
+            "## Часть 3. Ядра (упражнения 16–24)\n\nКонтракт каждой функции записан в её docstring. Проверяйте входы и выбрасывайте "
+            "`ValueError` с именем неверного аргумента (вспомогательные функции `m5_student.validation`, "
+            "импортированные как `v`, можно использовать, но не обязательно). Скрытые тесты проверяют, что каждый "
+            "неверный вход, названный в docstring, вызывает `ValueError`; текст сообщения не оценивается. "
+            "Не изменяйте входные массивы "
+            "на месте (скрытый тест проверяет это у каждого ядра). Ячейка самопроверки запускает "
+            "открытые проверки; скрытые тесты проверяют гораздо больше входов."
+        ),
         "code_title": "Упражнение {n}. Код: `{name}`",
         "discussion_title": "#### Обсуждение (упражнение {n})",
         "discussion": "*Ваши ответы на вопросы для обсуждения (проверяются вручную):*",
@@ -369,14 +400,17 @@ KERNEL_INTRO = {
     },
     "fqe_targets": {
         "en": "Fitted Q evaluation targets: the expected next value under the evaluated policy's probabilities.",
-        "ru": "Цели FQE (оценки Q-функции политики по данным): "
-              "ожидаемое значение следующего состояния по вероятностям оцениваемой политики.",
+        "ru": (
+            "Цели FQE (оценки Q-функции политики по данным): ожидаемое значение следующего состояния по вероятностям оцениваемой политики."
+        ),
     },
     "iql_advantage_weights": {
         "en": "IQL's advantage-weighted cloning weights, exp(beta * A) clipped from above.",
         "ru": "Веса клонирования с учётом преимущества в IQL: exp(beta * A) с ограничением сверху.",
     },
 }
+
+
 def code_exercises() -> list[tuple[int, tuple[str, ...]]]:
     """Part 3 as numbered exercises: (number, kernels), in notebook order.
 
@@ -403,10 +437,8 @@ def _question_without_discussion(question: str) -> str:
 
 def _with_forms(question: str, number: int, lang: str) -> str:
     """The question with a closing line stating each answer's expected form."""
-    words = {"en": ("Answer format", "a number", "a list of {n} numbers"),
-             "ru": ("Формат ответа", "число", "список из {n} чисел")}[lang]
-    forms = "; ".join(f"`{name}`: " + (words[1] if n is None else words[2].format(n=n))
-                      for name, n in answer_forms(number))
+    words = {"en": ("Answer format", "a number", "a list of {n} numbers"), "ru": ("Формат ответа", "число", "список из {n} чисел")}[lang]
+    forms = "; ".join(f"`{name}`: " + (words[1] if n is None else words[2].format(n=n)) for name, n in answer_forms(number))
     return f"{question}\n\n**{words[0]}:** {forms}."
 
 
@@ -416,8 +448,13 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
         raise ValueError(f"assignment_notebook: `lang` must be one of {LANGS}, got {lang!r}")
     t = ASSIGNMENT_TEXT[lang]
     # numpy is imported before any answer cell: an answer that uses `np` runs under Restart & Run All.
-    cells = [markdown("intro", t["title"]), markdown("setup_note", t["setup"]), locked("setup", SETUP_CODE),
-             locked("kernel_imports", KERNEL_IMPORTS), markdown("part1", t["conceptual"])]
+    cells = [
+        markdown("intro", t["title"]),
+        markdown("setup_note", t["setup"]),
+        locked("setup", SETUP_CODE),
+        locked("kernel_imports", KERNEL_IMPORTS),
+        markdown("part1", t["conceptual"]),
+    ]
     for n in exercises.CONCEPTUAL:
         ex = exercise_text(n, lang)
         cells.append(markdown(f"q{n:02d}", f"### {ex['title']}\n\n{ex['question']}"))
@@ -471,8 +508,10 @@ def notebook(cells, kind: str, lang: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.nbformat, nb.nbformat_minor = 4, 5
     # Code is written once; docstrings and comments are given in the notebook's language.
-    nb.cells = _with_claims([nbformat.from_dict({**c, "source": contracts_ru.localise_source(c.source, lang)})
-                             if c.cell_type == "code" else c for c in cells], lang)
+    nb.cells = _with_claims(
+        [nbformat.from_dict({**c, "source": contracts_ru.localise_source(c.source, lang)}) if c.cell_type == "code" else c for c in cells],
+        lang,
+    )
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
@@ -503,6 +542,14 @@ def code_cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, dict]]:
     return [(c.id, contracts_ru.code_skeleton(c.source), dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
 
 
-__all__ = ["ASSIGNMENTS", "answer_forms", "assignment_notebook", "code_cells", "code_exercises",
-           "exercise_text", "notebook_path",
-           "private_helpers", "solution_source"]
+__all__ = [
+    "ASSIGNMENTS",
+    "answer_forms",
+    "assignment_notebook",
+    "code_cells",
+    "code_exercises",
+    "exercise_text",
+    "notebook_path",
+    "private_helpers",
+    "solution_source",
+]

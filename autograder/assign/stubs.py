@@ -20,6 +20,7 @@ The grader, the self-check and the lab recognise an untouched kernel by what it 
 the comments say. :func:`generate_assignment_preprocessors` is nbgrader's own list with
 this class in place of ``ClearSolutions``; ``release.course_config`` sets it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,12 +34,20 @@ from autograder.assign.student_extras.notebook import TEXT as KIT_TEXT  # the ki
 from autograder.grade.written import TEXT_STUBS  # the text stub m5 grade and m5 review recognise
 
 STUBS = {
-    "en": {"code": "# YOUR CODE HERE\nraise NotImplementedError()", "text": TEXT_STUBS["en"],
-           "header": "# YOUR CODE HERE", "answers": "# YOUR CODE HERE: replace each None by your answer",
-           "function": KIT_TEXT["en"]["stub"]},
-    "ru": {"code": "# ВАШ КОД\nraise NotImplementedError()", "text": TEXT_STUBS["ru"],
-           "header": "# ВАШ КОД", "answers": "# ВАШ КОД: замените каждое None своим ответом",
-           "function": KIT_TEXT["ru"]["stub"]},
+    "en": {
+        "code": "# YOUR CODE HERE\nraise NotImplementedError()",
+        "text": TEXT_STUBS["en"],
+        "header": "# YOUR CODE HERE",
+        "answers": "# YOUR CODE HERE: replace each None by your answer",
+        "function": KIT_TEXT["en"]["stub"],
+    },
+    "ru": {
+        "code": "# ВАШ КОД\nraise NotImplementedError()",
+        "text": TEXT_STUBS["ru"],
+        "header": "# ВАШ КОД",
+        "answers": "# ВАШ КОД: замените каждое None своим ответом",
+        "function": KIT_TEXT["ru"]["stub"],
+    },
 }
 DEFAULT_LANGUAGE = "en"
 BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
@@ -66,8 +75,9 @@ def assigned_names(region: str) -> list[str]:
     """The names a module-level solution region assigns, in order of first assignment."""
     names: list[str] = []
     for node in ast.parse(region).body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        )
         for target in targets:
             for leaf in ast.walk(target):
                 if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store) and leaf.id not in names:
@@ -96,7 +106,7 @@ def code_stub(source: str, stubs: dict[str, str]) -> str:
         return f"{stubs['header']}\nraise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
     end = next((i for i in range(begin + 1, len(lines)) if END_RE.match(lines[i])), len(lines))
     try:
-        names = assigned_names("\n".join(lines[begin + 1:end]))
+        names = assigned_names("\n".join(lines[begin + 1 : end]))
     except SyntaxError:
         names = []
     if not names:

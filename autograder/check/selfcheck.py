@@ -6,6 +6,7 @@ fresh namespace, and reported by the same code as the student kit's
 ``python -m m5_student check`` (:mod:`autograder.check.kit`): the public checks of
 each kernel and the format of each graded numerical answer.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -23,8 +24,7 @@ from reference_impl import exercises
 
 def answer_formats() -> dict[str, int | None]:
     """Graded answer name -> None (a number) or n (a list of n numbers); shipped as answer_format.json."""
-    return {name: None if isinstance(answer.value, float) else len(answer.value)
-            for name, answer in exercises.all_graded_answers().items()}
+    return {name: None if isinstance(answer.value, float) else len(answer.value) for name, answer in exercises.all_graded_answers().items()}
 
 
 @contextlib.contextmanager
@@ -59,10 +59,16 @@ def load_namespace(path: Path) -> tuple[dict, list[dict], str, str]:
     # that process is the student's own: give the environment back as it was.
     saved = dict(os.environ)
     with contextlib.redirect_stdout(io.StringIO()), _restored_environ(saved):
-        loaded = cellexec.load_cells([dataclasses.asdict(c) for c in sub.cells], public.KERNEL_NAMES, 0.0,
-                                     lambda message: None, timed=lambda seconds: None, untimed=lambda: None,
-                                     timeout_exc=_NeverTimesOut,
-                                     request={"import_dirs": [str(d) for d in student_library_dirs(path)]})
+        loaded = cellexec.load_cells(
+            [dataclasses.asdict(c) for c in sub.cells],
+            public.KERNEL_NAMES,
+            0.0,
+            lambda message: None,
+            timed=lambda seconds: None,
+            untimed=lambda: None,
+            timeout_exc=_NeverTimesOut,
+            request={"import_dirs": [str(d) for d in student_library_dirs(path)]},
+        )
     errors = cell_notes(sub, loaded["cells"], ignored=False)
     return loaded["namespace"], errors, sub.language, sub.kind
 

@@ -31,6 +31,7 @@ for a notebook and a ``.py`` file.
 ``ROOT`` is ``/autograder`` on Gradescope; ``M5_GS_ROOT`` overrides it and
 ``M5_PYTHON`` the interpreter (tests use a temporary folder laid out the same way).
 """
+
 from __future__ import annotations
 
 import io
@@ -45,8 +46,7 @@ from dataclasses import replace
 PROJECT = Path(__file__).resolve().parents[2]
 # The public student library rides along (no secrets): the grader puts it on the student
 # process's path so notebooks that import m5_student work (extract.library_dirs).
-INCLUDE = ("pyproject.toml", "requirements.lock", "README.md", "reference_impl", "autograder",
-           "release/module05_en/m5_student")
+INCLUDE = ("pyproject.toml", "requirements.lock", "README.md", "reference_impl", "autograder", "release/module05_en/m5_student")
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -82,22 +82,29 @@ fi
 MAX_ZIP_BYTES = 64 << 20
 MAX_ZIP_MEMBERS = 200
 MAX_UNPACKED_BYTES = 64 << 20
-MAX_CANDIDATES = 6   # notebooks/.py graded per upload; more are listed, not graded
+MAX_CANDIDATES = 6  # notebooks/.py graded per upload; more are listed, not graded
 
 TEXT = {
-    "written": {"en": "Written answers (marked by hand in Gradescope, not part of this score):",
-                "ru": "Письменные ответы (оцениваются вручную в Gradescope, в этот балл не входят):"},
+    "written": {
+        "en": "Written answers (marked by hand in Gradescope, not part of this score):",
+        "ru": "Письменные ответы (оцениваются вручную в Gradescope, в этот балл не входят):",
+    },
     "blank": {"en": "(blank)", "ru": "(пусто)"},
-    "none": {"en": "No assignment notebook (.ipynb) or .py file was found in the upload.",
-             "ru": "В загруженных файлах не найден ноутбук задания (.ipynb) или файл .py."},
+    "none": {
+        "en": "No assignment notebook (.ipynb) or .py file was found in the upload.",
+        "ru": "В загруженных файлах не найден ноутбук задания (.ipynb) или файл .py.",
+    },
     "graded": {"en": "Graded: {name}.", "ru": "Проверен файл: {name}."},
-    "kept": {"en": "{count} uploaded files have implemented content; each was graded and the higher score kept: {scores}.",
-             "ru": "В {count} загруженных файлах есть решение; проверен каждый, засчитан лучший балл: {scores}."},
-    "empty": {"en": "Also uploaded, without implemented content (0 points): {names}.",
-              "ru": "Также загружены, без решения (0 баллов): {names}."},
+    "kept": {
+        "en": "{count} uploaded files have implemented content; each was graded and the higher score kept: {scores}.",
+        "ru": "В {count} загруженных файлах есть решение; проверен каждый, засчитан лучший балл: {scores}.",
+    },
+    "empty": {
+        "en": "Also uploaded, without implemented content (0 points): {names}.",
+        "ru": "Также загружены, без решения (0 баллов): {names}.",
+    },
     "skipped": {"en": "Not graded: {name}: {reason}", "ru": "Не проверен: {name}: {reason}"},
-    "too_many": {"en": "Only the first {n} notebooks/.py files were graded.",
-                 "ru": "Проверены только первые {n} ноутбуков/файлов .py."},
+    "too_many": {"en": "Only the first {n} notebooks/.py files were graded.", "ru": "Проверены только первые {n} ноутбуков/файлов .py."},
     "zip": {"en": "The zip {name} could not be unpacked: {reason}", "ru": "Архив {name} не удалось распаковать: {reason}"},
 }
 
@@ -160,8 +167,9 @@ def _zips(folder: Path) -> list[Path]:
     found = []
     for parent, dirs, files in os.walk(folder, followlinks=False):
         dirs.sort()
-        found += [Path(parent) / f for f in sorted(files)
-                  if f.lower().endswith(".zip") and stat.S_ISREG(os.lstat(Path(parent) / f).st_mode)]
+        found += [
+            Path(parent) / f for f in sorted(files) if f.lower().endswith(".zip") and stat.S_ISREG(os.lstat(Path(parent) / f).st_mode)
+        ]
     return found
 
 
@@ -179,16 +187,19 @@ def _candidates(submission: Path, unpacked: Path, notes: list[dict]) -> list:
             notes.append({lang: t.format(name=name, reason=exc) for lang, t in TEXT["zip"].items()})
         except Exception as exc:  # zipfile raises many kinds on a malformed archive
             name = str(archive.relative_to(submission))
-            notes.append({lang: t.format(name=name, reason=f"{type(exc).__name__}: {exc}")
-                          for lang, t in TEXT["zip"].items()})
+            notes.append({lang: t.format(name=name, reason=f"{type(exc).__name__}: {exc}") for lang, t in TEXT["zip"].items()})
     found, kernels = [], set(pipeline.KERNELS)
     for folder in (submission, unpacked):
         discovery = discover.discover([folder], kernels)
         found += discovery.submissions
         for item in discovery.skipped:
             name = item.relative
-            notes.append({"en": TEXT["skipped"]["en"].format(name=name, reason=item.skip),
-                          "ru": TEXT["skipped"]["ru"].format(name=name, reason=item.skip_ru)})
+            notes.append(
+                {
+                    "en": TEXT["skipped"]["en"].format(name=name, reason=item.skip),
+                    "ru": TEXT["skipped"]["ru"].format(name=name, reason=item.skip_ru),
+                }
+            )
     return found
 
 
@@ -280,8 +291,7 @@ def protect(root: Path) -> None:
 
     cache = cache_dir().resolve()
     # A cache elsewhere (M5_CACHE_DIR) is the grader's fallback's to hide, not this layout's.
-    secrets = [root / "source", *([cache] if paths.is_within(cache, root.resolve()) else []),
-               *hiding.installed_copies()]
+    secrets = [root / "source", *([cache] if paths.is_within(cache, root.resolve()) else []), *hiding.installed_copies()]
     hiding.hide([p.resolve() for p in secrets if p.exists()], keep=[*paths.python_roots(), *library_dirs()])
     results = root / "results"
     results.mkdir(mode=0o755, exist_ok=True)

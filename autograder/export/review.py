@@ -13,6 +13,7 @@ question left unmarked) and refuses it in one line naming the row and the column
 writing nothing; then it rewrites ``grades.csv`` and the LMS exports with one column per
 question and totals out of the automatic points plus the written ones (167).
 """
+
 from __future__ import annotations
 
 import csv
@@ -30,16 +31,34 @@ REVIEW_DIR = "review"
 MARKS_FILE = "marks.csv"
 MAX_ROW = "max"
 WORDS = {
-    "en": {"title": "Written answers", "question": "Question", "model": "Model answer", "points": "points",
-           "answers": "Answers", "blank": "(blank)", "student": "student", "index": "Questions",
-           "note": "Mark in marks.csv (one row per student), then run m5 review with --marks."},
-    "ru": {"title": "Письменные ответы", "question": "Вопрос", "model": "Образцовый ответ", "points": "баллов",
-           "answers": "Ответы", "blank": "(пусто)", "student": "студент", "index": "Вопросы",
-           "note": "Поставьте баллы в marks.csv (строка на студента) и запустите m5 review с --marks."},
+    "en": {
+        "title": "Written answers",
+        "question": "Question",
+        "model": "Model answer",
+        "points": "points",
+        "answers": "Answers",
+        "blank": "(blank)",
+        "student": "student",
+        "index": "Questions",
+        "note": "Mark in marks.csv (one row per student), then run m5 review with --marks.",
+    },
+    "ru": {
+        "title": "Письменные ответы",
+        "question": "Вопрос",
+        "model": "Образцовый ответ",
+        "points": "баллов",
+        "answers": "Ответы",
+        "blank": "(пусто)",
+        "student": "студент",
+        "index": "Вопросы",
+        "note": "Поставьте баллы в marks.csv (строка на студента) и запустите m5 review с --marks.",
+    },
 }
 CSP = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-         "pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}.blank{color:#888}")
+STYLE = (
+    "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+    "pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}.blank{color:#888}"
+)
 
 
 class ReviewError(ValueError):
@@ -51,8 +70,9 @@ def _load(grades_dir: Path) -> tuple[list[dict], dict]:
         answers = json.loads((grades_dir / written.ANSWERS_FILE).read_text(encoding="utf-8"))["submissions"]
         rows = json.loads((grades_dir / shards.ROWS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ReviewError(f"{grades_dir}: no readable {written.ANSWERS_FILE} and {shards.ROWS_FILE} "
-                          f"(the --out of m5 grade or m5 merge): {exc}") from None
+        raise ReviewError(
+            f"{grades_dir}: no readable {written.ANSWERS_FILE} and {shards.ROWS_FILE} (the --out of m5 grade or m5 merge): {exc}"
+        ) from None
     return answers, rows
 
 
@@ -74,8 +94,10 @@ def _lines(text: str) -> str:
 
 
 def _page(title: str, body: str, lang: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">{CSP}<title>{html.escape(title)}</title>'
-            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">{CSP}<title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n"
+    )
 
 
 def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
@@ -94,17 +116,21 @@ def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
             text = given.get(q["id"], "")
             shown = f"<pre>{html.escape(_lines(text))}</pre>" if text else f'<p class="blank">{w["blank"]}</p>'
             items.append(f'<h3 id="{html.escape(student, quote=True)}">{html.escape(report.for_terminal(student))}</h3>{shown}')
-        body = (f"<h1>{html.escape(q['id'])} ({q['points']:g} {w['points']})</h1>"
-                f"<h2>{w['question']}</h2>{markdown.markdown(q['question'], extensions=['fenced_code'])}"
-                f"<h2>{w['model']}</h2>{markdown.markdown(q['model'], extensions=['fenced_code'])}"
-                f"<h2>{w['answers']}</h2>" + "".join(items))
+        body = (
+            f"<h1>{html.escape(q['id'])} ({q['points']:g} {w['points']})</h1>"
+            f"<h2>{w['question']}</h2>{markdown.markdown(q['question'], extensions=['fenced_code'])}"
+            f"<h2>{w['model']}</h2>{markdown.markdown(q['model'], extensions=['fenced_code'])}"
+            f"<h2>{w['answers']}</h2>" + "".join(items)
+        )
         path = folder / f"{q['id']}.html"
         path.write_text(_page(f"{w['title']}: {q['id']}", body, lang), encoding="utf-8")
         written_files.append(path)
         links.append(f'<li><a href="{q["id"]}.html">{q["id"]}</a> ({q["points"]:g} {w["points"]})</li>')
     index = folder / "index.html"
-    index.write_text(_page(w["title"], f"<h1>{w['title']}</h1><p>{w['note']}</p><h2>{w['index']}</h2><ul>"
-                                       + "".join(links) + "</ul>", lang), encoding="utf-8")
+    index.write_text(
+        _page(w["title"], f"<h1>{w['title']}</h1><p>{w['note']}</p><h2>{w['index']}</h2><ul>" + "".join(links) + "</ul>", lang),
+        encoding="utf-8",
+    )
     ids = [q["id"] for q in written.questions(lang)]
     marks = grades_dir / MARKS_FILE
     with marks.open("w", newline="", encoding="utf-8") as fh:
@@ -178,8 +204,14 @@ def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> P
     for entry in document.get("rows", []):
         row = report.GradeRow.from_dict(entry)
         given = marks.get(row.student or row.label, {})
-        rows.append(replace(row, score=row.score + sum(given.values()), maximum=row.maximum + extra,
-                            groups=[*row.groups, *([q, given[q]] for q in ids if q in given)]))
+        rows.append(
+            replace(
+                row,
+                score=row.score + sum(given.values()),
+                maximum=row.maximum + extra,
+                groups=[*row.groups, *([q, given[q]] for q in ids if q in given)],
+            )
+        )
     report.write_grades_csv(rows, grades_dir / "grades.csv")
     if csv_format != "m5":
         total = assignment_total() + extra

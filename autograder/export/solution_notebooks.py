@@ -6,6 +6,7 @@ executes every notebook of ``source/module05_{en,ru}/`` in the smoke profile and
 Hidden test blocks are stripped *before* execution, so their source never reaches an
 output or a saved notebook.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -47,8 +48,9 @@ def execute_notebook(nb, folder: Path, *, notebook_path: Path | None = None, pro
     if notebook_path is not None:
         env["M5_NOTEBOOK"] = str(notebook_path)  # the nbgrader bridge grades this file
     # No timing metadata: a rebuilt notebook differs from the committed one only where its content does.
-    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3", record_timing=False, resources={"metadata": {"path": str(folder)}}
+    )
     with _environment(**env):
         asyncio.run(asyncio.wait_for(client.async_execute(), NOTEBOOK_BUDGET))
     return nb
@@ -63,8 +65,7 @@ def solution_notebook(source: Path):
     return nb
 
 
-def build_solution_notebooks(out_dir: Path = NOTEBOOKS_DIR, source_dir: Path = SOURCE_DIR,
-                             profile: str = "smoke") -> list[Path]:
+def build_solution_notebooks(out_dir: Path = NOTEBOOKS_DIR, source_dir: Path = SOURCE_DIR, profile: str = "smoke") -> list[Path]:
     ensure_kits(source_dir)  # the notebooks import the kit beside them (a build output, not in git)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

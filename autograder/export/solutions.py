@@ -22,6 +22,7 @@ All rendering logic lives here.
    fetched from the network) and converts executed solution notebooks with nbconvert
    after :func:`strip_hidden_tests` removed every hidden test.
 """
+
 from __future__ import annotations
 
 import copy
@@ -181,53 +182,82 @@ def render_markdown(number: int, lang: str) -> str:
 
 # Why each choice in exercises.CHOSEN_INPUTS was needed (the closing note).
 CHOSEN_NOTES: dict[int, dict[str, str]] = {
-    9: {"en": "the key pins six positions and the three active log-probs; "
-              "the prompt log-probs, the padding value and the layout are chosen",
-        "ru": "ключ фиксирует шесть позиций и три активных логарифма вероятностей; "
-              "логарифмы для запроса, значение дополнения (padding) и порядок позиций выбраны"},
-    10: {"en": "the cost model is chosen: every step from the first error on costs 1 and errors are never undone (q and T are pinned)",
-         "ru": "выбрана модель стоимости: каждый шаг начиная с первой ошибки стоит 1, ошибки не исправляются (q и T зафиксированы)"},
-    11: {"en": "the key pins the next-state maxima and the terminal second transition; "
-               "rewards, gamma, the full table and the truncated third transition are chosen",
-         "ru": "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; "
-               "награды, gamma, таблица целиком и усечённый третий переход выбраны"},
-    12: {"en": "the key pins the maxima, the online argmax and the evaluated values; "
-               "zero rewards, gamma and both tables are chosen to produce them",
-         "ru": "ключ фиксирует максимумы, argmax онлайн-сети и оценённые значения; "
-               "нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"},
-    14: {"en": "the key pins tau and the sign pattern of the residuals (one negative, two positive); Q and V are chosen",
-         "ru": "ключ фиксирует tau и знаки остатков (один отрицательный, два положительных); Q и V выбраны"},
-    16: {"en": "the lab's dqn_targets call is pinned; the online table of the Double DQN example (with a tie) is chosen",
-         "ru": "вызов dqn_targets из лабораторной зафиксирован; таблица онлайн-сети для примера Double DQN (с равенством) выбрана"},
+    9: {
+        "en": (
+            "the key pins six positions and the three active log-probs; the prompt log-probs, the padding value and the layout are chosen"
+        ),
+        "ru": (
+            "ключ фиксирует шесть позиций и три активных логарифма вероятностей; "
+            "логарифмы для запроса, значение дополнения (padding) и порядок позиций выбраны"
+        ),
+    },
+    10: {
+        "en": "the cost model is chosen: every step from the first error on costs 1 and errors are never undone (q and T are pinned)",
+        "ru": "выбрана модель стоимости: каждый шаг начиная с первой ошибки стоит 1, ошибки не исправляются (q и T зафиксированы)",
+    },
+    11: {
+        "en": (
+            "the key pins the next-state maxima and the terminal second transition; "
+            "rewards, gamma, the full table and the truncated third transition are chosen"
+        ),
+        "ru": (
+            "ключ фиксирует максимумы в следующих состояниях и терминальность второго перехода; "
+            "награды, gamma, таблица целиком и усечённый третий переход выбраны"
+        ),
+    },
+    12: {
+        "en": (
+            "the key pins the maxima, the online argmax and the evaluated values; "
+            "zero rewards, gamma and both tables are chosen to produce them"
+        ),
+        "ru": (
+            "ключ фиксирует максимумы, argmax онлайн-сети и оценённые значения; "
+            "нулевые награды, gamma и обе таблицы выбраны так, чтобы их получить"
+        ),
+    },
+    14: {
+        "en": "the key pins tau and the sign pattern of the residuals (one negative, two positive); Q and V are chosen",
+        "ru": "ключ фиксирует tau и знаки остатков (один отрицательный, два положительных); Q и V выбраны",
+    },
+    16: {
+        "en": "the lab's dqn_targets call is pinned; the online table of the Double DQN example (with a tie) is chosen",
+        "ru": "вызов dqn_targets из лабораторной зафиксирован; таблица онлайн-сети для примера Double DQN (с равенством) выбрана",
+    },
 }
 
 _README_TEXT = {
-    "en": ("Worked solutions", "Exercise",
-           "One Markdown file per exercise and language: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 conceptual, "
-           "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
-           "every number comes from `reference_impl.exercises` and every citation from `REFERENCES` in "
-           "`autograder/i18n/references.py`, so edit the templates, never the output.",
-           "Notes for instructors: inputs the answer key leaves open, and where the answers depart from it",
-           "The module's answer key gives answers without questions. Where it does not fix an input, the question "
-           "here chooses one; every figure the key pins is kept. Exercise 7 departs from the key on purpose: the key "
-           "says a too-strong CQL penalty undervalues good actions, while the worked answer shows (from the gradient "
-           "of the penalty) that a large weight ranks actions by how often the log took them, so the greedy policy "
-           "copies the log's most frequent action, good or bad; it also states CQL's guarantee as the paper proves "
-           "it (a lower bound in expectation over the data's states). Grade an answer that follows the key's "
-           "wording by its reasoning."),
-    "ru": ("Разобранные решения", "Упражнение",
-           "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
-           "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
-           "все числа берутся из `reference_impl.exercises`, а ссылки на литературу — из `REFERENCES` в "
-           "`autograder/i18n/references.py`, поэтому правьте шаблоны, а не результат.",
-           "Замечания для преподавателей: входные данные, которые ключ оставляет открытыми, и где ответы расходятся с ним",
-           "Ключ ответов модуля содержит ответы без условий. Где он не фиксирует входные данные, условие здесь их "
-           "выбирает; все числа, зафиксированные ключом, сохранены. Упражнение 7 расходится с ключом намеренно: по "
-           "ключу слишком сильный штраф CQL недооценивает хорошие действия, а разобранный ответ показывает (по "
-           "градиенту штрафа), что большой вес ранжирует действия по частоте в журнале, и жадная политика копирует "
-           "самое частое действие журнала, хорошее или плохое; гарантия CQL там же сформулирована так, как её "
-           "доказывает статья (нижняя граница в среднем по состояниям данных). Ответ, следующий формулировке "
-           "ключа, оценивайте по рассуждению."),
+    "en": (
+        "Worked solutions",
+        "Exercise",
+        "One Markdown file per exercise and language: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 conceptual, "
+        "9-15 numerical, 16-17 code). They are generated from `templates/` by `python solutions/build.py`; "
+        "every number comes from `reference_impl.exercises` and every citation from `REFERENCES` in "
+        "`autograder/i18n/references.py`, so edit the templates, never the output.",
+        "Notes for instructors: inputs the answer key leaves open, and where the answers depart from it",
+        "The module's answer key gives answers without questions. Where it does not fix an input, the question "
+        "here chooses one; every figure the key pins is kept. Exercise 7 departs from the key on purpose: the key "
+        "says a too-strong CQL penalty undervalues good actions, while the worked answer shows (from the gradient "
+        "of the penalty) that a large weight ranks actions by how often the log took them, so the greedy policy "
+        "copies the log's most frequent action, good or bad; it also states CQL's guarantee as the paper proves "
+        "it (a lower bound in expectation over the data's states). Grade an answer that follows the key's "
+        "wording by its reasoning.",
+    ),
+    "ru": (
+        "Разобранные решения",
+        "Упражнение",
+        "По одному файлу Markdown на упражнение и язык: `en/NN-slug.md`, `ru/NN-slug.md` (1-8 — концептуальные, "
+        "9-15 — вычислительные, 16-17 — на код). Они порождаются из `templates/` командой `python solutions/build.py`; "
+        "все числа берутся из `reference_impl.exercises`, а ссылки на литературу — из `REFERENCES` в "
+        "`autograder/i18n/references.py`, поэтому правьте шаблоны, а не результат.",
+        "Замечания для преподавателей: входные данные, которые ключ оставляет открытыми, и где ответы расходятся с ним",
+        "Ключ ответов модуля содержит ответы без условий. Где он не фиксирует входные данные, условие здесь их "
+        "выбирает; все числа, зафиксированные ключом, сохранены. Упражнение 7 расходится с ключом намеренно: по "
+        "ключу слишком сильный штраф CQL недооценивает хорошие действия, а разобранный ответ показывает (по "
+        "градиенту штрафа), что большой вес ранжирует действия по частоте в журнале, и жадная политика копирует "
+        "самое частое действие журнала, хорошее или плохое; гарантия CQL там же сформулирована так, как её "
+        "доказывает статья (нижняя граница в среднем по состояниям данных). Ответ, следующий формулировке "
+        "ключа, оценивайте по рассуждению.",
+    ),
 }
 
 
@@ -323,10 +353,18 @@ ol.exercises li { margin: .2rem 0; }
 """
 
 _UI = {
-    "en": {"index": "Module 5: worked solutions", "back": "All exercises", "notebooks": "Solution notebooks",
-           "bundle": "Module 5: solution release"},
-    "ru": {"index": "Модуль 5: разобранные решения", "back": "Все упражнения", "notebooks": "Ноутбуки с решениями",
-           "bundle": "Модуль 5: решения для студентов"},
+    "en": {
+        "index": "Module 5: worked solutions",
+        "back": "All exercises",
+        "notebooks": "Solution notebooks",
+        "bundle": "Module 5: solution release",
+    },
+    "ru": {
+        "index": "Модуль 5: разобранные решения",
+        "back": "Все упражнения",
+        "notebooks": "Ноутбуки с решениями",
+        "bundle": "Модуль 5: решения для студентов",
+    },
 }
 
 
@@ -336,7 +374,8 @@ _MINUS = "<mo>&#x02212;</mo>"
 # a relation or another operator does: "(−1, 1, 2)", "= −∑", "[−1, 1]".
 _UNARY_AFTER = re.compile(
     r"(<mrow>|<math[^>]*>|<mo[^>]*>(?:&#x00028;|&#x0005B;|&#x0007B;|&#x0002C;|&#x0003D;|&#x0003C;|&#x0003E;|&#x02264;"
-    r"|&#x02265;|&#x02248;|&#x0002B;|&#x02212;|&#x000B7;|&#x000D7;|&#x02208;)</mo>)" + re.escape(_MINUS))
+    r"|&#x02265;|&#x02248;|&#x0002B;|&#x02212;|&#x000B7;|&#x000D7;|&#x02208;)</mo>)" + re.escape(_MINUS)
+)
 _NEGATIVE_NUMBER = re.compile(r"<mo lspace=\"0\" rspace=\"0\">&#x02212;</mo><mn>([^<]*)</mn>")
 # Function names latex2mathml leaves as plain identifiers, glued to what follows.
 _FUNCTION = re.compile(r"<mi>(exp|log|ln|sin|cos|tanh|det)</mi>")
@@ -361,8 +400,9 @@ def polish_mathml(mathml: str, display: bool) -> str:
 
     def function(match: re.Match) -> str:
         spaced = not _OPENING.match(match.string, match.end())  # TeX: "log(x)" unspaced, "exp Q" thin space
-        return (f'<mi mathvariant="normal">{match.group(1)}</mi><mo>&#x02061;</mo>'
-                + ('<mspace width="0.1667em"></mspace>' if spaced else ""))
+        return f'<mi mathvariant="normal">{match.group(1)}</mi><mo>&#x02061;</mo>' + (
+            '<mspace width="0.1667em"></mspace>' if spaced else ""
+        )
 
     mathml = _FUNCTION.sub(function, mathml)
     if display:

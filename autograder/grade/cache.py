@@ -5,6 +5,7 @@ Kept apart from :mod:`pipeline` so that a grading run can start its first sandbo
 worker from the cached forms before the grading modules (and Hypothesis, about 0.2 s
 to import) are even imported: this module imports neither.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,9 +24,15 @@ from autograder.grade.sandbox.paths import cache_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the corpus is made from; the last two make the worker forms cached beside it.
-KEY_SOURCES = ("autograder/hidden/kernels.py", "autograder/grade/properties.py", "autograder/grade/corpus.py",
-               "reference_impl/kernels.py", "reference_impl/validation.py",
-               "autograder/grade/worker/wire.py", "autograder/grade/call_forms.py")
+KEY_SOURCES = (
+    "autograder/hidden/kernels.py",
+    "autograder/grade/properties.py",
+    "autograder/grade/corpus.py",
+    "reference_impl/kernels.py",
+    "reference_impl/validation.py",
+    "autograder/grade/worker/wire.py",
+    "autograder/grade/call_forms.py",
+)
 
 
 def _hypothesis_version() -> bytes:

@@ -6,6 +6,7 @@ by-name form (the request naming them). :func:`worker_forms` packs both, with th
 preload file, for the on-disk cache beside the corpus; :func:`adopt_forms` takes
 them back in another process.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,9 +20,9 @@ from autograder.grade.worker import wire
 class Prepared:
     """An encoded call request in the worker's forms (:func:`wire.prepare_call_request`)."""
 
-    name: str                # names its calls in the preload file
-    inline: bytes            # the request carrying its calls
-    by_name: bytes           # the same request naming calls preloaded into the worker (kept ones only)
+    name: str  # names its calls in the preload file
+    inline: bytes  # the request carrying its calls
+    by_name: bytes  # the same request naming calls preloaded into the worker (kept ones only)
     limits: tuple[int, int]  # (header, blob) bytes a reply may use: wire.limits_for_caps
 
 
@@ -58,8 +59,7 @@ def preload_file(requests: tuple[bytes, ...]) -> bytes:
 def worker_forms(requests: tuple[bytes, ...]) -> dict:
     """The kept forms of these call requests and their preload file, to be cached on
     disk beside the corpus (making them costs most of a one-submission run's start)."""
-    return {"prepared": [(request, prepared(request, keep=True)) for request in requests],
-            "preload": (requests, preload_file(requests))}
+    return {"prepared": [(request, prepared(request, keep=True)) for request in requests], "preload": (requests, preload_file(requests))}
 
 
 def adopt_forms(forms: dict | None) -> None:

@@ -16,6 +16,7 @@ same report from the records its shards kept. It holds:
 Every text a student controls (file and folder names, answers) is escaped, and the page
 carries a Content-Security-Policy that allows no script at all: nothing in it can run.
 """
+
 from __future__ import annotations
 
 import html
@@ -32,34 +33,84 @@ from autograder.grade.score import SubmissionResult, assignment_total
 
 JSON_NAME = "class_report.json"
 HTML_NAME = "class_report.html"
-TOP = 5                # wrong answers per exercise and slowest submissions listed
+TOP = 5  # wrong answers per exercise and slowest submissions listed
 LIMIT_WORDS = ("time limit", "stopped", "memory limit")  # read in the English message of a failure or note
 
 WORDS = {
-    "en": {"title": "Class report", "submissions": "submissions", "graded": "graded", "mean": "mean",
-           "median": "median", "maximum": "maximum", "not_graded": "Not graded", "why": "why",
-           "distribution": "Score distribution", "score": "score", "count": "submissions",
-           "kernels": "Kernels, most failed first", "properties": "Properties, most failed first",
-           "kernel": "kernel", "property": "property", "failed": "failed", "share": "share",
-           "mistakes": "Named likely mistakes", "mistake": "mistake", "who": "submissions",
-           "answers": "Most common wrong numerical answers", "exercise": "exercise", "answer": "answer",
-           "slowest": "Slowest submissions", "seconds": "seconds", "limits": "Submissions that hit a limit",
-           "what": "what", "none": "none", "missing": "(missing)",
-           "similar": "Near-identical code", "shared": "of their fingerprints shared",
-           "similar_note": "Pairs whose code is the same once names, comments and layout are set aside (the released "
-                           "notebook's code does not count). A flag changes no grade: read the two side by side."},
-    "ru": {"title": "Отчёт по группе", "submissions": "решений", "graded": "проверено", "mean": "среднее",
-           "median": "медиана", "maximum": "максимум", "not_graded": "Не проверены", "why": "причина",
-           "distribution": "Распределение баллов", "score": "балл", "count": "решений",
-           "kernels": "Ядра, сначала самые проваленные", "properties": "Свойства, сначала самые проваленные",
-           "kernel": "ядро", "property": "свойство", "failed": "провалили", "share": "доля",
-           "mistakes": "Названные вероятные ошибки", "mistake": "ошибка", "who": "решения",
-           "answers": "Самые частые неверные численные ответы", "exercise": "упражнение", "answer": "ответ",
-           "slowest": "Самые медленные решения", "seconds": "секунд", "limits": "Решения, упёршиеся в лимит",
-           "what": "что", "none": "нет", "missing": "(нет ответа)",
-           "similar": "Почти одинаковый код", "shared": "общих отпечатков",
-           "similar_note": "Пары решений, чей код совпадает, если не считать имён, комментариев и оформления (код "
-                           "из выданного ноутбука не учитывается). Отметка не меняет оценку: прочитайте оба решения рядом."},
+    "en": {
+        "title": "Class report",
+        "submissions": "submissions",
+        "graded": "graded",
+        "mean": "mean",
+        "median": "median",
+        "maximum": "maximum",
+        "not_graded": "Not graded",
+        "why": "why",
+        "distribution": "Score distribution",
+        "score": "score",
+        "count": "submissions",
+        "kernels": "Kernels, most failed first",
+        "properties": "Properties, most failed first",
+        "kernel": "kernel",
+        "property": "property",
+        "failed": "failed",
+        "share": "share",
+        "mistakes": "Named likely mistakes",
+        "mistake": "mistake",
+        "who": "submissions",
+        "answers": "Most common wrong numerical answers",
+        "exercise": "exercise",
+        "answer": "answer",
+        "slowest": "Slowest submissions",
+        "seconds": "seconds",
+        "limits": "Submissions that hit a limit",
+        "what": "what",
+        "none": "none",
+        "missing": "(missing)",
+        "similar": "Near-identical code",
+        "shared": "of their fingerprints shared",
+        "similar_note": (
+            "Pairs whose code is the same once names, comments and layout are set aside (the released "
+            "notebook's code does not count). A flag changes no grade: read the two side by side."
+        ),
+    },
+    "ru": {
+        "title": "Отчёт по группе",
+        "submissions": "решений",
+        "graded": "проверено",
+        "mean": "среднее",
+        "median": "медиана",
+        "maximum": "максимум",
+        "not_graded": "Не проверены",
+        "why": "причина",
+        "distribution": "Распределение баллов",
+        "score": "балл",
+        "count": "решений",
+        "kernels": "Ядра, сначала самые проваленные",
+        "properties": "Свойства, сначала самые проваленные",
+        "kernel": "ядро",
+        "property": "свойство",
+        "failed": "провалили",
+        "share": "доля",
+        "mistakes": "Названные вероятные ошибки",
+        "mistake": "ошибка",
+        "who": "решения",
+        "answers": "Самые частые неверные численные ответы",
+        "exercise": "упражнение",
+        "answer": "ответ",
+        "slowest": "Самые медленные решения",
+        "seconds": "секунд",
+        "limits": "Решения, упёршиеся в лимит",
+        "what": "что",
+        "none": "нет",
+        "missing": "(нет ответа)",
+        "similar": "Почти одинаковый код",
+        "shared": "общих отпечатков",
+        "similar_note": (
+            "Пары решений, чей код совпадает, если не считать имён, комментариев и оформления (код "
+            "из выданного ноутбука не учитывается). Отметка не меняет оценку: прочитайте оба решения рядом."
+        ),
+    },
 }
 
 
@@ -99,11 +150,20 @@ def record(result: SubmissionResult, code: str = "", given: frozenset | set = fr
         text = note.get("en", "")
         if any(word in text for word in LIMIT_WORDS):
             limits.append(["", report.for_terminal(text)[:200]])
-    return {"label": result.label, "score": result.score, "maximum": report.maximum(result),
-            "graded": result.error is None, "error": result.error or "", "seconds": round(result.seconds, 3),
-            "failed": failed, "mistakes": mistakes, "answers": answers, "limits": limits,
-            "fingerprints": sorted(similarity.fingerprints(code) - given) if code else [],
-            "code": code[:similarity.MAX_CODE_CHARS]}
+    return {
+        "label": result.label,
+        "score": result.score,
+        "maximum": report.maximum(result),
+        "graded": result.error is None,
+        "error": result.error or "",
+        "seconds": round(result.seconds, 3),
+        "failed": failed,
+        "mistakes": mistakes,
+        "answers": answers,
+        "limits": limits,
+        "fingerprints": sorted(similarity.fingerprints(code) - given) if code else [],
+        "code": code[: similarity.MAX_CODE_CHARS],
+    }
 
 
 # ---------------------------------------------------------------- the class
@@ -129,8 +189,7 @@ def build(records: list[dict], lang: str = "en") -> dict:
     mistakes: dict = {}
     for r in graded:
         for name, group, en, ru in r["mistakes"]:
-            entry = mistakes.setdefault(name, {"id": name, "kernel": group, "explanation": {"en": en, "ru": ru},
-                                               "submissions": []})
+            entry = mistakes.setdefault(name, {"id": name, "kernel": group, "explanation": {"en": en, "ru": ru}, "submissions": []})
             entry["submissions"].append(r["label"])
     answers: dict = {}
     for r in graded:
@@ -139,22 +198,30 @@ def build(records: list[dict], lang: str = "en") -> dict:
     n = len(graded)
     return {
         "language": lang,
-        "submissions": len(records), "graded": n, "maximum": top,
+        "submissions": len(records),
+        "graded": n,
+        "maximum": top,
         "not_graded": [{"submission": r["label"], "why": r["error"]} for r in records if not r["graded"]],
         "mean": round(statistics.fmean(scores), 4) if scores else None,
         "median": round(statistics.median(scores), 4) if scores else None,
         "histogram": {"edges": [round(float(e), 4) for e in edges], "counts": [int(c) for c in counts]},
-        "kernels": [{"kernel": k, "failed": c, "share": _share(c, n)}
-                    for k, c in sorted(kernels.items(), key=lambda kv: (-kv[1], kv[0]))],
-        "properties": [{"kernel": g, "property": key, "title": titles[g, key], "failed": c, "share": _share(c, n)}
-                       for (g, key), c in sorted(properties.items(), key=lambda kv: (-kv[1], kv[0]))],
-        "mistakes": sorted(({**m, "count": len(m["submissions"])} for m in mistakes.values()),
-                           key=lambda m: (-m["count"], m["id"])),
-        "answers": [{"exercise": g, "name": name,
-                     "wrong": [{"answer": a, "count": c} for a, c in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))][:TOP]}
-                    for (g, name), counter in sorted(answers.items())],
-        "slowest": [{"submission": r["label"], "seconds": r["seconds"]}
-                    for r in sorted(graded, key=lambda r: (-r["seconds"], r["label"]))[:TOP]],
+        "kernels": [{"kernel": k, "failed": c, "share": _share(c, n)} for k, c in sorted(kernels.items(), key=lambda kv: (-kv[1], kv[0]))],
+        "properties": [
+            {"kernel": g, "property": key, "title": titles[g, key], "failed": c, "share": _share(c, n)}
+            for (g, key), c in sorted(properties.items(), key=lambda kv: (-kv[1], kv[0]))
+        ],
+        "mistakes": sorted(({**m, "count": len(m["submissions"])} for m in mistakes.values()), key=lambda m: (-m["count"], m["id"])),
+        "answers": [
+            {
+                "exercise": g,
+                "name": name,
+                "wrong": [{"answer": a, "count": c} for a, c in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))][:TOP],
+            }
+            for (g, name), counter in sorted(answers.items())
+        ],
+        "slowest": [
+            {"submission": r["label"], "seconds": r["seconds"]} for r in sorted(graded, key=lambda r: (-r["seconds"], r["label"]))[:TOP]
+        ],
         "limits": [{"submission": r["label"], "kernel": group, "what": text} for r in records for group, text in r["limits"]],
         "similar": similarity.flag_pairs(graded),
     }
@@ -183,7 +250,7 @@ def _histogram_svg(document: dict, lang: str) -> str:
     with matplotlib.rc_context({"svg.hashsalt": "m5-class-report"}):  # the same page for the same class
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
 def _table(head: list[str], rows: list[list[str]], table_id: str, empty: str) -> str:
@@ -200,8 +267,10 @@ def _similar(pairs: list[dict], w: dict) -> str:
         return f'<p id="similar">{w["none"]}</p>'
     blocks = []
     for pair in pairs:
-        head = (f"<p><b>{_e(pair['a'])}</b> ({pair['scores'][0]:g}) — <b>{_e(pair['b'])}</b> ({pair['scores'][1]:g}): "
-                f"{100 * pair['similarity']:.0f} % {w['shared']}</p>")
+        head = (
+            f"<p><b>{_e(pair['a'])}</b> ({pair['scores'][0]:g}) — <b>{_e(pair['b'])}</b> ({pair['scores'][1]:g}): "
+            f"{100 * pair['similarity']:.0f} % {w['shared']}</p>"
+        )
         codes = "".join(f"<pre>{html.escape(code, quote=True)}</pre>" for code in pair["code"])
         blocks.append(f'<div class="pair">{head}<div class="side">{codes}</div></div>')
     return f'<div id="similar"><p>{w["similar_note"]}</p>' + "".join(blocks) + "</div>"
@@ -210,57 +279,97 @@ def _similar(pairs: list[dict], w: dict) -> str:
 def to_html(document: dict, lang: str = "en") -> str:
     w = WORDS[lang]
     pct = lambda share: f"{100 * share:.0f} %"  # noqa: E731 - one format, used in three tables
-    summary = (f'<p id="summary"><span id="n-submissions">{document["submissions"]}</span> {w["submissions"]}, '
-               f'<span id="n-graded">{document["graded"]}</span> {w["graded"]}; {w["mean"]} '
-               f'<span id="mean">{document["mean"] if document["mean"] is not None else "–"}</span>, {w["median"]} '
-               f'<span id="median">{document["median"] if document["median"] is not None else "–"}</span>, '
-               f'{w["maximum"]} {document["maximum"]:g}</p>')
+    summary = (
+        f'<p id="summary"><span id="n-submissions">{document["submissions"]}</span> {w["submissions"]}, '
+        f'<span id="n-graded">{document["graded"]}</span> {w["graded"]}; {w["mean"]} '
+        f'<span id="mean">{document["mean"] if document["mean"] is not None else "–"}</span>, {w["median"]} '
+        f'<span id="median">{document["median"] if document["median"] is not None else "–"}</span>, '
+        f"{w['maximum']} {document['maximum']:g}</p>"
+    )
     parts = [
-        f"<h1>{w['title']}</h1>", summary,
-        f"<h2>{w['distribution']}</h2>", _histogram_svg(document, lang),
+        f"<h1>{w['title']}</h1>",
+        summary,
+        f"<h2>{w['distribution']}</h2>",
+        _histogram_svg(document, lang),
         f"<h2>{w['not_graded']}</h2>",
-        _table([w["submissions"], w["why"]], [[_e(r["submission"]), _e(r["why"])] for r in document["not_graded"]],
-               "not-graded", w["none"]),
+        _table(
+            [w["submissions"], w["why"]], [[_e(r["submission"]), _e(r["why"])] for r in document["not_graded"]], "not-graded", w["none"]
+        ),
         f"<h2>{w['kernels']}</h2>",
-        _table([w["kernel"], w["failed"], w["share"]], [[_e(k["kernel"]), str(k["failed"]), pct(k["share"])]
-                                                         for k in document["kernels"]], "kernels", w["none"]),
+        _table(
+            [w["kernel"], w["failed"], w["share"]],
+            [[_e(k["kernel"]), str(k["failed"]), pct(k["share"])] for k in document["kernels"]],
+            "kernels",
+            w["none"],
+        ),
         f"<h2>{w['properties']}</h2>",
-        _table([w["property"], w["failed"], w["share"]],
-               [[_e(p["title"][lang]), str(p["failed"]), pct(p["share"])] for p in document["properties"]],
-               "properties", w["none"]),
+        _table(
+            [w["property"], w["failed"], w["share"]],
+            [[_e(p["title"][lang]), str(p["failed"]), pct(p["share"])] for p in document["properties"]],
+            "properties",
+            w["none"],
+        ),
         f"<h2>{w['mistakes']}</h2>",
-        _table([w["mistake"], w["count"], w["who"]],
-               [[f"<code>{_e(m['id'])}</code>: {_e(m['explanation'][lang])}", str(m["count"]),
-                 ", ".join(_e(s) for s in m["submissions"])] for m in document["mistakes"]], "mistakes", w["none"]),
+        _table(
+            [w["mistake"], w["count"], w["who"]],
+            [
+                [f"<code>{_e(m['id'])}</code>: {_e(m['explanation'][lang])}", str(m["count"]), ", ".join(_e(s) for s in m["submissions"])]
+                for m in document["mistakes"]
+            ],
+            "mistakes",
+            w["none"],
+        ),
         f"<h2>{w['answers']}</h2>",
-        _table([w["exercise"], w["answer"], w["count"]],
-               [[f"{_e(a['exercise'])} <code>{_e(a['name'])}</code>",
-                 _e(x["answer"]) if x["answer"] is not None else w["missing"], str(x["count"])]
-                for a in document["answers"] for x in a["wrong"]], "answers", w["none"]),
+        _table(
+            [w["exercise"], w["answer"], w["count"]],
+            [
+                [
+                    f"{_e(a['exercise'])} <code>{_e(a['name'])}</code>",
+                    _e(x["answer"]) if x["answer"] is not None else w["missing"],
+                    str(x["count"]),
+                ]
+                for a in document["answers"]
+                for x in a["wrong"]
+            ],
+            "answers",
+            w["none"],
+        ),
         f"<h2>{w['slowest']}</h2>",
-        _table([w["submissions"], w["seconds"]], [[_e(s["submission"]), f"{s['seconds']:.2f}"]
-                                                  for s in document["slowest"]], "slowest", w["none"]),
-        f"<h2>{w['similar']}</h2>", _similar(document["similar"], w),
+        _table(
+            [w["submissions"], w["seconds"]],
+            [[_e(s["submission"]), f"{s['seconds']:.2f}"] for s in document["slowest"]],
+            "slowest",
+            w["none"],
+        ),
+        f"<h2>{w['similar']}</h2>",
+        _similar(document["similar"], w),
         f"<h2>{w['limits']}</h2>",
-        _table([w["submissions"], w["kernel"], w["what"]],
-               [[_e(s["submission"]), _e(s["kernel"]), _e(s["what"])] for s in document["limits"]], "limits", w["none"]),
+        _table(
+            [w["submissions"], w["kernel"], w["what"]],
+            [[_e(s["submission"]), _e(s["kernel"]), _e(s["what"])] for s in document["limits"]],
+            "limits",
+            w["none"],
+        ),
     ]
-    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
-             "text-align:left;vertical-align:top}th{background:#eee}svg{max-width:100%;height:auto}"
-             ".side{display:flex;gap:1em}.side pre{flex:1;overflow:auto;max-height:30em;background:#f6f6f6;padding:.5em;"
-             "font-size:80%}")
-    return ("<!DOCTYPE html>\n"
-            f'<html lang="{lang}"><head><meta charset="utf-8">'
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-            "img-src data:\">"
-            f"<title>{w['title']}</title><style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+    style = (
+        "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
+        "text-align:left;vertical-align:top}th{background:#eee}svg{max-width:100%;height:auto}"
+        ".side{display:flex;gap:1em}.side pre{flex:1;overflow:auto;max-height:30em;background:#f6f6f6;padding:.5em;"
+        "font-size:80%}"
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{lang}"><head><meta charset="utf-8">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        'img-src data:">'
+        f"<title>{w['title']}</title><style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )
 
 
 def write(records: list[dict], out: Path, lang: str = "en") -> dict:
     """``out/class_report.json`` and ``out/class_report.html`` from the submissions' records."""
     document = build(records, lang)
-    (out / JSON_NAME).write_text(json.dumps(report.for_json(document), ensure_ascii=False, indent=1) + "\n",
-                                 encoding="utf-8")
+    (out / JSON_NAME).write_text(json.dumps(report.for_json(document), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (out / HTML_NAME).write_text(to_html(document, lang), encoding="utf-8")
     return document

@@ -4,6 +4,7 @@ then the grade sheets (``grades.csv`` and an LMS export).
 Shared by ``m5 grade``, ``m5 demo`` and Gradescope's ``run_autograder``, so that a
 class graded by any of them is graded the same way.
 """
+
 from __future__ import annotations
 
 import gc
@@ -25,12 +26,12 @@ def _refused_or_unreadable(item, lang: str | None):
 
 def _with_identity(result, item):
     """``result`` with where its submission was found (for grades.csv and output names)."""
-    return replace(result, relative=item.relative, student=item.student, assignment=item.assignment,
-                   timestamp=item.timestamp)
+    return replace(result, relative=item.relative, student=item.student, assignment=item.assignment, timestamp=item.timestamp)
 
 
-def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None,
-                recycle: bool = True, first=None) -> list:
+def grade_found(
+    found: list, *, jobs: int, lang: str | None, shrink: bool, on_result, progress=None, recycle: bool = True, first=None
+) -> list:
     """Grade every found submission (refused ones become error rows without grading);
     ``on_result(index, result)`` is called as each one finishes. Results in input order.
 
@@ -75,9 +76,21 @@ def grade_found(found: list, *, jobs: int, lang: str | None, shrink: bool, on_re
             worker.close()
 
 
-def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None, shrink: bool = False,
-               isolation_warning: str | None = None, csv_format: str = "m5", progress=None, recycle: bool = True,
-               first=None, shard: tuple[int, int] | None = None, also_answers: list = ()):
+def grade_into(
+    found: list,
+    out: Path,
+    *,
+    jobs: int = 1,
+    lang: str | None = None,
+    shrink: bool = False,
+    isolation_warning: str | None = None,
+    csv_format: str = "m5",
+    progress=None,
+    recycle: bool = True,
+    first=None,
+    shard: tuple[int, int] | None = None,
+    also_answers: list = (),
+):
     """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
     written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``), ``grades.json``
     (the sheet's rows) and the class report (``class_report.html`` and ``.json``, in ``lang`` or English).
@@ -95,8 +108,7 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
         results_files[index] = report.write_results(result, out / folders[indices[index]], isolation_warning)
 
     mine = [found[i] for i in indices]
-    results = grade_found(mine, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one,
-                          progress=progress, recycle=recycle, first=first)
+    results = grade_found(mine, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress, recycle=recycle, first=first)
     report.write_grades_csv(results, out / "grades.csv")
     if csv_format != "m5":
         report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
@@ -105,8 +117,14 @@ def grade_into(found: list, out: Path, *, jobs: int = 1, lang: str | None = None
     class_report.write(records, out, lang or "en")
     others = [item for item in also_answers if shard is None or shards.shard_of(item.relative, shard[1]) == shard[0]]
     ids = written.question_ids()
-    written.write_class_answers(out, [written.entry(item, *written.answers_in(item.path, ids))
-                                      for item in [*mine, *others] if item.path.suffix == ".ipynb" and item.error is None])
+    written.write_class_answers(
+        out,
+        [
+            written.entry(item, *written.answers_in(item.path, ids))
+            for item in [*mine, *others]
+            if item.path.suffix == ".ipynb" and item.error is None
+        ],
+    )
     shards.write_rows_file(out, shard, len(found), indices, results, records)
     return results, results_files
 

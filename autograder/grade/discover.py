@@ -12,6 +12,7 @@ and an assignment (from the nbgrader layout, else from the folders), and nbgrade
 ``timestamp.txt`` when there is one. Notebooks that are not assignments (the lab, or
 an unrelated notebook) are skipped with a reason.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ from autograder.grade.extract import _mapping, _text, read_notebook
 from autograder.grade.student_files import SubmissionError, read_bytes
 
 SUFFIXES = (".ipynb", ".py")
-NBGRADER_STEPS = ("submitted", "autograded")   # <course>/<step>/<student>/<assignment>/<file>
+NBGRADER_STEPS = ("submitted", "autograded")  # <course>/<step>/<student>/<assignment>/<file>
 TIMESTAMP_NAME = "timestamp.txt"
 MAX_TIMESTAMP_BYTES = 256
 # nbgrader writes "2026-12-01 13:00:00.123456 UTC"; anything else is not shown.
@@ -36,19 +37,19 @@ class Found:
     """One file to grade, or to refuse (``error``), or to skip (``skip``)."""
 
     path: Path
-    relative: str          # path relative to the common root, "/"-separated
+    relative: str  # path relative to the common root, "/"-separated
     student: str = ""
     assignment: str = ""
     timestamp: str = ""
-    error: str | None = None    # refused before grading (a link, a FIFO, too big...)
-    skip: str | None = None     # not an assignment: why (English, one line)
+    error: str | None = None  # refused before grading (a link, a FIFO, too big...)
+    skip: str | None = None  # not an assignment: why (English, one line)
     skip_ru: str | None = None  # the same reason in Russian
 
 
 @dataclass(frozen=True)
 class Discovery:
-    submissions: list[Found]   # to grade, or refused with a reason (an error row each)
-    skipped: list[Found]       # not assignments
+    submissions: list[Found]  # to grade, or refused with a reason (an error row each)
+    skipped: list[Found]  # not assignments
 
 
 # ---------------------------------------------------------------- walking
@@ -59,8 +60,7 @@ def _walk(top: Path) -> list[Path]:
     found: list[Path] = []
     for folder, dirs, files in os.walk(top, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found += [Path(folder) / name for name in sorted(files)
-                  if name.endswith(SUFFIXES) and not name.startswith(".")]
+        found += [Path(folder) / name for name in sorted(files) if name.endswith(SUFFIXES) and not name.startswith(".")]
         # os.walk lists a symlink to a folder among ``dirs`` and never enters it; a
         # link named like a submission is still reported, so it gets its own refusal.
         found += [Path(folder) / d for d in dirs if d.endswith(SUFFIXES) and os.path.islink(Path(folder) / d)]
@@ -87,7 +87,7 @@ def identity(path: Path, relative: str) -> tuple[str, str]:
     ``<student>/<file>``, or a bare file whose stem is the student id.
     """
     parts = Path(os.path.abspath(path)).parts
-    for i in range(len(parts) - 4, -1, -1):   # the innermost step folder with student/assignment/file below
+    for i in range(len(parts) - 4, -1, -1):  # the innermost step folder with student/assignment/file below
         if parts[i] in NBGRADER_STEPS:
             return parts[i + 1], parts[i + 2]
     rel = relative.split("/")
@@ -113,12 +113,14 @@ def read_timestamp(folder: Path) -> str:
 
 # ---------------------------------------------------------------- what a notebook is
 NOT_ASSIGNMENT = {
-    "kind": {"en": "skipped: a {kind} notebook (metadata m5.kind), not an assignment",
-             "ru": "пропущено: ноутбук вида {kind} (метаданные m5.kind), а не задание"},
-    "unrelated": {"en": "skipped: defines no kernel and no exNN_ answer and has no m5 metadata: "
-                        "not a Module 5 assignment",
-                  "ru": "пропущено: нет ни ядер, ни ответов exNN_, ни метаданных m5: "
-                        "это не задание модуля 5"},
+    "kind": {
+        "en": "skipped: a {kind} notebook (metadata m5.kind), not an assignment",
+        "ru": "пропущено: ноутбук вида {kind} (метаданные m5.kind), а не задание",
+    },
+    "unrelated": {
+        "en": "skipped: defines no kernel and no exNN_ answer and has no m5 metadata: not a Module 5 assignment",
+        "ru": "пропущено: нет ни ядер, ни ответов exNN_, ни метаданных m5: это не задание модуля 5",
+    },
 }
 
 
@@ -146,8 +148,11 @@ def notebook_kind(path: Path, kernels: set[str]) -> str | None:
     code = _assignment_code(kernels)
     for cell in nb.get("cells") if isinstance(nb.get("cells"), list) else []:
         cell = _mapping(cell)
-        if (cell.get("cell_type") == "code" and code.search(_text(cell.get("source", "")))
-                or _mapping(_mapping(cell.get("metadata")).get("nbgrader")).get("solution")):
+        if (
+            cell.get("cell_type") == "code"
+            and code.search(_text(cell.get("source", "")))
+            or _mapping(_mapping(cell.get("metadata")).get("nbgrader")).get("solution")
+        ):
             return None
     return "unrelated"
 
@@ -214,4 +219,3 @@ def discover(paths: list[str | Path], kernels: set[str]) -> Discovery:
         else:
             submissions.append(found)
     return Discovery(submissions, skipped)
-

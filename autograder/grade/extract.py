@@ -15,6 +15,7 @@ answers its cells define. Stored outputs are ignored.
 ``.py`` files: one cell holding the whole file, decoded as Python decodes it (PEP 263
 coding line, BOM); the sandbox runs it statement by statement.
 """
+
 from __future__ import annotations
 
 import io
@@ -54,16 +55,16 @@ MAX_CELL_ID = 64
 class Cell:
     id: str
     source: str
-    kind: str = "cell"     # "cell" (a notebook cell) or "python" (a whole .py file)
-    number: int = 0        # position in the notebook, counting every cell from 1 (0: a .py file)
+    kind: str = "cell"  # "cell" (a notebook cell) or "python" (a whole .py file)
+    number: int = 0  # position in the notebook, counting every cell from 1 (0: a .py file)
 
 
 @dataclass(frozen=True)
 class Submission:
     path: Path
     cells: list[Cell]
-    language: str          # "en" or "ru" (detected; --lang overrides)
-    kind: str              # "notebook" or "python"
+    language: str  # "en" or "ru" (detected; --lang overrides)
+    kind: str  # "notebook" or "python"
 
 
 COMMENT_LINE = re.compile(r"^[ \t]*#(.*)$", re.M)
@@ -184,31 +185,41 @@ WHERE = {
     "python": {"en": "the statement at line {line}", "ru": "инструкция в строке {line}"},
     "line": {"en": ", line {line}", "ru": ", строка {line}"},
 }
-CELL_FAILED = {"en": "{where} could not run: {error}. Only what it defines is missing; the rest is graded.",
-               "ru": "{where} не выполнилась: {error}. Не хватает только того, что в ней определено; "
-                     "остальное проверяется."}
-CELL_TIMED_OUT = {"cell": {"en": "it ran past the time limit of one cell{limit}",
-                           "ru": "превышен лимит времени на одну ячейку{limit}"},
-                  "python": {"en": "it ran past the time limit of one statement{limit}",
-                             "ru": "превышен лимит времени на одну инструкцию{limit}"}}
+CELL_FAILED = {
+    "en": "{where} could not run: {error}. Only what it defines is missing; the rest is graded.",
+    "ru": "{where} не выполнилась: {error}. Не хватает только того, что в ней определено; остальное проверяется.",
+}
+CELL_TIMED_OUT = {
+    "cell": {"en": "it ran past the time limit of one cell{limit}", "ru": "превышен лимит времени на одну ячейку{limit}"},
+    "python": {"en": "it ran past the time limit of one statement{limit}", "ru": "превышен лимит времени на одну инструкцию{limit}"},
+}
 TIME_LIMIT = {"en": " ({seconds:g} s)", "ru": " ({seconds:g} с)"}
 # Why the worker stopped a cell or statement (its "reason"; worker.LEFT_OUT_REASONS).
 # The subject is a cell or a statement: «ячейка» and «инструкция» are both feminine.
 LEFT_OUT = {
-    "stopped": {"en": "it stopped the grading process (an exit, a crash or too much memory)",
-                "ru": "она остановила процесс проверки (выход, сбой или слишком много памяти)"},
-    "protocol": {"en": "it disturbed the grading process's communication",
-                 "ru": "она нарушила обмен данными с процессом проверки"},
-    "load_cap": {"en": "the cells ran past the time limit of all cells together",
-                 "ru": "ячейки исчерпали общий лимит времени на все ячейки"},
-    "left_out_cap": {"en": "too many statements had stopped the grading process before it",
-                     "ru": "до неё слишком много инструкций остановили процесс проверки"},
-    "idle": {"en": "it slept or waited instead of running, past the limit on time not running",
-             "ru": "она спала или ждала вместо вычислений дольше допустимого времени простоя"},
+    "stopped": {
+        "en": "it stopped the grading process (an exit, a crash or too much memory)",
+        "ru": "она остановила процесс проверки (выход, сбой или слишком много памяти)",
+    },
+    "protocol": {"en": "it disturbed the grading process's communication", "ru": "она нарушила обмен данными с процессом проверки"},
+    "load_cap": {
+        "en": "the cells ran past the time limit of all cells together",
+        "ru": "ячейки исчерпали общий лимит времени на все ячейки",
+    },
+    "left_out_cap": {
+        "en": "too many statements had stopped the grading process before it",
+        "ru": "до неё слишком много инструкций остановили процесс проверки",
+    },
+    "idle": {
+        "en": "it slept or waited instead of running, past the limit on time not running",
+        "ru": "она спала или ждала вместо вычислений дольше допустимого времени простоя",
+    },
 }
 IGNORED_PLACE = {"en": "cell {number}", "ru": "ячейка {number}"}
-IGNORED = {"en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",
-           "ru": "Не выполняются при проверке (команды окружения, отображения и оболочки ноутбука): {items}."}
+IGNORED = {
+    "en": "Not run by the grader (environment, display and shell commands of the notebook): {items}.",
+    "ru": "Не выполняются при проверке (команды окружения, отображения и оболочки ноутбука): {items}.",
+}
 
 
 def _where(cell: Cell | None, entry: dict, lang: str) -> str:
@@ -231,8 +242,7 @@ def _why(cell: Cell | None, entry: dict, lang: str, cell_timeout: float | None) 
     return entry.get("error") or "?"
 
 
-def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = True,
-               cell_timeout: float | None = None) -> list[dict]:
+def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = True, cell_timeout: float | None = None) -> list[dict]:
     """Feedback notes ({"en", "ru"}) on the worker's load report: one per cell (or .py
     statement) that failed, naming the notebook's cell number and the line (and the
     time limit of one cell, ``cell_timeout``, where one ran past it), and (with
@@ -245,11 +255,22 @@ def cell_notes(sub: Submission, report_cells: list[dict], *, ignored: bool = Tru
         if items and ignored:
             skipped.append((items, cell))
         if not entry.get("ok"):
-            notes.append({lang: CELL_FAILED[lang].format(where=_where(cell, entry, lang),
-                                                         error=_why(cell, entry, lang, cell_timeout))
-                          for lang in LANGS})
+            notes.append(
+                {
+                    lang: CELL_FAILED[lang].format(where=_where(cell, entry, lang), error=_why(cell, entry, lang, cell_timeout))
+                    for lang in LANGS
+                }
+            )
     if skipped:
-        notes.append({lang: IGNORED[lang].format(items="; ".join(
-            f"{items} ({IGNORED_PLACE[lang].format(number=cell.number) if cell and cell.kind == 'cell' else sub.path.name})"
-            for items, cell in skipped)) for lang in LANGS})
+        notes.append(
+            {
+                lang: IGNORED[lang].format(
+                    items="; ".join(
+                        f"{items} ({IGNORED_PLACE[lang].format(number=cell.number) if cell and cell.kind == 'cell' else sub.path.name})"
+                        for items, cell in skipped
+                    )
+                )
+                for lang in LANGS
+            }
+        )
     return notes

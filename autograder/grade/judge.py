@@ -3,6 +3,7 @@
 Runs only on the grader's side: it compares what the worker returned with the
 reference outcomes of the corpus, gates points, and picks the failure to show.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,41 +22,55 @@ from autograder.grade.worker.wire import BATCH_IDLE
 from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, diagnose_mistake
 
 LOST = {
-    "timeout": {"en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
-                "ru": "{k} превысила лимит времени (бесконечный цикл или слишком медленно); процесс остановлен"},
-    "call_timeout": {"en": "a call of {k} did not finish within its time limit (an infinite loop or far too slow)",
-                     "ru": "вызов {k} не завершился за отведённое время (бесконечный цикл или слишком медленно)"},
-    "call_idle": {"en": "a call of {k} slept or waited instead of running for more than {limit:g} s, or its calls "
-                        "for {total:g} s in all (sleep, a lock, input or a subprocess of its own); the rest of its "
-                        "calls were not run",
-                  "ru": "вызов {k} спал или ждал вместо вычислений дольше {limit:g} с, или все её вызовы вместе "
-                        "дольше {total:g} с (sleep, блокировка, ввод или собственный подпроцесс); остальные её "
-                        "вызовы не выполнялись"},
-    "crashed": {"en": "the grading process stopped while running {k} (os._exit, a crash or the memory limit)",
-                "ru": "процесс проверки остановился во время работы {k} (os._exit, сбой или предел памяти)"},
-    "protocol": {"en": "{k} disturbed the grading process's communication",
-                 "ru": "{k} нарушила обмен данными с процессом проверки"},
-    "missing": {"en": "{k} is not defined in the submission",
-                "ru": "{k} не определена в решении"},
-    "not_implemented": {"en": "{k} is not implemented yet (it raises NotImplementedError)",
-                        "ru": "{k} ещё не реализована (выбрасывает NotImplementedError)"},
+    "timeout": {
+        "en": "{k} ran past the time limit (an infinite loop or far too slow); the worker was stopped",
+        "ru": "{k} превысила лимит времени (бесконечный цикл или слишком медленно); процесс остановлен",
+    },
+    "call_timeout": {
+        "en": "a call of {k} did not finish within its time limit (an infinite loop or far too slow)",
+        "ru": "вызов {k} не завершился за отведённое время (бесконечный цикл или слишком медленно)",
+    },
+    "call_idle": {
+        "en": (
+            "a call of {k} slept or waited instead of running for more than {limit:g} s, or its calls "
+            "for {total:g} s in all (sleep, a lock, input or a subprocess of its own); the rest of its "
+            "calls were not run"
+        ),
+        "ru": (
+            "вызов {k} спал или ждал вместо вычислений дольше {limit:g} с, или все её вызовы вместе "
+            "дольше {total:g} с (sleep, блокировка, ввод или собственный подпроцесс); остальные её "
+            "вызовы не выполнялись"
+        ),
+    },
+    "crashed": {
+        "en": "the grading process stopped while running {k} (os._exit, a crash or the memory limit)",
+        "ru": "процесс проверки остановился во время работы {k} (os._exit, сбой или предел памяти)",
+    },
+    "protocol": {"en": "{k} disturbed the grading process's communication", "ru": "{k} нарушила обмен данными с процессом проверки"},
+    "missing": {"en": "{k} is not defined in the submission", "ru": "{k} не определена в решении"},
+    "not_implemented": {
+        "en": "{k} is not implemented yet (it raises NotImplementedError)",
+        "ru": "{k} ещё не реализована (выбрасывает NotImplementedError)",
+    },
 }
 ANSWER_WRONG = {"en": "the value of {name} is missing or wrong", "ru": "значение {name} отсутствует или неверно"}
 ANSWER_TITLE = {"en": "numerical answer {name}", "ru": "численный ответ {name}"}
-MISTAKE_THEN = {"en": "{lead}: {mistake} (explains {explained} of {failing} failing {inputs}). Here: {message}",
-                "ru": "{lead}: {mistake} (объясняет {explained} из {failing} {inputs} с неверным ответом). "
-                      "Здесь: {message}"}
+MISTAKE_THEN = {
+    "en": "{lead}: {mistake} (explains {explained} of {failing} failing {inputs}). Here: {message}",
+    "ru": "{lead}: {mistake} (объясняет {explained} из {failing} {inputs} с неверным ответом). Здесь: {message}",
+}
 # "inputs" after "of N": one form in English per number, the genitive after «из N» in Russian.
 INPUTS = {"en": ("input", "inputs"), "ru": ("входа", "входов")}
-ANSWER_HINT = {"en": "Assign the number (or list) to this exact variable name; compute it with the exercise's inputs.",
-               "ru": "Присвойте число (или список) переменной с точно таким именем; считайте по входам упражнения."}
+ANSWER_HINT = {
+    "en": "Assign the number (or list) to this exact variable name; compute it with the exercise's inputs.",
+    "ru": "Присвойте число (или список) переменной с точно таким именем; считайте по входам упражнения.",
+}
 
 
 def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
     """Every property of the kernel fails for one kernel-level reason (no per-property hint)."""
     failure = Failure({lang: text.format(**fields) for lang, text in reason.items()}, call=call)
-    return [TestResult(kc.kernel, p.key, {lang: p.name(lang) for lang in ("en", "ru")}, p.points, False, failure)
-            for p in kc.properties]
+    return [TestResult(kc.kernel, p.key, {lang: p.name(lang) for lang in ("en", "ru")}, p.points, False, failure) for p in kc.properties]
 
 
 def _differential(prop) -> bool:
@@ -93,8 +108,9 @@ class _CaseIndex:
     def flat(self) -> FlatExpected:
         """The differential calls' reference values, flattened when first needed."""
         if self._flat is None:
-            calls = [i for case in self.kc.cases if _differential(case.prop)
-                     for i in range(case.first_call, case.first_call + case.n_calls)]
+            calls = [
+                i for case in self.kc.cases if _differential(case.prop) for i in range(case.first_call, case.first_call + case.n_calls)
+            ]
             self._flat = flatten_expected(self.kc.expected, calls)
         return self._flat
 
@@ -175,7 +191,7 @@ def values_checked(properties, failed) -> bool:
 
 
 def inputs_word(lang: str, n: int) -> str:
-    """"input(s)" after "of n" (English), «входа/входов» after «из n» (Russian)."""
+    """ "input(s)" after "of n" (English), «входа/входов» after «из n» (Russian)."""
     one, many = INPUTS[lang]
     if lang == "ru":
         return one if n % 10 == 1 and n % 100 != 11 else many
@@ -185,12 +201,18 @@ def inputs_word(lang: str, n: int) -> str:
 def with_mistake(failure: Failure, diagnosis) -> Failure:
     """The failure, its message led by the likely mistake's explanation and how many of
     the failing inputs it explains (a :class:`~autograder.hidden.mistakes.Diagnosis`)."""
-    message = {lang: MISTAKE_THEN[lang].format(lead=LEAD[lang], mistake=diagnosis.explanation[lang],
-                                               explained=diagnosis.explained, failing=diagnosis.failing,
-                                               inputs=inputs_word(lang, diagnosis.failing), message=text)
-               for lang, text in failure.message.items()}
-    named = {"id": diagnosis.name, **diagnosis.explanation,
-             "explained": diagnosis.explained, "failing": diagnosis.failing}
+    message = {
+        lang: MISTAKE_THEN[lang].format(
+            lead=LEAD[lang],
+            mistake=diagnosis.explanation[lang],
+            explained=diagnosis.explained,
+            failing=diagnosis.failing,
+            inputs=inputs_word(lang, diagnosis.failing),
+            message=text,
+        )
+        for lang, text in failure.message.items()
+    }
+    named = {"id": diagnosis.name, **diagnosis.explanation, "explained": diagnosis.explained, "failing": diagnosis.failing}
     return dataclasses.replace(failure, message=message, likely_mistake=named)
 
 
@@ -216,8 +238,7 @@ def diagnose(kc, outcomes: list[dict]) -> tuple[dict[str, tuple], object]:
     return failed, (diagnose_mistake(kc, outcomes, passed) if _value_failed(failed) else None)
 
 
-def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float,
-                 shrink_until: float = float("inf")) -> list[TestResult]:
+def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float, shrink_until: float = float("inf")) -> list[TestResult]:
     kernel = kc.kernel
     if not session.report.found.get(kernel):
         return _all_fail(kc, LOST["missing"], k=kernel)
@@ -231,8 +252,9 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
     hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
         why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
-        return _all_fail(kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall,
-                         total=session.budget.idle_wall * BATCH_IDLE)
+        return _all_fail(
+            kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall, total=session.budget.idle_wall * BATCH_IDLE
+        )
     failed, mistake = diagnose(kc, outcomes)
     values_ok = values_checked(kc.properties, failed)
     results = []
@@ -258,8 +280,7 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
                 failure = found[1]
         if mistake is not None and prop.key not in CHECKS_BEYOND_VALUES:
             # The named mistake explains the failure; a fixed hint could contradict it.
-            results.append(TestResult(kernel, prop.key, name, prop.points, False,
-                                      with_mistake(failure, mistake)))
+            results.append(TestResult(kernel, prop.key, name, prop.points, False, with_mistake(failure, mistake)))
             continue
         results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
     return results
@@ -277,7 +298,15 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
             got = values.get(name)
             ok = got is not None and exercises.check_answer(answer, got)
             failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()}, got=got)
-            results.append(TestResult(
-                f"ex{number:02d}", name, {lang: f"ex{number:02d}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()},
-                1.0, ok, failure, hint=ANSWER_HINT))
+            results.append(
+                TestResult(
+                    f"ex{number:02d}",
+                    name,
+                    {lang: f"ex{number:02d}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()},
+                    1.0,
+                    ok,
+                    failure,
+                    hint=ANSWER_HINT,
+                )
+            )
     return results

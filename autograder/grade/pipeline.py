@@ -5,6 +5,7 @@ process pool, sharing one corpus, and hands each result to a callback as soon as
 is ready. Scores depend only on the fixed corpus; a failed property additionally gets
 a shrunk counterexample for its feedback.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,12 +30,20 @@ from multiprocessing import util
 KERNELS = list(reference_impl.KERNEL_NAMES)
 # A kernel never run because the submission's time ran out before it.
 NOT_GRADED = {
-    "submission": {"en": "{k} was not graded: the submission reached its total time limit ({limit:.0f} s: {base:g} s "
-                         "plus {factor:g} × the CPU time its code used, at most {cap:g} s) before this kernel",
-                   "ru": "{k} не проверена: решение исчерпало общий лимит времени ({limit:.0f} с: {base:g} с "
-                         "плюс {factor:g} × процессорное время его кода, не более {cap:g} с) до этого ядра"},
-    "cells": {"en": "{k} was not graded: the submission's cells ran longer than {limit:g} s in all",
-              "ru": "{k} не проверена: ячейки решения выполнялись дольше {limit:g} с в сумме"},
+    "submission": {
+        "en": (
+            "{k} was not graded: the submission reached its total time limit ({limit:.0f} s: {base:g} s "
+            "plus {factor:g} × the CPU time its code used, at most {cap:g} s) before this kernel"
+        ),
+        "ru": (
+            "{k} не проверена: решение исчерпало общий лимит времени ({limit:.0f} с: {base:g} с "
+            "плюс {factor:g} × процессорное время его кода, не более {cap:g} с) до этого ядра"
+        ),
+    },
+    "cells": {
+        "en": "{k} was not graded: the submission's cells ran longer than {limit:g} s in all",
+        "ru": "{k} не проверена: ячейки решения выполнялись дольше {limit:g} с в сумме",
+    },
 }
 POOL_DIED = "grading failed: the grading process stopped (out of memory or killed)"
 
@@ -85,9 +94,15 @@ def _collections_paused():
 
 def _detach(built: dict) -> dict:
     """Strip Property objects (strategies, lambdas) for pickling; keep their keys."""
-    return {k: {"cases": [(c.prop.key, c.value, c.first_call, c.n_calls) for c in kc.cases],
-                "calls": kc.calls, "expected": kc.expected, "request": kc.request}
-            for k, kc in built.items()}
+    return {
+        k: {
+            "cases": [(c.prop.key, c.value, c.first_call, c.n_calls) for c in kc.cases],
+            "calls": kc.calls,
+            "expected": kc.expected,
+            "request": kc.request,
+        }
+        for k, kc in built.items()
+    }
 
 
 def _attach(raw: dict, examples: int | None) -> dict:
@@ -112,21 +127,37 @@ def _selected(kernels) -> list[str]:
 
 
 def _session(sub: Submission, corpus: dict, budget: Budget, spare, lang: str | None) -> WorkerSession:
-    return WorkerSession(sub.cells, KERNELS, budget=budget, spare=spare, import_dirs=library_dirs(),
-                         preload=corpus_requests(corpus), lang=lang or sub.language)
+    return WorkerSession(
+        sub.cells,
+        KERNELS,
+        budget=budget,
+        spare=spare,
+        import_dirs=library_dirs(),
+        preload=corpus_requests(corpus),
+        lang=lang or sub.language,
+    )
 
 
 def _plan(session: WorkerSession, corpus: dict, selected: list[str]) -> None:
     """Hand the worker the batches of every selected kernel it found, in grading order."""
-    session.plan([(corpus[k].request, len(corpus[k].calls)) for k in selected
-                  if k in corpus and session.report.found.get(k)])
+    session.plan([(corpus[k].request, len(corpus[k].calls)) for k in selected if k in corpus and session.report.found.get(k)])
 
 
-def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budget: Budget = Budget(),
-                     shrink: bool = True, shrink_budget: float = 0.3, shrink_total: float = 2.0,
-                     answers: bool | None = None, kernels=None, spare: SpareWorker | None = None,
-                     ahead: "NextSubmission | None" = None,
-                     next_up: "NextSubmission | None" = None) -> SubmissionResult:
+def grade_submission(
+    path: Path,
+    corpus: dict,
+    *,
+    lang: str | None = None,
+    budget: Budget = Budget(),
+    shrink: bool = True,
+    shrink_budget: float = 0.3,
+    shrink_total: float = 2.0,
+    answers: bool | None = None,
+    kernels=None,
+    spare: SpareWorker | None = None,
+    ahead: "NextSubmission | None" = None,
+    next_up: "NextSubmission | None" = None,
+) -> SubmissionResult:
     """Grade one submission. Raises SubmissionError when the file cannot be read at all.
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
@@ -162,8 +193,7 @@ def grade_submission(path: Path, corpus: dict, *, lang: str | None = None, budge
             if session.out_of_time:
                 tests += _not_graded(corpus[kernel], session)
                 continue
-            tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget,
-                                  shrink_until=shrink_until)
+            tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget, shrink_until=shrink_until)
             if next_up is not None:
                 next_up.advance()
         # The front doors (m5 grade, Gradescope) pass answers=True: exNN_ variables count in
@@ -188,14 +218,15 @@ class NextSubmission:
     in order, as if nothing had been made ready.
     """
 
-    def __init__(self, path: Path, corpus: dict, spare: SpareWorker, *, lang: str | None = None,
-                 budget: Budget = Budget(), kernels=None, **_ignored):
+    def __init__(
+        self, path: Path, corpus: dict, spare: SpareWorker, *, lang: str | None = None, budget: Budget = Budget(), kernels=None, **_ignored
+    ):
         self.path, self.corpus, self.spare = Path(path), corpus, spare
         self.lang, self.budget, self.kernels = lang, budget, kernels
         self.sub: Submission | None = None
         self.session: WorkerSession | None = None
         self.selected: list[str] = []
-        self.done = False       # taken, or given up
+        self.done = False  # taken, or given up
         self.current: WorkerSession | None = None  # the session being graded now
 
     def advance(self) -> None:
@@ -240,8 +271,15 @@ def _not_graded(kc, session: WorkerSession):
     if session.report.time_cap:
         return _all_fail(kc, NOT_GRADED["cells"], k=kc.kernel, limit=session.budget.load_timeout)
     b = session.budget
-    return _all_fail(kc, NOT_GRADED["submission"], k=kc.kernel, limit=session.time_limit, base=b.submission_wall,
-                     factor=b.wall_factor, cap=b.submission_timeout)
+    return _all_fail(
+        kc,
+        NOT_GRADED["submission"],
+        k=kc.kernel,
+        limit=session.time_limit,
+        base=b.submission_wall,
+        factor=b.wall_factor,
+        cap=b.submission_timeout,
+    )
 
 
 # ---------------------------------------------------------------- a class
@@ -275,8 +313,17 @@ def _pool_grade(args):
         return _error_result(path, kwargs, f"grading failed: {type(exc).__name__}: {exc}")
 
 
-def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None, on_result=None,
-               recycle: bool = True, first: SpareWorker | None = None, **kwargs) -> list[SubmissionResult]:
+def grade_many(
+    paths: list[Path],
+    corpus: dict,
+    *,
+    jobs: int = 1,
+    progress=None,
+    on_result=None,
+    recycle: bool = True,
+    first: SpareWorker | None = None,
+    **kwargs,
+) -> list[SubmissionResult]:
     """Grade several submissions; return the results in input order (unreadable ones
     get ``error`` set).
 
@@ -305,8 +352,10 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
         # One at a time, in two sandboxes taken in turn: the next submission loads in one
         # while this one is graded in the other (see NextSubmission).
         with contextlib.ExitStack() as stack:
-            spares = [stack.enter_context(SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus),
-                                                      recycle=recycle)) for _ in range(min(2, len(tasks)))]
+            spares = [
+                stack.enter_context(SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=recycle))
+                for _ in range(min(2, len(tasks)))
+            ]
             if first is not None:
                 stack.enter_context(first)
                 if spares and recycle and first.recycle and first.spec == spares[0].spec:
@@ -323,8 +372,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
                     if index + 1 < len(tasks):
                         next_path, next_kwargs = tasks[index + 1]
                         next_up = NextSubmission(next_path, corpus, spares[(index + 1) % len(spares)], **next_kwargs)
-                    result = _pool_grade((path, {**task_kwargs, "spare": spares[index % len(spares)],
-                                                 "ahead": ahead, "next_up": next_up}))
+                    result = _pool_grade((path, {**task_kwargs, "spare": spares[index % len(spares)], "ahead": ahead, "next_up": next_up}))
                     if ahead is not None:
                         ahead.close()  # made ready but not taken (grading failed before it)
                     ahead = next_up
@@ -339,8 +387,7 @@ def grade_many(paths: list[Path], corpus: dict, *, jobs: int = 1, progress=None,
     def run_pool(indices: list[int], workers: int) -> list[int]:
         """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""
         broken = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"),
-                                 initializer=_pool_init if recycle else None) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"), initializer=_pool_init if recycle else None) as pool:
             futures = {pool.submit(_pool_grade, tasks[i]): i for i in indices}
             for future in as_completed(futures):
                 try:

@@ -13,6 +13,7 @@ student's kernel, and judges the outcomes:
 
 Outcomes are the plain dicts the worker sends back (see ``worker/wire.py``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-RTOL = 1e-5          # float32 implementations (e.g. torch) must get full marks
+RTOL = 1e-5  # float32 implementations (e.g. torch) must get full marks
 ATOL_PER_SCALE = 1e-5
 
 
@@ -48,15 +49,15 @@ class Failure:
 @dataclass(frozen=True)
 class Property:
     kernel: str
-    key: str                                   # stable id, e.g. "terminal_rows"
-    title: dict[str, str]                      # {"en": ..., "ru": ...}
+    key: str  # stable id, e.g. "terminal_rows"
+    title: dict[str, str]  # {"en": ..., "ru": ...}
     points: float
     strategy: st.SearchStrategy
     calls: Callable[[Any], list[Call]]
     hint: dict[str, str]
     relation: Callable[[Any, list[dict], list[dict]], Failure | None] | None = None
     check_mutation: bool = False
-    examples: int = 200                        # generated inputs in all, small ones included
+    examples: int = 200  # generated inputs in all, small ones included
     # Small, round cases of the same kind, drawn first (``small_examples`` of them) so
     # that the failing input a student is shown is one they could have written by hand.
     small: st.SearchStrategy | None = None
@@ -93,28 +94,29 @@ class Property:
 
 
 MESSAGES = {
-    "timeout": {"en": "the call did not finish within its time limit",
-                "ru": "вызов не завершился за отведённое время"},
-    "idle": {"en": "the call slept or waited instead of running, past the limit on time not running",
-             "ru": "вызов спал или ждал вместо вычислений дольше допустимого времени простоя"},
-    "mutated": {"en": "the function modified its input arrays (inputs must stay untouched)",
-                "ru": "функция изменила входные массивы (входы должны оставаться нетронутыми)"},
-    "should_raise": {"en": "expected a ValueError for this invalid input, but the call returned a value",
-                     "ru": "для некорректного входа ожидалась ошибка ValueError, но функция вернула значение"},
-    "wrong_exception": {"en": "raised {exc} where a ValueError was expected",
-                        "ru": "выброшено {exc}, а ожидалось ValueError"},
-    "raised": {"en": "raised an error on valid input: {msg}",
-               "ru": "ошибка на корректном входе: {msg}"},
-    "bad_return": {"en": "the returned value is not an array of numbers: {msg}",
-                   "ru": "возвращено не число и не массив чисел: {msg}"},
-    "shape": {"en": "wrong output shape: expected {want}, got {got}",
-              "ru": "неверная форма результата: ожидалась {want}, получена {got}"},
-    "unseen": {"en": "an entry with count 0 is not -inf",
-               "ru": "элемент со счётчиком 0 не равен -inf"},
-    "gated": {"en": "this point is earned once the kernel computes correct values (no value check passed)",
-              "ru": "этот балл начисляется, когда ядро вычисляет верные значения (ни одна проверка значений не пройдена)"},
-    "values": {"en": "wrong values",
-               "ru": "неверные значения"},
+    "timeout": {"en": "the call did not finish within its time limit", "ru": "вызов не завершился за отведённое время"},
+    "idle": {
+        "en": "the call slept or waited instead of running, past the limit on time not running",
+        "ru": "вызов спал или ждал вместо вычислений дольше допустимого времени простоя",
+    },
+    "mutated": {
+        "en": "the function modified its input arrays (inputs must stay untouched)",
+        "ru": "функция изменила входные массивы (входы должны оставаться нетронутыми)",
+    },
+    "should_raise": {
+        "en": "expected a ValueError for this invalid input, but the call returned a value",
+        "ru": "для некорректного входа ожидалась ошибка ValueError, но функция вернула значение",
+    },
+    "wrong_exception": {"en": "raised {exc} where a ValueError was expected", "ru": "выброшено {exc}, а ожидалось ValueError"},
+    "raised": {"en": "raised an error on valid input: {msg}", "ru": "ошибка на корректном входе: {msg}"},
+    "bad_return": {"en": "the returned value is not an array of numbers: {msg}", "ru": "возвращено не число и не массив чисел: {msg}"},
+    "shape": {"en": "wrong output shape: expected {want}, got {got}", "ru": "неверная форма результата: ожидалась {want}, получена {got}"},
+    "unseen": {"en": "an entry with count 0 is not -inf", "ru": "элемент со счётчиком 0 не равен -inf"},
+    "gated": {
+        "en": "this point is earned once the kernel computes correct values (no value check passed)",
+        "ru": "этот балл начисляется, когда ядро вычисляет верные значения (ни одна проверка значений не пройдена)",
+    },
+    "values": {"en": "wrong values", "ru": "неверные значения"},
 }
 
 
@@ -215,7 +217,7 @@ class FlatExpected:
     shapes: tuple
     starts: np.ndarray
     want: np.ndarray
-    tolerance: np.ndarray      # per element; 0 where the value must match exactly
+    tolerance: np.ndarray  # per element; 0 where the value must match exactly
     raising: np.ndarray
 
 
@@ -232,15 +234,15 @@ def flatten_expected(expected: list[dict], indices) -> FlatExpected:
     flats = [v.astype(np.float64).ravel() for v in values]
     sizes = np.fromiter((f.size for f in flats), dtype=np.intp, count=len(flats))
     want = np.concatenate(flats) if flats else np.zeros(0)
-    scales = np.fromiter((expected[i].get("scale") or scale_of(v) for i, v in zip(calls, values)),
-                         dtype=np.float64, count=len(calls))
+    scales = np.fromiter((expected[i].get("scale") or scale_of(v) for i, v in zip(calls, values)), dtype=np.float64, count=len(calls))
     boolean = np.fromiter((v.dtype == np.bool_ for v in values), dtype=bool, count=len(values))
     exact = np.repeat(boolean, sizes) | ~np.isfinite(want)
     with np.errstate(invalid="ignore"):
         tolerance = np.where(exact, 0.0, ATOL_PER_SCALE * np.repeat(scales, sizes) + RTOL * np.abs(want))
     starts = (np.cumsum(sizes) - sizes).astype(np.intp)
-    return FlatExpected(np.asarray(calls, dtype=np.intp), tuple(v.shape for v in values), starts, want, tolerance,
-                        np.asarray(raising, dtype=np.intp))
+    return FlatExpected(
+        np.asarray(calls, dtype=np.intp), tuple(v.shape for v in values), starts, want, tolerance, np.asarray(raising, dtype=np.intp)
+    )
 
 
 def passing_calls(flat: FlatExpected, outcomes: list[dict]) -> set[int]:
@@ -249,8 +251,7 @@ def passing_calls(flat: FlatExpected, outcomes: list[dict]) -> set[int]:
     Exactly as strict as :func:`compare` (same tolerance, shapes, exact infinities, NaN
     never matching); a call it does not list is judged one by one for its message.
     """
-    passed = {int(i) for i in flat.raising
-              if outcomes[i].get("s") == "raised" and "ValueError" in outcomes[i].get("exc", [])}
+    passed = {int(i) for i in flat.raising if outcomes[i].get("s") == "raised" and "ValueError" in outcomes[i].get("exc", [])}
     shaped, got = [], []
     for j, (i, shape) in enumerate(zip(flat.calls.tolist(), flat.shapes)):
         o = outcomes[i]

@@ -3,6 +3,7 @@
 Feedback shows the failing input, what was expected, what came back and a hint,
 in the submission's language; never hidden test source or grader tracebacks.
 """
+
 from __future__ import annotations
 
 import csv
@@ -18,19 +19,47 @@ import reference_impl
 from autograder.grade.score import SubmissionResult, TestResult, assignment_total, class_summary
 
 WORDS = {
-    "en": {"passed": "passed", "failed": "FAILED", "input": "Failing input", "expected": "expected",
-           "got": "got", "problem": "problem", "hint": "Hint", "total": "Total", "kernel": "item",
-           "score": "score", "mean": "mean", "most_failed": "most failed test",
-           "submission": "submission", "time": "time", "unreadable": "the submission could not be graded",
-           "disclaimer": "Hidden tests check each kernel on hundreds of generated inputs; "
-                         "the score is the sum of the properties that held on all of them."},
-    "ru": {"passed": "пройдено", "failed": "НЕ ПРОЙДЕНО", "input": "Вход, на котором тест падает",
-           "expected": "ожидалось", "got": "получено", "problem": "проблема", "hint": "Подсказка",
-           "total": "Итого", "kernel": "задание", "score": "баллы", "mean": "среднее",
-           "submission": "решение", "time": "время", "unreadable": "решение не удалось проверить",
-           "most_failed": "чаще всего не пройден",
-           "disclaimer": "Скрытые тесты проверяют каждое ядро на сотнях сгенерированных входов; "
-                         "балл — сумма свойств, выполненных на всех входах."},
+    "en": {
+        "passed": "passed",
+        "failed": "FAILED",
+        "input": "Failing input",
+        "expected": "expected",
+        "got": "got",
+        "problem": "problem",
+        "hint": "Hint",
+        "total": "Total",
+        "kernel": "item",
+        "score": "score",
+        "mean": "mean",
+        "most_failed": "most failed test",
+        "submission": "submission",
+        "time": "time",
+        "unreadable": "the submission could not be graded",
+        "disclaimer": (
+            "Hidden tests check each kernel on hundreds of generated inputs; "
+            "the score is the sum of the properties that held on all of them."
+        ),
+    },
+    "ru": {
+        "passed": "пройдено",
+        "failed": "НЕ ПРОЙДЕНО",
+        "input": "Вход, на котором тест падает",
+        "expected": "ожидалось",
+        "got": "получено",
+        "problem": "проблема",
+        "hint": "Подсказка",
+        "total": "Итого",
+        "kernel": "задание",
+        "score": "баллы",
+        "mean": "среднее",
+        "submission": "решение",
+        "time": "время",
+        "unreadable": "решение не удалось проверить",
+        "most_failed": "чаще всего не пройден",
+        "disclaimer": (
+            "Скрытые тесты проверяют каждое ядро на сотнях сгенерированных входов; балл — сумма свойств, выполненных на всех входах."
+        ),
+    },
 }
 
 
@@ -47,8 +76,7 @@ def for_terminal(text) -> str:
     text = str(text)
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for ch in text)
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii") for ch in text)
 
 
 def for_csv(text) -> str:
@@ -89,8 +117,9 @@ def show(value, limit: int = 400) -> str:
 def show_call(kernel: str, call) -> str:
     fn = getattr(reference_impl, kernel, None)
     names = list(inspect.signature(fn).parameters) if fn is not None else []
-    parts = [f"{names[i]}={show(np.asarray(a) if isinstance(a, list) else a)}" if i < len(names) else show(a)
-             for i, a in enumerate(call.args)]
+    parts = [
+        f"{names[i]}={show(np.asarray(a) if isinstance(a, list) else a)}" if i < len(names) else show(a) for i, a in enumerate(call.args)
+    ]
     parts += [f"{k}={show(v)}" for k, v in call.kwargs.items()]
     return f"{kernel}(" + ", ".join(parts) + ")"
 
@@ -137,23 +166,28 @@ def results_json(result: SubmissionResult, isolation_warning: str | None = None)
     summary += [for_feedback(note.get(lang, "")) for note in result.notes]
     if isolation_warning:
         summary.insert(0, isolation_warning)
-    return for_json({
-        "score": round(result.score, 6),
-        "execution_time": round(result.seconds, 3),
-        "output": "\n".join(summary),
-        "output_format": "text",
-        "test_output_format": "text",
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "tests": [{
-            "name": t.name[lang],
-            "score": t.score,
-            "max_score": t.max_score,
-            "status": "passed" if t.passed else "failed",
-            "output": feedback(t, lang),
+    return for_json(
+        {
+            "score": round(result.score, 6),
+            "execution_time": round(result.seconds, 3),
+            "output": "\n".join(summary),
+            "output_format": "text",
+            "test_output_format": "text",
             "visibility": "visible",
-        } for t in result.tests],
-    })
+            "stdout_visibility": "hidden",
+            "tests": [
+                {
+                    "name": t.name[lang],
+                    "score": t.score,
+                    "max_score": t.max_score,
+                    "status": "passed" if t.passed else "failed",
+                    "output": feedback(t, lang),
+                    "visibility": "visible",
+                }
+                for t in result.tests
+            ],
+        }
+    )
 
 
 def dump_json(data) -> str:
@@ -180,8 +214,8 @@ def output_dirs(relatives: list[str], reserved: set[str] = frozenset()) -> list[
     folder that would clash with another submission's folder or results file, or with
     a reserved name, gets ``~2``, ``~3``... appended, in input order (deterministic).
     """
-    files = {PurePosixPath(name) for name in reserved}   # paths that are (or will be) files
-    dirs: set[PurePosixPath] = set()                     # every folder on the way to a claimed one
+    files = {PurePosixPath(name) for name in reserved}  # paths that are (or will be) files
+    dirs: set[PurePosixPath] = set()  # every folder on the way to a claimed one
     claimed: set[PurePosixPath] = set()
     out: list[PurePosixPath] = []
     for rel in relatives:
@@ -218,16 +252,24 @@ class GradeRow:
     timestamp: str
     score: float
     maximum: float
-    groups: list          # [[group, points], ...] in the order the tests come
+    groups: list  # [[group, points], ...] in the order the tests come
     error: str = ""
 
     @classmethod
     def of(cls, result: SubmissionResult | GradeRow) -> GradeRow:
         if isinstance(result, GradeRow):
             return result
-        return cls(result.label, result.student, result.assignment, result.language, result.timestamp,
-                   result.score, maximum(result), [[g, got] for g, (got, _) in result.by_group().items()],
-                   result.error or "")
+        return cls(
+            result.label,
+            result.student,
+            result.assignment,
+            result.language,
+            result.timestamp,
+            result.score,
+            maximum(result),
+            [[g, got] for g, (got, _) in result.by_group().items()],
+            result.error or "",
+        )
 
     @classmethod
     def from_dict(cls, data: dict) -> GradeRow:
@@ -268,15 +310,29 @@ def write_grades_csv(results: list[SubmissionResult | GradeRow], path: Path) -> 
         for r in rows:
             per = dict(r.groups)
             identity = [r.label, r.student, r.assignment, r.language, r.timestamp]
-            writer.writerow([*map(for_csv, identity), f"{r.score:g}", f"{r.maximum:g}",
-                             *(f"{per[g]:g}" if g in per else "" for g in (*kernels, *exercises)),
-                             for_csv(r.error)])
+            writer.writerow(
+                [
+                    *map(for_csv, identity),
+                    f"{r.score:g}",
+                    f"{r.maximum:g}",
+                    *(f"{per[g]:g}" if g in per else "" for g in (*kernels, *exercises)),
+                    for_csv(r.error),
+                ]
+            )
     return path
 
 
 LMS_FORMATS = ("moodle", "canvas")
-CLASS_FILES = {"grades.csv", *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS), "grades.json", "class_report.json",
-               "class_report.html", "written_answers.json", "marks.csv", "review"}  # beside the submissions' folders
+CLASS_FILES = {
+    "grades.csv",
+    *(f"grades_{fmt}.csv" for fmt in LMS_FORMATS),
+    "grades.json",
+    "class_report.json",
+    "class_report.html",
+    "written_answers.json",
+    "marks.csv",
+    "review",
+}  # beside the submissions' folders
 
 
 def best_per_student(results: list[SubmissionResult | GradeRow]) -> dict[str, dict[str, float]]:
@@ -311,12 +367,10 @@ def write_lms_csv(results: list[SubmissionResult | GradeRow], path: Path, fmt: s
             for student, row in best.items():
                 writer.writerow([for_csv(student), *(f"{row[a]:g}" if a in row else "" for a in assignments)])
         else:
-            writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                             *(for_csv(f"{a} ({total})") for a in assignments)])
+            writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *(for_csv(f"{a} ({total})") for a in assignments)])
             writer.writerow(["Points Possible", "", "", "", "", *(total for _ in assignments)])
             for student, row in best.items():
-                writer.writerow([for_csv(student), "", "", for_csv(student), "",
-                                 *(f"{row[a]:g}" if a in row else "" for a in assignments)])
+                writer.writerow([for_csv(student), "", "", for_csv(student), "", *(f"{row[a]:g}" if a in row else "" for a in assignments)])
     return path
 
 
@@ -327,8 +381,9 @@ def grade_table(results: list[SubmissionResult], lang: str = "en") -> str:
     width = max([len(label) for label in labels] + [10])
     lines = [f"{w['submission']:<{width}}  {w['score']:>9}  {w['time']}"]
     for label, r in zip(labels, results):
-        lines.append(f"{label:<{width}}  {r.score:>4g}/{maximum(r):<4g}  {r.seconds:.2f}s"
-                     + (f"  ({for_terminal(r.error)})" if r.error else ""))
+        lines.append(
+            f"{label:<{width}}  {r.score:>4g}/{maximum(r):<4g}  {r.seconds:.2f}s" + (f"  ({for_terminal(r.error)})" if r.error else "")
+        )
     return "\n".join(lines)
 
 

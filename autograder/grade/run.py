@@ -21,6 +21,7 @@ batch request then only names them (``call_forms.py``). With a :class:`SpareWork
 that work is done while the previous submission is graded: it holds the next
 submission's :class:`WorkerProcess`, new or recycled, and hands it to that session.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,9 +36,9 @@ from autograder.grade.extract import Cell
 from autograder.grade.worker import wire
 from autograder.grade.worker_process import LOST_REASONS, WorkerLost, WorkerProcess, WorkerSpec
 
-GRACE = 10.0                 # the grader's deadlines exceed the worker's own by this (s)
-AHEAD = 2                    # planned batches kept in flight (the worker never waits for the grader)
-UNSTARTED_RETRIES = 2        # a worker lost before its first cell is started again this many times
+GRACE = 10.0  # the grader's deadlines exceed the worker's own by this (s)
+AHEAD = 2  # planned batches kept in flight (the worker never waits for the grader)
+UNSTARTED_RETRIES = 2  # a worker lost before its first cell is started again this many times
 
 
 class GradingUnavailable(RuntimeError):
@@ -47,10 +48,10 @@ class GradingUnavailable(RuntimeError):
 
 @dataclass
 class LoadReport:
-    cells: list[dict] = field(default_factory=list)     # {"id", "ok", "error"}
+    cells: list[dict] = field(default_factory=list)  # {"id", "ok", "error"}
     found: dict[str, bool] = field(default_factory=dict)
     fatal_cells: list[str] = field(default_factory=list)  # cells that killed the worker
-    time_cap: bool = False                                # loading hit load_timeout
+    time_cap: bool = False  # loading hit load_timeout
 
 
 @dataclass(frozen=True)
@@ -62,16 +63,16 @@ class Budget:
     or blocks. All are enforced from outside the student's process.
     """
 
-    call_timeout: float = 2.0          # CPU seconds one call may use
-    call_wall: float = 20.0            # wall-clock backstop of one call
-    kernel_cpu_per_call: float = 0.1   # a batch's CPU budget: max(10 s, calls x this)
-    kernel_timeout: float = 30.0       # a batch's wall backstop: this + wall_factor x its CPU budget
+    call_timeout: float = 2.0  # CPU seconds one call may use
+    call_wall: float = 20.0  # wall-clock backstop of one call
+    kernel_cpu_per_call: float = 0.1  # a batch's CPU budget: max(10 s, calls x this)
+    kernel_timeout: float = 30.0  # a batch's wall backstop: this + wall_factor x its CPU budget
     wall_factor: float = 3.0
-    load_timeout: float = 60.0         # all cells, wall clock (one cell: cell_timeout)
+    load_timeout: float = 60.0  # all cells, wall clock (one cell: cell_timeout)
     cell_timeout: float = 20.0
-    submission_wall: float = 120.0     # the whole submission, wall clock, beyond wall_factor x the CPU its code used
+    submission_wall: float = 120.0  # the whole submission, wall clock, beyond wall_factor x the CPU its code used
     submission_timeout: float = 1500.0  # the whole submission, wall clock, however much CPU it used (backstop)
-    idle_wall: float = 2.0             # a call, cell or statement not running this long (wall, beyond its CPU) is stopped
+    idle_wall: float = 2.0  # a call, cell or statement not running this long (wall, beyond its CPU) is stopped
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):
@@ -95,11 +96,11 @@ class Budget:
 class InFlight:
     """A batch request sent to the worker whose reply is not read yet."""
 
-    request: bytes          # the encoded request (its identity names the batch)
-    deadline: float         # when the grader stops waiting (set when it reaches the head)
+    request: bytes  # the encoded request (its identity names the batch)
+    deadline: float  # when the grader stops waiting (set when it reaches the head)
     limits: tuple[int, int]  # the reply's header and blob byte limits
     n_calls: int
-    planned: bool           # from the plan: re-queued for the next worker when this one is lost
+    planned: bool  # from the plan: re-queued for the next worker when this one is lost
 
     def restart_clock(self, seconds: float) -> None:
         """The batch now runs (it reached the head of the queue): its wait starts now."""
@@ -107,9 +108,18 @@ class InFlight:
 
 
 class WorkerSession:
-    def __init__(self, cells: list[Cell], kernels: list[str], *, budget: Budget = Budget(),
-                 limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
-                 spare: "SpareWorker | None" = None, preload: Sequence[bytes] = (), lang: str = "en"):
+    def __init__(
+        self,
+        cells: list[Cell],
+        kernels: list[str],
+        *,
+        budget: Budget = Budget(),
+        limits: sandbox.Limits = sandbox.Limits(),
+        import_dirs: Sequence[Path] = (),
+        spare: "SpareWorker | None" = None,
+        preload: Sequence[bytes] = (),
+        lang: str = "en",
+    ):
         """``import_dirs``: read-only directories put at the front of the student
         process's ``sys.path`` (support libraries such as ``m5_student``). ``spare``:
         take a worker started ahead of time, and start the next one once loaded.
@@ -125,17 +135,17 @@ class WorkerSession:
         self.lang = lang
         self.deadline = time.monotonic() + budget.submission_timeout
         self.started = time.monotonic()  # the honest cap (time_limit) counts from here
-        self.cpu_used = 0.0              # CPU seconds of the student's code, as its worker reported them
+        self.cpu_used = 0.0  # CPU seconds of the student's code, as its worker reported them
         self.worker: WorkerProcess | None = None
         self.report = LoadReport()
-        self._planned: list[tuple[bytes, int]] = []     # batches the grader will ask for, in order
+        self._planned: list[tuple[bytes, int]] = []  # batches the grader will ask for, in order
         self._inflight: list[InFlight] = []  # sent, reply unread, in the order sent
         self._replies: list[tuple[bytes, object]] = []  # read ahead of their caller: (request, reply | WorkerLost)
-        self._loading = False      # the load request is out, its final reply unread
-        self._loaded = False       # the cells are loaded (self.report says how)
+        self._loading = False  # the load request is out, its final reply unread
+        self._loaded = False  # the cells are loaded (self.report says how)
         self._current_cell = None  # the cell the worker announced last while loading
         self._plan_given = False
-        self.when_idle = None      # called whenever the worker has no batch left to run
+        self.when_idle = None  # called whenever the worker has no batch left to run
 
     # ------------------------------------------------------------ lifecycle
     def __enter__(self):
@@ -167,9 +177,15 @@ class WorkerSession:
             self.cpu_used += cpu
 
     def _load_request(self) -> dict:
-        return {"op": "load", "kernels": self.kernels, "cell_timeout": self.budget.cell_timeout,
-                "budget": self.budget.for_worker(), "import_dirs": list(self.spec.import_dirs_inside()), "lang": self.lang,
-                "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells]}
+        return {
+            "op": "load",
+            "kernels": self.kernels,
+            "cell_timeout": self.budget.cell_timeout,
+            "budget": self.budget.for_worker(),
+            "import_dirs": list(self.spec.import_dirs_inside()),
+            "lang": self.lang,
+            "cells": [dataclasses.asdict(c) for c in self.cells if c.id not in self.report.fatal_cells],
+        }
 
     def start(self) -> LoadReport:
         """Start a worker and load the cells (or finish a load :meth:`begin` started);
@@ -199,8 +215,9 @@ class WorkerSession:
                 if current is None and not self.out_of_time:
                     unstarted += 1
                     if unstarted > UNSTARTED_RETRIES:
-                        raise GradingUnavailable(f"the sandbox was lost {unstarted} times before the first cell "
-                                                 f"ran ({lost.reason})") from None
+                        raise GradingUnavailable(
+                            f"the sandbox was lost {unstarted} times before the first cell ran ({lost.reason})"
+                        ) from None
                     continue
                 if current is None or current in self.report.fatal_cells:
                     break
@@ -272,8 +289,7 @@ class WorkerSession:
             self._current_cell = None
             raise WorkerLost("crashed")
         self.report.cells = [c for c in reply.get("cells", []) if isinstance(c, dict)]
-        self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL, "reason": "stopped"}
-                              for cid in self.report.fatal_cells]
+        self.report.cells += [{"id": cid, "ok": False, "error": wire.FATAL_CELL, "reason": "stopped"} for cid in self.report.fatal_cells]
         found = reply.get("found", {})
         self.report.found = {k: bool(found.get(k)) for k in self.kernels}
         self._charge(reply.get("cpu"))
@@ -479,13 +495,18 @@ class SpareWorker:
     Always :meth:`close` it: an unused spare is stopped there.
     """
 
-    def __init__(self, limits: sandbox.Limits = sandbox.Limits(), import_dirs: Sequence[Path] = (),
-                 preload: Sequence[bytes] = (), recycle: bool = True):
+    def __init__(
+        self,
+        limits: sandbox.Limits = sandbox.Limits(),
+        import_dirs: Sequence[Path] = (),
+        preload: Sequence[bytes] = (),
+        recycle: bool = True,
+    ):
         self.spec = WorkerSpec(limits, tuple(Path(d) for d in import_dirs), tuple(preload))
         self.recycle = recycle
         self.remaining = 0
         self._holder: WorkerProcess | None = None
-        self._returned = False     # the holder's sandbox is a recycled one, not yet seen clean
+        self._returned = False  # the holder's sandbox is a recycled one, not yet seen clean
         self._expect_back = False  # the current session's sandbox is promised to the next one
 
     def __enter__(self):
@@ -536,4 +557,3 @@ class SpareWorker:
         holder, self._holder = self._holder, None
         if holder is not None:
             holder.stop()
-

@@ -1,4 +1,5 @@
 """Turn judged properties into points: per property, per kernel, per submission."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -12,9 +13,9 @@ from reference_impl import exercises
 class TestResult:
     """One graded item: a kernel property or a numerical answer."""
 
-    group: str                  # kernel name or exercise ("ex09")
+    group: str  # kernel name or exercise ("ex09")
     key: str
-    name: dict[str, str]        # display name per language, starts with the group
+    name: dict[str, str]  # display name per language, starts with the group
     max_score: float
     passed: bool
     failure: Failure | None = None
@@ -39,12 +40,12 @@ class SubmissionResult:
     language: str
     tests: list[TestResult]
     seconds: float = 0.0
-    notes: list[dict[str, str]] = field(default_factory=list)   # e.g. cells that failed to load
+    notes: list[dict[str, str]] = field(default_factory=list)  # e.g. cells that failed to load
     error: str | None = None
-    relative: str = ""        # e.g. "alice/module05/m05_assignment_en.ipynb"; "" = the file name
-    student: str = ""         # nbgrader student id, or the file's stem for a plain folder
-    assignment: str = ""      # nbgrader assignment folder name, "" when there is none
-    timestamp: str = ""       # from nbgrader's timestamp.txt, "" when there is none
+    relative: str = ""  # e.g. "alice/module05/m05_assignment_en.ipynb"; "" = the file name
+    student: str = ""  # nbgrader student id, or the file's stem for a plain folder
+    assignment: str = ""  # nbgrader assignment folder name, "" when there is none
+    timestamp: str = ""  # from nbgrader's timestamp.txt, "" when there is none
 
     @property
     def label(self) -> str:
@@ -89,10 +90,12 @@ def class_summary(results: list[SubmissionResult], lang: str = "en") -> list[dic
     summary = []
     for row in rows.values():
         common = row["failed"].most_common(1)
-        summary.append({
-            "group": row["group"],
-            "mean": sum(row["scores"]) / len(row["scores"]),
-            "max": row["max"],
-            "most_failed": f"{common[0][0]} ({common[0][1]}x)" if common else "",
-        })
+        summary.append(
+            {
+                "group": row["group"],
+                "mean": sum(row["scores"]) / len(row["scores"]),
+                "max": row["max"],
+                "most_failed": f"{common[0][0]} ({common[0][1]}x)" if common else "",
+            }
+        )
     return summary

@@ -10,6 +10,7 @@ submission exactly once, before it writes anything; then it copies the result fo
 and writes ``grades.csv`` (and the LMS export) from the rows, in class order, with the
 same writers an unsharded run uses, so the sheets are the same bytes.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from autograder.grade import class_report, report, written
 
-ROWS_FILE = "grades.json"   # every class run writes it; a shard's names its shard
+ROWS_FILE = "grades.json"  # every class run writes it; a shard's names its shard
 FORMAT = 1
 _SPEC = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")
 
@@ -50,13 +51,13 @@ def select(found: list, shard: tuple[int, int]) -> list[int]:
     return [i for i, item in enumerate(found) if shard_of(item.relative or item.path.name, n) == k]
 
 
-def write_rows_file(out: Path, shard: tuple[int, int] | None, class_size: int, indices: list[int], results: list,
-                    records: list[dict]) -> Path:
+def write_rows_file(
+    out: Path, shard: tuple[int, int] | None, class_size: int, indices: list[int], results: list, records: list[dict]
+) -> Path:
     """``out/grades.json``: the run's grade-sheet rows (``results``: SubmissionResults or
     GradeRows), each with its index in the class and its class-report record; ``shard``
     (K, N) for a shard, None for a whole class."""
-    rows = [{"index": i, **asdict(report.GradeRow.of(r)), "record": record}
-            for i, r, record in zip(indices, results, records)]
+    rows = [{"index": i, **asdict(report.GradeRow.of(r)), "record": record} for i, r, record in zip(indices, results, records)]
     document = {"format": FORMAT, "shard": list(shard) if shard else None, "class_size": class_size, "rows": rows}
     path = out / ROWS_FILE
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -71,10 +72,15 @@ def _read(folder: Path) -> dict:
         raise ShardError(f"{folder}: no {ROWS_FILE} (not the output of m5 grade)") from None
     except (OSError, ValueError) as exc:
         raise ShardError(f"{path}: unreadable ({exc})") from None
-    ok = (isinstance(document, dict) and document.get("format") == FORMAT
-          and isinstance(document.get("shard"), list) and len(document["shard"]) == 2
-          and all(type(v) is int for v in document["shard"]) and type(document.get("class_size")) is int
-          and isinstance(document.get("rows"), list))
+    ok = (
+        isinstance(document, dict)
+        and document.get("format") == FORMAT
+        and isinstance(document.get("shard"), list)
+        and len(document["shard"]) == 2
+        and all(type(v) is int for v in document["shard"])
+        and type(document.get("class_size")) is int
+        and isinstance(document.get("rows"), list)
+    )
     if not ok:
         raise ShardError(f"{path}: not a shard of a class (m5 grade --shard K/N writes one)")
     return document
@@ -96,8 +102,10 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "e
     for folder, document in zip(folders, documents):
         k, m = document["shard"]
         if m != n or document["class_size"] != size:
-            raise ShardError(f"{folder}: shard {k}/{m} of a class of {document['class_size']}, the first folder "
-                             f"holds a shard of {n} of a class of {size}")
+            raise ShardError(
+                f"{folder}: shard {k}/{m} of a class of {document['class_size']}, the first folder "
+                f"holds a shard of {n} of a class of {size}"
+            )
         if k in seen_shards:
             raise ShardError(f"{folder}: shard {k}/{n} again (also in {seen_shards[k]})")
         seen_shards[k] = folder
@@ -152,11 +160,20 @@ def merge(folders: list[Path], out: Path, csv_format: str = "m5", lang: str = "e
 
 def _record(data) -> dict:
     """A class-report record read back from a shard file, its fields' kinds checked."""
-    kinds = {"label": str, "score": (int, float), "maximum": (int, float), "graded": bool, "error": str,
-             "seconds": (int, float), "failed": list, "mistakes": list, "answers": list, "limits": list}
+    kinds = {
+        "label": str,
+        "score": (int, float),
+        "maximum": (int, float),
+        "graded": bool,
+        "error": str,
+        "seconds": (int, float),
+        "failed": list,
+        "mistakes": list,
+        "answers": list,
+        "limits": list,
+    }
     if not isinstance(data, dict) or any(not isinstance(data.get(k), kind) for k, kind in kinds.items()):
         raise ValueError("its class-report record is malformed")
     if not isinstance(data.get("code", ""), str) or any(type(p) is not int for p in data.get("fingerprints", [])):
         raise ValueError("its code or fingerprints are malformed")
     return data
-

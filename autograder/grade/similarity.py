@@ -24,6 +24,7 @@ grader's process buys nothing here.
 
 Flags never change a grade; they point the instructor at code to read side by side.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,11 +39,10 @@ K_GRAM = 12
 WINDOW = 8
 THRESHOLD = 0.8
 MIN_FINGERPRINTS = 20
-MAX_CODE_CHARS = 20_000          # code kept per submission for the side-by-side view
+MAX_CODE_CHARS = 20_000  # code kept per submission for the side-by-side view
 REPO = Path(__file__).resolve().parents[2]
 RELEASED = tuple(REPO / "release" / f"module05_{lang}" / f"m05_assignment_{lang}.ipynb" for lang in ("en", "ru"))
-_SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING,
-         tokenize.ENDMARKER}
+_SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
 
 
 def normalized_tokens(source: str) -> list[str]:
@@ -69,11 +69,13 @@ def normalized_tokens(source: str) -> list[str]:
 def fingerprints(source: str) -> set[int]:
     """The winnowed k-gram hashes of ``source``."""
     tokens = normalized_tokens(source)
-    hashes = [int.from_bytes(hashlib.blake2b(" ".join(tokens[i:i + K_GRAM]).encode(), digest_size=8).digest(), "big")
-              for i in range(len(tokens) - K_GRAM + 1)]
+    hashes = [
+        int.from_bytes(hashlib.blake2b(" ".join(tokens[i : i + K_GRAM]).encode(), digest_size=8).digest(), "big")
+        for i in range(len(tokens) - K_GRAM + 1)
+    ]
     if len(hashes) <= WINDOW:
         return set(hashes)
-    return {min(hashes[i:i + WINDOW]) for i in range(len(hashes) - WINDOW + 1)}
+    return {min(hashes[i : i + WINDOW]) for i in range(len(hashes) - WINDOW + 1)}
 
 
 def common_limit(n: int) -> int:
@@ -122,7 +124,13 @@ def flag_pairs(records: list[dict], threshold: float = THRESHOLD) -> list[dict]:
     for (a, b), common in shared.items():
         similarity = common / len(sets[a] | sets[b])
         if similarity >= threshold:
-            flags.append({"a": records[a]["label"], "b": records[b]["label"], "similarity": round(similarity, 4),
-                          "scores": [records[a]["score"], records[b]["score"]],
-                          "code": [records[a].get("code", ""), records[b].get("code", "")]})
+            flags.append(
+                {
+                    "a": records[a]["label"],
+                    "b": records[b]["label"],
+                    "similarity": round(similarity, 4),
+                    "scores": [records[a]["score"], records[b]["score"]],
+                    "code": [records[a].get("code", ""), records[b].get("code", "")],
+                }
+            )
     return sorted(flags, key=lambda f: (-f["similarity"], f["a"], f["b"]))

@@ -5,6 +5,7 @@ planted in a submission folder could point at a root-only file or another studen
 work; a FIFO would hang the reader and ``/dev/zero`` would never end. Everything the
 grader reads from a submission goes through :func:`read_bytes`.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,9 +37,17 @@ def read_bytes(path: Path, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = ("a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
-                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
-                    else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+            kind = (
+                "a directory"
+                if stat.S_ISDIR(info.st_mode)
+                else "a FIFO"
+                if stat.S_ISFIFO(info.st_mode)
+                else "a device"
+                if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a socket"
+                if stat.S_ISSOCK(info.st_mode)
+                else "not a regular file"
+            )
             raise SubmissionError(f"{path}: refused: {kind}, not a regular file")
         if info.st_size > limit:
             raise SubmissionError(f"{path}: refused: {info.st_size} bytes, more than the {limit} allowed")

@@ -7,6 +7,7 @@ taken, and the names of the calls preloaded into it. Writes and reads run under
 deadlines and caps, so a worker that stops reading or writes too much costs the
 grader a :class:`WorkerLost`, never a hang or its memory.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,8 @@ WORKER_ENTRY = "main.py"
 # its folder a package of its own there, see worker/main.py) and the grader's tree
 # remover, with which the zygote empties the sandbox between submissions.
 WORKER_FILES = (*sorted(WORKER_PACKAGE.glob("*.py")), WORKER_PACKAGE.parent / "sandbox" / "files.py")
-WRITE_WAIT = 30.0            # seconds a request may take to go into the worker's pipe
-RECYCLE_WAIT = 5.0           # seconds a recycled sandbox may take to report itself clean
+WRITE_WAIT = 30.0  # seconds a request may take to go into the worker's pipe
+RECYCLE_WAIT = 5.0  # seconds a recycled sandbox may take to report itself clean
 RECYCLE_SHMEM_SLACK = 32 << 20  # shared memory a clean sandbox may hold beyond its /m5 files
 
 
@@ -48,8 +49,8 @@ class WorkerSpec:
     """What a worker is started with; a spare worker serves a session only if they match."""
 
     limits: sandbox.Limits = sandbox.Limits()
-    import_dirs: tuple[Path, ...] = ()   # read-only folders put first on the student's sys.path
-    preload: tuple[bytes, ...] = ()      # encoded call requests whose calls the worker gets at start
+    import_dirs: tuple[Path, ...] = ()  # read-only folders put first on the student's sys.path
+    preload: tuple[bytes, ...] = ()  # encoded call requests whose calls the worker gets at start
 
     def import_dirs_inside(self) -> dict[str, Path]:
         """``import_dirs`` by the path the worker sees them at, read-only (the only
@@ -82,10 +83,15 @@ class WorkerProcess:
         # -s -P as in -I, but not -E: the sandbox's environment is entirely ours, and a
         # fixed PYTHONHASHSEED makes str hashing (set order, hash()) the same in every
         # worker, so a submission that depends on it is graded the same every time.
-        proc = sandbox.spawn([sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_ENTRY}"],
-                             files=spec.files(), ro_dirs=spec.import_dirs_inside(), limits=spec.limits,
-                             env={"PYTHONHASHSEED": "0"}, wait=wait,
-                             recycle_env=wire.RECYCLE_FD_ENV if recycle else None)
+        proc = sandbox.spawn(
+            [sys.executable, "-s", "-P", f"{sandbox.INSIDE_FILES}/{WORKER_ENTRY}"],
+            files=spec.files(),
+            ro_dirs=spec.import_dirs_inside(),
+            limits=spec.limits,
+            env={"PYTHONHASHSEED": "0"},
+            wait=wait,
+            recycle_env=wire.RECYCLE_FD_ENV if recycle else None,
+        )
         worker = cls(proc, spec)
         wire.widen_pipe(proc.stdout.fileno())  # room for whole replies: the worker never waits for the grader
         return worker

@@ -7,6 +7,7 @@ for ``m5 review`` (``export/review.py``). A submission is read as text through
 :func:`student_files.read_bytes` (no link followed, size capped) and its JSON only; an
 answer left as the release's stub counts as blank.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ NOTEBOOKS = {"assignment": "m05_assignment_{lang}.ipynb", "lab": "m05_lab_{lang}
 LANGS = ("en", "ru")
 ANSWERS_FILE = "written_answers.json"
 MAX_ANSWER_CHARS = 20_000
-MAX_QUESTIONS = 40             # answer cells read from one notebook when their ids are not known
+MAX_QUESTIONS = 40  # answer cells read from one notebook when their ids are not known
 TEXT_STUBS = {"en": "YOUR ANSWER HERE", "ru": "ВАШ ОТВЕТ"}  # what nbgrader leaves in an answer cell
 
 
@@ -51,8 +52,15 @@ def questions(lang: str = "en") -> tuple[dict, ...]:
         file = name.format(lang=lang)
         source = _cells(REPO / "source" / f"module05_{lang}" / file)
         for i, gid, points in _answer_cells(source):
-            out.append({"id": gid, "notebook": notebook, "points": points, "question": _text(source[i - 1]) if i else "",
-                        "model": _text(source[i])})
+            out.append(
+                {
+                    "id": gid,
+                    "notebook": notebook,
+                    "points": points,
+                    "question": _text(source[i - 1]) if i else "",
+                    "model": _text(source[i]),
+                }
+            )
     return tuple(out)
 
 
@@ -102,8 +110,7 @@ def write_class_answers(out: Path, entries: list[dict]) -> Path:
     """``out/written_answers.json``: for each notebook (``label``, ``student``, ``notebook``,
     ``answers``), in class order."""
     path = out / ANSWERS_FILE
-    path.write_text(json.dumps({"format": 1, "submissions": entries}, ensure_ascii=False, indent=1) + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps({"format": 1, "submissions": entries}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 
 

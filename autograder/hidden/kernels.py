@@ -9,6 +9,7 @@ The suite is data-driven: ``suite.toml`` holds each property's points, titles, h
 and the contract clauses it tests; this module holds only what draws and judges the
 cases, one line per property.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -22,7 +23,7 @@ from hypothesis.extra import numpy as hnp
 from autograder.grade.properties import Call, Failure, Property, compare, message
 
 # ---------------------------------------------------------------- building blocks
-SMALL_INTS = st.integers(-4, 4).map(float)                 # ties on purpose
+SMALL_INTS = st.integers(-4, 4).map(float)  # ties on purpose
 BIG = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 VALUES = st.one_of(SMALL_INTS, BIG)
 GAMMAS = st.one_of(st.sampled_from([0.0, 1.0, 0.99, 0.5]), st.floats(0.0, 1.0))
@@ -56,8 +57,7 @@ def batch_dims(draw, max_b=9, max_a=6, small=False, tables=1):
     """(B, A); small ones keep a whole call (two (B,) vectors, ``tables`` (B, A) tables
     and gamma) within 12 numbers."""
     if small:
-        return draw(st.sampled_from([(b, a) for b in (1, 2, 3) for a in (1, 2, 3)
-                                     if a <= max_a and b * (2 + tables * a) + 1 <= 12]))
+        return draw(st.sampled_from([(b, a) for b in (1, 2, 3) for a in (1, 2, 3) if a <= max_a and b * (2 + tables * a) + 1 <= 12]))
     return draw(st.integers(1, max_b)), draw(st.integers(1, max_a))
 
 
@@ -85,9 +85,18 @@ def prop(kernel: str, key: str, strategy, small=None, **kw) -> Property:
     """
     spec = _spec(kernel, key)
     calls = kw.pop("calls", lambda case: [case])
-    return Property(kernel=kernel, key=key, title=spec["title"], points=spec["points"], strategy=strategy, small=small,
-                    calls=calls, hint=spec.get("hint", {}), clauses=tuple(f"{kernel}.{c}" for c in spec["clauses"]),
-                    **kw)
+    return Property(
+        kernel=kernel,
+        key=key,
+        title=spec["title"],
+        points=spec["points"],
+        strategy=strategy,
+        small=small,
+        calls=calls,
+        hint=spec.get("hint", {}),
+        clauses=tuple(f"{kernel}.{c}" for c in spec["clauses"]),
+        **kw,
+    )
 
 
 def no_mutation(kernel, strategy) -> Property:
@@ -134,6 +143,7 @@ def same_outcome_relation(en_msg, ru_msg):
 
     Only the invariance is judged; wrong values are the differential properties' business.
     """
+
     def relation(case, outcomes, expected):
         first, second = outcomes
         if first.get("s") != "ok":
@@ -144,6 +154,7 @@ def same_outcome_relation(en_msg, ru_msg):
         if failure is not None:
             return Failure({"en": en_msg, "ru": ru_msg}, expected=first["v"], got=second["v"], call=case[1])
         return None
+
     return relation
 
 
@@ -190,13 +201,13 @@ def dqn_calls(draw, terminal=None, double=False, ties=False, flag_kind=None, gar
 
 QB = [[1.0, 2.0], [3.0, 4.0]]
 DQN_BAD = [
-    Call(([1.0, 2.0], [0, 1], [1.0, 2.0])),                       # next-Q not 2-D
-    Call(([1.0, 2.0, 3.0], [0, 1], QB)),                           # length mismatch
+    Call(([1.0, 2.0], [0, 1], [1.0, 2.0])),  # next-Q not 2-D
+    Call(([1.0, 2.0, 3.0], [0, 1], QB)),  # length mismatch
     Call(([1.0, 2.0], [0, 1], [[1.0], [2.0], [3.0]])),
     Call(([1.0, 2.0], [0, 1], QB), {"gamma": 1.5}),
     Call(([1.0, 2.0], [0, 1], QB), {"gamma": -0.1}),
-    Call(([1.0, 2.0], [0, 2], QB)),                                # flag not 0/1
-    Call(([1.0, 2.0], [0, 1], np.zeros((2, 0)))),                  # no actions
+    Call(([1.0, 2.0], [0, 2], QB)),  # flag not 0/1
+    Call(([1.0, 2.0], [0, 1], np.zeros((2, 0)))),  # no actions
 ]
 
 DQN = [
@@ -217,10 +228,12 @@ DOUBLE = [
     prop("double_dqn_targets", "terminal_rows", *drawn(dqn_calls, double=True, terminal=True)),
     plain_call("double_dqn_targets", *drawn(dqn_calls, double=True)),
     no_mutation("double_dqn_targets", dqn_calls(double=True)),
-    rejects("double_dqn_targets", [Call((c.args[0], c.args[1], c.args[2], c.args[2]), c.kwargs) for c in DQN_BAD]
-            + [Call(([1.0, 2.0], [0, 1], QB, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))]),
-    empty_inputs("double_dqn_targets", [Call(_empty_transitions(3, 2)),
-                                        Call(_empty_transitions(1, 2, np.float64), {"gamma": 0.5})]),
+    rejects(
+        "double_dqn_targets",
+        [Call((c.args[0], c.args[1], c.args[2], c.args[2]), c.kwargs) for c in DQN_BAD]
+        + [Call(([1.0, 2.0], [0, 1], QB, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))],
+    ),
+    empty_inputs("double_dqn_targets", [Call(_empty_transitions(3, 2)), Call(_empty_transitions(1, 2, np.float64), {"gamma": 0.5})]),
 ]
 
 
@@ -255,17 +268,28 @@ def nll_padding_pairs(draw, small=False):
 NLL = [
     prop("masked_token_nll", "reference", *drawn(nll_calls)),
     prop("masked_token_nll", "active_mean", *drawn(nll_calls, padded_rows=True)),
-    prop("masked_token_nll", "ignores_padding", *drawn(nll_padding_pairs), calls=lambda case: list(case),
-         relation=same_outcome_relation("changing masked-out log-probs changed the loss",
-                                        "изменение лог-вероятностей под маской изменило потери"),
-         needs_correct_values=True),
+    prop(
+        "masked_token_nll",
+        "ignores_padding",
+        *drawn(nll_padding_pairs),
+        calls=lambda case: list(case),
+        relation=same_outcome_relation(
+            "changing masked-out log-probs changed the loss", "изменение лог-вероятностей под маской изменило потери"
+        ),
+        needs_correct_values=True,
+    ),
     prop("masked_token_nll", "float_mask", *drawn(nll_calls, flag_kind=np.float64)),
     plain_call("masked_token_nll", *drawn(nll_calls)),
     no_mutation("masked_token_nll", nll_calls()),
-    rejects("masked_token_nll", [
-        Call(([-1.0, -2.0], [0, 0])), Call(([-1.0, -2.0], [1, 0, 1])), Call(([-1.0, -2.0], [2, 0])),
-        Call(([[-1.0, -2.0]], [0, 0])),
-    ]),
+    rejects(
+        "masked_token_nll",
+        [
+            Call(([-1.0, -2.0], [0, 0])),
+            Call(([-1.0, -2.0], [1, 0, 1])),
+            Call(([-1.0, -2.0], [2, 0])),
+            Call(([[-1.0, -2.0]], [0, 0])),
+        ],
+    ),
 ]
 
 
@@ -294,16 +318,27 @@ CQL = [
     prop("cql_discrete_penalty", "reference", *drawn(cql_calls)),
     prop("cql_discrete_penalty", "single_state", *drawn(cql_calls, single=True)),
     prop("cql_discrete_penalty", "stable", cql_calls(spread=1e3)),
-    prop("cql_discrete_penalty", "shift_invariant", *drawn(cql_shift_pairs), calls=lambda case: list(case),
-         relation=same_outcome_relation("adding a constant to Q changed the penalty",
-                                        "добавление константы к Q изменило штраф"),
-         needs_correct_values=True),
+    prop(
+        "cql_discrete_penalty",
+        "shift_invariant",
+        *drawn(cql_shift_pairs),
+        calls=lambda case: list(case),
+        relation=same_outcome_relation("adding a constant to Q changed the penalty", "добавление константы к Q изменило штраф"),
+        needs_correct_values=True,
+    ),
     plain_call("cql_discrete_penalty", *drawn(cql_calls)),
     no_mutation("cql_discrete_penalty", cql_calls()),
-    rejects("cql_discrete_penalty", [
-        Call(([1.0, 2.0], 2)), Call(([1.0, 2.0], -1)), Call(([1.0, 2.0], 0.5)), Call((QB, [0])),
-        Call((QB, [0, 5])), Call(([[[1.0]]], [0])),
-    ]),
+    rejects(
+        "cql_discrete_penalty",
+        [
+            Call(([1.0, 2.0], 2)),
+            Call(([1.0, 2.0], -1)),
+            Call(([1.0, 2.0], 0.5)),
+            Call((QB, [0])),
+            Call((QB, [0, 5])),
+            Call(([[[1.0]]], [0])),
+        ],
+    ),
 ]
 
 
@@ -347,8 +382,9 @@ RTG = [
     plain_call("return_to_go", *drawn(rtg_calls)),
     no_mutation("return_to_go", rtg_calls()),
     rejects("return_to_go", [Call(([[1.0, 2.0]],)), Call(([1.0],), {"gamma": 2.0}), Call(([1.0],), {"gamma": -1.0})]),
-    empty_inputs("return_to_go", [Call((np.zeros(0),)), Call((np.zeros(0),), {"gamma": 0.5}),
-                                  Call((np.zeros(0, dtype=np.int64),), {"gamma": 0.9})]),
+    empty_inputs(
+        "return_to_go", [Call((np.zeros(0),)), Call((np.zeros(0),), {"gamma": 0.5}), Call((np.zeros(0, dtype=np.int64),), {"gamma": 0.9})]
+    ),
 ]
 
 
@@ -370,8 +406,7 @@ def pessimistic_calls(draw, unseen=False, scale=None, big_counts=False, small=Fa
     else:
         # Fractional counts (weighted data) but no underflowing ones like 5e-324:
         # those only test float64 against float32, not the formula.
-        counts = draw(st.one_of(arrays(shape, st.integers(0, 50), np.int64),
-                                arrays(shape, st.one_of(st.just(0.0), st.floats(1e-3, 50)))))
+        counts = draw(st.one_of(arrays(shape, st.integers(0, 50), np.int64), arrays(shape, st.one_of(st.just(0.0), st.floats(1e-3, 50)))))
     scales = st.sampled_from([0.0, 1.0, 2.0]) if small else st.floats(0, 5)
     kw = {} if scale is None and draw(st.booleans()) else {"radius_scale": scale if scale is not None else draw(scales)}
     return Call((means, counts), kw)
@@ -379,18 +414,23 @@ def pessimistic_calls(draw, unseen=False, scale=None, big_counts=False, small=Fa
 
 PESSIMISTIC = [
     prop("pessimistic_values", "reference", *drawn(pessimistic_calls)),
-    prop("pessimistic_values", "unseen", *drawn(pessimistic_calls, unseen=True), relation=unseen_are_neg_inf,
-         needs_correct_values=True),
+    prop("pessimistic_values", "unseen", *drawn(pessimistic_calls, unseen=True), relation=unseen_are_neg_inf, needs_correct_values=True),
     prop("pessimistic_values", "sqrt_radius", *drawn(pessimistic_calls, big_counts=True)),
     prop("pessimistic_values", "radius_scale", *drawn(pessimistic_calls, scale=2.5)),
     plain_call("pessimistic_values", *drawn(pessimistic_calls)),
     no_mutation("pessimistic_values", pessimistic_calls()),
-    rejects("pessimistic_values", [
-        Call(([1.0, 2.0], [1.0])), Call(([1.0], [-1.0])), Call(([1.0], [1.0]), {"radius_scale": -1.0}),
-        Call(([1.0], [1.0]), {"radius_scale": float("inf")}),
-    ]),
-    empty_inputs("pessimistic_values", [Call((np.zeros(0), np.zeros(0))),
-                                        Call((np.zeros((0, 3)), np.zeros((0, 3))), {"radius_scale": 2.0})]),
+    rejects(
+        "pessimistic_values",
+        [
+            Call(([1.0, 2.0], [1.0])),
+            Call(([1.0], [-1.0])),
+            Call(([1.0], [1.0]), {"radius_scale": -1.0}),
+            Call(([1.0], [1.0]), {"radius_scale": float("inf")}),
+        ],
+    ),
+    empty_inputs(
+        "pessimistic_values", [Call((np.zeros(0), np.zeros(0))), Call((np.zeros((0, 3)), np.zeros((0, 3))), {"radius_scale": 2.0})]
+    ),
 ]
 
 
@@ -405,8 +445,12 @@ def support_calls(draw, one_d=False, relative=False, ratio=None, small=False):
     else:
         # No probabilities like 1e-140 that vanish in float32 (a correct torch
         # submission would then see an all-zero row).
-        p = draw(arrays(shape, st.sampled_from([0.0, 0.1, 0.2, 0.5, 1.0]) if small
-                        else st.one_of(st.floats(1e-6, 1), st.sampled_from([0.0, 0.35, 1.0]))))
+        p = draw(
+            arrays(
+                shape,
+                st.sampled_from([0.0, 0.1, 0.2, 0.5, 1.0]) if small else st.one_of(st.floats(1e-6, 1), st.sampled_from([0.0, 0.35, 1.0])),
+            )
+        )
         p = np.where(np.max(p, axis=-1, keepdims=True) == 0, 1.0, p)
     ratios = st.sampled_from([0.35, 0.5, 1.0, 0.0])
     r = ratio if ratio is not None else draw(ratios if small else st.one_of(ratios, st.floats(1e-3, 1)))
@@ -424,10 +468,16 @@ SUPPORT = [
     prop("behavior_support_mask", "argmax_eligible", *drawn(support_calls, ratio=1.0)),
     plain_call("behavior_support_mask", *drawn(support_calls, ratio=0.35)),
     no_mutation("behavior_support_mask", support_calls()),
-    rejects("behavior_support_mask", [
-        Call(([0.5, -0.1],)), Call(([0.0, 0.0],)), Call(([0.5, 0.5],), {"threshold_ratio": 1.5}),
-        Call(([0.5, 0.5],), {"threshold_ratio": -0.1}), Call((np.ones((2, 2, 2)),)),
-    ]),
+    rejects(
+        "behavior_support_mask",
+        [
+            Call(([0.5, -0.1],)),
+            Call(([0.0, 0.0],)),
+            Call(([0.5, 0.5],), {"threshold_ratio": 1.5}),
+            Call(([0.5, 0.5],), {"threshold_ratio": -0.1}),
+            Call((np.ones((2, 2, 2)),)),
+        ],
+    ),
     empty_inputs("behavior_support_mask", [Call((np.zeros((0, 3)),)), Call((np.zeros((0, 2)),), {"threshold_ratio": 0.5})]),
 ]
 
@@ -458,11 +508,16 @@ FQE = [
     prop("fqe_targets", "sarsa", *drawn(fqe_calls, one_hot=True)),
     plain_call("fqe_targets", *drawn(fqe_calls)),
     no_mutation("fqe_targets", fqe_calls()),
-    rejects("fqe_targets", [
-        Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.6]])), Call(([0.0], [0], [[1.0, 2.0]], [[0.0, 0.0]])),
-        Call(([0.0], [0], [[1.0, 2.0]], [[1.5, -0.5]])), Call(([0.0], [0], [[1.0, 2.0]], [[1.0]])),
-        Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.5]]), {"gamma": 1.5}),
-    ]),
+    rejects(
+        "fqe_targets",
+        [
+            Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.6]])),
+            Call(([0.0], [0], [[1.0, 2.0]], [[0.0, 0.0]])),
+            Call(([0.0], [0], [[1.0, 2.0]], [[1.5, -0.5]])),
+            Call(([0.0], [0], [[1.0, 2.0]], [[1.0]])),
+            Call(([0.0], [0], [[1.0, 2.0]], [[0.5, 0.5]]), {"gamma": 1.5}),
+        ],
+    ),
     empty_inputs("fqe_targets", [Call(_empty_transitions(3, 2)), Call(_empty_transitions(1, 2, np.float64), {"gamma": 0.5})]),
 ]
 
@@ -488,10 +543,15 @@ IQL = [
     prop("iql_advantage_weights", "beta_zero", *drawn(iql_calls, beta=0.0)),
     plain_call("iql_advantage_weights", *drawn(iql_calls)),
     no_mutation("iql_advantage_weights", iql_calls()),
-    rejects("iql_advantage_weights", [
-        Call(([1.0], -0.5)), Call(([1.0], 1.0), {"max_weight": 0.0}), Call(([1.0], 1.0), {"max_weight": -3.0}),
-        Call(([1.0], float("inf"))),
-    ]),
+    rejects(
+        "iql_advantage_weights",
+        [
+            Call(([1.0], -0.5)),
+            Call(([1.0], 1.0), {"max_weight": 0.0}),
+            Call(([1.0], 1.0), {"max_weight": -3.0}),
+            Call(([1.0], float("inf"))),
+        ],
+    ),
     empty_inputs("iql_advantage_weights", [Call((np.zeros(0), 1.0)), Call((np.zeros((0, 2)), 3.0), {"max_weight": 10.0})]),
 ]
 

@@ -10,6 +10,7 @@ is a literal parenthesis. It is
 matched case-insensitively as a whole word with «ё» folded to «е», so
 ``возврат*`` finds «Возвратом» and ``зерен`` finds «зёрен».
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -56,11 +57,11 @@ _BACKTICKED = re.compile(r"`([^`]+)`")
 class Variant:
     """A forbidden way of writing a term, with what to write instead."""
 
-    pattern: str        # as written in the glossary, e.g. "возврат*"
+    pattern: str  # as written in the glossary, e.g. "возврат*"
     regex: re.Pattern
-    replacement: str    # e.g. "отдача"
-    term: str           # the English term, or "calque"
-    lang: str           # the language of the texts it is checked in: "ru" or "en"
+    replacement: str  # e.g. "отдача"
+    term: str  # the English term, or "calque"
+    lang: str  # the language of the texts it is checked in: "ru" or "en"
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ class Glossary:
 class Finding:
     """One forbidden variant at one place."""
 
-    location: str       # "path:line" (notebooks: "path cell N line M")
-    found: str          # the text as written
+    location: str  # "path:line" (notebooks: "path cell N line M")
+    found: str  # the text as written
     variant: Variant
 
     def __str__(self) -> str:
@@ -176,8 +177,9 @@ def parse_glossary(markdown: str) -> Glossary:
         variants += _variants(row[0], _unquote(row[1]), "calque", "ru")
     for row in _section(tables, _EN_SPELLINGS):
         variants += _variants(row[1], row[0], row[0], "en")
-    allowed = tuple((compile_variant(p), row[1] if len(row) > 1 else "")
-                    for row in _section(tables, _ALLOWED) for p in _BACKTICKED.findall(row[0]))
+    allowed = tuple(
+        (compile_variant(p), row[1] if len(row) > 1 else "") for row in _section(tables, _ALLOWED) for p in _BACKTICKED.findall(row[0])
+    )
     return Glossary(tuple(variants), allowed)
 
 
@@ -203,7 +205,7 @@ def lint_text(text: str, lang: str, where: str, glossary: Glossary | None = None
     for variant in glossary.for_lang(lang):
         for match in variant.regex.finditer(folded):
             line = first_line + text.count("\n", 0, match.start())
-            findings.append(Finding(f"{where}:{line}", text[match.start():match.end()], variant))
+            findings.append(Finding(f"{where}:{line}", text[match.start() : match.end()], variant))
     return sorted(findings, key=lambda f: _line_key(f.location))
 
 
@@ -266,15 +268,30 @@ def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
 # checked in documents, notebooks, and the strings and comments of the Python the
 # students receive (reference_impl is copied into release/.../m5_student).
 _RU_GLOBS = (
-    "source/**/*_ru.ipynb", "release/**/*_ru.ipynb", "solutions/notebooks/*_ru.ipynb",
-    "solutions/templates/ru/*.md", "solutions/ru/*.md", "solutions/README.md", "release/**/README.md",
-    "autograder/**/*.py", "reference_impl/**/*.py", "release/**/*.py",
+    "source/**/*_ru.ipynb",
+    "release/**/*_ru.ipynb",
+    "solutions/notebooks/*_ru.ipynb",
+    "solutions/templates/ru/*.md",
+    "solutions/ru/*.md",
+    "solutions/README.md",
+    "release/**/README.md",
+    "autograder/**/*.py",
+    "reference_impl/**/*.py",
+    "release/**/*.py",
 )
 _EN_GLOBS = (
-    "source/**/*.ipynb", "release/**/*.ipynb", "solutions/notebooks/*.ipynb",
-    "solutions/templates/en/*.md", "solutions/en/*.md", "solutions/README.md", "release/**/README.md",
-    "README.md", "docs/*.md",
-    "autograder/**/*.py", "reference_impl/**/*.py", "release/**/*.py",
+    "source/**/*.ipynb",
+    "release/**/*.ipynb",
+    "solutions/notebooks/*.ipynb",
+    "solutions/templates/en/*.md",
+    "solutions/en/*.md",
+    "solutions/README.md",
+    "release/**/README.md",
+    "README.md",
+    "docs/*.md",
+    "autograder/**/*.py",
+    "reference_impl/**/*.py",
+    "release/**/*.py",
 )
 # The glossary lists the forbidden variants and the lint module quotes a few as examples.
 _NOT_LINTED = ("docs/glossary.md", "autograder/i18n/glossary.py")
@@ -283,8 +300,7 @@ _NOT_LINTED = ("docs/glossary.md", "autograder/i18n/glossary.py")
 def shipped_texts(root: Path = REPO_ROOT) -> list[tuple[Path, str]]:
     """``(path, lang)`` for every shipped file and each language it is checked in."""
     skip = {root / p for p in _NOT_LINTED}
-    return [(p, lang) for lang, globs in (("ru", _RU_GLOBS), ("en", _EN_GLOBS))
-            for p in _files(root, globs) if p not in skip]
+    return [(p, lang) for lang, globs in (("ru", _RU_GLOBS), ("en", _EN_GLOBS)) for p in _files(root, globs) if p not in skip]
 
 
 # ------------------------------------------------------------------ feedback messages

@@ -1,4 +1,5 @@
 """Shared fixtures of the grader tests: one corpus per test session (disk-cached)."""
+
 from __future__ import annotations
 
 import os
@@ -50,6 +51,7 @@ def handed_over(monkeypatch) -> list:
         given = real(self, session)
         handed.append((self, given))
         return given
+
     monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
     return handed
 

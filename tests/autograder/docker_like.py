@@ -24,6 +24,7 @@ What :func:`command` builds, in order:
 Inside, ``bwrap --ro-bind / / true`` fails (:func:`bwrap_works` checks it), so the
 grader really takes its fallback.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,11 +36,32 @@ from pathlib import Path
 
 CAPSH = shutil.which("capsh") or "/usr/sbin/capsh"
 # Docker's default capability set; every other one is dropped.
-DOCKER_CAPS = {"cap_chown", "cap_dac_override", "cap_fsetid", "cap_fowner", "cap_mknod", "cap_net_raw",
-               "cap_setgid", "cap_setuid", "cap_setfcap", "cap_setpcap", "cap_net_bind_service",
-               "cap_sys_chroot", "cap_kill", "cap_audit_write"}
-CLONE_NEW_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
-                   0x00000080)  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
+DOCKER_CAPS = {
+    "cap_chown",
+    "cap_dac_override",
+    "cap_fsetid",
+    "cap_fowner",
+    "cap_mknod",
+    "cap_net_raw",
+    "cap_setgid",
+    "cap_setuid",
+    "cap_setfcap",
+    "cap_setpcap",
+    "cap_net_bind_service",
+    "cap_sys_chroot",
+    "cap_kill",
+    "cap_audit_write",
+}
+CLONE_NEW_FLAGS = (
+    0x00020000,
+    0x02000000,
+    0x04000000,
+    0x08000000,
+    0x10000000,
+    0x20000000,
+    0x40000000,
+    0x00000080,
+)  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
 
 SETUP = r"""
 import ctypes, errno, json, os, sys
@@ -173,8 +195,13 @@ def shared_site_packages() -> list[str]:
     found = []
     for entry in sys.path:
         path = Path(entry).resolve() if entry else None
-        if (path is not None and path.name in ("site-packages", "dist-packages") and path.is_dir()
-                and not _within(str(path), base) and str(path) not in found):
+        if (
+            path is not None
+            and path.name in ("site-packages", "dist-packages")
+            and path.is_dir()
+            and not _within(str(path), base)
+            and str(path) not in found
+        ):
             found.append(str(path))
     return found
 
@@ -182,8 +209,12 @@ def shared_site_packages() -> list[str]:
 def command(argv: list[str], covers: list[tuple[str, list[str]]] | None = None) -> list[str]:
     """``argv`` run as in a container with Docker's default profile (root, no
     CAP_SYS_ADMIN, no new namespaces)."""
-    spec = {"covers": default_covers() if covers is None else covers, "clone_flags": list(CLONE_NEW_FLAGS),
-            "capsh": CAPSH, "drop": _caps_to_drop()}
+    spec = {
+        "covers": default_covers() if covers is None else covers,
+        "clone_flags": list(CLONE_NEW_FLAGS),
+        "capsh": CAPSH,
+        "drop": _caps_to_drop(),
+    }
     return [sys.executable, "-c", SETUP, json.dumps(spec), *argv]
 
 
@@ -256,8 +287,13 @@ def copy_cache(python: Path, cwd: Path, dest: Path) -> None:
     computes: canaries change the key, not the corpus, so nothing is built again."""
     from autograder.grade import cache
 
-    key = subprocess.run([str(python), "-c", "from autograder.grade import cache; print(cache.corpus_key(None))"],
-                         capture_output=True, text=True, check=True, cwd=cwd).stdout.strip()
+    key = subprocess.run(
+        [str(python), "-c", "from autograder.grade import cache; print(cache.corpus_key(None))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+    ).stdout.strip()
     old = cache.corpus_key(None)
     dest.mkdir(mode=0o755, exist_ok=True)
     for path in cache.cache_dir().glob(f"corpus-{old}-*"):

@@ -7,6 +7,7 @@ test checks the exact per-kernel scores, that the grader survives, that no proce
 is left behind, that nothing is written outside the output folder (the temp tree,
 the working directory, /tmp, home), and that grading twice gives the same scores.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,14 +54,13 @@ EXPECTED: dict[str, dict[str, float]] = {
     "lying_return_values": {"dqn_targets": 0, "masked_token_nll": 0, "iql_advantage_weights": 0},
     "mutate_inputs": {"behavior_support_mask": 9, "fqe_targets": 9},
     "peek_at_reference": {"masked_token_nll": 0},
-    "fake_results_json": {"return_to_go": 4},     # forward cumsum, as its mutant (empty episodes right)
+    "fake_results_json": {"return_to_go": 4},  # forward cumsum, as its mutant (empty episodes right)
     "print_fake_json": {},
     "forge_protocol_frames": {"iql_advantage_weights": 0},
     "network_access": {},
     "print_flood": {},
     # constants pass no value check, so their invariance / no-mutation points are withheld
-    "hardcoded_examples": {"dqn_targets": 0, "cql_discrete_penalty": 0, "return_to_go": 0,
-                           "pessimistic_values": 0, "fqe_targets": 0},
+    "hardcoded_examples": {"dqn_targets": 0, "cql_discrete_penalty": 0, "return_to_go": 0, "pessimistic_values": 0, "fqe_targets": 0},
     # noise gets nothing: its validation is real, but the bad-input point is gated on a
     # passing value check like every other point; the 1-in-50 coin of the support mask
     # (reseeded before every batch) lands in every value property of today's corpus
@@ -70,7 +70,7 @@ EXPECTED: dict[str, dict[str, float]] = {
 }
 # Why the attacked kernel lost everything, as the student reads it (feedback text).
 REASONS = {
-    "infinite_loop": "did not finish within its time limit",      # the worker's per-call timer
+    "infinite_loop": "did not finish within its time limit",  # the worker's per-call timer
     "infinite_loop_ignoring_alarm": "did not finish within its time limit",  # the parent's CPU clock, not SIGALRM
     "memory_bomb": "MemoryError",
     "os_exit_in_kernel": "stopped",
@@ -86,11 +86,19 @@ NOTES = {
 # and worker restarts) are graded twice in the fast run; the others once here and twice
 # under -m slow (those that wait out a time limit, and those that are plainly stable),
 # to keep this file fast.
-SLOW = {"fork_bomb", "infinite_loop_ignoring_alarm", "infinite_loop", "lying_return_values",
-        "notebook_setup_disables_timer"}
-REGRADED_IN_FAST_RUN = {"nondeterministic", "hash_dependent", "monkeypatch_comparisons", "kill_parent",
-                        "os_exit_in_kernel", "forge_protocol_frames", "mutate_inputs", "memory_bomb",
-                        "notebook_setup_kills_worker", "notebook_syntax_error_in_one_cell"}
+SLOW = {"fork_bomb", "infinite_loop_ignoring_alarm", "infinite_loop", "lying_return_values", "notebook_setup_disables_timer"}
+REGRADED_IN_FAST_RUN = {
+    "nondeterministic",
+    "hash_dependent",
+    "monkeypatch_comparisons",
+    "kill_parent",
+    "os_exit_in_kernel",
+    "forge_protocol_frames",
+    "mutate_inputs",
+    "memory_bomb",
+    "notebook_setup_kills_worker",
+    "notebook_syntax_error_in_one_cell",
+}
 
 
 def expected_scores(attack: str) -> dict[str, float]:
@@ -118,9 +126,18 @@ def _tree(root: Path, skip: Path | None = None) -> dict[str, tuple]:
     return found
 
 
-HOST_TARGETS = [Path(p) for p in (
-    "/tmp/results.json", "/tmp/results/results.json", "/tmp/g/results.json", "/tmp/grades/results.json",
-    "/results.json", "/autograder", "/autograder/results/results.json")] + [Path.home() / "results.json"]
+HOST_TARGETS = [
+    Path(p)
+    for p in (
+        "/tmp/results.json",
+        "/tmp/results/results.json",
+        "/tmp/g/results.json",
+        "/tmp/grades/results.json",
+        "/results.json",
+        "/autograder",
+        "/autograder/results/results.json",
+    )
+] + [Path.home() / "results.json"]
 
 
 def _suspicious_host_paths() -> dict[str, int]:
@@ -193,8 +210,9 @@ def check_graded(attack: str, path: Path, corpus, tmp_path: Path, times: int) ->
         assert [(t["name"], t["score"]) for t in again["tests"]] == [(t["name"], t["score"]) for t in data["tests"]]
     # Only out/ may have changed under the test folder (cwd and the temp dir are checked by `sealed`).
     after = _tree(tmp_path, skip=tmp_path / "out")
-    assert {k: v for k, v in after.items() if not k.startswith(("cwd", "tmp"))} == \
-           {k: v for k, v in inputs_before.items() if not k.startswith(("cwd", "tmp"))}
+    assert {k: v for k, v in after.items() if not k.startswith(("cwd", "tmp"))} == {
+        k: v for k, v in inputs_before.items() if not k.startswith(("cwd", "tmp"))
+    }
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [path.stem]
     assert sorted(p.name for p in (tmp_path / "out" / path.stem).iterdir()) == ["results.json"]
 
@@ -221,8 +239,9 @@ def test_attack_regrades_identically(attack, corpus, sealed):
 
 # ---------------------------------------------------------------- notebook attacks
 def _setup_cell(source: str, grade_id: str):
-    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {
-        "solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}})
+    return nbformat.v4.new_code_cell(
+        source, metadata={"nbgrader": {"solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}}
+    )
 
 
 KILLER_SETUP = """import os
@@ -251,8 +270,7 @@ def expectile_loss(diff, tau):
 
 def _lying_answers() -> str:
     """Every numerical answer is an object equal to everything, holding the value 0."""
-    lines = ["class Agrees(float):", "    def __eq__(self, other):", "        return True", "",
-             "    __hash__ = float.__hash__", ""]
+    lines = ["class Agrees(float):", "    def __eq__(self, other):", "        return True", "", "    __hash__ = float.__hash__", ""]
     lines += [f"{row.split(' = ')[0]} = Agrees(0.0)" for row in build.answers_source().splitlines()]
     return "\n".join(lines)
 
@@ -282,8 +300,13 @@ def _notebook(name: str):
         nb.metadata = ["not", "a", "dict"]
         nb.cells[1].metadata = {"nbgrader": "solution please"}
         nb.cells[3].metadata = ["x"]
-        nb.cells.append({"cell_type": "code", "metadata": {"nbgrader": {"grade_id": {"nested": 1}, "solution": True}},
-                         "source": [1, 2, "# numbers where text belongs"]})
+        nb.cells.append(
+            {
+                "cell_type": "code",
+                "metadata": {"nbgrader": {"grade_id": {"nested": 1}, "solution": True}},
+                "source": [1, 2, "# numbers where text belongs"],
+            }
+        )
         nb.cells.append("not a cell at all")
         return nb
     if name == "notebook_lying_answers":
@@ -293,8 +316,9 @@ def _notebook(name: str):
     if name == "notebook_setup_kills_worker":
         return build.notebook_from_source(base, extra_cells=[(2, _setup_cell(KILLER_SETUP, "config"))])
     if name == "notebook_setup_disables_timer":
-        return build.notebook_from_source(base, extra_cells=[(2, _setup_cell(TIMER_OFF_SETUP, "config"))],
-                                          replace={"return_to_go": LOOPING_RTG})
+        return build.notebook_from_source(
+            base, extra_cells=[(2, _setup_cell(TIMER_OFF_SETUP, "config"))], replace={"return_to_go": LOOPING_RTG}
+        )
     if name == "notebook_syntax_error_in_one_cell":
         nb = build.notebook_from_source(base, replace={"cql_discrete_penalty": BROKEN_CELL})
         nb.cells = [c for c in nb.cells if "def expectile_loss" not in c.source or "cql" in c.source]
@@ -370,8 +394,14 @@ def test_m5_grade_cli_grades_a_folder_of_attacks(tmp_path):
     for attack in CLI_ATTACKS:
         build.write_attack(attack, inputs)
     env = {**os.environ, "TMPDIR": str(private_tmp), "M5_PROGRESS": "0"}
-    done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(inputs), "--out", str(out),
-                           "--no-shrink"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "grade", str(inputs), "--out", str(out), "--no-shrink"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "FAKE" not in done.stdout
     for attack in CLI_ATTACKS:  # one folder per submission, named by its path (suffix kept)
@@ -382,10 +412,9 @@ def test_m5_grade_cli_grades_a_folder_of_attacks(tmp_path):
         assert "FAKE" not in json.dumps(data)
     rows = (out / "grades.csv").read_text().splitlines()
     assert len(rows) == 1 + len(CLI_ATTACKS)
-    assert sorted(p.name for p in out.iterdir()) == sorted([*(f"{a}.py" for a in CLI_ATTACKS), "grades.csv",
-                                                           "class_report.html", "class_report.json", "grades.json",
-                                                           "written_answers.json"])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [*(f"{a}.py" for a in CLI_ATTACKS), "grades.csv", "class_report.html", "class_report.json", "grades.json", "written_answers.json"]
+    )
     assert list(cwd.iterdir()) == [] and list(private_tmp.iterdir()) == []
-    leftovers = [p for p in psutil.process_iter(["cmdline"])
-                 if any(str(private_tmp) in part for part in (p.info["cmdline"] or []))]
+    leftovers = [p for p in psutil.process_iter(["cmdline"]) if any(str(private_tmp) in part for part in (p.info["cmdline"] or []))]
     assert leftovers == []

@@ -1,4 +1,5 @@
 """The assignment notebook tells students the rules they are graded by, truthfully."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +19,7 @@ def test_stated_tolerance_is_the_graders_and_its_example_behaves_as_stated():
     assert float(sources.TOLERANCE_TEXT) == exercises.DEFAULT_TOLERANCE
     answer = exercises.Answer("example", 1 / 3)
     assert exercises.check_answer(answer, 1 / 3) and exercises.check_answer(answer, 0.3333)  # four decimals pass
-    assert not exercises.check_answer(answer, 0.333)                                         # three do not
+    assert not exercises.check_answer(answer, 0.333)  # three do not
     graded = [np.atleast_1d(a.value) for a in exercises.all_graded_answers().values()]
     assert not any(np.isclose(v, 1 / 3).any() or np.isclose(v, 0.333).any() for v in graded)  # the example leaks nothing
 
@@ -26,8 +27,10 @@ def test_stated_tolerance_is_the_graders_and_its_example_behaves_as_stated():
 @pytest.mark.parametrize("lang", LANGS)
 def test_notebook_states_the_tolerance_and_the_no_mutation_rule(lang):
     cells = _markdown(lang)
-    rules = {"en": ("within " + sources.TOLERANCE_TEXT, "must not modify its input arrays", "`1/3`"),
-             "ru": ("не больше чем на " + sources.TOLERANCE_TEXT, "не должно изменять переданные ему массивы", "`1/3`")}
+    rules = {
+        "en": ("within " + sources.TOLERANCE_TEXT, "must not modify its input arrays", "`1/3`"),
+        "ru": ("не больше чем на " + sources.TOLERANCE_TEXT, "не должно изменять переданные ему массивы", "`1/3`"),
+    }
     for phrase in rules[lang]:
         assert phrase in cells["intro"], (lang, phrase)
     assert sources.TOLERANCE_TEXT in cells["part2"] and "`0.333`" in cells["part2"]

@@ -4,6 +4,7 @@ Playwright. They render, log no console error, and no script from student text r
 `make test` installs Chromium as root with apt (like bubblewrap); elsewhere these tests
 are skipped and say why.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -46,16 +47,48 @@ def _open(browser, path: Path):
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_the_class_report_renders_and_no_student_text_runs(browser, tmp_path, lang):
-    records = [{"label": HOSTILE + ".py", "score": 10.0, "maximum": 120.0, "graded": True, "error": "", "seconds": 1.0,
-                "failed": [["dqn_targets", "terminal_rows", "dqn_targets: terminal rows", "dqn_targets: терминальные"]],
-                "mistakes": [["dqn_targets.x", "dqn_targets", HOSTILE, HOSTILE]],
-                "answers": [["ex09", "ex09_active_mean_nll", HOSTILE]], "limits": [["", HOSTILE]],
-                "code": HOSTILE * 30, "fingerprints": list(range(40))},
-               {"label": "twin.py", "score": 20.0, "maximum": 120.0, "graded": True, "error": "", "seconds": 2.0,
-                "failed": [], "mistakes": [], "answers": [], "limits": [], "code": "x = 1",
-                "fingerprints": list(range(40))},
-               {"label": "broken.ipynb", "score": 0.0, "maximum": 120.0, "graded": False, "error": HOSTILE,
-                "seconds": 0.0, "failed": [], "mistakes": [], "answers": [], "limits": []}]
+    records = [
+        {
+            "label": HOSTILE + ".py",
+            "score": 10.0,
+            "maximum": 120.0,
+            "graded": True,
+            "error": "",
+            "seconds": 1.0,
+            "failed": [["dqn_targets", "terminal_rows", "dqn_targets: terminal rows", "dqn_targets: терминальные"]],
+            "mistakes": [["dqn_targets.x", "dqn_targets", HOSTILE, HOSTILE]],
+            "answers": [["ex09", "ex09_active_mean_nll", HOSTILE]],
+            "limits": [["", HOSTILE]],
+            "code": HOSTILE * 30,
+            "fingerprints": list(range(40)),
+        },
+        {
+            "label": "twin.py",
+            "score": 20.0,
+            "maximum": 120.0,
+            "graded": True,
+            "error": "",
+            "seconds": 2.0,
+            "failed": [],
+            "mistakes": [],
+            "answers": [],
+            "limits": [],
+            "code": "x = 1",
+            "fingerprints": list(range(40)),
+        },
+        {
+            "label": "broken.ipynb",
+            "score": 0.0,
+            "maximum": 120.0,
+            "graded": False,
+            "error": HOSTILE,
+            "seconds": 0.0,
+            "failed": [],
+            "mistakes": [],
+            "answers": [],
+            "limits": [],
+        },
+    ]
     class_report.write(records, tmp_path, lang)
     page, errors, dialogs = _open(browser, tmp_path / class_report.HTML_NAME)
     assert errors == [] and dialogs == []

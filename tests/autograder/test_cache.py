@@ -1,4 +1,5 @@
 """The corpus cache's key and the module a grading run starts its first worker from."""
+
 from __future__ import annotations
 
 import subprocess
@@ -10,9 +11,11 @@ from autograder.grade import cache
 def test_the_cache_module_imports_neither_hypothesis_nor_the_pipeline():
     # m5 grade imports it (and starts the first worker) before the grading modules:
     # importing Hypothesis here would put its 0.2 s back in front of the worker's start.
-    code = ("import sys, autograder.grade.cache\n"
-            "print(sorted(m for m in ('hypothesis', 'autograder.grade.pipeline', 'autograder.grade.corpus')"
-            " if m in sys.modules))")
+    code = (
+        "import sys, autograder.grade.cache\n"
+        "print(sorted(m for m in ('hypothesis', 'autograder.grade.pipeline', 'autograder.grade.corpus')"
+        " if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

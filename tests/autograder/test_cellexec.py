@@ -4,6 +4,7 @@ Here cellexec runs in the test process, as the worker would run it, so each beha
 is checked directly; tests/autograder/test_habits.py grades whole submissions through
 the sandboxed pipeline.
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,11 +30,9 @@ def load(cells, *, timeout=10.0, request=None, timer=False):
     cells = [c if isinstance(c, dict) else {"id": f"c{i}", "source": c} for i, c in enumerate(cells)]
     announced = []
     timing = dict(timed=_timed, untimed=_untimed) if timer else dict(timed=lambda s: None, untimed=lambda: None)
-    loaded = cellexec.load_cells(cells, KERNELS, timeout, announced.append, timeout_exc=CallTimeout,
-                                 request=request, **timing)
+    loaded = cellexec.load_cells(cells, KERNELS, timeout, announced.append, timeout_exc=CallTimeout, request=request, **timing)
     # A notebook cell is announced once; a .py file once per statement it runs, with its first line.
-    assert [a for a in announced if "line" not in a] == [{"op": "cell", "id": c["id"]} for c in cells
-                                                         if cellexec.cell_kind(c) != "python"]
+    assert [a for a in announced if "line" not in a] == [{"op": "cell", "id": c["id"]} for c in cells if cellexec.cell_kind(c) != "python"]
     files = {c["id"] for c in cells if cellexec.cell_kind(c) == "python"}
     assert all(a["id"] in files and isinstance(a["line"], int) for a in announced if "line" in a)
     return loaded["cells"], loaded["namespace"]
@@ -69,20 +68,19 @@ def black_statement(draw) -> str:
     if kind == "assign":
         return f"{draw(st.sampled_from(['result', 'total', 'mask']))} = {draw(exploded_expression(''))}"
     if kind == "if":
-        return f"if {draw(exploded_expression(''))}:\n    raise ValueError(\"shapes differ\")"
+        return f'if {draw(exploded_expression(""))}:\n    raise ValueError("shapes differ")'
     if kind == "call":
         args = draw(st.lists(st.one_of(NAMES, LITERALS), min_size=1, max_size=4))
         return "result = np.where(\n" + "".join(f"    {a},\n" for a in args) + ")"
     if kind == "def":
-        return ("def kernel(\n    rewards,\n    terminated,\n    gamma=0.99,\n):\n"
-                f"    return {draw(exploded_expression('    '))}")
+        return f"def kernel(\n    rewards,\n    terminated,\n    gamma=0.99,\n):\n    return {draw(exploded_expression('    '))}"
     if kind == "string":  # magic-looking lines inside a string: text, not commands
         return 'TEXT = """\n%matplotlib inline\n!pip install numpy\nnp.max?\n%%time\n"""'
     if kind == "comment":
         return "# %time kernel(x)\n#!ls\n# %%capture"
     if kind == "decorated":
         return "@functools.cache\ndef helper(\n    x,\n):\n    return x"
-    return "TABLE = {\n    \"a\": 1,\n    \"b\": (\n        2\n        % 3\n    ),\n}"
+    return 'TABLE = {\n    "a": 1,\n    "b": (\n        2\n        % 3\n    ),\n}'
 
 
 BLACK_CODE = st.lists(black_statement(), min_size=1, max_size=6).map("\n\n\n".join)
@@ -103,8 +101,7 @@ def test_plain_python_in_black_style_reaches_the_worker_ast_identical(source, tm
     (tmp_path / "file.py").write_text(source, encoding="utf-8")
     file_source = extract(tmp_path / "file.py").cells[0].source
     pieces = list(cellexec.split_statements(file_source))
-    assert [ast.dump(ast.parse(piece).body[0]) for _, piece in pieces] == \
-           [ast.dump(node) for node in ast.parse(source).body]
+    assert [ast.dump(ast.parse(piece).body[0]) for _, piece in pieces] == [ast.dump(node) for node in ast.parse(source).body]
 
 
 def test_only_the_ipython_lines_of_a_mixed_cell_change():
@@ -116,25 +113,37 @@ def test_only_the_ipython_lines_of_a_mixed_cell_change():
 
 # ------------------------------------------------------------------ IPython syntax under grading
 def test_magics_and_shell_escapes_in_a_setup_cell():
-    entries, ns = load([
-        "%matplotlib inline\n%load_ext autoreload\n%autoreload 2\nimport numpy as np\n"
-        "try:\n    !pip install gymnasium\nexcept Exception:\n    pass\n"
-        "files = !ls data\nnp.max?\n??np.min\nget_ipython().run_line_magic('config', \"InlineBackend.figure_format = 'svg'\")\n"
-        "EPS = np.finfo(float).eps\nprint('setup done', files.s, files.n, files.l)\n",
-    ])
-    assert entries == [{"id": "c0", "ok": True, "error": None, "line": None, "timed_out": False,
-                        "ignored": ["%matplotlib", "%load_ext", "%autoreload", "!pip", "!ls", "%config"]}]
+    entries, ns = load(
+        [
+            "%matplotlib inline\n%load_ext autoreload\n%autoreload 2\nimport numpy as np\n"
+            "try:\n    !pip install gymnasium\nexcept Exception:\n    pass\n"
+            "files = !ls data\nnp.max?\n??np.min\nget_ipython().run_line_magic('config', \"InlineBackend.figure_format = 'svg'\")\n"
+            "EPS = np.finfo(float).eps\nprint('setup done', files.s, files.n, files.l)\n",
+        ]
+    )
+    assert entries == [
+        {
+            "id": "c0",
+            "ok": True,
+            "error": None,
+            "line": None,
+            "timed_out": False,
+            "ignored": ["%matplotlib", "%load_ext", "%autoreload", "!pip", "!ls", "%config"],
+        }
+    ]
     assert ns["files"] == [] and ns["EPS"] > 0 and ns["np"].__name__ == "numpy"
 
 
 def test_timing_and_capture_magics_run_their_code():
-    entries, ns = load([
-        "%%time\nimport numpy as np\ndef return_to_go(r, gamma=1.0):\n    return np.cumsum(np.asarray(r)[::-1])[::-1]\n",
-        "calls = []\ntotal = %time return_to_go([1, 2]).sum()\n%timeit -n 3 -r 1 calls.append(1)",
-        "%%capture captured\nprint('noise')\nDONE = True\n",
-        "%%timeit -n 2\nTIMED = 1\n",
-        "%%writefile helpers.py\nimport os\nos._exit(3)\n",   # not run: no file written, no exit
-    ])
+    entries, ns = load(
+        [
+            "%%time\nimport numpy as np\ndef return_to_go(r, gamma=1.0):\n    return np.cumsum(np.asarray(r)[::-1])[::-1]\n",
+            "calls = []\ntotal = %time return_to_go([1, 2]).sum()\n%timeit -n 3 -r 1 calls.append(1)",
+            "%%capture captured\nprint('noise')\nDONE = True\n",
+            "%%timeit -n 2\nTIMED = 1\n",
+            "%%writefile helpers.py\nimport os\nos._exit(3)\n",  # not run: no file written, no exit
+        ]
+    )
     assert all(e["ok"] for e in entries)
     assert callable(ns["return_to_go"]) and ns["total"] == 5 and ns["calls"] == [1]
     assert ns["DONE"] is True and ns["captured"].stdout == "" and ns["TIMED"] == 1
@@ -142,23 +151,27 @@ def test_timing_and_capture_magics_run_their_code():
 
 
 def test_nbconvert_export_calls_and_ipython_builtins():
-    entries, ns = load([
-        "get_ipython().run_line_magic('matplotlib', 'inline')\nget_ipython().system('nvidia-smi')\n"
-        "out = get_ipython().getoutput('ls')\nget_ipython().magic('load_ext autoreload')\n"
-        "get_ipython().events.register('post_run_cell', print)\ndisplay('table')\n"
-        "IN_NOTEBOOK = type(get_ipython()).__name__ != 'NoneType'\n",
-    ])
+    entries, ns = load(
+        [
+            "get_ipython().run_line_magic('matplotlib', 'inline')\nget_ipython().system('nvidia-smi')\n"
+            "out = get_ipython().getoutput('ls')\nget_ipython().magic('load_ext autoreload')\n"
+            "get_ipython().events.register('post_run_cell', print)\ndisplay('table')\n"
+            "IN_NOTEBOOK = type(get_ipython()).__name__ != 'NoneType'\n",
+        ]
+    )
     assert entries[0]["ok"] and entries[0]["ignored"] == ["%matplotlib", "!nvidia-smi", "!ls", "%load_ext"]
     assert ns["out"] == [] and ns["IN_NOTEBOOK"]
 
 
 def test_a_failing_cell_costs_only_itself_and_reports_its_line():
-    entries, ns = load([
-        "import numpy as np",
-        "def dqn_targets(r, d, q, gamma=0.99):\n    return r\n\nprint(undefined_helper)\n",
-        "def return_to_go(r gamma=1.0):\n    return r\n",
-        "X = 1",
-    ])
+    entries, ns = load(
+        [
+            "import numpy as np",
+            "def dqn_targets(r, d, q, gamma=0.99):\n    return r\n\nprint(undefined_helper)\n",
+            "def return_to_go(r gamma=1.0):\n    return r\n",
+            "X = 1",
+        ]
+    )
     assert [e["ok"] for e in entries] == [True, False, False, True]
     assert entries[1]["error"] == "NameError: name 'undefined_helper' is not defined" and entries[1]["line"] == 4
     assert entries[2]["error"].startswith("SyntaxError") and entries[2]["line"] == 1
@@ -184,32 +197,36 @@ def python_file(source: str) -> dict:
 
 def test_a_python_file_runs_statement_by_statement_with_the_files_line_numbers(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the worker's stdin is /dev/null
-    source = ("import numpy as np\n"
-              "name = input('Your name: ')\n"                       # line 2: EOFError under grading
-              "DATA = np.loadtxt('my_data.csv')\n"                  # line 3: no such file
-              "\n"
-              "def return_to_go(rewards, gamma=1.0):\n"
-              "    out = np.zeros(len(rewards))\n"
-              "    running = 0.0\n"
-              "    for t in reversed(range(len(rewards))):\n"
-              "        running = rewards[t] + gamma * running\n"
-              "        out[t] = running\n"
-              "    return out\n"
-              "print(return_to_go([1, 2]))\n")
+    source = (
+        "import numpy as np\n"
+        "name = input('Your name: ')\n"  # line 2: EOFError under grading
+        "DATA = np.loadtxt('my_data.csv')\n"  # line 3: no such file
+        "\n"
+        "def return_to_go(rewards, gamma=1.0):\n"
+        "    out = np.zeros(len(rewards))\n"
+        "    running = 0.0\n"
+        "    for t in reversed(range(len(rewards))):\n"
+        "        running = rewards[t] + gamma * running\n"
+        "        out[t] = running\n"
+        "    return out\n"
+        "print(return_to_go([1, 2]))\n"
+    )
     entries, ns = load([python_file(source)])
     assert [(e["error"].split(":")[0], e["line"]) for e in entries] == [("EOFError", 2), ("FileNotFoundError", 3)]
     assert callable(ns["return_to_go"]) and list(ns["return_to_go"]([1.0, 1.0])) == [2.0, 1.0]
 
 
 def test_a_python_file_with_a_syntax_error_keeps_every_piece_that_parses():
-    source = ("import numpy as np\n\n"
-              "@staticmethod\n"
-              "def helper():\n    return 1\n\n"
-              "def dqn_targets(r, d, q, gamma=0.99):\n    return r +\n\n"   # lines 7-8: broken
-              "NOTE = '''\nText at column 0\n'''\n"
-              "if NOTE:\n    A = 1\nelse:\n    A = 2\n"
-              "def return_to_go(r, gamma=1.0):\n    return (\n        np.asarray(r)\n"
-              ")\n")
+    source = (
+        "import numpy as np\n\n"
+        "@staticmethod\n"
+        "def helper():\n    return 1\n\n"
+        "def dqn_targets(r, d, q, gamma=0.99):\n    return r +\n\n"  # lines 7-8: broken
+        "NOTE = '''\nText at column 0\n'''\n"
+        "if NOTE:\n    A = 1\nelse:\n    A = 2\n"
+        "def return_to_go(r, gamma=1.0):\n    return (\n        np.asarray(r)\n"
+        ")\n"
+    )
     pieces = list(cellexec.split_statements(source))
     broken = [(first, piece) for first, piece in pieces if isinstance(piece, SyntaxError)]
     assert [(first, error.lineno) for first, error in broken] == [(7, 8)]
@@ -227,7 +244,7 @@ def test_a_python_file_with_crlf_and_ipython_lines():
 
 
 def test_splitting_an_unparsable_file_is_bounded():
-    source = 'S = """\n' + "x = 1\n" * 20_000   # an unterminated string: every prefix is unfinished
+    source = 'S = """\n' + "x = 1\n" * 20_000  # an unterminated string: every prefix is unfinished
     started = time.process_time()
     pieces = list(cellexec.split_statements(source))
     assert time.process_time() - started < 60
@@ -259,8 +276,10 @@ def test_main_guard_is_not_run():
 # ------------------------------------------------------------------ the student library under grading
 def test_grading_environment_flag_backend_and_import_dirs(tmp_path):
     (tmp_path / "lib_probe.py").write_text("VALUE = 7\n")
-    entries, ns = load(["import os, lib_probe\nFLAG = os.environ['M5_GRADING']\nBACKEND = os.environ['MPLBACKEND']\n"
-                        "V = lib_probe.VALUE"], request={"import_dirs": [str(tmp_path)]})
+    entries, ns = load(
+        ["import os, lib_probe\nFLAG = os.environ['M5_GRADING']\nBACKEND = os.environ['MPLBACKEND']\nV = lib_probe.VALUE"],
+        request={"import_dirs": [str(tmp_path)]},
+    )
     assert entries[0]["ok"] and (ns["FLAG"], ns["BACKEND"], ns["V"]) == ("1", "Agg", 7)
 
 
@@ -269,14 +288,17 @@ def test_a_self_check_call_in_an_answer_cell_costs_no_grading_time(tmp_path):
 
     release.build_student_library(tmp_path / "m5_student")
     started = time.process_time()
-    entries, ns = load([
-        "import numpy as np\nfrom m5_student import validation as v\nfrom m5_student.checks import check\n\n"
-        "def return_to_go(rewards, gamma=1.0):\n    r = v.float_array(rewards, 'rewards', 'return_to_go')\n"
-        "    return np.cumsum(r[::-1])[::-1]\n\nPASSED = check(return_to_go)\n",
-    ], request={"import_dirs": [str(tmp_path)]})
+    entries, ns = load(
+        [
+            "import numpy as np\nfrom m5_student import validation as v\nfrom m5_student.checks import check\n\n"
+            "def return_to_go(rewards, gamma=1.0):\n    r = v.float_array(rewards, 'rewards', 'return_to_go')\n"
+            "    return np.cumsum(r[::-1])[::-1]\n\nPASSED = check(return_to_go)\n",
+        ],
+        request={"import_dirs": [str(tmp_path)]},
+    )
     assert entries[0]["ok"], entries
     assert ns["PASSED"] is True
-    assert time.process_time() - started < 30   # the public Hypothesis checks did not run
+    assert time.process_time() - started < 30  # the public Hypothesis checks did not run
 
 
 def test_a_python_file_announces_each_statement_and_skips_the_lines_it_is_told():
@@ -284,17 +306,37 @@ def test_a_python_file_announces_each_statement_and_skips_the_lines_it_is_told()
     loads the file again without it (``skip_lines``)."""
     source = "a = 1\n\ndef f():\n    return 2\n\nb = f() + a\nc = 3\n"
     announced = []
-    loaded = cellexec.load_cells([{"id": "python-file", "source": source}], KERNELS, 5.0, announced.append,
-                                 timed=lambda s: None, untimed=lambda: None, timeout_exc=CallTimeout)
+    loaded = cellexec.load_cells(
+        [{"id": "python-file", "source": source}],
+        KERNELS,
+        5.0,
+        announced.append,
+        timed=lambda s: None,
+        untimed=lambda: None,
+        timeout_exc=CallTimeout,
+    )
     assert [a["line"] for a in announced] == [1, 3, 6, 7] and loaded["namespace"]["c"] == 3
     announced.clear()
-    loaded = cellexec.load_cells([{"id": "python-file", "source": source, "skip_lines": [6]}], KERNELS, 5.0,
-                                 announced.append, timed=lambda s: None, untimed=lambda: None, timeout_exc=CallTimeout)
+    loaded = cellexec.load_cells(
+        [{"id": "python-file", "source": source, "skip_lines": [6]}],
+        KERNELS,
+        5.0,
+        announced.append,
+        timed=lambda s: None,
+        untimed=lambda: None,
+        timeout_exc=CallTimeout,
+    )
     assert [a["line"] for a in announced] == [1, 3, 7]
     assert "b" not in loaded["namespace"] and loaded["namespace"]["c"] == 3
-    assert loaded["cells"] == [{"id": "python-file", "ok": True, "error": None, "line": None, "ignored": [],
-                                "timed_out": False}]
+    assert loaded["cells"] == [{"id": "python-file", "ok": True, "error": None, "line": None, "ignored": [], "timed_out": False}]
     # A notebook cell ignores skip_lines: it runs whole or not at all.
-    loaded = cellexec.load_cells([{"id": "c0", "source": source, "skip_lines": [6]}], KERNELS, 5.0,
-                                 lambda m: None, timed=lambda s: None, untimed=lambda: None, timeout_exc=CallTimeout)
+    loaded = cellexec.load_cells(
+        [{"id": "c0", "source": source, "skip_lines": [6]}],
+        KERNELS,
+        5.0,
+        lambda m: None,
+        timed=lambda s: None,
+        untimed=lambda: None,
+        timeout_exc=CallTimeout,
+    )
     assert loaded["namespace"]["b"] == 3

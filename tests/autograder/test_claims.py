@@ -4,6 +4,7 @@ The real report (docs/lab-results/claims.json) is written by the 10-seed lab run
 tests use a fixture of the same shape (tests/autograder/claims/claims_fixture.json,
 synthetic values) so they check the mechanism and the texts, not the measurements.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,10 +36,12 @@ def _visible_numbers(text: str) -> list[str]:
 def test_fill_claims_formats_each_field():
     entry = {"mean": 0.78916, "sd": 0.0123, "per_seed": [0.8, 0.7891, 0.75]}
     table = {"offline.return.cql": entry}
-    text = ("{{claim:offline.return.cql:mean:.2f}} | {{claim:offline.return.cql:mean_sd:.3f}} | "
-            "{{claim:offline.return.cql:per_seed:.1f}} | {{claim:offline.return.cql:min:.2f}} | "
-            "{{claim:offline.return.cql:max:.2f}} | {{claim:offline.return.cql:n_seeds}} | "
-            "{{claim:offline.return.cql}}")
+    text = (
+        "{{claim:offline.return.cql:mean:.2f}} | {{claim:offline.return.cql:mean_sd:.3f}} | "
+        "{{claim:offline.return.cql:per_seed:.1f}} | {{claim:offline.return.cql:min:.2f}} | "
+        "{{claim:offline.return.cql:max:.2f}} | {{claim:offline.return.cql:n_seeds}} | "
+        "{{claim:offline.return.cql}}"
+    )
     assert claims.fill_claims(text, claims=table) == "0.79 | 0.789 ± 0.012 | 0.8, 0.8, 0.8 | 0.75 | 0.80 | 3 | 0.79"
 
 
@@ -57,13 +60,16 @@ def test_unknown_id_field_or_spec_is_named():
         claims.fill_claims("{{claim:offline.return.cql:mean:.2f", claims=TABLE)
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "is missing: run `m5 lab"),
-    ("{not json", "not valid JSON"),
-    ('{"claims": [1, 2]}', "must hold"),
-    ('{"claims": {"a": {"mean": "high", "sd": 0}}}', "`mean` must be a finite number"),
-    ('{"claims": {"a": {"mean": NaN, "sd": 0}}}', "`mean` must be a finite number"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "is missing: run `m5 lab"),
+        ("{not json", "not valid JSON"),
+        ('{"claims": [1, 2]}', "must hold"),
+        ('{"claims": {"a": {"mean": "high", "sd": 0}}}', "`mean` must be a finite number"),
+        ('{"claims": {"a": {"mean": NaN, "sd": 0}}}', "`mean` must be a finite number"),
+    ],
+)
 def test_bad_or_missing_report_is_a_clear_error(tmp_path, content, message):
     path = tmp_path / "claims.json"
     if content is not None:
@@ -94,8 +100,7 @@ def _cited(text: str) -> tuple[set[str], set[str]]:
 
 
 def test_every_cited_claim_is_in_the_fixture_and_both_languages_cite_the_same():
-    cited = {lang: {key: sorted(set(claims.cited_claims(text))) for key, text in _lab_strings(lang).items()}
-             for lang in LANGS}
+    cited = {lang: {key: sorted(set(claims.cited_claims(text))) for key, text in _lab_strings(lang).items()} for lang in LANGS}
     assert cited["en"] == cited["ru"]
     for text in _lab_strings("en").values():
         claim_ids, comparison_ids = _cited(text)
@@ -160,18 +165,22 @@ def test_lab_sections_restore_the_seed_points(lang):
     """The points the seed notebook makes, each in the project's own words."""
     t = lab_text.TEXT[lang]
     expected = {
-        "en": {"offline": ["Equal returns do not make two methods the same", "one favorable seed is not a ranking"],
-               "fqe": ["turns the improvement problem into an evaluation problem"],
-               "dt": ["is a reference line, not a theorem"],
-               "log": ["Coverage is an identifiability constraint"],
-               "language": ["loses **by construction**", "likely answer is a consistent slip"],
-               "takeaways": ["where the statistical regime changes", "**An immutable log**"]},
-        "ru": {"offline": ["Одинаковая отдача не делает методы одинаковыми", "один удачный seed — не рейтинг"],
-               "fqe": ["задача улучшения превращается в задачу оценки"],
-               "dt": ["ориентир, а не теорема"],
-               "log": ["Покрытие — это ограничение идентифицируемости"],
-               "language": ["проигрывает **по построению**", "ответ — устойчивая ошибка"],
-               "takeaways": ["где меняется статистический режим", "**Неизменный журнал**"]},
+        "en": {
+            "offline": ["Equal returns do not make two methods the same", "one favorable seed is not a ranking"],
+            "fqe": ["turns the improvement problem into an evaluation problem"],
+            "dt": ["is a reference line, not a theorem"],
+            "log": ["Coverage is an identifiability constraint"],
+            "language": ["loses **by construction**", "likely answer is a consistent slip"],
+            "takeaways": ["where the statistical regime changes", "**An immutable log**"],
+        },
+        "ru": {
+            "offline": ["Одинаковая отдача не делает методы одинаковыми", "один удачный seed — не рейтинг"],
+            "fqe": ["задача улучшения превращается в задачу оценки"],
+            "dt": ["ориентир, а не теорема"],
+            "log": ["Покрытие — это ограничение идентифицируемости"],
+            "language": ["проигрывает **по построению**", "ответ — устойчивая ошибка"],
+            "takeaways": ["где меняется статистический режим", "**Неизменный журнал**"],
+        },
     }[lang]
     for key, phrases in expected.items():
         for phrase in phrases:
@@ -190,8 +199,7 @@ def test_worded_verdicts_hold_in_the_committed_report():
     # DAgger answer: the clean demonstrations "repeat" (fewer distinct states than the budget) ...
     assert all(n < b for n, b in zip(per("dagger.bc_equal_budget_labels"), per("dagger.equal_budget_labels")))
     # ... and "what hurts it is where it goes, not how well it fits its data".
-    assert all(seen < unseen for seen, unseen in zip(per("dagger.bc_equal_budget_error_seen"),
-                                                      per("dagger.bc_equal_budget_error_unseen")))
+    assert all(seen < unseen for seen, unseen in zip(per("dagger.bc_equal_budget_error_seen"), per("dagger.bc_equal_budget_error_unseen")))
     assert max(per("dagger.bc_equal_budget_error_seen")) <= 0.05
     # Offline answer: CQL's learned value of its greedy action sits above the true value (not conservative in level) ...
     assert all(q > v for q, v in zip(per("offline.greedy_q_learned.cql"), per("offline.greedy_value_true.cql")))

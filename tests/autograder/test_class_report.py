@@ -1,4 +1,5 @@
 """The class report: what the class got wrong, in numbers that match grades.csv."""
+
 from __future__ import annotations
 
 import csv
@@ -14,9 +15,18 @@ from autograder.grade.score import assignment_total
 
 
 def _record(label, score, failed=(), mistakes=(), answers=(), graded=True, error="", seconds=1.0, limits=()):
-    return {"label": label, "score": score, "maximum": 120.0, "graded": graded, "error": error, "seconds": seconds,
-            "failed": [list(f) for f in failed], "mistakes": [list(m) for m in mistakes],
-            "answers": [list(a) for a in answers], "limits": [list(x) for x in limits]}
+    return {
+        "label": label,
+        "score": score,
+        "maximum": 120.0,
+        "graded": graded,
+        "error": error,
+        "seconds": seconds,
+        "failed": [list(f) for f in failed],
+        "mistakes": [list(m) for m in mistakes],
+        "answers": [list(a) for a in answers],
+        "limits": [list(x) for x in limits],
+    }
 
 
 TERMINAL = ("dqn_targets", "terminal_rows", "dqn_targets: terminal rows", "dqn_targets: терминальные")
@@ -27,10 +37,15 @@ BOOTSTRAPS = ("dqn_targets.bootstraps_terminal", "dqn_targets", "terminal rows s
 def test_the_report_counts_failures_mistakes_and_wrong_answers_per_class():
     records = [
         _record("alice.py", 120.0),
-        _record("bob.py", 100.0, failed=[TERMINAL, SHAPE], mistakes=[BOOTSTRAPS],
-                answers=[("ex09", "ex09_value", "[0.5]")], seconds=3.0),
-        _record("carol.py", 90.0, failed=[TERMINAL], mistakes=[BOOTSTRAPS], answers=[("ex09", "ex09_value", "[0.5]")],
-                limits=[("fqe_targets", "a call of fqe_targets did not finish within its time limit")]),
+        _record("bob.py", 100.0, failed=[TERMINAL, SHAPE], mistakes=[BOOTSTRAPS], answers=[("ex09", "ex09_value", "[0.5]")], seconds=3.0),
+        _record(
+            "carol.py",
+            90.0,
+            failed=[TERMINAL],
+            mistakes=[BOOTSTRAPS],
+            answers=[("ex09", "ex09_value", "[0.5]")],
+            limits=[("fqe_targets", "a call of fqe_targets did not finish within its time limit")],
+        ),
         _record("dave.py", 0.0, graded=False, error="not a readable notebook"),
     ]
     document = class_report.build(records, "en")
@@ -41,8 +56,9 @@ def test_the_report_counts_failures_mistakes_and_wrong_answers_per_class():
     assert [(k["kernel"], k["failed"]) for k in document["kernels"]] == [("dqn_targets", 2)]
     assert [(p["property"], p["failed"]) for p in document["properties"]] == [("terminal_rows", 2), ("shape", 1)]
     assert document["properties"][0]["share"] == pytest.approx(2 / 3, abs=1e-4)
-    assert [(m["id"], m["count"], m["submissions"]) for m in document["mistakes"]] == \
-        [("dqn_targets.bootstraps_terminal", 2, ["bob.py", "carol.py"])]
+    assert [(m["id"], m["count"], m["submissions"]) for m in document["mistakes"]] == [
+        ("dqn_targets.bootstraps_terminal", 2, ["bob.py", "carol.py"])
+    ]
     assert document["answers"] == [{"exercise": "ex09", "name": "ex09_value", "wrong": [{"answer": "[0.5]", "count": 2}]}]
     assert document["slowest"][0] == {"submission": "bob.py", "seconds": 3.0}
     assert [x["submission"] for x in document["limits"]] == ["carol.py"]
@@ -73,9 +89,10 @@ class _Collect(HTMLParser):
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_student_text_is_escaped_and_nothing_in_the_page_can_run(lang):
     hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\x1b[2J'
-    records = [_record(hostile + ".py", 10.0, failed=[TERMINAL], mistakes=[BOOTSTRAPS],
-                       answers=[("ex09", "ex09_value", hostile)]),
-               _record("x.py", 0.0, graded=False, error=hostile)]
+    records = [
+        _record(hostile + ".py", 10.0, failed=[TERMINAL], mistakes=[BOOTSTRAPS], answers=[("ex09", "ex09_value", hostile)]),
+        _record("x.py", 0.0, graded=False, error=hostile),
+    ]
     page = class_report.to_html(class_report.build(records, lang), lang)
     parsed = _Collect()
     parsed.feed(page)

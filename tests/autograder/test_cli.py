@@ -1,4 +1,5 @@
 """`m5` command line: exit codes, --json, outputs, course folders, hostile names, help."""
+
 import csv
 import json
 import shlex
@@ -17,8 +18,9 @@ TOTAL = f"{assignment_total():g}"
 
 
 def run_m5(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "autograder.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=900, errors="backslashreplace")
+    return subprocess.run(
+        [sys.executable, "-m", "autograder.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=900, errors="backslashreplace"
+    )
 
 
 def read_csv(path):
@@ -43,9 +45,15 @@ def test_grade_folder_prints_table_and_summary_without_a_progress_bar_off_a_tty(
     assert proc.returncode == 0, proc.stderr
     assert "alice.py" in proc.stdout and "bob.py" in proc.stdout and "most failed test" in proc.stdout
     assert "\r" not in proc.stderr  # tqdm only on a terminal
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["alice.py", "bob.py", "class_report.html",
-                                                                     "class_report.json", "grades.csv", "grades.json",
-                                                                     "written_answers.json"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "alice.py",
+        "bob.py",
+        "class_report.html",
+        "class_report.json",
+        "grades.csv",
+        "grades.json",
+        "written_answers.json",
+    ]
 
 
 def test_json_with_several_paths_prints_a_list(tmp_path, corpus, correct_source):
@@ -66,13 +74,17 @@ def test_course_folder_with_three_students(tmp_path, corpus):
     proc = run_m5("grade", str(submitted), "--jobs", "2", "--out", str(out), "--csv-format", "moodle")
     assert proc.returncode == 0, proc.stderr
     skipped = [line for line in proc.stderr.splitlines() if "'lab' notebook" in line]
-    assert sorted(line.split(":")[0] for line in skipped) == [f"{s}/module05/{LAB[0]}"
-                                                             for s in ("alice", "bob", "carol")]
+    assert sorted(line.split(":")[0] for line in skipped) == [f"{s}/module05/{LAB[0]}" for s in ("alice", "bob", "carol")]
     rows = {r["submission"]: r for r in read_csv(out / "grades.csv")}
     assert set(rows) == {f"{s}/module05/{n}" for s in ("alice", "bob", "carol") for n in ASSIGNMENT}
     alice = rows[f"alice/module05/{ASSIGNMENT[0]}"]
-    assert (alice["student"], alice["assignment"], alice["language"], alice["score"], alice["max_score"]) == \
-        ("alice", "module05", "en", TOTAL, TOTAL)
+    assert (alice["student"], alice["assignment"], alice["language"], alice["score"], alice["max_score"]) == (
+        "alice",
+        "module05",
+        "en",
+        TOTAL,
+        TOTAL,
+    )
     assert alice["timestamp"] == "2026-12-01 10:00:00.000000 UTC"  # from alice's timestamp.txt
     assert rows[f"bob/module05/{ASSIGNMENT[1]}"]["language"] == "ru"
     assert rows[f"bob/module05/{ASSIGNMENT[1]}"]["score"] == TOTAL
@@ -139,13 +151,19 @@ def test_bad_jobs_is_a_usage_error():
 def test_limits_the_grader_cannot_work_with_stop_it(tmp_path):
     # In a child process: the sandbox reports a fatal condition (as under a too-low ulimit -v).
     fatal = "the address-space limit (ulimit -v) is too low for the sandboxed worker"
-    script = ("import sys, types\n"
-              "from autograder.grade import sandbox\n"
-              "sandbox.isolation = lambda: types.SimpleNamespace(warning=None, fatal=sys.argv[1])\n"
-              "from autograder import cli\n"
-              "raise SystemExit(cli.main(sys.argv[2:]))\n")
-    proc = subprocess.run([sys.executable, "-c", script, fatal, "grade", str(CORRECT), "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=600)
+    script = (
+        "import sys, types\n"
+        "from autograder.grade import sandbox\n"
+        "sandbox.isolation = lambda: types.SimpleNamespace(warning=None, fatal=sys.argv[1])\n"
+        "from autograder import cli\n"
+        "raise SystemExit(cli.main(sys.argv[2:]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, fatal, "grade", str(CORRECT), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == cli.EXIT_ISOLATION == 3
     assert proc.stderr.strip() == f"m5 grade: {fatal}" and not (tmp_path / "out").exists()
 
@@ -171,8 +189,7 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
 
 @pytest.mark.parametrize("args", [["check", str(CORRECT)], ["--help"]])
 def test_a_closed_pipe_exits_cleanly(args):
-    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # the reader is gone before anything is written (`| head -0`)
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0
@@ -180,8 +197,10 @@ def test_a_closed_pipe_exits_cleanly(args):
 
 
 def test_a_closed_pipe_after_grading_exits_cleanly(tmp_path, corpus):
-    shell = (f"{shlex.quote(sys.executable)} -m autograder.cli grade {shlex.quote(str(CORRECT))} --no-shrink "
-             f"--out {shlex.quote(str(tmp_path))} | head -1")  # a checkout path may hold spaces
+    shell = (
+        f"{shlex.quote(sys.executable)} -m autograder.cli grade {shlex.quote(str(CORRECT))} --no-shrink "
+        f"--out {shlex.quote(str(tmp_path))} | head -1"
+    )  # a checkout path may hold spaces
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr and proc.stdout.startswith("submission")
 
@@ -228,12 +247,12 @@ def _recording_first_worker(monkeypatch):
         worker = real(*args, **kwargs)
         started.append(worker)
         return worker
+
     monkeypatch.setattr(cache, "first_worker", first_worker)
     return started
 
 
-def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, correct_source, monkeypatch,
-                                                              handed_over):
+def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, correct_source, monkeypatch, handed_over):
     handed = handed_over
     started = _recording_first_worker(monkeypatch)
     (tmp_path / "s.py").write_text(correct_source)
@@ -242,12 +261,12 @@ def test_the_worker_started_early_grades_the_first_submission(tmp_path, corpus, 
     assert handed[0] == (started[0], True) and started[0]._holder is None  # and the submission took it
 
 
-def test_a_failing_early_start_is_said_once_and_the_run_still_grades(tmp_path, corpus, correct_source, monkeypatch,
-                                                                     capsys):
+def test_a_failing_early_start_is_said_once_and_the_run_still_grades(tmp_path, corpus, correct_source, monkeypatch, capsys):
     from autograder.grade import cache
 
     def broken(*args, **kwargs):
         raise RuntimeError("forms unreadable")
+
     monkeypatch.setattr(cache, "first_worker", broken)
     (tmp_path / "s.py").write_text(correct_source)
     assert cli.main(["grade", str(tmp_path / "s.py"), "--out", str(tmp_path / "out"), "--json"]) == 0
@@ -258,8 +277,7 @@ def test_a_failing_early_start_is_said_once_and_the_run_still_grades(tmp_path, c
 
 
 @pytest.mark.parametrize("why", ["nothing to grade", "a fatal sandbox", "two jobs"])
-def test_an_early_worker_is_closed_or_never_started_when_nothing_takes_it(tmp_path, corpus, correct_source,
-                                                                           monkeypatch, why):
+def test_an_early_worker_is_closed_or_never_started_when_nothing_takes_it(tmp_path, corpus, correct_source, monkeypatch, why):
     import types
 
     from autograder.grade import sandbox

@@ -1,4 +1,5 @@
 """Contract <-> tests, one-to-one: each docstring clause is tested, each test cites a clause."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,8 +14,9 @@ def test_every_clause_has_a_property_and_every_property_a_clause():
 
 
 def test_docs_contracts_md_is_generated_and_fresh():
-    assert contracts.DOC.read_text(encoding="utf-8") == contracts.render(), \
+    assert contracts.DOC.read_text(encoding="utf-8") == contracts.render(), (
         "docs/contracts.md is stale: run `python -m autograder.hidden.contracts`"
+    )
 
 
 def test_a_clause_left_untested_or_a_property_without_clause_is_reported():
@@ -52,7 +54,8 @@ def test_terminal_rows_must_not_read_next_q(tmp_path, corpus, correct_source):
         "\ndef dqn_targets(rewards, terminated, next_q_target, gamma=0.99):\n"
         "    g = _gamma(gamma)\n"
         "    r, d, q = _batch(rewards, terminated, next_q_target)\n"
-        "    return r + g * (1 - d) * q.max(axis=1)\n")
+        "    return r + g * (1 - d) * q.max(axis=1)\n"
+    )
     passed = _grade_one(tmp_path, corpus, text, "dqn_targets", "multiplies_by_not_done")
     assert passed["terminal_rows"] is False
     assert passed["reference"] and passed["truncation_bootstraps"]

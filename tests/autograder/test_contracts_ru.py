@@ -10,6 +10,7 @@
 * The translation table is current: an English docstring that changes no longer
   matches its fingerprint, and the test names the entry to translate again.
 """
+
 from __future__ import annotations
 
 import ast
@@ -31,8 +32,11 @@ from classroom import RELEASE_ROOT, SOURCE_ROOT  # tests/autograder is on sys.pa
 CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")
 LETTER = re.compile(r"[^\W\d_]")
 # Words that only English prose has: none may be left in a Russian docstring or comment.
-ENGLISH_PROSE = re.compile(r"\b(the|is|are|was|when|with|and|of|on|raises|returns|gives|never|must|may|"
-                           r"only|from|this|that|your|here|yet|not|else|whatever|along)\b", re.I)
+ENGLISH_PROSE = re.compile(
+    r"\b(the|is|are|was|when|with|and|of|on|raises|returns|gives|never|must|may|"
+    r"only|from|this|that|your|here|yet|not|else|whatever|along)\b",
+    re.I,
+)
 # Code a Russian text quotes as it is: ``names``, identifiers with _ or digits, formulas' symbols.
 CODE_WORD = re.compile(r"``[^`]*``|`[^`]*`|\{[^{}]*\}|\b\w*[_\d]\w*\b|\b[A-Z][A-Za-z]*\b")
 NOTEBOOK_ROOTS = {"source": SOURCE_ROOT, "release": RELEASE_ROOT}
@@ -53,8 +57,11 @@ def _docstrings(source: str) -> list[tuple[str, str]]:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    return [(node.name, ast.get_docstring(node)) for node in ast.walk(tree)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(node)]
+    return [
+        (node.name, ast.get_docstring(node))
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(node)
+    ]
 
 
 def _comments(source: str) -> list[str]:
@@ -89,9 +96,11 @@ def test_is_russian_tells_the_languages_apart():
 # ------------------------------------------------------------------ same code, Russian words
 def _without_checksums(cells):
     """nbgrader's release stores a checksum of each cell's text: comments and docstrings included."""
+
     def strip(meta):
         nbgrader = {k: v for k, v in meta.get("nbgrader", {}).items() if k != "checksum"}
         return {**meta, "nbgrader": nbgrader} if "nbgrader" in meta else meta
+
     return [(cid, code, strip(meta)) for cid, code, meta in cells]
 
 
@@ -115,8 +124,9 @@ def test_every_docstring_and_comment_of_a_russian_notebook_is_russian(kind, root
             assert is_russian(doc), f"{root} {kind} cell {cell_id}: the docstring of {name} is not Russian:\n{doc}"
         for comment in _comments(source):
             found += 1
-            assert is_russian(comment), (f"{root} {kind} cell {cell_id}: comment not Russian: {comment!r}; "
-                                         "add it to COMMENTS_RU in autograder/i18n/contracts_ru.py")
+            assert is_russian(comment), (
+                f"{root} {kind} cell {cell_id}: comment not Russian: {comment!r}; add it to COMMENTS_RU in autograder/i18n/contracts_ru.py"
+            )
     assert found >= (10 if kind == "assignment" else 4)
 
 
@@ -148,8 +158,12 @@ def _print_literals(source: str) -> list[str]:
 @pytest.mark.parametrize("root", sorted(NOTEBOOK_ROOTS))
 def test_what_a_russian_notebook_prints_is_russian(kind, root):
     """Strings the notebook's own cells print; the kit's printed messages are checked below."""
-    worded = [text for source in _code_sources(_notebook(kind, "ru", root)).values()
-              for text in _print_literals(source) if len(LETTER.findall(_prose(text))) >= 3]
+    worded = [
+        text
+        for source in _code_sources(_notebook(kind, "ru", root)).values()
+        for text in _print_literals(source)
+        if len(LETTER.findall(_prose(text))) >= 3
+    ]
     english = [text for text in worded if not is_russian(text)]
     assert not english, f"{root}/{kind}: English printed by the Russian notebook: {english}"
 
@@ -173,12 +187,15 @@ def _key_terms(quote: str, parameters: set[str]) -> list[str]:
     """What a clause's translation must keep: quoted names, identifiers, parameters, numbers,
     intervals and shapes, exception names."""
     terms = re.findall(r"``([^`]+)``", quote)
-    terms += re.findall(r"[\[(]-?\d+(?:\.\d+)?, -?\d+(?:\.\d+)?[\])]", quote)           # [0, 1], (0, 1)
-    terms += re.findall(r"\([A-Z](?:, [A-Z])?,?\)", quote)                              # (B,), (B, A)
-    terms += re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?:/\d+)?", quote)          # 0.5, 1e-6, 0/1
+    terms += re.findall(r"[\[(]-?\d+(?:\.\d+)?, -?\d+(?:\.\d+)?[\])]", quote)  # [0, 1], (0, 1)
+    terms += re.findall(r"\([A-Z](?:, [A-Z])?,?\)", quote)  # (B,), (B, A)
+    terms += re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?:/\d+)?", quote)  # 0.5, 1e-6, 0/1
     for word in re.findall(r"[A-Za-z_][\w*']*", quote):
-        if "_" in word or word in parameters or word in {"ValueError", "NaN", "Q", "V", "A", "MSE", "tau", "beta",
-                                                         "gamma", "bool", "float", "float64", "Qbar"}:
+        if (
+            "_" in word
+            or word in parameters
+            or word in {"ValueError", "NaN", "Q", "V", "A", "MSE", "tau", "beta", "gamma", "bool", "float", "float64", "Qbar"}
+        ):
             terms.append(word)
     return terms
 
@@ -202,8 +219,13 @@ def _english_docstrings(key: str) -> list[str]:
     that the builder defines in the English notebooks' code cells."""
     module, name = key.split(".")
     if module == "cells":
-        return [doc for kind in ("assignment", "lab") for src in _code_sources(_notebook(kind, "en", "source")).values()
-                for fn, doc in _docstrings(src) if fn == name]
+        return [
+            doc
+            for kind in ("assignment", "lab")
+            for src in _code_sources(_notebook(kind, "en", "source")).values()
+            for fn, doc in _docstrings(src)
+            if fn == name
+        ]
     fn = getattr(importlib.import_module(f"reference_impl.{module}"), name, None)
     return [inspect.getdoc(fn)] if fn is not None and fn.__doc__ else []
 
@@ -234,7 +256,8 @@ def test_translation_table_is_current(key):
     found = sorted({cr.fingerprint(doc) for doc in english})
     assert cr.DOCSTRINGS_RU[key][0] in found, (
         f"the English docstring of {key} changed: translate it again in "
-        f"autograder/i18n/contracts_ru.py and set its fingerprint to one of {found}")
+        f"autograder/i18n/contracts_ru.py and set its fingerprint to one of {found}"
+    )
 
 
 def test_every_translation_is_used_by_a_notebook():
@@ -267,10 +290,10 @@ def test_localise_source_leaves_unknown_words_and_non_python_alone():
 
 
 def test_localised_comments_keep_their_place():
-    source = ("x = 1  # graded after you submit\n# Exercise 9: assign\n#   ex09_a: a number\n"
-              "#   ex09_b: a list of 3 numbers\n")
-    assert cr.localise_source(source, "ru") == ("x = 1  # оценивается после сдачи\n# Упражнение 9: присвойте\n"
-                                                "#   ex09_a: число\n#   ex09_b: список из 3 чисел\n")
+    source = "x = 1  # graded after you submit\n# Exercise 9: assign\n#   ex09_a: a number\n#   ex09_b: a list of 3 numbers\n"
+    assert cr.localise_source(source, "ru") == (
+        "x = 1  # оценивается после сдачи\n# Упражнение 9: присвойте\n#   ex09_a: число\n#   ex09_b: список из 3 чисел\n"
+    )
 
 
 def test_code_skeleton_ignores_docstrings_and_comments_only():
@@ -297,8 +320,7 @@ def test_the_russian_kit_states_the_kernels_contracts_in_russian_with_the_same_c
     en = (folder / sources.ASSIGNMENTS["en"] / "m5_student" / f"{module}.py").read_text(encoding="utf-8")
     ru = (folder / sources.ASSIGNMENTS["ru"] / "m5_student" / f"{module}.py").read_text(encoding="utf-8")
     russian = dict(_docstrings(ru))
-    students_write = (list(reference_impl.KERNEL_NAMES) if module == "kernels"
-                      else [f"{port}_torch" for port in lab_source.PORTS])
+    students_write = list(reference_impl.KERNEL_NAMES) if module == "kernels" else [f"{port}_torch" for port in lab_source.PORTS]
     for name in students_write:
         assert is_russian(russian[name]), f"{root}: m5_student/{module}.py: {name}"
         assert russian[name] == cr.translate_docstring(dict(_docstrings(en))[name], "ru")
@@ -312,5 +334,4 @@ def _stub_messages(lang: str) -> re.Pattern:
     words = release.STUB_MESSAGES[lang]
     where = "|".join(re.escape(words[kind]) for kind in ("assignment", "lab"))
     parts = re.split(r"(\{name\}|\{where\})", words["message"])
-    return re.compile("".join(r"\w+" if part == "{name}" else f"(?:{where})" if part == "{where}" else re.escape(part)
-                              for part in parts))
+    return re.compile("".join(r"\w+" if part == "{name}" else f"(?:{where})" if part == "{where}" else re.escape(part) for part in parts))

@@ -4,6 +4,7 @@ Vectorized numpy, plain Python loops, torch float32 (tensors and float32 arrays)
 and a notebook with nbgrader cells, a test cell, a heavy lab cell and a magic. A
 variant losing points means a tolerance or strategy bug in the hidden suite.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,12 +25,16 @@ FULL = {k: (10.0, 10.0) for k in reference_impl.KERNEL_NAMES}
 
 
 def _failures(result) -> list[str]:
-    return [f"{t.group}/{t.key}: {t.failure.message['en'] if t.failure else ''} call={t.failure.call if t.failure else ''}"
-            for t in result.tests if not t.passed]
+    return [
+        f"{t.group}/{t.key}: {t.failure.message['en'] if t.failure else ''} call={t.failure.call if t.failure else ''}"
+        for t in result.tests
+        if not t.passed
+    ]
 
 
-@pytest.mark.parametrize("path", [CORRECT, SUBMISSIONS / "correct_loops.py", SUBMISSIONS / "correct_torch.py"],
-                         ids=["vectorized", "loops", "torch"])
+@pytest.mark.parametrize(
+    "path", [CORRECT, SUBMISSIONS / "correct_loops.py", SUBMISSIONS / "correct_torch.py"], ids=["vectorized", "loops", "torch"]
+)
 def test_python_variant_gets_full_marks(path, corpus):
     result = grade_submission(path, corpus, shrink=False)
     assert _failures(result) == []
@@ -42,10 +47,11 @@ def _decorated_notebook(source: str) -> nbformat.NotebookNode:
     """The correct notebook plus what real notebooks carry and the grader must skip."""
     test_cell = nbformat.v4.new_code_cell(
         "assert dqn_targets([0.0], [1], [[5.0]]) == 'never equal'  # instructor test cell",
-        metadata={"nbgrader": {"grade": True, "solution": False, "points": 2, "grade_id": "test-dqn",
-                               "locked": True, "schema_version": 3}})
-    heavy_cell = nbformat.v4.new_code_cell("import time\ntime.sleep(600)  # the lab: never run by the grader",
-                                           metadata={"m5": {"role": "heavy"}})  # as the notebook builder marks it
+        metadata={"nbgrader": {"grade": True, "solution": False, "points": 2, "grade_id": "test-dqn", "locked": True, "schema_version": 3}},
+    )
+    heavy_cell = nbformat.v4.new_code_cell(
+        "import time\ntime.sleep(600)  # the lab: never run by the grader", metadata={"m5": {"role": "heavy"}}
+    )  # as the notebook builder marks it
     magic_cell = nbformat.v4.new_code_cell("%matplotlib inline\nimport numpy as np")
     return build.notebook_from_source(source, extra_cells=[(1, magic_cell), (4, test_cell), (6, heavy_cell)])
 

@@ -1,4 +1,5 @@
 """autograder.assign.course: `m5 course init` sets up an nbgrader course folder."""
+
 from __future__ import annotations
 
 import pytest

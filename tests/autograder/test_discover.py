@@ -1,4 +1,5 @@
 """Finding submissions: nbgrader layouts, plain folders, links, FIFOs, non-assignment notebooks."""
+
 import os
 import shutil
 
@@ -18,8 +19,7 @@ def find(*paths):
 
 def test_nbgrader_layout_gives_student_assignment_timestamp_and_relative_path(tmp_path):
     found = find(nbgrader_course(tmp_path / "course", dict.fromkeys(("alice", "bob", "carol"))))
-    assert [f.relative for f in found.submissions] == [
-        f"{s}/module05/{name}" for s in ("alice", "bob", "carol") for name in ASSIGNMENT]
+    assert [f.relative for f in found.submissions] == [f"{s}/module05/{name}" for s in ("alice", "bob", "carol") for name in ASSIGNMENT]
     alice = found.submissions[0]
     assert (alice.student, alice.assignment, alice.timestamp) == ("alice", "module05", "2026-12-01 10:00:00.000000 UTC")
     assert not found.skipped  # the support library's .py files are not submissions
@@ -90,7 +90,7 @@ def test_a_forged_timestamp_is_not_shown_and_a_huge_one_is_not_read(tmp_path):
     folder = tmp_path / "submitted" / "mallory" / "module05"
     folder.mkdir(parents=True)
     (folder / "a.py").write_text("x = 1\n")
-    (folder / "timestamp.txt").write_text("=HYPERLINK(\"http://x\")")
+    (folder / "timestamp.txt").write_text('=HYPERLINK("http://x")')
     assert find(folder / "a.py").submissions[0].timestamp == ""
     (folder / "timestamp.txt").write_text("2026-12-01 10:00:00 UTC" + " " * 10_000)
     assert find(folder / "a.py").submissions[0].timestamp == ""

@@ -1,4 +1,5 @@
 """The students' solution bundle: 17 exercises per language, MathML, no hidden tests."""
+
 from __future__ import annotations
 
 import re
@@ -89,13 +90,16 @@ def test_rendered_formulas_use_proper_operators_sums_and_minus(bundle, lang):
     assert "<mn>1</mn><mo>&#x02212;</mo><mi>&#x003C4;</mi>" in expectile
 
 
-@pytest.mark.parametrize("latex, display, wanted, unwanted", [
-    (r"-\infty", False, '<mo lspace="0" rspace="0">&#x02212;</mo><mo>&#x0221E;</mo>', "<mo>&#x02212;</mo>"),
-    (r"x = -2.5", False, "<mn>&#x02212;2.5</mn>", "<mo>&#x02212;</mo>"),
-    (r"a - b", False, "<mi>a</mi><mo>&#x02212;</mo><mi>b</mi>", 'lspace="0"'),
-    (r"\sum_t x_t", False, "<mo>&#x02211;</mo>", "largeop"),
-    (r"\log x", True, '<mi mathvariant="normal">log</mi><mo>&#x02061;</mo><mspace', "<mi>log</mi>"),
-])
+@pytest.mark.parametrize(
+    "latex, display, wanted, unwanted",
+    [
+        (r"-\infty", False, '<mo lspace="0" rspace="0">&#x02212;</mo><mo>&#x0221E;</mo>', "<mo>&#x02212;</mo>"),
+        (r"x = -2.5", False, "<mn>&#x02212;2.5</mn>", "<mo>&#x02212;</mo>"),
+        (r"a - b", False, "<mi>a</mi><mo>&#x02212;</mo><mi>b</mi>", 'lspace="0"'),
+        (r"\sum_t x_t", False, "<mo>&#x02211;</mo>", "largeop"),
+        (r"\log x", True, '<mi mathvariant="normal">log</mi><mo>&#x02061;</mo><mspace', "<mi>log</mi>"),
+    ],
+)
 def test_polish_mathml_cases(latex, display, wanted, unwanted):
     from latex2mathml.converter import convert
 
@@ -135,8 +139,17 @@ def _synthetic_notebook():
     )
     tagged = new_code_cell(f"print('{SECRET}')", metadata={"tags": ["hidden"]})
     importer = new_code_cell("from autograder.hidden import test_ex09\n")
-    return new_notebook(cells=[new_markdown_cell("# Lab\n\nThe target is $y = r + \\gamma V(s')$:\n\n$$L = \\frac{1}{n}$$\n"),
-                               solution, visible_test, hidden_only, mixed, tagged, importer])
+    return new_notebook(
+        cells=[
+            new_markdown_cell("# Lab\n\nThe target is $y = r + \\gamma V(s')$:\n\n$$L = \\frac{1}{n}$$\n"),
+            solution,
+            visible_test,
+            hidden_only,
+            mixed,
+            tagged,
+            importer,
+        ]
+    )
 
 
 def test_strip_hidden_tests_on_a_synthetic_notebook():
@@ -159,8 +172,11 @@ def _cell(kind: str, i: int):
         "code": lambda: new_code_cell(f"v{i} = {i}"),
         "test": lambda: new_code_cell(f"assert v{i} == {i}", metadata={"nbgrader": grader}),
         "hidden_only": lambda: new_code_cell(hidden_block, metadata={"nbgrader": grader}),
-        "mixed": lambda: new_code_cell(f"assert v{i} == {i}\n" + hidden_block, metadata={"nbgrader": grader},
-                                       outputs=[new_output("stream", name="stdout", text=SECRET)]),
+        "mixed": lambda: new_code_cell(
+            f"assert v{i} == {i}\n" + hidden_block,
+            metadata={"nbgrader": grader},
+            outputs=[new_output("stream", name="stdout", text=SECRET)],
+        ),
         "tagged": lambda: new_code_cell(f"print('{SECRET}')", metadata={"tags": ["hidden-tests"]}),
         "flagged": lambda: new_code_cell(f"print('{SECRET}')", metadata={"nbgrader": {**grader, "hidden": True}}),
     }[kind]()
@@ -199,7 +215,8 @@ def test_bundle_builds_from_a_fresh_clone(tmp_path):
         "from autograder.export.solutions import build_solution_bundle as b; "
         f"print(len(b(Path({str(tmp_path / 'out')!r}))))"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=clone, capture_output=True, text=True,
-                            env={"PYTHONPATH": str(clone), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=clone, capture_output=True, text=True, env={"PYTHONPATH": str(clone), "PATH": "/usr/bin:/bin"}
+    )
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.strip()) == 2 * 17 + 3

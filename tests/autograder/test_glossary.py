@@ -1,4 +1,5 @@
 """The glossary (docs/glossary.md) and its lint over every text the project ships."""
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,18 @@ def shipped_findings() -> list[g.Finding]:
 
 
 # ------------------------------------------------------------------ the pattern language
-@pytest.mark.parametrize("pattern, text, hits", [
-    ("возврат*", "Средний возврат и возвратом", ["возврат", "возвратом"]),
-    ("возврат*", "функция возвращает массив", []),                       # the verb is fine
-    ("доход(|а|у|ом)", "доход, дохода; агент доходит до цели", ["доход", "дохода"]),
-    ("зерен", "пять зёрен", ["зёрен"]),                                   # ё and е are one letter
-    ("оставш* наград*", "Оставшаяся\nнаграда", ["Оставшаяся\nнаграда"]),  # a phrase across a line break
-    ("behaviour*", "Behaviour, behaviours, p_behaviour", ["Behaviour", "behaviours"]),
-    ("labelled", "relabelled labelled", ["labelled"]),
-])
+@pytest.mark.parametrize(
+    "pattern, text, hits",
+    [
+        ("возврат*", "Средний возврат и возвратом", ["возврат", "возвратом"]),
+        ("возврат*", "функция возвращает массив", []),  # the verb is fine
+        ("доход(|а|у|ом)", "доход, дохода; агент доходит до цели", ["доход", "дохода"]),
+        ("зерен", "пять зёрен", ["зёрен"]),  # ё and е are one letter
+        ("оставш* наград*", "Оставшаяся\nнаграда", ["Оставшаяся\nнаграда"]),  # a phrase across a line break
+        ("behaviour*", "Behaviour, behaviours, p_behaviour", ["Behaviour", "behaviours"]),
+        ("labelled", "relabelled labelled", ["labelled"]),
+    ],
+)
 def test_variant_patterns_match_whole_words_case_insensitively(pattern, text, hits):
     regex = g.compile_variant(pattern)
     assert [m.group(0) for m in regex.finditer(g._fold(text))] == [g._fold(h) for h in hits]
@@ -95,8 +99,10 @@ def test_a_finding_names_the_file_line_variant_and_replacement():
 
 
 def test_notebook_cells_and_python_strings_are_located(tmp_path):
-    nb = {"cells": [{"cell_type": "markdown", "source": ["Ноутбук\n", "и блокнот"]},
-                    {"cell_type": "code", "source": "x = 1  # behaviour\n"}], "metadata": {}}
+    nb = {
+        "cells": [{"cell_type": "markdown", "source": ["Ноутбук\n", "и блокнот"]}, {"cell_type": "code", "source": "x = 1  # behaviour\n"}],
+        "metadata": {},
+    }
     path = tmp_path / "m_ru.ipynb"
     path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     assert [str(f) for f in g.lint_file(path, "ru", root=tmp_path)] == ["m_ru.ipynb cell 1:2: «блокнот» -> «ноутбук» (notebook)"]
@@ -120,12 +126,21 @@ def test_the_lint_refuses_symlinks_and_huge_files(tmp_path):
 def test_every_kind_of_shipped_text_is_scanned():
     scanned = {(str(p.relative_to(g.REPO_ROOT)), lang) for p, lang in g.shipped_texts()}
     for expected in [
-        ("source/module05_ru/m05_assignment_ru.ipynb", "ru"), ("source/module05_ru/m05_lab_ru.ipynb", "ru"),
-        ("solutions/notebooks/m05_assignment_ru.ipynb", "ru"), ("solutions/templates/ru/15-return-to-go.md", "ru"),
-        ("solutions/ru/15-return-to-go.md", "ru"), ("reference_impl/labels.py", "ru"), ("reference_impl/lab.py", "ru"),
-        ("autograder/grade/judge.py", "ru"), ("autograder/grade/report.py", "ru"), ("autograder/hidden/kernels.py", "ru"),
-        ("source/module05_en/m05_assignment_en.ipynb", "en"), ("solutions/templates/en/15-return-to-go.md", "en"),
-        ("README.md", "en"), ("reference_impl/labels.py", "en"), ("release/module05_en/m5_student/kernels.py", "en"),
+        ("source/module05_ru/m05_assignment_ru.ipynb", "ru"),
+        ("source/module05_ru/m05_lab_ru.ipynb", "ru"),
+        ("solutions/notebooks/m05_assignment_ru.ipynb", "ru"),
+        ("solutions/templates/ru/15-return-to-go.md", "ru"),
+        ("solutions/ru/15-return-to-go.md", "ru"),
+        ("reference_impl/labels.py", "ru"),
+        ("reference_impl/lab.py", "ru"),
+        ("autograder/grade/judge.py", "ru"),
+        ("autograder/grade/report.py", "ru"),
+        ("autograder/hidden/kernels.py", "ru"),
+        ("source/module05_en/m05_assignment_en.ipynb", "en"),
+        ("solutions/templates/en/15-return-to-go.md", "en"),
+        ("README.md", "en"),
+        ("reference_impl/labels.py", "en"),
+        ("release/module05_en/m5_student/kernels.py", "en"),
     ]:
         assert expected in scanned, expected
     assert ("docs/glossary.md", "en") not in scanned  # it lists the forbidden variants on purpose

@@ -1,4 +1,5 @@
 """The Gradescope bundle, run against a simulated /autograder layout."""
+
 import json
 import os
 import shutil
@@ -40,8 +41,7 @@ def root(tmp_path):
 def run_autograder(root):
     env = {**os.environ, "M5_GS_ROOT": str(root), "M5_PYTHON": sys.executable}
     env.setdefault("M5_CACHE_DIR", str(Path.home() / ".cache" / "m5"))
-    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=900,
-                          capture_output=True, text=True)
+    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=900, capture_output=True, text=True)
     assert "Traceback" not in proc.stderr, proc.stderr
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
 
@@ -89,8 +89,7 @@ def test_all_four_release_notebooks_in_a_folder_grade_the_filled_assignment(root
 
 def test_two_filled_notebooks_keep_the_higher_with_a_line(root, corpus, correct_source):
     upload(root, "good.py", CORRECT)
-    (root / "submission" / "half.py").write_text(correct_source + "\ndef return_to_go(rewards, gamma=1.0):\n"
-                                                 "    return [0.0]\n")
+    (root / "submission" / "half.py").write_text(correct_source + "\ndef return_to_go(rewards, gamma=1.0):\n    return [0.0]\n")
     results = run_autograder(root)
     assert results["score"] == TOTAL
     assert "2 uploaded files have implemented content" in results["output"] and "good.py 120/120" in results["output"]
@@ -112,7 +111,7 @@ def test_no_submission_and_unreadable_ones_still_give_valid_json(root):
 
 
 def test_a_control_character_in_the_file_name_keeps_results_json_valid(root):
-    bad = root / "submission" / "a\x1b[2J\"\n\\b.ipynb"
+    bad = root / "submission" / 'a\x1b[2J"\n\\b.ipynb'
     bad.write_text("{not json")
     (root / "submission" / os.fsdecode(b"\xff\xfe.ipynb")).write_text("{not json")
     results = run_autograder(root)  # json.loads inside: valid JSON
@@ -157,9 +156,14 @@ def test_zip_links_big_members_and_too_many_members_are_refused(tmp_path, monkey
 
 
 def test_zip_keeps_only_notebooks_and_py_files(tmp_path):
-    archive = make_zip(tmp_path / "up.zip", [("hw/a.py", "x = 1\n", stat.S_IFREG | 0o644),
-                                             ("hw/data.bin", "\0" * 10, stat.S_IFREG | 0o644),
-                                             ("hw/.hidden.py", "", stat.S_IFREG | 0o644)])
+    archive = make_zip(
+        tmp_path / "up.zip",
+        [
+            ("hw/a.py", "x = 1\n", stat.S_IFREG | 0o644),
+            ("hw/data.bin", "\0" * 10, stat.S_IFREG | 0o644),
+            ("hw/.hidden.py", "", stat.S_IFREG | 0o644),
+        ],
+    )
     written = unpack_zip(archive, tmp_path / "out")
     assert [p.relative_to(tmp_path / "out").as_posix() for p in written] == ["hw/a.py"]
 
@@ -195,10 +199,14 @@ def test_in_a_docker_like_container_the_upload_reads_nothing_and_keeps_full_mark
         docker_like.copy_cache(python, root / "source", root / "cache")
         attack = (Path(__file__).parent / "adversarial" / "fallback_exfiltrate.py").read_text(encoding="utf-8")
         (root / "submission" / "answer.py").write_text(build.compose(attack), encoding="utf-8")
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
-               "M5_GS_ROOT": str(root), "M5_PYTHON": str(python)}
-        proc = docker_like.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=900,
-                               capture_output=True, text=True)
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": "/root",
+            "LANG": "C.UTF-8",
+            "M5_GS_ROOT": str(root),
+            "M5_PYTHON": str(python),
+        }
+        proc = docker_like.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=900, capture_output=True, text=True)
         text = (root / "results" / "results.json").read_text(encoding="utf-8")
         results = json.loads(text)
         assert "bubblewrap is unavailable" in results["output"]

@@ -4,6 +4,7 @@
 The corpus is tests/autograder/habits/corpus.py; each submission is graded by
 grade_submission in the sandbox with the session corpus (conftest.py).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -28,9 +29,19 @@ def test_the_corpus_covers_the_habits_of_the_issue():
     assert len(names) >= 25 and len(set(names)) == len(names)
     assert sum(h.suffix == ".py" for h in habits.HABITS) >= 6
     assert sum(h.suffix == ".ipynb" for h in habits.HABITS) >= 15
-    for habit in ("black_formatted", "pip_in_try_in_answer_cell", "helper_cell_prints_constants_plot",
-                  "copied_into_fresh_notebook", "colab_export", "vscode_export_crlf", "nbconvert_export",
-                  "cp1251_coding_line", "utf8_bom_crlf", "module_level_io", "check_call_in_answer_cell"):
+    for habit in (
+        "black_formatted",
+        "pip_in_try_in_answer_cell",
+        "helper_cell_prints_constants_plot",
+        "copied_into_fresh_notebook",
+        "colab_export",
+        "vscode_export_crlf",
+        "nbconvert_export",
+        "cp1251_coding_line",
+        "utf8_bom_crlf",
+        "module_level_io",
+        "check_call_in_answer_cell",
+    ):
         assert habit in names
 
 
@@ -69,8 +80,7 @@ def test_feedback_names_the_broken_cell_by_its_number_and_line(tmp_path):
     notes = cell_notes(sub, report.cells)
     failed = [n for n in notes if "kernel_expectile_loss" in n["en"]]
     assert len(failed) == 1
-    assert failed[0]["en"].startswith(f"cell {broken.number} (kernel_expectile_loss), line {line} could not run: "
-                                      "SyntaxError")
+    assert failed[0]["en"].startswith(f"cell {broken.number} (kernel_expectile_loss), line {line} could not run: SyntaxError")
     assert failed[0]["ru"].startswith(f"ячейка {broken.number} (kernel_expectile_loss), строка {line} не выполнилась")
 
 

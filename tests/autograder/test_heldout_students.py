@@ -7,6 +7,7 @@ their author expected is the figure the README quotes, between the markers below
 ``M5_UPDATE_README=1`` rewrites it from this run, otherwise the test fails when the
 README disagrees with the run.
 """
+
 from __future__ import annotations
 
 import copy
@@ -24,10 +25,9 @@ from autograder.grade.judge import diagnose
 from heldout.probes import PROBES
 from heldout.students import STUDENTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
-GOAL_NAMED = 0.80          # share of the wrong kernels named as expected
+GOAL_NAMED = 0.80  # share of the wrong kernels named as expected
 README = Path(__file__).resolve().parents[2] / "README.md"
-BEGIN, END = "<!-- likely-mistake share: written by tests/autograder/test_heldout_students.py -->", \
-    "<!-- /likely-mistake share -->"
+BEGIN, END = "<!-- likely-mistake share: written by tests/autograder/test_heldout_students.py -->", "<!-- /likely-mistake share -->"
 
 
 def outcome_of(fn, call) -> dict:
@@ -67,23 +67,30 @@ def measure(verdicts: dict) -> dict:
     wrong = [s for s in STUDENTS if not s.correct]
     named = {name: v[1] for name, v in verdicts.items()}
     right = sum(named[s.name] is not None and named[s.name] == s.expect for s in wrong)
-    return {"wrong": len(wrong), "right": right, "share": right / len(wrong),
-            "expected_named": sum(s.expect is not None for s in wrong),
-            "misnamed": [s.name for s in STUDENTS if named[s.name] is not None and named[s.name] != s.expect],
-            "correct": len(STUDENTS) - len(wrong),
-            "correct_named": sum(named[s.name] is not None for s in STUDENTS if s.correct),
-            "probes": len(PROBES), "probes_named": sum(named[p.name] is not None for p in PROBES)}
+    return {
+        "wrong": len(wrong),
+        "right": right,
+        "share": right / len(wrong),
+        "expected_named": sum(s.expect is not None for s in wrong),
+        "misnamed": [s.name for s in STUDENTS if named[s.name] is not None and named[s.name] != s.expect],
+        "correct": len(STUDENTS) - len(wrong),
+        "correct_named": sum(named[s.name] is not None for s in STUDENTS if s.correct),
+        "probes": len(PROBES),
+        "probes_named": sum(named[p.name] is not None for p in PROBES),
+    }
 
 
 def figure(m: dict) -> str:
     """The README's sentence, from a measurement."""
-    return (f"Likely mistakes: of {m['wrong']} held-out wrong kernels written like students' code "
-            f"(`tests/autograder/heldout/students.py`: no or partial input checks, float32, loops, padding "
-            f"read, often two slips at once; written before the catalog was widened) the feedback names "
-            f"the expected mistake for {m['right']} ({m['share']:.0%}; {m['expected_named']} have one the "
-            f"author expected a catalog to know) and a wrong one for {len(m['misnamed'])}; it names "
-            f"{m['correct_named']} of the {m['correct']} correct and float32-correct kernels and "
-            f"{m['probes_named']} of {m['probes']} later probes with uncatalogued slips.")
+    return (
+        f"Likely mistakes: of {m['wrong']} held-out wrong kernels written like students' code "
+        f"(`tests/autograder/heldout/students.py`: no or partial input checks, float32, loops, padding "
+        f"read, often two slips at once; written before the catalog was widened) the feedback names "
+        f"the expected mistake for {m['right']} ({m['share']:.0%}; {m['expected_named']} have one the "
+        f"author expected a catalog to know) and a wrong one for {len(m['misnamed'])}; it names "
+        f"{m['correct_named']} of the {m['correct']} correct and float32-correct kernels and "
+        f"{m['probes_named']} of {m['probes']} later probes with uncatalogued slips."
+    )
 
 
 def test_the_set_is_large_labelled_and_spread_over_every_kernel():
@@ -134,8 +141,7 @@ def test_no_probe_is_named(verdicts):
 
 # Graded in the sandbox too: float32 values, NaN from padding and from (1 - done) * inf,
 # missing input checks, a stray ZeroDivisionError, and a correct float32 kernel.
-THROUGH_THE_SANDBOX = ("dqn_gamma_all_one_minus", "nll_no_sign_mask_mult", "nll_loop_sum", "pv_f32_plus",
-                       "iql_softmax", "cql_correct_f32")
+THROUGH_THE_SANDBOX = ("dqn_gamma_all_one_minus", "nll_no_sign_mask_mult", "nll_loop_sum", "pv_f32_plus", "iql_softmax", "cql_correct_f32")
 
 
 def test_the_sandbox_names_what_the_in_process_measurement_names(verdicts, corpus, tmp_path, correct_source):

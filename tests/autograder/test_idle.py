@@ -4,6 +4,7 @@ A process that computes, even one preempted on a machine with more runnable proc
 than cores, is never idle; one that sleeps, is stopped or waits for a child of its own
 is. No timing is asserted: each test samples until the outcome is known.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,6 +31,7 @@ def started():
         proc = subprocess.Popen([sys.executable, "-c", code])
         procs.append(proc)
         return proc
+
     yield start
     for proc in procs:
         for pid in _descendants(proc.pid):
@@ -71,8 +73,9 @@ def test_a_thread_that_computes_keeps_its_sleeping_process_running(started):
     assert _watch(proc.pid, 50).total == 0.0
 
 
-@pytest.mark.parametrize("code, stop", [(SLEEP, False), (SPIN, True), (WAITS_FOR_CHILD, False)],
-                         ids=["sleeps", "stopped", "waits_for_its_child"])
+@pytest.mark.parametrize(
+    "code, stop", [(SLEEP, False), (SPIN, True), (WAITS_FOR_CHILD, False)], ids=["sleeps", "stopped", "waits_for_its_child"]
+)
 def test_sleeping_stopped_or_waiting_for_its_own_child_is_idle(started, code, stop):
     proc = started(code)
     time.sleep(0.5)

@@ -1,11 +1,11 @@
 """Judging a kernel into points: gating, fair no-mutation points, crash charging."""
+
 from __future__ import annotations
 
 import reference_impl
 from autograder.grade import pipeline
 
-ALWAYS_RAISES = "\n".join(
-    f"def {name}(*args, **kwargs):\n    raise ValueError('not like this')\n" for name in reference_impl.KERNEL_NAMES)
+ALWAYS_RAISES = "\n".join(f"def {name}(*args, **kwargs):\n    raise ValueError('not like this')\n" for name in reference_impl.KERNEL_NAMES)
 
 
 def _grade(tmp_path, name, text, corpus, **kw):
@@ -32,7 +32,8 @@ def test_a_kernel_that_raises_is_not_charged_as_mutating(tmp_path, corpus, corre
         "    flags = np.asarray(terminated)\n"
         "    if flags.dtype.kind == 'i' and 0 < flags.sum() < flags.size:\n"
         "        raise RuntimeError('mixed int flags')\n"
-        "    return _dqn(rewards, terminated, next_q_target, gamma)\n")
+        "    return _dqn(rewards, terminated, next_q_target, gamma)\n"
+    )
     result = _grade(tmp_path, "raises_big.py", text, corpus, kernels=["dqn_targets"])
     by_key = {t.key: t for t in result.tests}
     assert not by_key["reference"].passed
@@ -50,9 +51,18 @@ def test_a_crash_while_shrinking_is_charged_to_nothing(tmp_path, corpus, correct
         "        import os\n"
         "        os._exit(3)\n"
         "    r = np.asarray(rewards, dtype=float)\n"
-        "    return r + gamma * np.asarray(next_q_target, dtype=float).max(axis=1)  # ignores terminated\n")
-    result = _grade(tmp_path, "crash_in_search.py", text, corpus, shrink=True, shrink_budget=5.0, shrink_total=20.0,
-                    kernels=["dqn_targets", "double_dqn_targets"])
+        "    return r + gamma * np.asarray(next_q_target, dtype=float).max(axis=1)  # ignores terminated\n"
+    )
+    result = _grade(
+        tmp_path,
+        "crash_in_search.py",
+        text,
+        corpus,
+        shrink=True,
+        shrink_budget=5.0,
+        shrink_total=20.0,
+        kernels=["dqn_targets", "double_dqn_targets"],
+    )
     scores = result.by_group()
     assert scores["double_dqn_targets"] == (10.0, 10.0)
     dqn = {t.key: t for t in result.tests if t.group == "dqn_targets"}
@@ -93,6 +103,7 @@ def test_the_case_shown_is_the_best_failing_one_though_most_are_never_judged(cor
     def counting(self, *args):
         judged.append(self.key)
         return real(self, *args)
+
     compared = differential_judged = 0
     for kernel, kc in corpus.items():
         for mistake in CATALOG[kernel]:

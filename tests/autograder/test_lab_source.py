@@ -1,4 +1,5 @@
 """The lab notebook's code cells print only texts from the label table (EN and RU)."""
+
 from __future__ import annotations
 
 import ast
@@ -10,8 +11,10 @@ import pytest
 from autograder.assign import lab_source
 from reference_impl.labels import LABELS
 
-CELLS = {name: getattr(lab_source, name) for name in (
-    "LAB_SETUP", "ENVIRONMENT", "DAGGER", "DQN", "LOG", "OFFLINE", "FQE", "DT", "LANGUAGE", "TAKEAWAYS")}
+CELLS = {
+    name: getattr(lab_source, name)
+    for name in ("LAB_SETUP", "ENVIRONMENT", "DAGGER", "DQN", "LOG", "OFFLINE", "FQE", "DT", "LANGUAGE", "TAKEAWAYS")
+}
 # A literal a cell may print as is: a code identifier such as "  dqn_targets:" (the same in both languages).
 IDENTIFIER = re.compile(r"^\s*[a-z_]+:\s*$|^-$")
 LETTER = re.compile(r"[^\W\d_]")

@@ -1,4 +1,5 @@
 """Naming the likely mistake: the catalog, its match rule, and the held-out measurement."""
+
 from __future__ import annotations
 
 import re
@@ -84,8 +85,10 @@ def test_each_mistake_differs_from_the_reference_and_from_the_entries_before_it(
         mine = [mistake.outcome(kc.calls[i]) for i in indices]
         assert not all(same_outcome(m, kc.expected[i]) for m, i in zip(mine, indices)), f"{mistake.name} is correct"
         for other, theirs in seen.items():
-            assert not all(a["s"] != "ok" or b["s"] != "ok" or same_outcome(a, b, kc.expected[i].get("scale"))
-                           for a, b, i in zip(mine, theirs, indices)), f"{mistake.name} behaves exactly like {other}"
+            assert not all(
+                a["s"] != "ok" or b["s"] != "ok" or same_outcome(a, b, kc.expected[i].get("scale"))
+                for a, b, i in zip(mine, theirs, indices)
+            ), f"{mistake.name} behaves exactly like {other}"
         seen[mistake.name] = mine
 
 
@@ -110,8 +113,10 @@ def test_held_out_mistakes_are_named_correctly_and_rarely_wrongly(corpus, tmp_pa
         wrong += got is not None and got != INTENDED[held.name]
         rows.append(f"{held.name}: intended {INTENDED[held.name]}, named {got}")
     share_right, share_wrong = right / len(HELD_OUT), wrong / len(HELD_OUT)
-    print(f"\nheld-out likely mistakes: {len(HELD_OUT)} kernels, named correctly {share_right:.0%} "
-          f"(goal >= {GOAL_NAMED_CORRECTLY:.0%}), named wrongly {share_wrong:.0%} (goal <= {GOAL_NAMED_WRONGLY:.0%})")
+    print(
+        f"\nheld-out likely mistakes: {len(HELD_OUT)} kernels, named correctly {share_right:.0%} "
+        f"(goal >= {GOAL_NAMED_CORRECTLY:.0%}), named wrongly {share_wrong:.0%} (goal <= {GOAL_NAMED_WRONGLY:.0%})"
+    )
     print("\n".join(rows))
     assert share_right >= GOAL_NAMED_CORRECTLY
     assert share_wrong <= GOAL_NAMED_WRONGLY
@@ -122,15 +127,18 @@ def test_feedback_leads_with_the_mistake_and_drops_the_fixed_hint(corpus, tmp_pa
         "\ndef dqn_targets(rewards, terminated, next_q_target, gamma=0.99):\n"
         "    g = _gamma(gamma)\n"
         "    r, d, q = _batch(rewards, terminated, next_q_target)\n"
-        "    return r + g * q.max(axis=1)\n")
+        "    return r + g * q.max(axis=1)\n"
+    )
     path = tmp_path / "ignores_terminated.py"
     path.write_text(text)
     result = pipeline.grade_submission(path, corpus, shrink=False, kernels=["dqn_targets"])
     failed = [t for t in result.tests if not t.passed]
     assert {t.key for t in failed} >= {"terminal_rows", "float_flags"}
     for test in failed:
-        for lang, lead in (("en", "problem: Likely mistake: terminal rows still bootstrap"),
-                           ("ru", "проблема: Вероятная ошибка: терминальные переходы всё равно бутстрэппятся")):
+        for lang, lead in (
+            ("en", "problem: Likely mistake: terminal rows still bootstrap"),
+            ("ru", "проблема: Вероятная ошибка: терминальные переходы всё равно бутстрэппятся"),
+        ):
             shown = report.feedback(test, lang)
             assert lead in shown
             assert "~" not in shown  # the float-flags hint ("do not use ~") would contradict the failure
@@ -196,8 +204,7 @@ def test_the_count_reads_right_in_both_languages():
     from autograder.grade.judge import inputs_word
 
     assert [inputs_word("en", n) for n in (1, 2, 43)] == ["input", "inputs", "inputs"]
-    assert [inputs_word("ru", n) for n in (1, 11, 21, 43, 101, 111)] == [
-        "входа", "входов", "входа", "входов", "входа", "входов"]
+    assert [inputs_word("ru", n) for n in (1, 11, 21, 43, 101, 111)] == ["входа", "входов", "входа", "входов", "входа", "входов"]
 
 
 # ---------------------------------------------------------------- the catalog is data

@@ -5,6 +5,7 @@ graded on its own kernel only (fast, ``shrink=False``); it must score below 10. 
 few mutants are graded in full to show that the other nine kernels keep 10/10, i.e.
 one wrong kernel costs only its own points.
 """
+
 from __future__ import annotations
 
 from collections import Counter

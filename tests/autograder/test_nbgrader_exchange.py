@@ -18,6 +18,7 @@ hold no grader traces, and each student fetches a feedback page that shows none.
 A fast test covers the other documented way in, ``nbgrader zip_collect`` of files
 downloaded from an LMS.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -30,9 +31,21 @@ import nbformat
 import pytest
 
 from autograder.assign import release, sources
-from classroom import (AUTOGRADED_MAXIMUM, HIDDEN_SUITE_MARKERS, RELEASE_ROOT, TERMINAL_BUG,  # tests/autograder
-                       TERMINAL_MASK, assert_no_grader_traces, assert_true_maximum, check_student,  # on sys.path
-                       course_with_assignments, filled_notebook, gradebook_points, notebook, run_nbgrader)
+from classroom import (
+    AUTOGRADED_MAXIMUM,
+    HIDDEN_SUITE_MARKERS,
+    RELEASE_ROOT,
+    TERMINAL_BUG,  # tests/autograder
+    TERMINAL_MASK,
+    assert_no_grader_traces,
+    assert_true_maximum,
+    check_student,  # on sys.path
+    course_with_assignments,
+    filled_notebook,
+    gradebook_points,
+    notebook,
+    run_nbgrader,
+)
 
 COURSE_ID = "m5"
 # student -> (language, with the terminal-mask bug?)
@@ -41,8 +54,10 @@ NOTEBOOK_BUDGET = 600  # seconds for a whole notebook: a guard against hangs, no
 
 
 def student_config(home: Path, exchange: Path) -> str:
-    return (f"c = get_config()\nc.CourseDirectory.course_id = {COURSE_ID!r}\n"
-            f"c.Exchange.root = {str(exchange)!r}\nc.Exchange.cache = {str(home / '.nbgrader-cache')!r}\n")
+    return (
+        f"c = get_config()\nc.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\nc.Exchange.cache = {str(home / '.nbgrader-cache')!r}\n"
+    )
 
 
 def run_as_student(home: Path, notebook_path: Path) -> nbformat.NotebookNode:
@@ -50,8 +65,7 @@ def run_as_student(home: Path, notebook_path: Path) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
 
     nb = nbformat.read(notebook_path, as_version=4)
-    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
-                            resources={"metadata": {"path": str(notebook_path.parent)}})
+    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3", resources={"metadata": {"path": str(notebook_path.parent)}})
     saved = {k: os.environ.get(k) for k in ("HOME", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY")}
     os.environ["HOME"] = str(home)
     for key in ("PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):  # a student's defaults: caches in place
@@ -88,8 +102,9 @@ def test_full_exchange_cycle_for_an_english_and_a_russian_student(tmp_path, corp
         edits = {"kernel_dqn_targets": (TERMINAL_MASK, TERMINAL_BUG)} if wrong else None
         nbformat.write(filled_notebook(folder / name, notebook("assignment", lang), edits), folder / name)
         ran = run_as_student(home, folder / name)
-        errors = [f"{c.id}: {o.ename}: {o.evalue}" for c in ran.cells if c.cell_type == "code"
-                  for o in c.outputs if o.output_type == "error"]
+        errors = [
+            f"{c.id}: {o.ename}: {o.evalue}" for c in ran.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+        ]
         assert not errors  # the first cell found m5_student; every cell ran
         assert ran.cells[next(i for i, c in enumerate(ran.cells) if c.id == "setup")].execution_count == 1
         run_nbgrader(home, "submit", assignment, "--student", student)

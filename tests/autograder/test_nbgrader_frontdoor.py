@@ -11,6 +11,7 @@ true one (one language per assignment); the feedback must not show the hidden te
 source, and neither ``autograded/`` nor ``feedback/`` may hold grader traces
 (Hypothesis' files, caches, paths of the hidden suite).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -24,9 +25,19 @@ import pytest
 
 import reference_impl
 from autograder.assign import sources
-from classroom import (AUTOGRADED_MAXIMUM, REPO, TERMINAL_BUG, TERMINAL_MASK,  # tests/autograder is on sys.path
-                       assert_no_grader_traces, assert_true_maximum, check_student, course_with_assignments,
-                       filled_notebook, notebook, run_nbgrader)
+from classroom import (
+    AUTOGRADED_MAXIMUM,
+    REPO,
+    TERMINAL_BUG,
+    TERMINAL_MASK,  # tests/autograder is on sys.path
+    assert_no_grader_traces,
+    assert_true_maximum,
+    check_student,
+    course_with_assignments,
+    filled_notebook,
+    notebook,
+    run_nbgrader,
+)
 from reference_impl import exercises
 
 # student -> (language filled in, with the terminal-mask bug?)
@@ -91,21 +102,28 @@ def test_russian_feedback_is_russian_throughout(course):
     page = html.unescape((course / "feedback" / "bob" / "module05_ru" / "m05_assignment_ru.html").read_text("utf-8"))
     assert public.TEXT["ru"]["disclaimer"] in page and glue.TEXT["ru"]["assigned"] in page
     assert "пройдено" in page and "численный ответ" in page
-    for english in (public.TEXT["en"]["disclaimer"], "public checks passed", glue.TEXT["en"]["assigned"],
-                    "numerical answer", "YOUR ANSWER HERE", "YOUR CODE HERE"):
+    for english in (
+        public.TEXT["en"]["disclaimer"],
+        "public checks passed",
+        glue.TEXT["en"]["assigned"],
+        "numerical answer",
+        "YOUR ANSWER HERE",
+        "YOUR CODE HERE",
+    ):
         assert english not in page, english
 
 
 def test_bridge_keeps_hypothesis_files_out_of_the_working_directory(tmp_path):
     """Hypothesis caches the constants of every local module (the hidden suite too) under ./.hypothesis."""
-    script = ("import autograder.nbgrader_bridge as bridge, autograder.hidden.kernels\n"
-              "from hypothesis import given, settings, strategies as st\n"
-              # Enough examples of a float strategy that Hypothesis reads the local constants (it does without the bridge).
-              "@settings(max_examples=100, database=None)\n@given(st.floats())\ndef t(x): pass\n"
-              "t()\nprint(bridge.HYPOTHESIS_STORAGE)\n")
+    script = (
+        "import autograder.nbgrader_bridge as bridge, autograder.hidden.kernels\n"
+        "from hypothesis import given, settings, strategies as st\n"
+        # Enough examples of a float strategy that Hypothesis reads the local constants (it does without the bridge).
+        "@settings(max_examples=100, database=None)\n@given(st.floats())\ndef t(x): pass\n"
+        "t()\nprint(bridge.HYPOTHESIS_STORAGE)\n"
+    )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []  # nothing in the working directory
     storage = Path(proc.stdout.strip())

@@ -1,4 +1,5 @@
 """End-to-end grading of small submissions: scores, isolation per kernel, reports."""
+
 import csv
 import json
 
@@ -6,10 +7,10 @@ import nbformat
 
 from autograder.grade import cache, pipeline, report
 
-STUB = '''
+STUB = """
 def {name}(*args, **kwargs):
     raise NotImplementedError("write {name}")
-'''
+"""
 
 
 def write(tmp_path, name, text):
@@ -34,8 +35,8 @@ def test_correct_submission_gets_full_marks_and_identical_regrades(tmp_path, cor
 
 def test_stub_missing_and_broken_kernels_cost_only_themselves(tmp_path, corpus, correct_source):
     text = correct_source.replace("def return_to_go(", "def _unused_return_to_go(")  # missing
-    text += STUB.format(name="expectile_loss")                                       # stub
-    text += "\ndef fqe_targets(*a, **k):\n    import os\n    os._exit(7)\n"            # kills its worker
+    text += STUB.format(name="expectile_loss")  # stub
+    text += "\ndef fqe_targets(*a, **k):\n    import os\n    os._exit(7)\n"  # kills its worker
     result = grade(write(tmp_path, "mixed.py", text), corpus)
     per = result.by_group()
     assert per["return_to_go"][0] == 0 and per["expectile_loss"][0] == 0 and per["fqe_targets"][0] == 0
@@ -52,7 +53,7 @@ def test_a_python_file_loses_only_the_module_level_statement_that_kills_its_proc
     The kernels defined before it and after it are graded."""
     half = correct_source.index("def return_to_go(")
     text = correct_source[:half] + "import os\nos._exit(3)  # a leftover experiment\n\n" + correct_source[half:]
-    killing_line = text[:text.index("os._exit(3)")].count("\n") + 1
+    killing_line = text[: text.index("os._exit(3)")].count("\n") + 1
     result = grade(write(tmp_path, "exits.py", text), corpus)
     assert result.score == 100
     stopped = [n for n in result.notes if "stopped the grading process" in n["en"]]
@@ -60,8 +61,7 @@ def test_a_python_file_loses_only_the_module_level_statement_that_kills_its_proc
     assert f"строке {killing_line}" in stopped[0]["ru"] and "остановила процесс проверки" in stopped[0]["ru"]
 
 
-def test_a_python_file_that_stops_its_process_again_and_again_is_reloaded_a_bounded_number_of_times(
-        tmp_path, corpus, correct_source):
+def test_a_python_file_that_stops_its_process_again_and_again_is_reloaded_a_bounded_number_of_times(tmp_path, corpus, correct_source):
     """Each left-out statement costs a reload: past 16 the file is not loaded again, and
     the feedback says why, in both languages (a notebook's cells are bounded by their number)."""
     from autograder.grade.worker.parent import MAX_STATEMENTS_LEFT_OUT
@@ -89,15 +89,16 @@ def test_each_statement_of_a_python_file_has_its_own_time_limit(tmp_path, corpus
 
 def test_notebook_cell_with_syntax_error_costs_only_its_kernels(tmp_path, corpus, correct_source):
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(correct_source),
-                nbformat.v4.new_code_cell("def iql_advantage_weights(a, beta, max_weight=100.0):\n    return (\n")]
+    nb.cells = [
+        nbformat.v4.new_code_cell(correct_source),
+        nbformat.v4.new_code_cell("def iql_advantage_weights(a, beta, max_weight=100.0):\n    return (\n"),
+    ]
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     result = grade(path, corpus, answers=False)
     assert result.score == 100  # the broken cell redefines nothing; the earlier definition stands
     assert any("SyntaxError" in note["en"] for note in result.notes)
-    nb.cells = [nbformat.v4.new_code_cell(correct_source.replace("def iql_advantage_weights(", "def _old(")),
-                nb.cells[1]]
+    nb.cells = [nbformat.v4.new_code_cell(correct_source.replace("def iql_advantage_weights(", "def _old(")), nb.cells[1]]
     nbformat.write(nb, path)
     result = grade(path, corpus, answers=False)
     assert result.by_group()["iql_advantage_weights"][0] == 0 and result.score == 90
@@ -107,7 +108,8 @@ def test_wrong_kernel_feedback_names_input_expected_and_got(tmp_path, corpus, co
     text = correct_source + (
         "\ndef dqn_targets(rewards, terminated, next_q_target, gamma=0.99):\n"
         "    r = np.asarray(rewards, dtype=float)\n"
-        "    return r + gamma * np.asarray(next_q_target, dtype=float).max(axis=1)\n")
+        "    return r + gamma * np.asarray(next_q_target, dtype=float).max(axis=1)\n"
+    )
     result = pipeline.grade_submission(write(tmp_path, "nomask.py", text), corpus, lang="ru")
     failed = [t for t in result.tests if not t.passed]
     assert {t.group for t in failed} == {"dqn_targets"}
@@ -196,8 +198,7 @@ def test_a_class_run_one_at_a_time_uses_spare_workers_and_leaves_none(tmp_path, 
 KILLS_ITS_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # the worker parent"
 
 
-def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_path, corpus, correct_source,
-                                                                            monkeypatch):
+def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_path, corpus, correct_source, monkeypatch):
     """The next submission's cells load in the other sandbox while the current one is
     graded. Whatever happens there (an unreadable file, a cell that kills its worker)
     is met again, in order, and every submission is graded exactly as on its own."""
@@ -211,13 +212,20 @@ def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_
 
     monkeypatch.setattr(pipeline.NextSubmission, "take", take)
     # A slow kernel in the middle: the other sandbox is surely clean before it ends.
-    slow = correct_source.replace("def return_to_go(", "def _rtg(") + \
-        "\ndef return_to_go(*a, **k):\n    import time\n    time.sleep(0.001)\n    return _rtg(*a, **k)\n"
+    slow = (
+        correct_source.replace("def return_to_go(", "def _rtg(")
+        + "\ndef return_to_go(*a, **k):\n    import time\n    time.sleep(0.001)\n    return _rtg(*a, **k)\n"
+    )
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(correct_source), nbformat.v4.new_code_cell(KILLS_ITS_WORKER)]
     nbformat.write(nb, tmp_path / "kills.ipynb")
-    paths = [write(tmp_path, "slow.py", slow), write(tmp_path, "unreadable.ipynb", "{not json"),
-             write(tmp_path, "slow2.py", slow), tmp_path / "kills.ipynb", write(tmp_path, "last.py", correct_source)]
+    paths = [
+        write(tmp_path, "slow.py", slow),
+        write(tmp_path, "unreadable.ipynb", "{not json"),
+        write(tmp_path, "slow2.py", slow),
+        tmp_path / "kills.ipynb",
+        write(tmp_path, "last.py", correct_source),
+    ]
     results = pipeline.grade_many(paths, corpus, jobs=1, shrink=False, answers=False)
     alone = [pipeline.grade_many([p], corpus, jobs=1, shrink=False, answers=False)[0] for p in paths]
     for path, together, single in zip(paths, results, alone):
@@ -231,8 +239,7 @@ def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_
     assert ("kills.ipynb", True) in taken or ("last.py", True) in taken, taken
 
 
-def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_submission(tmp_path, corpus,
-                                                                                      correct_source, handed_over):
+def test_the_first_worker_starts_from_the_cached_forms_and_serves_the_first_submission(tmp_path, corpus, correct_source, handed_over):
     handed = handed_over
     path = write(tmp_path, "s.py", correct_source)
     first = cache.first_worker()  # the session's corpus is cached: its forms are there
@@ -277,6 +284,7 @@ def test_loading_the_corpus_leaves_garbage_collection_as_it_found_it(corpus, mon
     def unpickle(fh):
         seen.append(gc.isenabled())
         return real(fh)
+
     real = pickle.load
     monkeypatch.setattr(pipeline.pickle, "load", unpickle)
     try:

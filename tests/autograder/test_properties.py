@@ -1,7 +1,9 @@
 """Judging one outcome against the reference: tolerances, shapes, errors."""
+
 import numpy as np
 
 from autograder.grade.properties import compare, scale_of, values_close
+
 
 def OK(v, scale=None):
     return {"s": "ok", "v": np.asarray(v), **({"scale": scale} if scale else {})}
@@ -57,8 +59,9 @@ def _outcome_pairs(draw):
     """(student, reference) outcomes of one call: near misses, shapes, errors, bools."""
     if draw(st.integers(0, 9)) == 0:
         want = {"s": "raised", "exc": ["KernelInputError", "ValueError"]}
-        got = draw(st.sampled_from([{"s": "raised", "exc": ["ValueError"]}, {"s": "raised", "exc": ["TypeError"]},
-                                    {"s": "ok", "v": np.zeros(1)}]))
+        got = draw(
+            st.sampled_from([{"s": "raised", "exc": ["ValueError"]}, {"s": "raised", "exc": ["TypeError"]}, {"s": "ok", "v": np.zeros(1)}])
+        )
         return got, want
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
     if draw(st.booleans()) and shape:

@@ -5,6 +5,7 @@ modifies its inputs, show the failing call of every check (for a law, Hypothesis
 smallest) in the student's language, and pass the reference and the demo's correct
 submission.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -55,8 +56,7 @@ def test_public_checks_cite_only_clauses_of_the_contract():
 @pytest.mark.parametrize("source", ["reference", "demo"])
 def test_the_reference_and_the_demo_pass_every_public_check(source):
     module = reference_impl if source == "reference" else _demo()
-    failed = [(name, r.check.title["en"], r.detail) for name in public.KERNEL_NAMES
-              for r in _run(getattr(module, name)) if not r.passed]
+    failed = [(name, r.check.title["en"], r.detail) for name in public.KERNEL_NAMES for r in _run(getattr(module, name)) if not r.passed]
     assert failed == []
 
 
@@ -68,8 +68,7 @@ def _in_place_return_to_go(rewards, gamma=1.0):
 
 
 def test_a_kernel_that_modifies_its_input_fails_with_the_smallest_call_shown():
-    results = {r.check.clauses[0] if r.check.clauses else "": r for r in _run(_in_place_return_to_go,
-                                                                                              "return_to_go")}
+    results = {r.check.clauses[0] if r.check.clauses else "": r for r in _run(_in_place_return_to_go, "return_to_go")}
     unchanged = results["inputs_unchanged"]
     assert not unchanged.passed and "modified its input `rewards`" in unchanged.detail
     law = next(r for r in _run(_in_place_return_to_go, "return_to_go") if r.check.law)
@@ -83,6 +82,7 @@ def test_a_kernel_that_modifies_its_input_fails_with_the_smallest_call_shown():
 def _raising(name):
     def kernel(*args, **kwargs):
         raise RuntimeError("boom")
+
     kernel.__name__ = name
     return kernel
 
@@ -108,17 +108,35 @@ def _strict_mask(probabilities, threshold_ratio=0.35):
     return p > threshold_ratio * p.max(axis=-1, keepdims=True)
 
 
-@pytest.mark.parametrize("kernel, name, clause", [
-    (_naive_cql, "cql_discrete_penalty", "stable"),
-    (_strict_mask, "behavior_support_mask", "rule"),
-])
+@pytest.mark.parametrize(
+    "kernel, name, clause",
+    [
+        (_naive_cql, "cql_discrete_penalty", "stable"),
+        (_strict_mask, "behavior_support_mask", "rule"),
+    ],
+)
 def test_docstring_requirements_the_self_check_used_to_miss(kernel, name, clause):
     failed = [r for r in _run(kernel, name) if not r.passed]
     assert any(clause in r.check.clauses for r in failed), [r.check.title["en"] for r in failed]
 
 
-@pytest.mark.parametrize("n, form", [(0, "many"), (1, "one"), (2, "few"), (4, "few"), (5, "many"), (11, "many"),
-                                     (12, "many"), (14, "many"), (21, "one"), (22, "few"), (111, "many"), (101, "one")])
+@pytest.mark.parametrize(
+    "n, form",
+    [
+        (0, "many"),
+        (1, "one"),
+        (2, "few"),
+        (4, "few"),
+        (5, "many"),
+        (11, "many"),
+        (12, "many"),
+        (14, "many"),
+        (21, "one"),
+        (22, "few"),
+        (111, "many"),
+        (101, "one"),
+    ],
+)
 def test_plural_ru(n, form):
     assert public.plural_ru(n, "one", "few", "many") == form
 

@@ -6,6 +6,7 @@ drains the grader's pipe; only then does it say "clean" on a pipe no submission 
 These tests grade a submission that leaves everything it can behind, then one that
 looks for any trace of it and loses every point if it finds one.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,14 +19,15 @@ from autograder.grade import sandbox
 from autograder.grade.sandbox import files as sfiles
 from autograder.grade.pipeline import KERNELS, grade_many
 
-pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap",
-                                reason="recycling needs bubblewrap's pid namespace")
+pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap", reason="recycling needs bubblewrap's pid namespace")
 
 # Leaves files in every writable place, a 2,000-deep directory chain, a link to /etc,
 # a FIFO, and a detached process that outlives its parent: it is started while the
 # grader reads the numerical answers (after the last batch's clean-up) and keeps
 # writing into /tmp.
-DIRTY = CORRECT.read_text() + '''
+DIRTY = (
+    CORRECT.read_text()
+    + """
 
 import os as _os
 
@@ -59,11 +61,13 @@ class _Daemon:
 
 
 ex09_active_mean_nll = _Daemon()
-'''
+"""
+)
 
 # Full marks only in a clean sandbox: its first statement looks for any file in the
 # writable places and any process that is not its own ancestor.
-INSPECTOR = '''
+INSPECTOR = (
+    """
 import os as _os
 
 def _ancestors():
@@ -102,12 +106,16 @@ def _traces(path):
 
 _TRACES = [t for p in ("/scratch", "/tmp", "/dev/shm") for t in _traces(p)]
 _TRACES += ["pid %s" % p for p in _os.listdir("/proc") if p.isdigit() and int(p) not in _ancestors()]
-''' + CORRECT.read_text() + '''
+"""
+    + CORRECT.read_text()
+    + """
 
 if _TRACES:
     for _name in %r:
         del globals()[_name]
-''' % (list(KERNELS),)
+"""
+    % (list(KERNELS),)
+)
 
 
 def _files(tmp_path, *sources):
@@ -139,19 +147,22 @@ def test_a_recycled_sandbox_grades_exactly_like_a_fresh_one(tmp_path, corpus, re
         assert [repr(t) for t in again.tests] == [repr(t) for t in fresh.tests]  # scores, failures, counterexamples
 
 
-STOP_OR_KILL_THE_ZYGOTE = CORRECT.read_text() + '''
+STOP_OR_KILL_THE_ZYGOTE = (
+    CORRECT.read_text()
+    + """
 
 import os as _os, signal as _signal
 with open("/proc/{}/stat".format(_os.getppid()), "rb") as _fh:
     _stat = _fh.read()
 _os.kill(int(_stat[_stat.rfind(b")") + 2:].split()[1]), _signal.SIGNAL)  # the parent's parent: the zygote
-'''
+"""
+)
 
 
 @pytest.mark.parametrize("sig", ["SIGSTOP", "SIGKILL", "SIGALRM", "SIGINT"])
 def test_a_submission_that_signals_the_zygote_costs_the_next_one_nothing(tmp_path, corpus, recycles, sig):
     # The victim comes two places after the attacker: it is the one offered the attacked sandbox.
-    paths = _files(tmp_path, STOP_OR_KILL_THE_ZYGOTE.replace('SIGNAL', sig), INSPECTOR, INSPECTOR)
+    paths = _files(tmp_path, STOP_OR_KILL_THE_ZYGOTE.replace("SIGNAL", sig), INSPECTOR, INSPECTOR)
     results = grade_many(paths, corpus, jobs=1, shrink=False)
     attacker, _, victim = (sum(t.score for t in r.tests) for r in results)
     # The zygote is the sandbox's pid 1 and ignores every signal it could get from
@@ -179,9 +190,12 @@ def interpreter_under_tmp(tmp_path, monkeypatch):
 
 def test_a_sandbox_with_an_interpreter_under_tmp_is_recycled_clean(tmp_path, corpus, recycles, interpreter_under_tmp):
     # Before: emptying /tmp met the bound root, could not remove it, and ended the sandbox.
-    escape = DIRTY + f"""
+    escape = (
+        DIRTY
+        + f"""
 _os.makedirs({str(interpreter_under_tmp.parent)!r} + "/planted", exist_ok=True)  # beside the bound root
 """
+    )
     paths = _files(tmp_path, escape, escape, INSPECTOR, INSPECTOR)
     results = grade_many(paths, corpus, jobs=1, shrink=False, answers=True)
     assert recycles == [True, True]
@@ -214,8 +228,7 @@ def test_empty_tree_keeps_the_named_paths_and_empties_the_way_to_them(tmp_path):
     (top / "a" / "b" / "sub").mkdir()
     (top / "other").mkdir()
     assert sfiles.empty_tree(str(top), (str(kept),)) is True
-    assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*")) == [
-        "a", "a/b", "a/b/mount", "a/b/mount/inside.txt"]
+    assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*")) == ["a", "a/b", "a/b/mount", "a/b/mount/inside.txt"]
     # A way to a kept path replaced by a link is refused, its target untouched.
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "f").write_text("x")

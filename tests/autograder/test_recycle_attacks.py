@@ -9,6 +9,7 @@ checks its own state before every fork (``recycle.Baseline``). Each victim is a
 correct submission that writes cache files, allocates memory and loses every point
 if it sees anything inherited: its grades must equal its solo grading.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,13 +26,12 @@ from autograder.grade.worker.recycle import WRITABLE_DIRS, Baseline
 from autograder.grade.sandbox import seccomp
 from test_recycle import _files  # tests/autograder is on sys.path; `recycles` is conftest's
 
-pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap",
-                                reason="recycling needs bubblewrap's pid namespace")
+pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap", reason="recycling needs bubblewrap's pid namespace")
 
 COVERT = "m5-covert-channel"  # the attacker's abstract unix socket
 
 # What a process in a fresh sandbox sees; printed by PROBE, then compared by VICTIM.
-PROBE = '''
+PROBE = """
 import json, os, resource
 print(json.dumps({"limits": {n: resource.getrlimit(getattr(resource, n)) for n in
                              ("RLIMIT_AS", "RLIMIT_NOFILE", "RLIMIT_STACK", "RLIMIT_CPU", "RLIMIT_FSIZE",
@@ -39,12 +39,12 @@ print(json.dumps({"limits": {n: resource.getrlimit(getattr(resource, n)) for n i
                   "nice": os.getpriority(os.PRIO_PROCESS, 0),
                   "affinity": sorted(os.sched_getaffinity(0)),
                   "host": os.uname().nodename}))
-'''
+"""
 
 # Everything an attacker may try on the processes it shares the sandbox with: the
 # zygote (the parent's parent of the student's process), pid 1 and every other pid;
 # then SysV IPC and the hostname. Each attempt may fail; none may reach the next one.
-LIMIT_ATTACKS = '''
+LIMIT_ATTACKS = """
 import os as _os, resource as _r, socket as _socket, ctypes as _ctypes
 
 def _ppid(pid):
@@ -73,13 +73,14 @@ _libc = _ctypes.CDLL(None, use_errno=True)
 _libc.shmget(0, 1 << 20, 0o1666)   # IPC_PRIVATE, IPC_CREAT | 0666
 _libc.msgget(0, 0o1666)
 _libc.semget(0, 1, 0o1666)
-'''
+"""
 
 # Fills /scratch, /tmp and /dev/shm with unlinked files (O_TMPFILE) and a memfd, all
 # held by a garbage cycle of unix sockets (each end of a socketpair queued in the
 # other) and by a detached process started while the grader reads the numerical
 # answers, which also listens on an abstract unix socket.
-SPACE_ATTACKS = '''
+SPACE_ATTACKS = (
+    '''
 import os as _os, socket as _socket, array as _array
 
 def _fill(memfds):
@@ -150,18 +151,22 @@ class _Survivor:
 
 
 ex09_active_mean_nll = _Survivor()
-''' % COVERT
+'''
+    % COVERT
+)
 
 ATTACKER = CORRECT.read_text() + LIMIT_ATTACKS.replace("TARGETS", "_TARGETS") + SPACE_ATTACKS
 # Only the zygote's limits, priority and CPU set (its worker parent stays sound and
 # exits cleanly), or only the space: the zygote's own checks must see each alone.
-ATTACKERS_OF_THE_ZYGOTE = {"limits": CORRECT.read_text() + LIMIT_ATTACKS.replace("TARGETS", "[_ZYGOTE]"),
-                           "space": CORRECT.read_text() + SPACE_ATTACKS}
+ATTACKERS_OF_THE_ZYGOTE = {
+    "limits": CORRECT.read_text() + LIMIT_ATTACKS.replace("TARGETS", "[_ZYGOTE]"),
+    "space": CORRECT.read_text() + SPACE_ATTACKS,
+}
 
 # A correct submission that needs what a fresh sandbox gives: its limits, priority and
 # CPU set, free space for cache files, memory; it loses every point if anything of the
 # last submission is there (a process, a socket, a SysV object, a changed hostname).
-VICTIM_CHECKS = '''
+VICTIM_CHECKS = """
 import os as _os, resource as _r, socket as _socket
 _EXPECTED = %r
 _TRACES = []
@@ -235,21 +240,20 @@ for _check in (_limits, _space, _neighbours, _memory, _covert):
         _check()
     except Exception as _exc:  # MemoryError, OSError: a sandbox that is not as fresh
         _TRACES.append(repr(_exc))
-'''
+"""
 
-VICTIM_END = '''
+VICTIM_END = """
 
 if _TRACES:
     for _name in %r:
         del globals()[_name]
-''' % (list(KERNELS),)
+""" % (list(KERNELS),)
 
 
 @pytest.fixture(scope="module")
 def fresh_state() -> dict:
     """What a process of a fresh sandbox sees (the default limits, as in grade_many)."""
-    result = sandbox.run([sys.executable, "-I", "/m5/probe.py"], files={"probe.py": PROBE.encode()},
-                         limits=sandbox.Limits(), timeout=60)
+    result = sandbox.run([sys.executable, "-I", "/m5/probe.py"], files={"probe.py": PROBE.encode()}, limits=sandbox.Limits(), timeout=60)
     return json.loads(result.stdout.decode().strip().splitlines()[-1])
 
 
@@ -299,7 +303,8 @@ def old_seccomp_rules(monkeypatch):
 
 @pytest.mark.parametrize("attack", sorted(ATTACKERS_OF_THE_ZYGOTE))
 def test_the_zygote_refuses_to_recycle_what_the_old_rules_let_an_attacker_change(
-        tmp_path, corpus, recycles, victim, old_seccomp_rules, attack):
+    tmp_path, corpus, recycles, victim, old_seccomp_rules, attack
+):
     results, solo = _class_run_after_attackers(tmp_path, corpus, victim, ATTACKERS_OF_THE_ZYGOTE[attack])
     if attack == "limits":
         assert True not in recycles  # the zygote saw its own limits changed: each victim got a new sandbox
@@ -308,7 +313,10 @@ def test_the_zygote_refuses_to_recycle_what_the_old_rules_let_an_attacker_change
 
 
 def test_socket_calls_and_other_processes_limits_are_refused_with_eperm():
-    result = sandbox.run([sys.executable, "-I", "/m5/probe.py"], files={"probe.py": b'''
+    result = sandbox.run(
+        [sys.executable, "-I", "/m5/probe.py"],
+        files={
+            "probe.py": b"""
 import json, os, resource, socket
 found = {}
 def attempt(name, fn, *args):
@@ -343,7 +351,11 @@ attempt("read pid 1", resource.prlimit, 1, resource.RLIMIT_NOFILE)
 attempt("own nice", os.nice, 1)
 attempt("own affinity", os.sched_setaffinity, 0, os.sched_getaffinity(0))
 print(json.dumps(found))
-'''}, limits=sandbox.Limits(), timeout=60)
+"""
+        },
+        limits=sandbox.Limits(),
+        timeout=60,
+    )
     found = json.loads(result.stdout.decode().strip().splitlines()[-1])
     own = ("own nofile", "read pid 1", "own nice", "own affinity")
     assert {k: v for k, v in found.items() if k not in own} == dict.fromkeys(set(found) - set(own), "PermissionError")
@@ -351,16 +363,29 @@ print(json.dumps(found))
 
 
 def _baseline(**changes) -> Baseline:
-    fields = {"limits": (((1, 2),), 0, 0, (0, 1)), "host": ("m5-sandbox", "(none)"), "space": ((10, 5),) * 3,
-              "fds": (0, 1, 2), "lists": (b"header\n",)}
+    fields = {
+        "limits": (((1, 2),), 0, 0, (0, 1)),
+        "host": ("m5-sandbox", "(none)"),
+        "space": ((10, 5),) * 3,
+        "fds": (0, 1, 2),
+        "lists": (b"header\n",),
+    }
     return Baseline({**fields, **changes})
 
 
-@pytest.mark.parametrize("field, changed", [
-    ("limits", (((1, 1),), 0, 0, (0, 1))), ("limits", (((1, 2),), 19, 0, (0, 1))),
-    ("limits", (((1, 2),), 0, 0, (0,))), ("host", ("attacker", "(none)")),
-    ("space", ((10, 5), (9, 5), (10, 5))), ("space", ((10, 5), (10, 4), (10, 5))),
-    ("fds", (0, 1, 2, 7)), ("lists", (b"header\nsocket\n",))])
+@pytest.mark.parametrize(
+    "field, changed",
+    [
+        ("limits", (((1, 1),), 0, 0, (0, 1))),
+        ("limits", (((1, 2),), 19, 0, (0, 1))),
+        ("limits", (((1, 2),), 0, 0, (0,))),
+        ("host", ("attacker", "(none)")),
+        ("space", ((10, 5), (9, 5), (10, 5))),
+        ("space", ((10, 5), (10, 4), (10, 5))),
+        ("fds", (0, 1, 2, 7)),
+        ("lists", (b"header\nsocket\n",)),
+    ],
+)
 def test_a_baseline_differs_in_whatever_a_submission_changed(field, changed):
     assert _baseline() == _baseline()
     assert _baseline() != _baseline(**{field: changed})
@@ -376,20 +401,20 @@ def test_the_baseline_covers_every_writable_directory_and_namespace_list():
 def test_openmp_and_blas_threads_still_work_under_the_narrowed_rules():
     """OpenMP may bind its threads (sched_setaffinity of a thread id, now refused):
     torch and numpy with two threads each, bound or not, still compute."""
-    script = b'''
+    script = b"""
 import json, numpy, torch
 torch.set_num_threads(2)
 a = torch.ones(512, 512)
 print(json.dumps({"torch": float((a @ a).sum()), "threads": torch.get_num_threads(),
                   "numpy": float(numpy.linalg.inv(numpy.eye(200) * 2).sum())}))
-'''
+"""
     for bind in ({}, {"OMP_PROC_BIND": "true"}):
         env = {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", **bind}
-        result = sandbox.run([sys.executable, "-I", "/m5/threads.py"], files={"threads.py": script}, env=env,
-                             limits=sandbox.Limits(), timeout=120)
+        result = sandbox.run(
+            [sys.executable, "-I", "/m5/threads.py"], files={"threads.py": script}, env=env, limits=sandbox.Limits(), timeout=120
+        )
         assert result.returncode == 0, result.stderr_tail
-        assert json.loads(result.stdout.decode().strip().splitlines()[-1]) == {
-            "torch": 512.0 ** 3, "threads": 2, "numpy": 100.0}
+        assert json.loads(result.stdout.decode().strip().splitlines()[-1]) == {"torch": 512.0**3, "threads": 2, "numpy": 100.0}
 
 
 class _FakeCgroup:
@@ -410,7 +435,7 @@ def test_the_grader_refuses_a_sandbox_whose_cgroup_still_holds_shared_memory():
     bound = (1 << 20) + worker_process.RECYCLE_SHMEM_SLACK
     assert worker_process.shared_memory_back(_FakeProc(bound)) is True
     assert worker_process.shared_memory_back(_FakeProc(bound + 1)) is False  # a memfd kept alive by no process
-    assert worker_process.shared_memory_back(_FakeProc(None)) is True        # no readable memory cgroup
+    assert worker_process.shared_memory_back(_FakeProc(None)) is True  # no readable memory cgroup
     assert worker_process.shared_memory_back(_FakeProc("no cgroup")) is True
 
 

@@ -10,6 +10,7 @@ The fast test takes timing out of it: the worker runs under a stand-in for the z
 whose death tears nothing down (the slowest possible sandbox teardown). The slow test
 regrades every attack five times in real sandboxes and demands one score each.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,7 +45,9 @@ def _kill_the_keeper():
     _os.kill(int(_stat[_stat.rfind(b")") + 2:].split()[1]), _signal.SIGKILL)
 '''
 AT_LOAD = KILL_THE_KEEPER + "\n_kill_the_keeper()\n"
-IN_A_CALL = KILL_THE_KEEPER + '''
+IN_A_CALL = (
+    KILL_THE_KEEPER
+    + """
 
 _dqn_targets = dqn_targets
 
@@ -54,7 +57,8 @@ def dqn_targets(*args, **kwargs):
         _os.environ["M5_TEST_KILLED"] = "1"
         _kill_the_keeper()
     return _dqn_targets(*args, **kwargs)
-'''
+"""
+)
 # Stands for the zygote: starts the worker and waits; its death ends nothing.
 KEEPER = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))"
 
@@ -68,11 +72,18 @@ def keeper_session(tmp_path):
         path = tmp_path / "kernels.py"
         path.write_text(source)
         session = WorkerSession(extract(path, set(KERNELS)).cells, list(KERNELS))
-        session.worker = WorkerProcess(subprocess.Popen(
-            [sys.executable, "-c", KEEPER, sys.executable, "-s", "-P", str(WORKER_PACKAGE / WORKER_ENTRY)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True, cwd=tmp_path))
+        session.worker = WorkerProcess(
+            subprocess.Popen(
+                [sys.executable, "-c", KEEPER, sys.executable, "-s", "-P", str(WORKER_PACKAGE / WORKER_ENTRY)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                start_new_session=True,
+                cwd=tmp_path,
+            )
+        )
         sessions.append(session)
         return session
+
     yield start
     for session in sessions:
         try:

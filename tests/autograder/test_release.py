@@ -6,6 +6,7 @@ worked answers and solution prose, check that the student library's kernels are
 stubs that name the notebook, and that a release notebook filled with a correct
 implementation runs end to end and passes `m5 check`.
 """
+
 from __future__ import annotations
 
 import json
@@ -99,8 +100,14 @@ def test_source_folders_are_what_m5_release_writes(tmp_path):
         assert sorted(fresh) == sorted(here)
         stale = [name for name in fresh if fresh[name] != here[name]]
         assert not stale, f"source/{folder.name} is stale (run `m5 release`): {stale}"
-        assert {"m5_student/__init__.py", "m5_student/__main__.py", "m5_student/selfcheck.py",
-                "m5_student/answer_format.json", "requirements.txt", "README.md"} <= set(fresh)
+        assert {
+            "m5_student/__init__.py",
+            "m5_student/__main__.py",
+            "m5_student/selfcheck.py",
+            "m5_student/answer_format.json",
+            "requirements.txt",
+            "README.md",
+        } <= set(fresh)
 
 
 def test_only_the_instructor_notebooks_are_committed_under_source():
@@ -228,8 +235,16 @@ def test_release_has_no_private_helper_bodies(release_texts):
 
 
 def test_release_has_no_markers_or_hidden_tests(release_texts):
-    forbidden = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "kernel_points", "answer_points", "nbgrader_bridge",
-                 "autograder.hidden", "import autograder", "from autograder")
+    forbidden = (
+        "BEGIN HIDDEN TESTS",
+        "END HIDDEN TESTS",
+        "kernel_points",
+        "answer_points",
+        "nbgrader_bridge",
+        "autograder.hidden",
+        "import autograder",
+        "from autograder",
+    )
     marker = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
     for name, text in release_texts.items():
         for word in forbidden:
@@ -244,8 +259,16 @@ def test_release_has_no_markers_or_hidden_tests(release_texts):
 # The course package (and its `m5` command) holds the hidden tests: students never have it.
 M5_COMMAND = re.compile(r"`m5 |\bm5 (check|grade|release|solutions|demo|gradescope-bundle)\b")
 # Student-facing kit files written for students (m5_student's other modules are reference_impl's loops).
-KIT_TEXTS = ("README.md", "requirements.txt", "m5_student/__init__.py", "m5_student/__main__.py",
-             "m5_student/selfcheck.py", "m5_student/checks.py", "m5_student/notebook.py")
+KIT_TEXTS = (
+    "README.md",
+    "requirements.txt",
+    "m5_student/__init__.py",
+    "m5_student/__main__.py",
+    "m5_student/selfcheck.py",
+    "m5_student/checks.py",
+    "m5_student/checks_text.py",
+    "m5_student/notebook.py",
+)
 
 
 def test_no_student_facing_text_tells_students_to_run_m5(release_texts):
@@ -265,8 +288,9 @@ def test_release_has_no_worked_answers(release_texts):
     for lang in sources.LANGS:
         for n in exercises.EXERCISE_NUMBERS:
             answer = sources.exercise_text(n, lang)["answer"]
-            prose += [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", answer)
-                      if len(s.strip()) >= 60 and not s.strip().startswith("def ")]  # signatures are public
+            prose += [
+                s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", answer) if len(s.strip()) >= 60 and not s.strip().startswith("def ")
+            ]  # signatures are public
         for key, text in lab_source.TEXT[lang]["answers"].items():
             prose.append(text[:80])
     assert len(prose) > 50
@@ -297,7 +321,7 @@ def test_release_notebooks_have_stubs_in_their_language_and_no_outputs():
                     assert lines[-1] == f"raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
                 else:  # numerical answers: every name the answer cell asks for starts as None
                     asked = re.findall(r"^#   (ex\d\d_\w+):", cell.source, re.MULTILINE)
-                    assert asked and lines[-len(asked):] == [f"{name} = None" for name in asked]
+                    assert asked and lines[-len(asked) :] == [f"{name} = None" for name in asked]
             else:
                 assert cell.source == stubs["text"]
         for cell in nb.cells:
@@ -328,11 +352,18 @@ for name in ('masked_token_nll_torch', 'cql_discrete_penalty_torch', 'expectile_
 print('\\n'.join(out))
 """
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # keep release/ free of caches
-    for lang, (assignment, lab) in {"en": ("the assignment notebook (Part 3)", "the lab notebook (section 5a)"),
-                                    "ru": ("ноутбуке задания (часть 3)",
-                                           "ноутбуке лабораторной работы (раздел 5a)")}.items():
-        proc = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_ROOT / sources.ASSIGNMENTS[lang], env=env,
-                              capture_output=True, text=True, timeout=120)
+    for lang, (assignment, lab) in {
+        "en": ("the assignment notebook (Part 3)", "the lab notebook (section 5a)"),
+        "ru": ("ноутбуке задания (часть 3)", "ноутбуке лабораторной работы (раздел 5a)"),
+    }.items():
+        proc = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=RELEASE_ROOT / sources.ASSIGNMENTS[lang],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         lines = proc.stdout.splitlines()
         verb = release.STUB_MESSAGES[lang]["message"].split()[0]
@@ -387,26 +418,28 @@ def test_filled_release_lab_trains_with_the_students_code_only(tmp_path, monkeyp
     monkeypatch.setenv("RL_LLM_M5_PROFILE", "smoke")
     monkeypatch.setenv("M5_PROGRESS", "0")
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
-    errors = [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
-              for o in c.outputs if o.output_type == "error"]
+    errors = [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
 
 
 _IDENT = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(lambda s: s not in keyword.kwlist)
 _BODY_LINE = st.from_regex(r"[a-z_]{1,8} = [1-9][0-9]{0,3}", fullmatch=True).filter(
-    lambda line: not keyword.iskeyword(line.split(" = ")[0]))
+    lambda line: not keyword.iskeyword(line.split(" = ")[0])
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(names=st.lists(_IDENT, min_size=1, max_size=4, unique=True),
-       bodies=st.lists(st.lists(_BODY_LINE, min_size=1, max_size=4), min_size=4, max_size=4),
-       nested=st.booleans())
+@given(
+    names=st.lists(_IDENT, min_size=1, max_size=4, unique=True),
+    bodies=st.lists(st.lists(_BODY_LINE, min_size=1, max_size=4), min_size=4, max_size=4),
+    nested=st.booleans(),
+)
 def test_stub_solutions_property(names, bodies, nested):
     """Any module of functions with solution regions: every region becomes a stub naming its function."""
     chunks = []
     for name, body in zip(names, bodies):
         indent = "        " if nested else "    "
-        head = f"def {name}(x):\n    \"\"\"doc\"\"\"\n" + ("    if True:\n" if nested else "")
+        head = f'def {name}(x):\n    """doc"""\n' + ("    if True:\n" if nested else "")
         region = "".join(f"{indent}{line}\n" for line in body)
         chunks.append(f"{head}{indent}### BEGIN SOLUTION\n{region}{indent}### END SOLUTION\n")
     source = "\n\n".join(chunks)
@@ -423,17 +456,23 @@ def test_stub_solutions_property(names, bodies, nested):
 
 
 def test_drop_unused_private_functions_keeps_used_helpers():
-    source = ("def _used(x):\n    return x\n\n\ndef _orphan(x):\n    return -x\n    # trailing comment\n\n\n"
-              "def public(x):\n    return _used(x)\n")
+    source = (
+        "def _used(x):\n    return x\n\n\ndef _orphan(x):\n    return -x\n    # trailing comment\n\n\ndef public(x):\n    return _used(x)\n"
+    )
     out = release.drop_unused_private_functions(source)
     assert "_orphan" not in out and "def _used(" in out and "def public(" in out
     exec(compile(out, "<dropped>", "exec"), {})
 
 
 # As Jupyter, VS Code, nbconvert or nbgrader may leave the environment: none of it matters.
-ENVIRONMENTS = [{}, {"JPY_SESSION_NAME": "m05_assignment_en.ipynb"}, {"JPY_SESSION_NAME": "m05_lab_ru.ipynb"},
-                {"__vsc_ipynb_file__": "/home/s/m05_assignment_en.ipynb", "LANG": "en_US.UTF-8"},
-                {"M5_LANG": "en"}, {"M5_LANG": "ru"}]
+ENVIRONMENTS = [
+    {},
+    {"JPY_SESSION_NAME": "m05_assignment_en.ipynb"},
+    {"JPY_SESSION_NAME": "m05_lab_ru.ipynb"},
+    {"__vsc_ipynb_file__": "/home/s/m05_assignment_en.ipynb", "LANG": "en_US.UTF-8"},
+    {"M5_LANG": "en"},
+    {"M5_LANG": "ru"},
+]
 
 
 @pytest.mark.parametrize("root", [SOURCE_ROOT, RELEASE_ROOT], ids=["source", "release"])
@@ -444,8 +483,14 @@ def test_each_kit_knows_the_language_of_its_notebooks_whatever_the_environment(r
         assert json.loads(path.read_text(encoding="utf-8"))["metadata"]["m5"]["lang"] == lang
     for extra in ENVIRONMENTS:
         env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1", **extra}
-        proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
-                              cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.stdout.strip() == lang, (extra, proc.stderr)
 
 
@@ -453,12 +498,24 @@ def test_each_kit_knows_the_language_of_its_notebooks_whatever_the_environment(r
 def test_under_grading_the_kit_speaks_the_language_the_grader_passes(lang):
     """The grader's sandbox holds one kit (release/module05_en) for every submission."""
     env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1", "M5_GRADING": "1", "M5_LANG": lang}
-    proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
-                          cwd=RELEASE_EN, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
+        cwd=RELEASE_EN,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stdout.strip() == lang, proc.stderr
     env["M5_LANG"] = "de"  # not a course language: the kit's own
-    proc = subprocess.run([sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
-                          cwd=RELEASE_EN, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import m5_student; print(m5_student.notebook_language())"],
+        cwd=RELEASE_EN,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stdout.strip() == "en", proc.stderr
 
 
@@ -506,12 +563,12 @@ def test_check_port_rejects_wrong_values_and_wrong_gradients(glue, capsys):
 def test_load_kernels_takes_the_notebook_that_implements_them(glue, tmp_path):
     import shutil
 
-    shutil.copyfile(release_nb(ASSIGNMENT[1]), tmp_path / ASSIGNMENT[1])   # Russian: stubs only
+    shutil.copyfile(release_nb(ASSIGNMENT[1]), tmp_path / ASSIGNMENT[1])  # Russian: stubs only
     assert glue.find_assignment(tmp_path, "ru").name == ASSIGNMENT[1]
     stubbed = glue.load_kernels(tmp_path / ASSIGNMENT[1])
     with pytest.raises(NotImplementedError):
         stubbed["dqn_targets"]([0.0], [1], [[0.0]])
-    shutil.copyfile(source_nb(ASSIGNMENT[0]), tmp_path / ASSIGNMENT[0])   # English: implemented
+    shutil.copyfile(source_nb(ASSIGNMENT[0]), tmp_path / ASSIGNMENT[0])  # English: implemented
     assert glue.find_assignment(tmp_path, "ru").name == ASSIGNMENT[0]
     import sys as _sys
 
@@ -532,12 +589,12 @@ def test_setup_cell_finds_the_kit_next_to_the_notebook_or_says_where_it_must_be(
     setup = next(c.source for c in nb.cells if c.id == "setup")
     env = {"PATH": "", "PYTHONDONTWRITEBYTECODE": "1"}
     script = f"exec(compile({setup!r}, 'setup', 'exec')); print(m5_student.__file__)"
-    found = subprocess.run([sys.executable, "-c", script], cwd=RELEASE_ROOT / "module05_ru", env=env,
-                           capture_output=True, text=True, timeout=120)
+    found = subprocess.run(
+        [sys.executable, "-c", script], cwd=RELEASE_ROOT / "module05_ru", env=env, capture_output=True, text=True, timeout=120
+    )
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()) == RELEASE_ROOT / "module05_ru" / "m5_student" / "__init__.py"
-    missing = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                             timeout=120)
+    missing = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert missing.returncode != 0
     assert "m5_student not found" in missing.stderr and "m5_student не найдена" in missing.stderr
 

@@ -16,6 +16,7 @@ Two checks:
 Release notebooks hold no answer cell with a value (answer cells are stubs), so no
 cell is exempt: the exercise questions hold inputs, never answers.
 """
+
 from __future__ import annotations
 
 import json
@@ -73,8 +74,12 @@ def answer_patterns() -> list[tuple[str, re.Pattern]]:
     patterns = []
     for name, answer in exercises.all_graded_answers().items():
         values = answer.value if isinstance(answer.value, tuple) else (answer.value,)
-        distinctive = {f for v in values for f in written_forms(v) if significant_digits(f) >= 3
-                       and np.isfinite(float(Fraction(f)) if "/" in f else float(f))}
+        distinctive = {
+            f
+            for v in values
+            for f in written_forms(v)
+            if significant_digits(f) >= 3 and np.isfinite(float(Fraction(f)) if "/" in f else float(f))
+        }
         if distinctive:
             patterns.append((name, re.compile(_number(distinctive))))
         if len(values) > 1:  # the whole vector, in order, any separator and brackets
@@ -111,7 +116,7 @@ def leaks(units, patterns) -> list[str]:
     for where, text in units:
         for name, pattern in patterns:
             for match in pattern.finditer(text):
-                context = text[max(0, match.start() - 40):match.end() + 20].replace("\n", " ")
+                context = text[max(0, match.start() - 40) : match.end() + 20].replace("\n", " ")
                 found.append(f"{where}: {name} as {match.group(0)!r} in ...{context}...")
     return found
 
@@ -123,26 +128,32 @@ def test_forms_cover_rounding_repr_and_fractions():
     assert {"2", "2.", "2.0", "2.00"} <= written_forms(2.0)
 
 
-@pytest.mark.parametrize("text", [
-    "mean over the three active tokens is 0.533333",      # a public check title as it was
-    "assert abs(loss - 0.5333) < 1e-4",
-    "expected 8/15",
-    "gives (2.5, 1.5, 1.5, 2)",                           # a vector answer, any brackets
-    "array([2.5, 1.5, 1.5, 2. ])",
-    "worked example: 1.4 for u=(-1, 1, 2)",               # a short scalar after a result word
-    "пример даёт 1.4",
-    "lab example Q=(2, 0, -1), a=0 gives 0.169846",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mean over the three active tokens is 0.533333",  # a public check title as it was
+        "assert abs(loss - 0.5333) < 1e-4",
+        "expected 8/15",
+        "gives (2.5, 1.5, 1.5, 2)",  # a vector answer, any brackets
+        "array([2.5, 1.5, 1.5, 2. ])",
+        "worked example: 1.4 for u=(-1, 1, 2)",  # a short scalar after a result word
+        "пример даёт 1.4",
+        "lab example Q=(2, 0, -1), a=0 gives 0.169846",
+    ],
+)
 def test_scanner_finds_planted_answers(text):
     assert leaks([("planted", text)], answer_patterns())
 
 
-@pytest.mark.parametrize("text", [
-    "rewards r = (1, 0, -0.5, 2) and gamma = 0.5",        # exercise 15's inputs, not its answers
-    "ax.grid(True, alpha=0.3); figsize (8, 4.5)",
-    "a learning rate of 1.45 and 2.50 seconds",
-    "tau = 0.8 weighs positive residuals",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rewards r = (1, 0, -0.5, 2) and gamma = 0.5",  # exercise 15's inputs, not its answers
+        "ax.grid(True, alpha=0.3); figsize (8, 4.5)",
+        "a learning rate of 1.45 and 2.50 seconds",
+        "tau = 0.8 weighs positive residuals",
+    ],
+)
 def test_scanner_ignores_inputs_and_unrelated_numbers(text):
     assert not leaks([("plain", text)], answer_patterns())
 
@@ -185,8 +196,9 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 def test_public_examples_use_no_exercise_input_and_show_no_exercise_value():
     quantities = _exercise_quantities()
-    scalars = [float(v) for n in (*exercises.NUMERICAL_NUMBERS, *exercises.CODE_NUMBERS)
-               for v in exercises.answers(n).values() if np.ndim(v) == 0]
+    scalars = [
+        float(v) for n in (*exercises.NUMERICAL_NUMBERS, *exercises.CODE_NUMBERS) for v in exercises.answers(n).values() if np.ndim(v) == 0
+    ]
     examples = [c for c in public.CHECKS if c.example is not None]
     assert len(examples) >= 8
     for check in examples:
@@ -195,8 +207,9 @@ def test_public_examples_use_no_exercise_input_and_show_no_exercise_value():
             assert not any(_same(arg, q) for q in quantities), f"{check.kernel}: an exercise's input {arg.tolist()}"
         want = np.asarray(want, dtype=float)
         if want.ndim == 0:
-            assert not any(np.isclose(float(want), s, rtol=0, atol=1e-6) for s in scalars), \
+            assert not any(np.isclose(float(want), s, rtol=0, atol=1e-6) for s in scalars), (
                 f"{check.kernel}: shows an exercise's value {float(want)}"
+            )
         else:
             assert not any(_same(want, q) for q in quantities), f"{check.kernel}: shows an exercise's value"
 
@@ -214,8 +227,12 @@ def _kernel_calls_in(code: str) -> list[tuple[str, list]]:
 
     calls = []
     for node in ast.walk(ast.parse(code)):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "K"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Subscript)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "K"
+        ):
             args = [ast.literal_eval(a) for a in node.args] + [ast.literal_eval(k.value) for k in node.keywords]
             calls.append((ast.literal_eval(node.func.slice), args))
     return calls

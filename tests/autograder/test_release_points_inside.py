@@ -7,6 +7,7 @@ course repository's own names, which a student does not have: the package
 ``m5 release``). The kit's pinned arrays are not text and are left out; their protocol
 record (JSON) is read like any other text.
 """
+
 from __future__ import annotations
 
 import re

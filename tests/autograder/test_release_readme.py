@@ -1,5 +1,6 @@
 """The kit's README and requirements.txt work where only the package registry is reachable,
 and give every command a student needs in the shells the README names."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,8 +25,7 @@ def test_readme_gives_the_commands_in_every_shell_it_names(lang):
         assert f"pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu" in language_part
         assert "pip install -r requirements.txt" in language_part
         assert "Activate.ps1" in language_part and "bin/activate" in language_part
-        for command in ("RL_LLM_M5_PROFILE=full jupyter lab", '$env:RL_LLM_M5_PROFILE = "full"; jupyter lab',
-                        "set RL_LLM_M5_PROFILE=full"):
+        for command in ("RL_LLM_M5_PROFILE=full jupyter lab", '$env:RL_LLM_M5_PROFILE = "full"; jupyter lab', "set RL_LLM_M5_PROFILE=full"):
             assert command in language_part, command
         assert "Ctrl+S" in language_part and "python -m m5_student check" in language_part
         assert "5a" in language_part  # the lab's torch ports are announced

@@ -1,4 +1,5 @@
 """m5 review: the written answers of a graded class, marked by a person, merged to 167."""
+
 from __future__ import annotations
 
 import csv
@@ -86,13 +87,16 @@ def _filled(graded, tmp_path, change=None):
     return path
 
 
-@pytest.mark.parametrize("change, says", [
-    (lambda s: s[2].__setitem__(1, "9"), "outside 0..3"),
-    (lambda s: s[2].__setitem__(1, "two"), "is not a number"),
-    (lambda s: s.append(["mallory", *["0"] * (len(s[0]) - 1)]), "unknown student"),
-    (lambda s: s[0].__setitem__(1, "q99_answer"), "unknown question"),
-    (lambda s: s.pop(), "no row for student"),
-])
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda s: s[2].__setitem__(1, "9"), "outside 0..3"),
+        (lambda s: s[2].__setitem__(1, "two"), "is not a number"),
+        (lambda s: s.append(["mallory", *["0"] * (len(s[0]) - 1)]), "unknown student"),
+        (lambda s: s[0].__setitem__(1, "q99_answer"), "unknown question"),
+        (lambda s: s.pop(), "no row for student"),
+    ],
+)
 def test_bad_marks_are_refused_naming_the_row_and_nothing_is_written(graded, tmp_path, change, says):
     assert cli.main(["review", str(graded)]) == 0
     before = (graded / "grades.csv").read_bytes()

@@ -1,4 +1,5 @@
 """The grader's side of the worker: budgets, pipelined batches, losses that cost one kernel."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,7 +17,9 @@ from autograder.grade.run import Budget, InFlight, WorkerSession
 from autograder.grade.worker_process import WorkerLost
 
 KERNELS = ["return_to_go", "expectile_loss"]
-SOURCE = CORRECT.read_text() + '''
+SOURCE = (
+    CORRECT.read_text()
+    + """
 
 _honest_expectile_loss = expectile_loss
 
@@ -26,12 +29,14 @@ def expectile_loss(diff, tau):
     if tau == 0.123:
         os._exit(3)  # this one call kills the process running student code
     return _honest_expectile_loss(diff, tau)
-'''
+"""
+)
 
 
 def request(kernel: str, calls) -> bytes:
-    return wire.encode_request({"op": "call", "kernel": kernel, "call_timeout": 2.0,
-                                "calls": [[list(args), kwargs] for args, kwargs in calls]})
+    return wire.encode_request(
+        {"op": "call", "kernel": kernel, "call_timeout": 2.0, "calls": [[list(args), kwargs] for args, kwargs in calls]}
+    )
 
 
 RTG = [((np.array([1.0, 0.0, 2.0]),), {"gamma": 0.5}), ((np.array([3.0]),), {})] * 20
@@ -55,7 +60,7 @@ def test_pipelined_batches_and_an_unplanned_batch_in_between_get_their_own_repli
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
         assert session.start().found == {k: True for k in KERNELS}
         session.plan([(rtg, len(RTG)), (loss, len(LOSS))])
-        first = session.call_batch(rtg, len(RTG))          # sends the loss batch ahead
+        first = session.call_batch(rtg, len(RTG))  # sends the loss batch ahead
         extra = session.call_batch(request("return_to_go", RTG[:1]), 1)  # read after it
         second = session.call_batch(loss, len(LOSS))
     assert [o["v"].tolist() for o in first[:2]] == [[1.5, 1.0, 2.0], [3.0]]
@@ -86,7 +91,9 @@ def test_planned_batches_are_sent_two_ahead_and_a_queued_one_starts_its_clock_at
 def test_a_hung_call_is_blamed_exactly_though_the_child_sends_outcomes_in_bunches():
     # The child writes its outcomes in bunches; the call it was running when the
     # parent stopped it comes from its progress word, not from what arrived.
-    spinner = CORRECT.read_text() + """
+    spinner = (
+        CORRECT.read_text()
+        + """
 
 _honest_return_to_go = return_to_go
 
@@ -97,9 +104,9 @@ def return_to_go(rewards, gamma=1.0):
             pass
     return _honest_return_to_go(rewards, gamma)
 """
+    )
     calls = [((np.array([1.0, 2.0]),), {})] * 500 + [((np.zeros(7),), {})] + [((np.array([3.0]),), {})] * 20
-    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 0.3,
-                                   "calls": [[list(a), k] for a, k in calls]})
+    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 0.3, "calls": [[list(a), k] for a, k in calls]})
     with WorkerSession([Cell("a", spinner)], KERNELS) as session:
         session.start()
         outcomes = session.call_batch(encoded, len(calls))
@@ -109,7 +116,9 @@ def return_to_go(rewards, gamma=1.0):
 
 
 def test_a_batch_that_kills_the_whole_worker_costs_only_its_kernel_not_the_one_queued_behind():
-    parent_killer = CORRECT.read_text() + """
+    parent_killer = (
+        CORRECT.read_text()
+        + """
 
 _honest_expectile_loss = expectile_loss
 
@@ -122,6 +131,7 @@ def expectile_loss(diff, tau):
         os._exit(0)
     return _honest_expectile_loss(diff, tau)
 """
+    )
     killer = request("expectile_loss", [((np.array([1.0]), 0.321), {})])
     rtg = request("return_to_go", RTG)
     with WorkerSession([Cell("a", parent_killer)], KERNELS) as session:
@@ -152,8 +162,15 @@ def test_a_call_that_kills_the_student_process_costs_only_its_batch():
 
 def test_mutation_is_seen_by_the_parent_on_watched_calls_only():
     source = SOURCE + "\n\ndef return_to_go(rewards, gamma=1.0):\n    rewards[...] = 0\n    return rewards\n"
-    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 2.0, "watch": [1],
-                                   "calls": [[[np.ones(2)], {}], [[np.ones(2)], {}], [[np.zeros(2)], {}]]})
+    encoded = wire.encode_request(
+        {
+            "op": "call",
+            "kernel": "return_to_go",
+            "call_timeout": 2.0,
+            "watch": [1],
+            "calls": [[[np.ones(2)], {}], [[np.ones(2)], {}], [[np.zeros(2)], {}]],
+        }
+    )
     with WorkerSession([Cell("a", source)], KERNELS) as session:
         session.start()
         outcomes = session.call_batch(encoded, 3)
@@ -163,12 +180,12 @@ def test_mutation_is_seen_by_the_parent_on_watched_calls_only():
 def test_watched_calls_placed_together_each_report_only_their_own_writes():
     # The parent places every watched call's inputs at once, each in its own region; the
     # child runs them without waiting, and each is compared when its outcome is read.
-    source = SOURCE + ("\n\ndef return_to_go(rewards, gamma=1.0):\n"
-                       "    if rewards[0] > 0:\n        rewards[-1] = -1.0\n    return rewards.copy()\n")
+    source = SOURCE + (
+        "\n\ndef return_to_go(rewards, gamma=1.0):\n    if rewards[0] > 0:\n        rewards[-1] = -1.0\n    return rewards.copy()\n"
+    )
     firsts = [1.0, -1.0, 2.0, 3.0, -2.0, 5.0]
     calls = [[[np.array([first, 0.5, 0.25])], {}] for first in firsts]
-    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 2.0,
-                                   "watch": [0, 1, 2, 3, 4], "calls": calls})
+    encoded = wire.encode_request({"op": "call", "kernel": "return_to_go", "call_timeout": 2.0, "watch": [0, 1, 2, 3, 4], "calls": calls})
     with WorkerSession([Cell("a", source)], KERNELS) as session:
         session.start()
         outcomes = session.call_batch(encoded, len(calls))
@@ -200,7 +217,9 @@ def test_preloaded_batches_travel_by_name_and_every_fresh_child_gets_untouched_c
     kernel that writes into its inputs leaves the next child (after a loss) intact ones."""
     rtg = request("return_to_go", RTG)
     killer = request("expectile_loss", [((np.array([1.0]), 0.123), {})])
-    source = SOURCE + """
+    source = (
+        SOURCE
+        + """
 
 _honest_return_to_go = return_to_go
 
@@ -210,6 +229,7 @@ def return_to_go(rewards, gamma=1.0):
     rewards[...] = -7.0
     return out
 """
+    )
     sent = []
     with WorkerSession([Cell("a", source)], KERNELS, preload=(rtg,)) as session:
         write = session._write
@@ -272,7 +292,9 @@ def test_workers_that_keep_failing_before_any_cell_raise_instead_of_grading_zero
     from autograder.grade.run import UNSTARTED_RETRIES, GradingUnavailable
 
     attempts = _lose_workers_before_their_first_cell(monkeypatch, 99)
-    with (WorkerSession([Cell("a", SOURCE)], KERNELS) as session,
-          pytest.raises(GradingUnavailable, match=f"lost {UNSTARTED_RETRIES + 1} times")):
+    with (
+        WorkerSession([Cell("a", SOURCE)], KERNELS) as session,
+        pytest.raises(GradingUnavailable, match=f"lost {UNSTARTED_RETRIES + 1} times"),
+    ):
         session.start()
     assert len(attempts) == UNSTARTED_RETRIES + 1

@@ -5,6 +5,7 @@ attack is contained: this process survives, nothing is left running, nothing is
 written outside scratch, hidden things stay hidden. Limits are shrunk so that each
 attack ends in well under a second or two.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,7 +45,7 @@ def no_process_left_behind():
         time.sleep(0.05)
     assert psutil.Process().children(recursive=True) == []
     plan = sandbox._probe()[0]
-    for base, _ in (plan.cgroups.directories if plan is not None else []):
+    for base, _ in plan.cgroups.directories if plan is not None else []:
         assert list(base.glob(f"m5-sandbox-{os.getpid()}-*")) == []
 
 
@@ -58,14 +59,20 @@ def bubblewrap():
 
 def run_script(code: str, *, limits=SMALL, timeout=20.0, **kwargs) -> sandbox.SandboxResult:
     """Run ``code`` as /m5/attack.py in the sandbox."""
-    return sandbox.run([sys.executable, "-I", "/m5/attack.py"], files={"attack.py": textwrap.dedent(code).encode()},
-                       limits=limits, timeout=timeout, **kwargs)
+    return sandbox.run(
+        [sys.executable, "-I", "/m5/attack.py"],
+        files={"attack.py": textwrap.dedent(code).encode()},
+        limits=limits,
+        timeout=timeout,
+        **kwargs,
+    )
 
 
 def spawn_script(code: str, *, limits=SMALL, **kwargs):
     """Start ``code`` as /m5/attack.py in the sandbox (finish with terminate)."""
-    return sandbox.spawn([sys.executable, "-I", "/m5/attack.py"], files={"attack.py": textwrap.dedent(code).encode()},
-                         limits=limits, **kwargs)
+    return sandbox.spawn(
+        [sys.executable, "-I", "/m5/attack.py"], files={"attack.py": textwrap.dedent(code).encode()}, limits=limits, **kwargs
+    )
 
 
 def report(result: sandbox.SandboxResult) -> dict:
@@ -96,7 +103,8 @@ def test_numpy_and_torch_work_inside_with_default_limits(bubblewrap):
         print(json.dumps({"sum": float(torch.ones(3).sum()) + float(numpy.ones(2).sum()),
                           "uid": os.getuid(), "cwd": os.getcwd()}))
         """,
-        limits=sandbox.Limits(), timeout=60,
+        limits=sandbox.Limits(),
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr_tail
     found = report(result)
@@ -195,7 +203,9 @@ def test_installed_copy_of_the_project_is_masked(bubblewrap, tmp_path, monkeypat
     (package / "kernels.py").write_text("SECRET = 'kernel'\n")
     plan, info = sandbox._probe()
     fake_plan = dataclasses.replace(
-        plan, roots=plan.roots + (fake_site,), hidden=plan.hidden + (package,),
+        plan,
+        roots=plan.roots + (fake_site,),
+        hidden=plan.hidden + (package,),
         masked_packages=plan.masked_packages + (package,),
     )
     monkeypatch.setattr(probe, "_probe", lambda: (fake_plan, info))
@@ -225,8 +235,16 @@ def test_nothing_is_written_outside_scratch(bubblewrap, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     venv_site = Path(paths.site_dirs()[0])
-    targets = [outside / name, PROJECT_ROOT / name, venv_site / name, Path(sys.prefix) / name,
-               Path("/usr") / name, Path("/") / name, Path("/work") / name, Path("/scratch") / name]
+    targets = [
+        outside / name,
+        PROJECT_ROOT / name,
+        venv_site / name,
+        Path(sys.prefix) / name,
+        Path("/usr") / name,
+        Path("/") / name,
+        Path("/work") / name,
+        Path("/scratch") / name,
+    ]
     try:
         result = run_script(
             f"""
@@ -483,12 +501,13 @@ def test_seccomp_allow_list_denies_with_eperm_and_keeps_numpy_torch_threads(bubb
         print(json.dumps(found), flush=True)
         libc.syscall(0x40000000 | 39)  # x32 getpid: a foreign ABI
         """,
-        limits=sandbox.Limits(), timeout=60,
+        limits=sandbox.Limits(),
+        timeout=60,
     )
     found = report(result)
     denied = {k: v for k, v in found.items() if k not in ("torch", "numpy", "chroot")}
     assert denied == dict.fromkeys(denied, "EPERM") and len(denied) == 9
-    assert found["torch"] == 64.0 ** 3 and found["numpy"] == 1.5 and found["chroot"] == "PermissionError"
+    assert found["torch"] == 64.0**3 and found["numpy"] == 1.5 and found["chroot"] == "PermissionError"
     assert result.returncode == 128 + signal.SIGSYS
 
 
@@ -738,14 +757,10 @@ def test_bad_arguments_raise_value_error(tmp_path):
 
 
 def test_hidden_paths_cover_the_checkout_but_never_the_python_installation():
-    editable = paths.hidden_paths(
-        [Path("/work/main/reference_impl"), Path("/work/main/autograder")], [Path("/work/main/.venv")]
-    )
+    editable = paths.hidden_paths([Path("/work/main/reference_impl"), Path("/work/main/autograder")], [Path("/work/main/.venv")])
     assert Path("/work/main") in editable
     site_dir = Path("/venv/lib/python3.11/site-packages")
-    installed = paths.hidden_paths(
-        [site_dir / "reference_impl", site_dir / "autograder"], [Path("/venv"), site_dir]
-    )
+    installed = paths.hidden_paths([site_dir / "reference_impl", site_dir / "autograder"], [Path("/venv"), site_dir])
     assert installed == [site_dir / "reference_impl", site_dir / "autograder"]
     scattered = paths.hidden_paths([Path("/a/reference_impl"), Path("/b/autograder")], [Path("/usr")])
     assert Path("/") not in scattered
@@ -835,8 +850,7 @@ def test_fallback_when_bwrap_cannot_start(reprobe, monkeypatch):
 def test_bare_fallback_without_namespaces_still_runs_and_says_so(reprobe, monkeypatch):
     without(monkeypatch, "bwrap", "unshare")
     real = probe._candidate_plans
-    monkeypatch.setattr(probe, "_candidate_plans",
-                        lambda common, details: [p for p in real(common, details) if not p.isolate])
+    monkeypatch.setattr(probe, "_candidate_plans", lambda common, details: [p for p in real(common, details) if not p.isolate])
     info = sandbox.isolation()
     assert info.level == "fallback" and "no pid or network namespace" in info.warning
     result = run_script("import os, json; print(json.dumps([os.getcwd(), os.environ['HOME'], os.getuid()]))")

@@ -8,6 +8,7 @@ exact expected outcome, plus the operational guarantees around the sandbox.
 * no zombies after many spawns and terminates, nor after the grader is SIGKILLed;
 * a grader under ``ulimit -v`` it cannot raise says so (``isolation().fatal``).
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,13 @@ def lingering(name: str) -> bytes:
 
 def run_attack(name: str, *, env: dict | None = None, limits=SMALL, timeout: float = 60.0) -> sandbox.SandboxResult:
     """Run one attack file raw (not as a submission) in the sandbox."""
-    return sandbox.run([sys.executable, "-I", "/m5/attack.py"], files={"attack.py": attack_source(name).encode()},
-                       env={"M5_ATTACK_REPORT": "1", **(env or {})}, limits=limits, timeout=timeout)
+    return sandbox.run(
+        [sys.executable, "-I", "/m5/attack.py"],
+        files={"attack.py": attack_source(name).encode()},
+        env={"M5_ATTACK_REPORT": "1", **(env or {})},
+        limits=limits,
+        timeout=timeout,
+    )
 
 
 def setuid_files(root: Path) -> set[str]:
@@ -90,8 +96,7 @@ def test_setuid_shell_in_scratch_never_runs_as_root_and_leaves_nothing(bubblewra
     result = run_attack("setuid_shell")
     found = json.loads(result.stdout.decode().strip().splitlines()[-1])
     # The bit is set, but on a nosuid tmpfs, for a file owned by the unprivileged uid.
-    assert found == {"setuid_bit": True, "owner": sandbox.SANDBOX_UID,
-                     "runs_as": [str(sandbox.SANDBOX_UID)] * 2, "cwd": "/scratch"}
+    assert found == {"setuid_bit": True, "owner": sandbox.SANDBOX_UID, "runs_as": [str(sandbox.SANDBOX_UID)] * 2, "cwd": "/scratch"}
     assert setuid_files(Path(tempfile.gettempdir())) == before
 
 
@@ -99,8 +104,7 @@ def test_worker_host_uid_is_never_root_seen_from_outside(bubblewrap):
     marker = f"m5-uid-probe-{os.getpid()}-{time.monotonic_ns()}"
     proc = sandbox.spawn([sys.executable, "-S", "-c", "import sys; sys.stdin.readline()", marker])
     try:
-        worker = next(p for p in psutil.Process(proc.pid).children(recursive=True)
-                      if marker in (p.cmdline() or []) and p.name() != "bwrap")
+        worker = next(p for p in psutil.Process(proc.pid).children(recursive=True) if marker in (p.cmdline() or []) and p.name() != "bwrap")
         status = Path(f"/proc/{worker.pid}/status").read_text()
         uids = next(line.split()[1:] for line in status.splitlines() if line.startswith("Uid:"))
         expected = sandbox.SANDBOX_UID if os.geteuid() == 0 else os.geteuid()
@@ -185,8 +189,12 @@ VICTIM = textwrap.dedent(
 def start_spinners(count: int = 60):
     """A sandbox running the spinning-children attack, returned once ``count`` of its
     processes are up (finish with terminate)."""
-    attacker = sandbox.spawn([sys.executable, "-I", "/m5/attack.py"], files={"attack.py": lingering("spinning_children")},
-                             env={"M5_ATTACK_CHILDREN": str(count)}, limits=SMALL)
+    attacker = sandbox.spawn(
+        [sys.executable, "-I", "/m5/attack.py"],
+        files={"attack.py": lingering("spinning_children")},
+        env={"M5_ATTACK_CHILDREN": str(count)},
+        limits=SMALL,
+    )
     deadline = time.monotonic() + 30
     while len(attacker.sandbox_cgroup.pids()) < count and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -203,8 +211,7 @@ def test_spinning_setsid_children_do_not_starve_a_neighbour(bubblewrap):
     attacker = start_spinners()
     try:
         assert len(attacker.sandbox_cgroup.pids()) >= 60, "the spinning children never started"
-        result = sandbox.run([sys.executable, "-I", "/m5/victim.py"], files={"victim.py": VICTIM.encode()},
-                             limits=SMALL, timeout=120)
+        result = sandbox.run([sys.executable, "-I", "/m5/victim.py"], files={"victim.py": VICTIM.encode()}, limits=SMALL, timeout=120)
         spinners = len(attacker.sandbox_cgroup.pids())
     finally:
         sandbox.terminate(attacker)
@@ -291,8 +298,9 @@ def test_no_zombies_after_spawns_terminates_and_a_killed_grader(bubblewrap, end)
     grader = GRADER.format(spawns=5, runs=3)
     if end == "exit":
         grader = grader.replace("live.wait()", "sandbox.terminate(live)")
-    done = subprocess.run([sys.executable, "-c", HARNESS, grader, str(PROJECT_ROOT), end],
-                          capture_output=True, timeout=300, cwd=PROJECT_ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", HARNESS, grader, str(PROJECT_ROOT), end], capture_output=True, timeout=300, cwd=PROJECT_ROOT
+    )
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     found = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert found["alive"] == 0
@@ -323,8 +331,7 @@ def test_grader_under_ulimit_v_it_cannot_raise_fails_loudly():
     limit_kib = (sandbox.Limits().memory_bytes >> 10) // 2
     command = f'ulimit -v {limit_kib} && exec "$0" -c "$1"'
     prefix = [setpriv, "--inh-caps=-sys_resource", "--bounding-set=-sys_resource"] if os.geteuid() == 0 else []
-    done = subprocess.run([*prefix, "bash", "-c", command, sys.executable, probe], capture_output=True,
-                          timeout=300, cwd=PROJECT_ROOT)
+    done = subprocess.run([*prefix, "bash", "-c", command, sys.executable, probe], capture_output=True, timeout=300, cwd=PROJECT_ROOT)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     found = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert found["fatal"] and found["fatal"].startswith("SANDBOX ERROR") and "RLIMIT_AS" in found["fatal"]
@@ -340,8 +347,7 @@ def test_a_jobs_2_class_run_leaves_the_victims_their_solo_scores(corpus, sealed)
         victims.append(sealed / f"victim{i}.py")
         victims[-1].write_text(build.BASE_SUBMISSION.read_text(encoding="utf-8"), encoding="utf-8")
     attacker = sealed / "attacker.py"
-    attacker.write_text(build.compose((Path(build.HERE) / "sandbox_spinning_children.py").read_text(encoding="utf-8")),
-                        encoding="utf-8")
+    attacker.write_text(build.compose((Path(build.HERE) / "sandbox_spinning_children.py").read_text(encoding="utf-8")), encoding="utf-8")
     solo = grade_submission(victims[0], corpus, shrink=False).by_group()
     results = grade_many([victims[0], attacker, victims[1], victims[2]], corpus, jobs=2, shrink=False)
     assert [r.error for r in results] == [None] * 4

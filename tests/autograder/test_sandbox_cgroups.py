@@ -1,5 +1,6 @@
 """The per-worker cgroups (autograder/grade/sandbox/cgroups.py): the limits are written
 where the worker lives, and the total memory cap holds across processes."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,8 +15,7 @@ from autograder.grade import sandbox
 from autograder.grade.sandbox import cgroups
 from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
 
-SMALL = sandbox.Limits(cpu_seconds=30, memory_bytes=1 << 30, total_memory_bytes=256 << 20, cpu_cores=0.5,
-                       max_processes=16)
+SMALL = sandbox.Limits(cpu_seconds=30, memory_bytes=1 << 30, total_memory_bytes=256 << 20, cpu_cores=0.5, max_processes=16)
 
 
 @pytest.fixture
@@ -39,8 +39,7 @@ def test_settings_for_v1_and_v2():
 def test_every_process_of_the_worker_is_in_its_capped_cgroups(controllers):
     if not controllers:
         pytest.skip("no writable cgroup here")
-    proc = sandbox.spawn([sys.executable, "-S", "-c", "import sys; print(1, flush=True); sys.stdin.readline()"],
-                         limits=SMALL)
+    proc = sandbox.spawn([sys.executable, "-S", "-c", "import sys; print(1, flush=True); sys.stdin.readline()"], limits=SMALL)
     try:
         assert proc.stdout.readline() == b"1\n"
         group = proc.sandbox_cgroup
@@ -96,8 +95,9 @@ def test_total_memory_is_capped_across_processes(controllers):
         print(json.dumps({"held": held, "killed": killed}))
         """
     )
-    result = sandbox.run([sys.executable, "-I", "/m5/hog.py"], files={"hog.py": code.encode()},
-                         limits=dataclasses.replace(SMALL, cpu_cores=1.0), timeout=120)
+    result = sandbox.run(
+        [sys.executable, "-I", "/m5/hog.py"], files={"hog.py": code.encode()}, limits=dataclasses.replace(SMALL, cpu_cores=1.0), timeout=120
+    )
     found = json.loads(result.stdout)
     # 4 x 128 MiB against a 256 MiB cap: most are OOM-killed. How many fit next to the
     # interpreters depends on the kernel's accounting (v1 charges lazily): at most two.

@@ -15,6 +15,7 @@ seccomp rules on namespaces, on a copy of the project (a space in its path, its 
 Before the fallback hid anything, the canaries were in results.json and grades.csv
 (the test fails on the code before this change).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,10 +37,9 @@ HERE = Path(__file__).resolve().parent
 CANARY = "M5CANARY" + secrets.token_hex(8)
 FULL = 120.0
 
-pytestmark = pytest.mark.skipif(docker_like.can_simulate() is not None,
-                                reason=f"no Docker-like simulation: {docker_like.can_simulate()}")
+pytestmark = pytest.mark.skipif(docker_like.can_simulate() is not None, reason=f"no Docker-like simulation: {docker_like.can_simulate()}")
 
-CONNECT_HOME = '''
+CONNECT_HOME = """
 import socket
 
 _REACHED = []
@@ -51,7 +51,7 @@ except OSError:
 if _REACHED:
     def dqn_targets(*args, **kwargs):
         raise ValueError("connected")
-'''
+"""
 
 
 class Listener:
@@ -106,30 +106,35 @@ def grade(container, submissions: dict[str, str], name: str) -> dict:
     for file_name, source in submissions.items():
         (subs / file_name).write_text(source, encoding="utf-8")
     out = tmp / f"out-{name}"
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
-           "M5_CACHE_DIR": str(tmp / "cache"), "M5_PROGRESS": "0"}
-    argv = [str(root / ".venv" / "bin" / "python"), "-m", "autograder.cli", "grade", str(subs), "--out", str(out),
-            "--no-shrink"]
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/root",
+        "LANG": "C.UTF-8",
+        "M5_CACHE_DIR": str(tmp / "cache"),
+        "M5_PROGRESS": "0",
+    }
+    argv = [str(root / ".venv" / "bin" / "python"), "-m", "autograder.cli", "grade", str(subs), "--out", str(out), "--no-shrink"]
     result = docker_like.run(argv, capture_output=True, text=True, cwd=root, env=env, timeout=1500)
-    files = {str(p.relative_to(out)): p.read_text(encoding="utf-8", errors="replace")
-             for p in sorted(out.rglob("*")) if p.is_file()}
+    files = {str(p.relative_to(out)): p.read_text(encoding="utf-8", errors="replace") for p in sorted(out.rglob("*")) if p.is_file()}
     scores = {}
     for rel, text in files.items():
         if rel.endswith("results.json"):
             data = json.loads(text)
             scores[Path(Path(rel).parent.name).stem] = data
-    return {"stdout": result.stdout, "stderr": result.stderr, "returncode": result.returncode,
-            "files": files, "results": scores}
+    return {"stdout": result.stdout, "stderr": result.stderr, "returncode": result.returncode, "files": files, "results": scores}
 
 
 def probe(container) -> dict:
     """isolation() as the copy's grader sees it under the simulation."""
     tmp, root = container
-    code = "import json; from autograder.grade import sandbox; i = sandbox.isolation(); " \
-           "print(json.dumps({'level': i.level, 'warning': i.warning, 'details': i.details}))"
+    code = (
+        "import json; from autograder.grade import sandbox; i = sandbox.isolation(); "
+        "print(json.dumps({'level': i.level, 'warning': i.warning, 'details': i.details}))"
+    )
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "M5_CACHE_DIR": str(tmp / "cache")}
-    result = docker_like.run([str(root / ".venv" / "bin" / "python"), "-c", code], capture_output=True, text=True,
-                             cwd=root, env=env, timeout=300)
+    result = docker_like.run(
+        [str(root / ".venv" / "bin" / "python"), "-c", code], capture_output=True, text=True, cwd=root, env=env, timeout=300
+    )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -185,8 +190,9 @@ def test_peek_exfiltrate_and_network_attacks_get_nothing_and_correct_keeps_full_
 def test_whole_hostile_corpus_reads_no_secret_and_connects_nowhere(container):
     listener = Listener()
     try:
-        submissions = {f"{name}.py": build.compose((build.ATTACKS / f"{name}.py").read_text(encoding="utf-8"))
-                       for name in build.attack_names()}
+        submissions = {
+            f"{name}.py": build.compose((build.ATTACKS / f"{name}.py").read_text(encoding="utf-8")) for name in build.attack_names()
+        }
         submissions["exfiltrate.py"] = build.compose((HERE / "adversarial" / "fallback_exfiltrate.py").read_text())
         submissions["connect_home.py"] = build.compose(CONNECT_HOME.format(port=listener.port))
         submissions["correct.py"] = build.BASE_SUBMISSION.read_text(encoding="utf-8")
@@ -213,10 +219,8 @@ def bare_fallback(monkeypatch):
     from autograder.grade.sandbox import hiding, probe
 
     real_find, real_plans = probe._find, probe._candidate_plans
-    monkeypatch.setattr(probe, "_find", lambda name, candidates: None if name in ("bwrap", "unshare")
-                        else real_find(name, candidates))
-    monkeypatch.setattr(probe, "_candidate_plans",
-                        lambda common, details: [p for p in real_plans(common, details) if not p.isolate])
+    monkeypatch.setattr(probe, "_find", lambda name, candidates: None if name in ("bwrap", "unshare") else real_find(name, candidates))
+    monkeypatch.setattr(probe, "_candidate_plans", lambda common, details: [p for p in real_plans(common, details) if not p.isolate])
     sandbox.isolation.cache_clear()
     yield probe._probe()[0]
     sandbox.isolation.cache_clear()
@@ -252,14 +256,16 @@ def test_the_keeper_loads_the_program_it_is_given_before_the_command_runs(bare_f
     assert plan.level == "fallback" and plan.keeper_seccomp and plan.unshare is None and not plan.isolate
     listener = Listener()
     try:
-        code = ("import json, socket\n"
-                "status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)\n"
-                "try:\n"
-                f"    socket.create_connection(('127.0.0.1', {listener.port}), timeout=2).close()\n"
-                "    net = 'connected'\n"
-                "except OSError as exc:\n"
-                "    net = type(exc).__name__\n"
-                "print(json.dumps([status['Seccomp'].strip(), status['NoNewPrivs'].strip(), net]))\n")
+        code = (
+            "import json, socket\n"
+            "status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {listener.port}), timeout=2).close()\n"
+            "    net = 'connected'\n"
+            "except OSError as exc:\n"
+            "    net = type(exc).__name__\n"
+            "print(json.dumps([status['Seccomp'].strip(), status['NoNewPrivs'].strip(), net]))\n"
+        )
         result = process.run_with_plan(plan, [sys.executable, "-S", "-c", code], timeout=60)
     finally:
         listener.close()

@@ -1,4 +1,5 @@
 """Limits and the keeper's rlimits (autograder/grade/sandbox/limits.py)."""
+
 from __future__ import annotations
 
 import resource
@@ -10,8 +11,7 @@ from autograder.grade.sandbox.limits import Limits
 def test_rlimits_include_nproc_only_when_asked():
     wanted = Limits(cpu_seconds=5, memory_bytes=1 << 30, max_file_bytes=1 << 20, max_processes=7)
     names = {name: (soft, hard) for name, soft, hard in sandbox_limits.rlimits(wanted, nproc=False)}
-    assert names == {"RLIMIT_CPU": (5, 6), "RLIMIT_AS": (1 << 30, 1 << 30),
-                     "RLIMIT_FSIZE": (1 << 20, 1 << 20), "RLIMIT_CORE": (0, 0)}
+    assert names == {"RLIMIT_CPU": (5, 6), "RLIMIT_AS": (1 << 30, 1 << 30), "RLIMIT_FSIZE": (1 << 20, 1 << 20), "RLIMIT_CORE": (0, 0)}
     with_nproc = sandbox_limits.rlimits(wanted, nproc=True)
     assert ("RLIMIT_NPROC", 7, 7) in with_nproc
 

@@ -1,4 +1,5 @@
 """Grading a class in shards (m5 grade --shard K/N) and joining them (m5 merge)."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,12 @@ def test_every_submission_is_in_exactly_one_shard_whatever_the_order():
 
 
 def _class(folder: Path, correct_source: str) -> Path:
-    for student, text in {"alice": correct_source, "bob": correct_source + "\n\ndef dqn_targets(*args, **kwargs):\n    return 0.0\n",
-                          "carol": "import numpy as np\n", "dave": correct_source}.items():
+    for student, text in {
+        "alice": correct_source,
+        "bob": correct_source + "\n\ndef dqn_targets(*args, **kwargs):\n    return 0.0\n",
+        "carol": "import numpy as np\n",
+        "dave": correct_source,
+    }.items():
         (folder / student).mkdir(parents=True)
         (folder / student / "homework.py").write_text(text)
     (folder / "grades.csv.py").write_text("import numpy as np\n")  # a name that clashes with the sheet's
@@ -74,25 +79,51 @@ def test_three_shards_merged_give_the_unsharded_sheets_byte_for_byte(tmp_path, c
 
 def _shard_out(folder: Path, shard, size, rows) -> Path:
     folder.mkdir(parents=True)
-    row = {"label": "a.py", "student": "a", "assignment": "", "language": "en", "timestamp": "", "score": 1.0,
-           "maximum": 120.0, "groups": [["dqn_targets", 1.0]], "error": ""}
-    record = {"label": "a.py", "score": 1.0, "maximum": 120.0, "graded": True, "error": "", "seconds": 0.5,
-              "failed": [], "mistakes": [], "answers": [], "limits": []}
-    document = {"format": shards.FORMAT, "shard": list(shard), "class_size": size,
-                "rows": [{**row, "index": i, "label": f"s{i}.py", "record": record} for i in rows]}
+    row = {
+        "label": "a.py",
+        "student": "a",
+        "assignment": "",
+        "language": "en",
+        "timestamp": "",
+        "score": 1.0,
+        "maximum": 120.0,
+        "groups": [["dqn_targets", 1.0]],
+        "error": "",
+    }
+    record = {
+        "label": "a.py",
+        "score": 1.0,
+        "maximum": 120.0,
+        "graded": True,
+        "error": "",
+        "seconds": 0.5,
+        "failed": [],
+        "mistakes": [],
+        "answers": [],
+        "limits": [],
+    }
+    document = {
+        "format": shards.FORMAT,
+        "shard": list(shard),
+        "class_size": size,
+        "rows": [{**row, "index": i, "label": f"s{i}.py", "record": record} for i in rows],
+    }
     (folder / shards.ROWS_FILE).write_text(json.dumps(document))
     (folder / f"s{rows[0] if rows else 0}.py").mkdir()
     return folder
 
 
-@pytest.mark.parametrize("layout, says", [
-    ({(1, 2): [0], (2, 2): [0]}, "also in another shard"),
-    ({(1, 2): [0]}, "shard\\(s\\) 2/2 missing"),
-    ({(1, 2): [0], (1, 2, "again"): [1]}, "shard 1/2 again"),
-    ({(1, 2): [0], (2, 3): [1]}, "shard 2/3"),
-    ({(1, 2): [0], (2, 2): []}, "in no shard"),
-    ({(1, 2): [0], (2, 2): [7]}, "no valid index"),
-])
+@pytest.mark.parametrize(
+    "layout, says",
+    [
+        ({(1, 2): [0], (2, 2): [0]}, "also in another shard"),
+        ({(1, 2): [0]}, "shard\\(s\\) 2/2 missing"),
+        ({(1, 2): [0], (1, 2, "again"): [1]}, "shard 1/2 again"),
+        ({(1, 2): [0], (2, 3): [1]}, "shard 2/3"),
+        ({(1, 2): [0], (2, 2): []}, "in no shard"),
+        ({(1, 2): [0], (2, 2): [7]}, "no valid index"),
+    ],
+)
 def test_a_merge_that_cannot_be_right_is_refused_and_writes_nothing(tmp_path, layout, says):
     folders = []
     for n, (shard, rows) in enumerate(layout.items()):

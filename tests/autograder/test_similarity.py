@@ -1,4 +1,5 @@
 """Similarity flags: renamed, re-commented, reformatted copies are flagged; independent code is not."""
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _disguised(source: str) -> str:
     """A copy as a student hides one: every local name renamed, comments reworded, layout changed."""
-    renamed = re.sub(r"\b(rewards|terminated|gamma|mask|values|out|result|probs|counts|beta)\b",
-                     lambda m: "my_" + m.group(1)[::-1], source)
+    renamed = re.sub(r"\b(rewards|terminated|gamma|mask|values|out|result|probs|counts|beta)\b", lambda m: "my_" + m.group(1)[::-1], source)
     recommented = re.sub(r"#[^\n]*", "# my own note", renamed)
     return "\n\n".join(line.replace(" = ", "=").replace(", ", ",") for line in recommented.splitlines()) + "\n"
 
@@ -33,8 +33,12 @@ def test_a_disguised_copy_is_flagged_and_independent_code_is_not(correct_source)
     given = similarity.released_fingerprints()
     reference = (ROOT / "reference_impl" / "kernels.py").read_text()
     torch_port = (ROOT / "reference_impl" / "torch_kernels.py").read_text()
-    records = [_record("alice.py", correct_source, given), _record("mallory.py", _disguised(correct_source), given),
-               _record("numpy.py", reference, given), _record("torch.py", torch_port, given)]
+    records = [
+        _record("alice.py", correct_source, given),
+        _record("mallory.py", _disguised(correct_source), given),
+        _record("numpy.py", reference, given),
+        _record("torch.py", torch_port, given),
+    ]
     flags = similarity.flag_pairs(records)
     assert [(f["a"], f["b"]) for f in flags] == [("alice.py", "mallory.py")]
     assert flags[0]["similarity"] >= similarity.THRESHOLD and flags[0]["code"][1].startswith(_disguised(correct_source)[:50])

@@ -1,4 +1,5 @@
 """The executed solution notebooks: current with the sources, run cleanly, no hidden tests."""
+
 import json
 
 import nbformat

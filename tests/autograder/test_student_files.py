@@ -1,4 +1,5 @@
 """Safe reading of student files: no links, regular files only, size checked first."""
+
 import os
 import threading
 
@@ -23,8 +24,9 @@ def test_a_symlink_is_refused_even_to_a_readable_file(tmp_path):
 def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "pipe.py")
     done = []
-    worker = threading.Thread(target=lambda: done.append(pytest.raises(SubmissionError, read_bytes,
-                                                                        tmp_path / "pipe.py", 100)), daemon=True)
+    worker = threading.Thread(
+        target=lambda: done.append(pytest.raises(SubmissionError, read_bytes, tmp_path / "pipe.py", 100)), daemon=True
+    )
     worker.start()
     worker.join(60)  # generous: a blocking open would never return
     assert done and "FIFO" in str(done[0].value)

@@ -7,6 +7,7 @@ only site-packages on ``PYTHONPATH`` (numpy, hypothesis, ... as a student's
 ``pip install -r requirements.txt`` gives them), from a temporary copy of
 ``release/module05_<lang>``; the test first asserts that ``import autograder`` fails there.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,10 +35,15 @@ FORMATS = selfcheck.answer_formats()
 
 def kit_python(folder: Path, *args: str) -> subprocess.CompletedProcess:
     """The venv's Python without site (no course package) in ``folder``, with a clean environment."""
-    env = {"PATH": os.defpath, "PYTHONPATH": SITE_PACKAGES, "PYTHONDONTWRITEBYTECODE": "1",
-           "HOME": str(folder.parent), "MPLBACKEND": "Agg", "HYPOTHESIS_STORAGE_DIRECTORY": str(folder.parent / "hyp")}
-    return subprocess.run([sys.executable, "-S", *args], cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=600)
+    env = {
+        "PATH": os.defpath,
+        "PYTHONPATH": SITE_PACKAGES,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(folder.parent),
+        "MPLBACKEND": "Agg",
+        "HYPOTHESIS_STORAGE_DIRECTORY": str(folder.parent / "hyp"),
+    }
+    return subprocess.run([sys.executable, "-S", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
 
 
 def released_copy(tmp_path: Path, lang: str) -> Path:
@@ -84,8 +90,9 @@ def test_kit_check_names_a_wrong_kernel_and_badly_formatted_answers(tmp_path):
     vector = next(name for name, length in FORMATS.items() if length)
     scalar = next(name for name, length in FORMATS.items() if length is None)
     cell_of = {name: f"{name[:4]}_answer" for name in (vector, scalar)}
-    nb = filled_notebook(notebook("assignment", "en", RELEASE_ROOT), notebook("assignment", "en"),
-                         {"kernel_dqn_targets": (TERMINAL_MASK, TERMINAL_BUG)})
+    nb = filled_notebook(
+        notebook("assignment", "en", RELEASE_ROOT), notebook("assignment", "en"), {"kernel_dqn_targets": (TERMINAL_MASK, TERMINAL_BUG)}
+    )
     for cell in nb.cells:  # the vector answer one element short, the scalar one as a string
         for name in (vector, scalar):
             if cell.id == cell_of[name]:
@@ -101,12 +108,15 @@ def test_kit_check_names_a_wrong_kernel_and_badly_formatted_answers(tmp_path):
     assert f"{len(FORMATS) - 2}/{len(FORMATS)} assigned" in proc.stdout
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("lab.ipynb", "lab", "not the assignment notebook of Module 5"),
-    ("broken.ipynb", "{not json", "not a readable notebook"),
-    ("answers.py", "x = 1\n", "expected a .ipynb notebook"),
-    ("absent.ipynb", None, "no such file"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("lab.ipynb", "lab", "not the assignment notebook of Module 5"),
+        ("broken.ipynb", "{not json", "not a readable notebook"),
+        ("answers.py", "x = 1\n", "expected a .ipynb notebook"),
+        ("absent.ipynb", None, "no such file"),
+    ],
+)
 def test_kit_check_refuses_what_is_not_the_assignment_with_one_line(tmp_path, name, content, message):
     folder = released_copy(tmp_path, "en")
     if content == "lab":
@@ -128,12 +138,26 @@ def test_the_shipped_answer_formats_are_the_graded_answers():
     assert any(FORMATS.values()) and None in FORMATS.values()
 
 
-@pytest.mark.parametrize("value, length, ok", [
-    (0.5, None, True), (3, None, True), (np.float32(2.0), None, True), (-math.inf, None, True),
-    (math.nan, None, False), (True, None, False), ("0.5", None, False), ([0.5], None, False),
-    ([1, 2.5], 2, True), ((1.0, -math.inf), 2, True), (np.array([1.0, 2.0]), 2, True),
-    ([1.0], 2, False), ([1.0, "2"], 2, False), (np.array([[1.0, 2.0]]), 2, False), (1.0, 1, False),
-])
+@pytest.mark.parametrize(
+    "value, length, ok",
+    [
+        (0.5, None, True),
+        (3, None, True),
+        (np.float32(2.0), None, True),
+        (-math.inf, None, True),
+        (math.nan, None, False),
+        (True, None, False),
+        ("0.5", None, False),
+        ([0.5], None, False),
+        ([1, 2.5], 2, True),
+        ((1.0, -math.inf), 2, True),
+        (np.array([1.0, 2.0]), 2, True),
+        ([1.0], 2, False),
+        ([1.0, "2"], 2, False),
+        (np.array([[1.0, 2.0]]), 2, False),
+        (1.0, 1, False),
+    ],
+)
 def test_answer_problem(value, length, ok):
     problem = kit.answer_problem("ex99_x", value, length)
     assert (problem is None) == ok, problem
@@ -153,8 +177,7 @@ def test_m5_check_reports_the_same_answer_formats(tmp_path, capsys):
 def test_m5_check_on_a_py_file_fails_badly_formatted_answers_not_missing_ones(tmp_path, capsys, correct_source):
     kernels_only = tmp_path / "kernels.py"
     # the demo submission carries the exNN_ answers too: keep its kernels only
-    kernels_only.write_text("\n".join(line for line in correct_source.splitlines() if not line.startswith("ex")),
-                            encoding="utf-8")
+    kernels_only.write_text("\n".join(line for line in correct_source.splitlines() if not line.startswith("ex")), encoding="utf-8")
     assert selfcheck.main(kernels_only) == 0  # a .py of kernels only: its answers are not required here
     assert f"numerical answers: 0/{len(FORMATS)}" in capsys.readouterr().out
     scalar = next(name for name, length in FORMATS.items() if length is None)
@@ -167,24 +190,24 @@ def test_m5_check_on_a_py_file_fails_badly_formatted_answers_not_missing_ones(tm
 # ------------------------------------------------------------------ a broken notebook, in Russian
 BROKEN_KERNELS = {
     # modifies its input: rewards is written in place
-    "kernel_return_to_go": '''
+    "kernel_return_to_go": """
 def return_to_go(rewards, gamma=1.0):
     r = np.asarray(rewards, dtype=float)
     for t in range(len(r) - 2, -1, -1):
         r[t] += gamma * r[t + 1]
     return r
-''',
+""",
     # raises (numpy's own English message)
-    "kernel_cql_discrete_penalty": '''
+    "kernel_cql_discrete_penalty": """
 def cql_discrete_penalty(q_values, actions):
     return float(np.asarray(q_values)[5])
-''',
+""",
     # wrong values: > instead of >=
-    "kernel_behavior_support_mask": '''
+    "kernel_behavior_support_mask": """
 def behavior_support_mask(probabilities, threshold_ratio=0.35):
     p = np.asarray(probabilities, dtype=float)
     return p > threshold_ratio * p.max(axis=-1, keepdims=True)
-''',
+""",
 }
 # Latin words in a row that make an English phrase (code such as `v.fail` or (True, True, False) is not one).
 ENGLISH_RUN = __import__("re").compile(r"\b[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}\b")
@@ -211,8 +234,11 @@ def test_kit_check_of_a_broken_russian_notebook_says_everything_in_russian(tmp_p
     out = proc.stdout
     assert proc.returncode == 1 and not proc.stderr.strip(), out + proc.stderr
     assert "функция изменила свой вход `rewards`" in out and "наименьший вызов" in out
-    assert __import__("re").search(r"наименьший вызов, на котором проверка не проходит: "
-                                   r"return_to_go\(rewards=\[-?\d\.\d, -?\d\.\d\], gamma=", out)
+    assert __import__("re").search(
+        r"наименьший вызов, на котором проверка не проходит: "
+        r"return_to_go\(rewards=\[-?\d\.\d, -?\d\.\d\], gamma=",
+        out,
+    )
     assert "выбросил исключение IndexError (сообщение: «index 5 is out of bounds" in out
     assert "получено [True, False, False], ожидалось [True, True, False]" in out
     assert "expectile_loss ещё не реализована" in out
@@ -232,12 +258,16 @@ def test_the_russian_kits_help_shows_its_own_notebook(tmp_path):
 
 def test_the_russian_kits_validation_errors_are_russian(tmp_path):
     folder = released_copy(tmp_path, "ru")
-    code = ("from m5_student import validation as v\n"
-            "try:\n    v.discount(1.5, 'dqn_targets')\nexcept ValueError as e:\n    print(e)\n"
-            "try:\n    v.flag_array([0, 2], 'terminated', 'dqn_targets')\nexcept ValueError as e:\n    print(e)\n")
+    code = (
+        "from m5_student import validation as v\n"
+        "try:\n    v.discount(1.5, 'dqn_targets')\nexcept ValueError as e:\n    print(e)\n"
+        "try:\n    v.flag_array([0, 2], 'terminated', 'dqn_targets')\nexcept ValueError as e:\n    print(e)\n"
+    )
     proc = kit_python(folder, "-c", code)
-    assert proc.stdout.splitlines() == ["dqn_targets: `gamma` должен лежать в [0, 1], получено 1.5",
-                                        "dqn_targets: `terminated` должен содержать только 0/1 или bool, найдено 2"]
+    assert proc.stdout.splitlines() == [
+        "dqn_targets: `gamma` должен лежать в [0, 1], получено 1.5",
+        "dqn_targets: `terminated` должен содержать только 0/1 или bool, найдено 2",
+    ]
 
 
 def test_the_russian_kits_docstrings_name_fqe_and_validation_in_russian():
@@ -247,8 +277,11 @@ def test_the_russian_kits_docstrings_name_fqe_and_validation_in_russian():
     kernels = (kit / "kernels.py").read_text(encoding="utf-8")
     assert "fitted Q evaluation" not in kernels and "Цели FQE (оценки Q-функции политики по данным)" in kernels
     tree = ast.parse((kit / "validation.py").read_text(encoding="utf-8"))
-    docstrings = [ast.get_docstring(node) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node)]
+    docstrings = [
+        ast.get_docstring(node)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node)
+    ]
     assert len(docstrings) >= 10
     english = [d for d in docstrings if not __import__("re").search(r"[а-яё]", d)]
     assert english == []

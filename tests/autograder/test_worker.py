@@ -1,4 +1,5 @@
 """The wire codec shared by the grader and the sandboxed worker, and the child's messages."""
+
 import json
 import os
 
@@ -10,8 +11,23 @@ from hypothesis.extra import numpy as hnp
 
 from autograder.grade.worker import cellexec, wire
 from autograder.grade.worker.child import Outbox, outcome_message, run_call
-from autograder.grade.worker.messages import (_MSG, K_BAD, K_BUNCH, K_CELL, K_LOADED, K_OK, K_RAISED, Bunch, ProtocolError,
-                                             bunch_caps, check_bunch, pack_array, parse_outcome, payload_cap, unpack_array)
+from autograder.grade.worker.messages import (
+    _MSG,
+    K_BAD,
+    K_BUNCH,
+    K_CELL,
+    K_LOADED,
+    K_OK,
+    K_RAISED,
+    Bunch,
+    ProtocolError,
+    bunch_caps,
+    check_bunch,
+    pack_array,
+    parse_outcome,
+    payload_cap,
+    unpack_array,
+)
 from autograder.grade.worker.parent import UNSTARTED_RETRIES, Child, ChildGone, Parent
 
 WORKER_MAIN = os.path.join(os.path.dirname(wire.__file__), "main.py")  # the sandbox's entry point
@@ -45,15 +61,18 @@ def test_object_arrays_cannot_be_encoded():
         wire.encode({"v": np.array([object()], dtype=object)})
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda h: h.replace(b"<f8", b"|O8"),            # object dtype smuggled in
-    lambda h: h.replace(b"[3]", b"[99999999999]"),   # huge shape
-])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda h: h.replace(b"<f8", b"|O8"),  # object dtype smuggled in
+        lambda h: h.replace(b"[3]", b"[99999999999]"),  # huge shape
+    ],
+)
 def test_untrusted_decode_refuses_tampered_arrays(mutate):
     frame = wire.encode({"v": np.zeros(3)})[8:]
     hlen = int.from_bytes(frame[:4], "big")
-    header = mutate(frame[4:4 + hlen])
-    tampered = len(header).to_bytes(4, "big") + header + frame[4 + hlen:]
+    header = mutate(frame[4 : 4 + hlen])
+    tampered = len(header).to_bytes(4, "big") + header + frame[4 + hlen :]
     with pytest.raises(wire.WireError):
         wire.decode(tampered, trusted=False)
 
@@ -102,13 +121,16 @@ def test_child_arrays_of_any_layout_reach_the_parent_in_c_order():
         np.testing.assert_array_equal(back, arr)
 
 
-@pytest.mark.parametrize("tamper", [
-    lambda p: p.replace(b"<f8", b"|O8"),                  # object dtype
-    lambda p: p.replace(b"<f8", b"<c8"),                  # complex: not a plain number
-    lambda p: p[:-8],                                     # fewer bytes than the shape says
-    lambda p: p + b"\0" * 8,                             # more bytes than the shape says
-    lambda p: p[:2] + b"\xff" * 8,                       # a garbage head
-])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda p: p.replace(b"<f8", b"|O8"),  # object dtype
+        lambda p: p.replace(b"<f8", b"<c8"),  # complex: not a plain number
+        lambda p: p[:-8],  # fewer bytes than the shape says
+        lambda p: p + b"\0" * 8,  # more bytes than the shape says
+        lambda p: p[:2] + b"\xff" * 8,  # a garbage head
+    ],
+)
 def test_parent_refuses_tampered_child_arrays(tamper):
     payload = pack_array(np.zeros(3))
     with pytest.raises(ProtocolError):
@@ -167,15 +189,16 @@ def test_requests_travel_as_pickle_but_the_grader_refuses_pickle_frames():
 
 def _header_and_blob(frame: bytes):
     size = int.from_bytes(frame[8:12], "big")
-    return json.loads(frame[12:12 + size]), frame[12 + size:]
+    return json.loads(frame[12 : 12 + size]), frame[12 + size :]
 
 
 def _sample_outcomes():
-    outcomes = [parse_outcome(K_OK, pack_array(np.arange(n, dtype=dt)), 64)
-                for n, dt in [(3, np.float64), (0, np.float32), (1, np.bool_), (2, np.int64)]]
+    outcomes = [
+        parse_outcome(K_OK, pack_array(np.arange(n, dtype=dt)), 64)
+        for n, dt in [(3, np.float64), (0, np.float32), (1, np.bool_), (2, np.int64)]
+    ]
     outcomes[1]["mut"] = True
-    outcomes += [{"s": "raised", "exc": ["ValueError"], "msg": 'a "quoted" \\ message'}, {"s": "timeout"},
-                 {"s": "bad_return", "msg": "x"}]
+    outcomes += [{"s": "raised", "exc": ["ValueError"], "msg": 'a "quoted" \\ message'}, {"s": "timeout"}, {"s": "bad_return", "msg": "x"}]
     outcomes.append(parse_outcome(K_OK, pack_array(np.ones((2, 2))), 64))
     return outcomes
 
@@ -183,8 +206,7 @@ def _sample_outcomes():
 def _same(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False
-    return all(np.array_equal(a[k], b[k]) and np.asarray(a[k]).dtype == np.asarray(b[k]).dtype
-               if k == "v" else a[k] == b[k] for k in a)
+    return all(np.array_equal(a[k], b[k]) and np.asarray(a[k]).dtype == np.asarray(b[k]).dtype if k == "v" else a[k] == b[k] for k in a)
 
 
 def test_outcome_columns_decode_to_what_the_generic_encoder_carries():
@@ -221,25 +243,29 @@ def _set(field, index, value):
         arr = np.frombuffer(raw, dtype=view.dtype)
         arr[index] = value
         offset = head["cols"][field]["__nd__"][0]
-        blob[offset:offset + len(raw)] = raw
+        blob[offset : offset + len(raw)] = raw
+
     return change
 
 
-@pytest.mark.parametrize("field,change", [
-    ("index", _set("index", 0, 9)),            # an index past n
-    ("index", _set("index", 1, 0)),            # indices out of order (a duplicate)
-    ("code", _set("code", 0, 250)),            # no such dtype
-    ("ndim", _set("ndim", 0, 40)),             # rank beyond MAX_NDIM
-    ("dims", _set("dims", 0, 1 << 40)),        # a dimension far too large
-    ("dims", _set("dims", 0, 4)),              # values no longer fill their part of the blob
-    ("mut", _set("mut", 0, 7)),                # a write flag that is not 0/1
-    ("n", lambda head, blob, _: head.update(n=3)),
-    ("n", lambda head, blob, _: head.update(n=1 << 23)),  # a huge claim: refused before any list of that size
-    ("others", lambda head, blob, _: head["others"].append([0, {"s": "timeout"}])),  # filled twice
-    ("others", lambda head, blob, _: head["others"].pop()),                           # one missing
-    ("cols", lambda head, blob, _: head["cols"].pop("dims")),
-    ("cols", lambda head, blob, _: head["cols"]["values"]["__nd__"].__setitem__(2, "<f8")),
-])
+@pytest.mark.parametrize(
+    "field,change",
+    [
+        ("index", _set("index", 0, 9)),  # an index past n
+        ("index", _set("index", 1, 0)),  # indices out of order (a duplicate)
+        ("code", _set("code", 0, 250)),  # no such dtype
+        ("ndim", _set("ndim", 0, 40)),  # rank beyond MAX_NDIM
+        ("dims", _set("dims", 0, 1 << 40)),  # a dimension far too large
+        ("dims", _set("dims", 0, 4)),  # values no longer fill their part of the blob
+        ("mut", _set("mut", 0, 7)),  # a write flag that is not 0/1
+        ("n", lambda head, blob, _: head.update(n=3)),
+        ("n", lambda head, blob, _: head.update(n=1 << 23)),  # a huge claim: refused before any list of that size
+        ("others", lambda head, blob, _: head["others"].append([0, {"s": "timeout"}])),  # filled twice
+        ("others", lambda head, blob, _: head["others"].pop()),  # one missing
+        ("cols", lambda head, blob, _: head["cols"].pop("dims")),
+        ("cols", lambda head, blob, _: head["cols"]["values"]["__nd__"].__setitem__(2, "<f8")),
+    ],
+)
 def test_untrusted_outcome_columns_refuse_every_inconsistency(field, change):
     with pytest.raises(wire.WireError):
         wire.decode(_tampered(field, change), trusted=False)
@@ -289,8 +315,7 @@ def _parent_reads(stream: bytes, caps: list[int], watched=()) -> list:
     child.buffer = bytearray(stream)
     bounds = bunch_caps(caps)
     columns = wire.OutcomeColumns()
-    for kind, index, payload in child._parse(
-            lambda kind, index: bounds[index] if kind == K_BUNCH else payload_cap(kind, caps[index])):
+    for kind, index, payload in child._parse(lambda kind, index: bounds[index] if kind == K_BUNCH else payload_cap(kind, caps[index])):
         assert index == columns.n
         if kind == K_BUNCH:
             columns.add_bunch(check_bunch(payload, index, np.asarray(caps, dtype=float), sorted(watched)))
@@ -300,22 +325,32 @@ def _parent_reads(stream: bytes, caps: list[int], watched=()) -> list:
     return roundtrip({"op": "outcomes", "outcomes": columns}, trusted=False)["outcomes"]
 
 
-ANY_ARRAY = hnp.arrays(hnp.scalar_dtypes().filter(lambda d: d.kind in "biuf" and d.itemsize <= wire.MAX_ITEMSIZE),
-                       hnp.array_shapes(min_dims=0, max_dims=3, min_side=0))
+ANY_ARRAY = hnp.arrays(
+    hnp.scalar_dtypes().filter(lambda d: d.kind in "biuf" and d.itemsize <= wire.MAX_ITEMSIZE),
+    hnp.array_shapes(min_dims=0, max_dims=3, min_side=0),
+)
 
 
 @settings(max_examples=60, derandomize=True, database=None)
-@given(st.lists(st.one_of(ANY_ARRAY, ANY_ARRAY.map(lambda a: a.T), ANY_ARRAY.map(lambda a: a.astype(a.dtype.newbyteorder())),
-                          st.just((K_RAISED, {"exc": ["E"], "msg": "m"}))),
-                max_size=12), st.sets(st.integers(0, 11)))
+@given(
+    st.lists(
+        st.one_of(
+            ANY_ARRAY,
+            ANY_ARRAY.map(lambda a: a.T),
+            ANY_ARRAY.map(lambda a: a.astype(a.dtype.newbyteorder())),
+            st.just((K_RAISED, {"exc": ["E"], "msg": "m"})),
+        ),
+        max_size=12,
+    ),
+    st.sets(st.integers(0, 11)),
+)
 def test_bunched_outcomes_reach_the_grader_as_single_messages_carried_them(outcomes, watched):
     """Any dtype (other byte orders included), rank, layout, empty arrays, raised calls
     and watched calls in between: the same outcomes, in order, as one message each."""
     watched = {i for i in watched if i < len(outcomes)}
     caps = [max(1, o.size) if isinstance(o, np.ndarray) else 1 for o in outcomes]
     got = _parent_reads(_child_stream(outcomes, watched), caps, watched)
-    single = b"".join(outcome_message(i, *((K_OK, o) if isinstance(o, np.ndarray) else o))
-                      for i, o in enumerate(outcomes))
+    single = b"".join(outcome_message(i, *((K_OK, o) if isinstance(o, np.ndarray) else o)) for i, o in enumerate(outcomes))
     assert len(got) == len(outcomes)
     for back, by_one in zip(got, _parent_reads(single, caps)):
         assert _same(back, by_one)
@@ -340,11 +375,11 @@ def test_a_bunch_closes_at_every_message_of_its_own_and_flush():
 def _bunch(arrays, first=0) -> bytes:
     bunch = Bunch(first)
     assert all(bunch.add(a) for a in arrays)
-    return bunch.message()[_MSG.size:]
+    return bunch.message()[_MSG.size :]
 
 
 def _edit(payload: bytes, at: int, data: bytes) -> bytes:
-    return payload[:at] + data + payload[at + len(data):]
+    return payload[:at] + data + payload[at + len(data) :]
 
 
 # Two outcomes: float64 of shape (2, 3), then int64 of shape (4,). Layout: count (4 bytes),
@@ -389,7 +424,7 @@ def test_dims_whose_product_wraps_around_are_refused():
     bunch.ranks.append(4)
     bunch.dims += [2**16] * 4
     with pytest.raises(ProtocolError):
-        check_bunch(bunch.message()[_MSG.size:], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
+        check_bunch(bunch.message()[_MSG.size :], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
 
 
 def test_a_bunch_may_not_hold_a_watched_call_nor_start_past_the_batch():
@@ -453,15 +488,18 @@ def _numpy_imported_lazily(corpus, tmp_path, preimport: bool) -> list[str]:
     from mutants.mutants import MUTANTS, compose
 
     every_kernel = list(corpus)
-    demo = [(p.read_text(), every_kernel) for p in write_demo_submissions(tmp_path / "demo")
-            if p.name != "adversarial.py"]
+    demo = [(p.read_text(), every_kernel) for p in write_demo_submissions(tmp_path / "demo") if p.name != "adversarial.py"]
     loops = [((Path(__file__).parent / "submissions" / "correct_loops.py").read_text(), every_kernel)]
     one_kernel = [(compose(m), [m.kernel]) for m in MUTANTS] + [(h.submission(), [h.kernel]) for h in HELD_OUT]
     calls = {k: [(c.args, c.kwargs) for c in kc.calls] for k, kc in corpus.items()}
     data = tmp_path / "calls.pkl"
     data.write_bytes(pickle.dumps((calls, demo + loops + one_kernel)))
-    out = subprocess.run([sys.executable, "-c", LAZY_IMPORTS_SCRIPT, WORKER_MAIN, str(data),
-                          "preimport" if preimport else "plain"], capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", LAZY_IMPORTS_SCRIPT, WORKER_MAIN, str(data), "preimport" if preimport else "plain"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout)
 
@@ -508,10 +546,12 @@ def test_a_blank_child_copies_the_pages_its_calls_write_before_its_submission(tm
     page; without it, the calls themselves copy them (so the check can fail)."""
     import subprocess
     import sys
+
     script = tmp_path / "touch.py"
     script.write_text(TOUCH_SCRIPT)
-    out = subprocess.run([sys.executable, str(script), WORKER_MAIN, "touch" if touch else "none"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(script), WORKER_MAIN, "touch" if touch else "none"], capture_output=True, text=True, check=True
+    ).stdout
     while_waiting, while_calling = json.loads(out)
     if touch:
         assert while_waiting > 100 and while_calling < while_waiting / 10
@@ -532,10 +572,12 @@ def test_an_announcement_names_a_statement_only_in_a_python_file():
 
 def test_cells_left_out_are_dropped_and_statements_left_out_are_skipped():
     parent = Parent.__new__(Parent)
-    parent.fatal = {("c1", None): ("stopped", wire.FATAL_CELL), ("python-file", 7): ("stopped", wire.FATAL_STATEMENT),
-                    ("python-file", 3): ("timed_out", "the statement ran longer than 20 s")}
-    cells = [{"id": "c0", "source": "a = 1"}, {"id": "c1", "source": "import os; os._exit(1)"},
-             {"id": "python-file", "source": "..."}]
+    parent.fatal = {
+        ("c1", None): ("stopped", wire.FATAL_CELL),
+        ("python-file", 7): ("stopped", wire.FATAL_STATEMENT),
+        ("python-file", 3): ("timed_out", "the statement ran longer than 20 s"),
+    }
+    cells = [{"id": "c0", "source": "a = 1"}, {"id": "c1", "source": "import os; os._exit(1)"}, {"id": "python-file", "source": "..."}]
     assert parent._cells_to_run(cells) == [cells[0], {**cells[2], "skip_lines": [3, 7]}]
     entries = {(e["id"], e["line"]): e for e in parent._left_out()}
     assert entries["c1", None]["reason"] == "stopped" and not entries["c1", None]["timed_out"]
@@ -580,8 +622,7 @@ def test_a_child_lost_before_its_first_cell_is_forked_again_and_nothing_is_left_
     assert loaded["found"] == {"k": True} and loaded["cells"] == [] and "unstarted" not in loaded
 
 
-def test_children_that_keep_dying_before_any_cell_are_reported_unstarted_not_as_a_submission_without_kernels(
-        monkeypatch):
+def test_children_that_keep_dying_before_any_cell_are_reported_unstarted_not_as_a_submission_without_kernels(monkeypatch):
     parent, attempts = _parent_whose_children_die(monkeypatch, UNSTARTED_RETRIES + 1)
     loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
     assert len(attempts) == UNSTARTED_RETRIES + 1

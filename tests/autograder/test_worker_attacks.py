@@ -6,6 +6,7 @@ as ``test_adversarial.py`` (nothing left running, nothing written). Time limits 
 checked against generous bounds only: what matters is that they are finite and
 enforced from outside the student's process.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,7 @@ def test_worker_attack_is_graded_as_deserved(attack, corpus, sealed):
 
 def test_patched_checks_lose_exactly_the_no_mutation_points(corpus, sealed):
     (sealed / "inputs").mkdir()
-    result = grade_submission(write_attack("worker_patch_checks", sealed / "inputs"), corpus, shrink=False,
-                              budget=BUDGET)
+    result = grade_submission(write_attack("worker_patch_checks", sealed / "inputs"), corpus, shrink=False, budget=BUDGET)
     lost = [(t.group, t.key) for t in result.tests if not t.passed]
     assert sorted(lost) == [("behavior_support_mask", "no_mutation"), ("fqe_targets", "no_mutation")]
 
@@ -95,8 +95,9 @@ SLEEPER = (ATTACKS / "worker_sleeper_cell.py").read_text(encoding="utf-8")
 
 
 def _setup_cell(source: str, grade_id: str):
-    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {
-        "solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}})
+    return nbformat.v4.new_code_cell(
+        source, metadata={"nbgrader": {"solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}}
+    )
 
 
 def _sleeper_notebook(folder: Path, count: int, position: int) -> Path:
@@ -115,8 +116,10 @@ def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sea
     budget = Budget(kernel_timeout=4.0, load_timeout=40.0, cell_timeout=1.0, idle_wall=idle_wall)
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     assert scores(result) == expected({})
-    for lang, why in (("en", "slept or waited instead of running" if idle_wall < 10 else "time limit of one cell (1 s)"),
-                      ("ru", "спала или ждала" if idle_wall < 10 else "лимит времени на одну ячейку (1 с)")):
+    for lang, why in (
+        ("en", "slept or waited instead of running" if idle_wall < 10 else "time limit of one cell (1 s)"),
+        ("ru", "спала или ждала" if idle_wall < 10 else "лимит времени на одну ячейку (1 с)"),
+    ):
         sleeping = [n[lang] for n in result.notes if "sleep-" in n[lang]]
         assert len(sleeping) == 2 and all(why in n for n in sleeping), sleeping
 
@@ -137,7 +140,7 @@ def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
     assert elapsed < 120  # a generous bound: uncapped, 200 cells x (1 s + grace) is 10 minutes
 
 
-SLEEPING_KERNEL = '''
+SLEEPING_KERNEL = """
 
 import signal as _signal
 import time as _time
@@ -146,7 +149,7 @@ import time as _time
 def masked_token_nll(token_log_probs, mask):
     _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
     _time.sleep(10**6)
-'''
+"""
 
 
 @pytest.mark.parametrize("cap", ["submission_wall", "submission_timeout"])
@@ -163,7 +166,7 @@ def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, c
     start = time.monotonic()
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     elapsed = time.monotonic() - start
-    later = KERNELS[KERNELS.index("masked_token_nll") + 1:]
+    later = KERNELS[KERNELS.index("masked_token_nll") + 1 :]
     assert scores(result) == expected({"masked_token_nll": 0, **{k: 0 for k in later}})
     # stopped by the worker's call backstop, or (the 15 s backstop) by the grader first
     assert all("time limit" in text for text in failures(result, "masked_token_nll"))
@@ -190,7 +193,7 @@ def test_the_submission_cap_grows_with_the_cpu_its_code_used():
     assert session.time_limit == 1500.0
 
 
-SLEEPS_IN_EVERY_CALL = '''
+SLEEPS_IN_EVERY_CALL = """
 
 import signal as _signal
 import time as _time
@@ -206,7 +209,7 @@ def _sleeping(fn):
 
 for _name in NAMES:
     globals()[_name] = _sleeping(globals()[_name])
-'''
+"""
 
 
 def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed, correct_source):
@@ -230,8 +233,7 @@ def test_a_kernel_that_sleeps_a_little_in_every_call_is_cut_by_its_batch_total(c
     batch's calls together may idle 5 x 0.5 s, and then the kernel is cut."""
     (sealed / "inputs").mkdir()
     path = sealed / "inputs" / "dozing_kernel.py"
-    path.write_text(correct_source + SLEEPS_IN_EVERY_CALL.replace("10**6", "0.3").replace(
-        "NAMES", repr(("masked_token_nll",))))
+    path.write_text(correct_source + SLEEPS_IN_EVERY_CALL.replace("10**6", "0.3").replace("NAMES", repr(("masked_token_nll",))))
     result = grade_submission(path, corpus, shrink=False, budget=Budget(idle_wall=0.5))
     assert scores(result) == expected({"masked_token_nll": 0})
     told = failures(result, "masked_token_nll")
@@ -253,7 +255,7 @@ def test_budgets_let_a_40ms_per_call_loop_pass(corpus):
     assert budget.submission_wall + budget.wall_factor * total <= budget.submission_timeout
 
 
-SLOWDOWN = '''
+SLOWDOWN = """
 
 import time as _time
 
@@ -271,7 +273,7 @@ for _name in ("dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_disc
               "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets",
               "iql_advantage_weights"):
     globals()[_name] = _forty_ms(globals()[_name])
-'''
+"""
 
 
 @pytest.mark.slow
@@ -291,7 +293,7 @@ FORGERS = {
     # a small header, then a 256 MB blob
     "huge_blob": "head = struct.pack('>Q', HUGE) + struct.pack('>I', 2) + b'{}'",
 }
-FORGER = '''
+FORGER = """
 import os, struct
 HUGE = 256 << 20
 {head}
@@ -302,8 +304,8 @@ try:
         os.write(1, chunk)
 except OSError:
     pass
-'''
-GRADER = '''
+"""
+GRADER = """
 import json, os, subprocess, sys
 import numpy as np
 from autograder.grade.worker import wire
@@ -329,15 +331,16 @@ except WorkerLost as lost:
     reason = lost.reason
 session.close()
 print(json.dumps({"reason": reason, "grew_mb": (peak_kb() - before) / 1024}))
-'''
+"""
 
 
 @pytest.mark.parametrize("forger", sorted(FORGERS))
 def test_a_forged_256mb_reply_is_refused_without_growing_the_grader(forger, tmp_path):
     """A worker that answers with a 256 MB frame costs the kernel (a protocol loss),
     and the grading process's peak memory (measured in its own subprocess) barely moves."""
-    done = subprocess.run([sys.executable, "-c", GRADER, FORGER.format(head=FORGERS[forger])], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", GRADER, FORGER.format(head=FORGERS[forger])], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     measured = json.loads(done.stdout.strip().splitlines()[-1])
     assert measured["reason"] == "protocol"

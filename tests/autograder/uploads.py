@@ -1,6 +1,7 @@
 """Release notebooks as students hand them in, for the front-door tests (m5 grade,
 discovery, Gradescope). Found by file name, whatever the release layout
 (``release/module05/`` or one folder per language)."""
+
 from __future__ import annotations
 
 from pathlib import Path

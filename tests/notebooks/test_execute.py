@@ -6,6 +6,7 @@ self-checks pass, the hidden test cells award full points through the nbgrader
 bridge, and the lab's loops train with the notebook's kernels and torch ports.
 ``NOTEBOOK_BUDGET`` bounds each whole notebook (a hang fails the test; no timing is asserted).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -39,16 +40,14 @@ def execute(path: Path, monkeypatch) -> nbformat.NotebookNode:
     monkeypatch.delenv("M5_GRADING", raising=False)
     monkeypatch.delenv("MPLBACKEND", raising=False)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(nb, timeout=NOTEBOOK_BUDGET, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
     # Whole-notebook budget: a guard against hangs, not a performance assertion.
     asyncio.run(asyncio.wait_for(client.async_execute(), NOTEBOOK_BUDGET))
     return nb
 
 
 def _errors(nb) -> list[str]:
-    return [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
-            for o in c.outputs if o.output_type == "error"]
+    return [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
 
 
 def _graded(cell) -> bool:
@@ -101,8 +100,11 @@ def test_assignment_english_and_russian_print_the_same_numbers(assignment_runs):
 
 def printed_text(nb, prefixes: tuple[str, ...]) -> dict[str, str]:
     """What the code cells whose id starts with one of ``prefixes`` printed."""
-    return {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
-            for c in nb.cells if c.cell_type == "code" and c.id.startswith(prefixes)}
+    return {
+        c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+        for c in nb.cells
+        if c.cell_type == "code" and c.id.startswith(prefixes)
+    }
 
 
 def test_russian_notebook_prints_russian_without_jupyter_naming_it(assignment_runs):
@@ -117,7 +119,7 @@ def test_russian_notebook_prints_russian_without_jupyter_naming_it(assignment_ru
         checks = {cid: text for cid, text in printed.items() if cid.startswith("check_")}
         assert len(checks) == 10
         for cid, text in checks.items():
-            kernel = cid[len("check_"):]
+            kernel = cid[len("check_") :]
             summary = public.TEXT[lang]["summary"].split("{name}")[1].split("{passed}")[0]
             assert f"{kernel}{summary}" in text and public.TEXT[lang]["disclaimer"] in text, (lang, cid)
             assert public.TEXT[other]["disclaimer"] not in text
@@ -149,8 +151,13 @@ def test_lab_notebook_executes_in_smoke_profile(lab_en):
         assert "values and gradients match" in printed[f"check_port_{port}"]
     for section in ("run_dagger", "run_dqn", "run_log", "run_offline", "run_fqe", "run_dt", "run_language", "run_takeaways"):
         assert printed[section].strip(), section
-    figures = [c.id for c in lab_en.cells if c.cell_type == "code"
-               for o in c.outputs if o.output_type == "display_data" and "image/png" in o.get("data", {})]
+    figures = [
+        c.id
+        for c in lab_en.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "display_data" and "image/png" in o.get("data", {})
+    ]
     assert {"run_environment", "run_dagger", "run_dqn", "run_log", "run_offline", "run_fqe", "run_dt", "run_language"} <= set(figures)
 
 

@@ -8,6 +8,7 @@ and every kernel from the worked solutions, and runs the notebook top to bottom 
 fresh kernel (nbclient), in English and in Russian: no cell may fail, every answer
 report says "all assigned", and the self-check from a terminal finds 20/20 answers.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -41,8 +42,11 @@ def filled_notebook(lang: str) -> nbformat.NotebookNode:
     """The released notebook with numpy-written answers and the worked kernels in its answer cells."""
     nb = nbformat.read(sources.notebook_path("assignment", lang, RELEASE_ROOT), as_version=4)
     instructor = nbformat.read(sources.notebook_path("assignment", lang, SOURCE_ROOT), as_version=4)
-    kernels = {c.id: "\n".join(line for line in c.source.splitlines() if line.strip() not in MARKERS)
-               for c in instructor.cells if c.cell_type == "code" and c.id.startswith("kernel_")}
+    kernels = {
+        c.id: "\n".join(line for line in c.source.splitlines() if line.strip() not in MARKERS)
+        for c in instructor.cells
+        if c.cell_type == "code" and c.id.startswith("kernel_")
+    }
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -56,8 +60,7 @@ def filled_notebook(lang: str) -> nbformat.NotebookNode:
 
 
 def _errors(nb) -> list[str]:
-    return [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
-            for o in c.outputs if o.output_type == "error"]
+    return [f"{c.id}: {o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
 
 
 @pytest.mark.parametrize("lang", sources.LANGS)
@@ -83,8 +86,11 @@ def test_numpy_answers_survive_restart_and_run_all(lang, tmp_path, monkeypatch):
     asyncio.run(asyncio.wait_for(client.async_execute(), BUDGET))
 
     assert not _errors(nb), (lang, _errors(nb))
-    reports = {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
-               for c in nb.cells if c.cell_type == "code" and c.id.endswith("_tests")}
+    reports = {
+        c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+        for c in nb.cells
+        if c.cell_type == "code" and c.id.endswith("_tests")
+    }
     assert len(reports) == len(exercises.NUMERICAL_NUMBERS)
     assert all(text.splitlines()[0] == kit_notebook.TEXT[lang]["assigned"] for text in reports.values()), (lang, reports)
     checks = [c for c in nb.cells if c.cell_type == "code" and c.id.startswith("check_")]
@@ -95,8 +101,9 @@ def test_numpy_answers_survive_restart_and_run_all(lang, tmp_path, monkeypatch):
     # The self-check from a terminal, on the saved file, agrees: every answer assigned.
     nbformat.write(nb, path)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    done = subprocess.run([sys.executable, "-m", "m5_student", "check", path.name], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=BUDGET)
+    done = subprocess.run(
+        [sys.executable, "-m", "m5_student", "check", path.name], cwd=folder, env=env, capture_output=True, text=True, timeout=BUDGET
+    )
     total = len(exercises.all_graded_answers())
     expected = {"en": f"{total}/{total} assigned", "ru": f"{total} из {total} присвоены"}[lang]
     assert expected in done.stdout, (lang, done.stdout, done.stderr)
@@ -113,8 +120,11 @@ def test_lab_with_missing_parts_runs_to_the_end_with_one_line_each(tmp_path, mon
     folder = tmp_path / sources.ASSIGNMENTS[lang]
     shutil.copytree(RELEASE_ROOT / sources.ASSIGNMENTS[lang], folder)
     assignment = filled_notebook(lang)
-    stub = next(c for c in nbformat.read(sources.notebook_path("assignment", lang, RELEASE_ROOT), as_version=4).cells
-                if c.id == "kernel_dqn_targets")
+    stub = next(
+        c
+        for c in nbformat.read(sources.notebook_path("assignment", lang, RELEASE_ROOT), as_version=4).cells
+        if c.id == "kernel_dqn_targets"
+    )
     next(c for c in assignment.cells if c.id == "kernel_dqn_targets").source = stub.source
     nbformat.write(assignment, folder / sources.NOTEBOOK_NAMES["assignment", lang])
     lab = nbformat.read(folder / sources.NOTEBOOK_NAMES["lab", lang], as_version=4)
@@ -129,8 +139,7 @@ def test_lab_with_missing_parts_runs_to_the_end_with_one_line_each(tmp_path, mon
     asyncio.run(asyncio.wait_for(client.async_execute(), BUDGET))
 
     assert not _errors(lab), _errors(lab)
-    printed = {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
-               for c in lab.cells if c.cell_type == "code"}
+    printed = {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream") for c in lab.cells if c.cell_type == "code"}
     skipped = "This section did not run:"
     assert "implement `dqn_targets` in the assignment notebook (m05_assignment_en.ipynb, Part 3)" in printed["run_dqn"]
     for cell in ("run_dt", "run_language"):
@@ -158,8 +167,9 @@ def test_an_untouched_notebook_runs_to_the_end_and_says_what_is_left_to_write(la
     folder = tmp_path / sources.ASSIGNMENTS[lang]
     shutil.copytree(RELEASE_ROOT / sources.ASSIGNMENTS[lang], folder)
     nb = nbformat.read(folder / sources.NOTEBOOK_NAMES["assignment", lang], as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell("try:\n    return_to_go([1.0])\nexcept NotImplementedError as exc:\n"
-                                              "    print(type(exc).__name__, exc)"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell("try:\n    return_to_go([1.0])\nexcept NotImplementedError as exc:\n    print(type(exc).__name__, exc)")
+    )
     for name in ("M5_GRADING", "MPLBACKEND", "JPY_SESSION_NAME", "__vsc_ipynb_file__"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("M5_PROGRESS", "0")
@@ -168,8 +178,7 @@ def test_an_untouched_notebook_runs_to_the_end_and_says_what_is_left_to_write(la
     asyncio.run(asyncio.wait_for(client.async_execute(), BUDGET))
 
     assert not _errors(nb), (lang, _errors(nb))
-    printed = {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
-               for c in nb.cells if c.cell_type == "code"}
+    printed = {c.id: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream") for c in nb.cells if c.cell_type == "code"}
     reports = [text for cid, text in printed.items() if cid.endswith("_tests")]
     assert len(reports) == len(exercises.NUMERICAL_NUMBERS)
     assert all(text.startswith(kit_notebook.TEXT[lang]["unassigned"].split("{")[0]) for text in reports), reports

@@ -1,4 +1,5 @@
 """An exact critic for KeyDoorGrid tests: Q* by policy iteration, and a network that reads a Q table."""
+
 from __future__ import annotations
 
 import numpy as np

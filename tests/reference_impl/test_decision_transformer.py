@@ -1,4 +1,5 @@
 """Decision Transformer: shapes, causality, RTG targets, condition updates, training."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -69,8 +70,14 @@ def make_episode(rewards, actions=None, state_dim=STATE_DIM, truncated_end=False
     actions = [t % ACTION_DIM for t in range(T)] if actions is None else actions
     eye = np.eye(state_dim, dtype=np.float32)
     transitions = [
-        Transition(eye[t % state_dim], int(actions[t]), float(rewards[t]), eye[(t + 1) % state_dim],
-                   terminated=(t == T - 1 and not truncated_end), truncated=(t == T - 1 and truncated_end))
+        Transition(
+            eye[t % state_dim],
+            int(actions[t]),
+            float(rewards[t]),
+            eye[(t + 1) % state_dim],
+            terminated=(t == T - 1 and not truncated_end),
+            truncated=(t == T - 1 and truncated_end),
+        )
         for t in range(T)
     ]
     return Episode(transitions=transitions, return_=float(sum(rewards)), length=T, outcome="goal")
@@ -86,8 +93,7 @@ def two_arm_episodes(n):
 
 def small_model(seed=0, **overrides):
     seed_everything(seed)
-    cfg = DTConfig(state_dim=STATE_DIM, action_dim=ACTION_DIM, context_steps=6, d_model=16, n_heads=2,
-                   dim_feedforward=32, **overrides)
+    cfg = DTConfig(state_dim=STATE_DIM, action_dim=ACTION_DIM, context_steps=6, d_model=16, n_heads=2, dim_feedforward=32, **overrides)
     return DecisionTransformer(cfg).eval()
 
 
@@ -193,8 +199,9 @@ def test_training_uses_the_rtg_function_it_is_given():
         seen.append(len(rewards))
         return return_to_go(rewards, gamma)
 
-    train_decision_transformer(episodes, seed=0, state_dim=3, action_dim=2, context_steps=2, epochs=1, batch_size=4,
-                               return_to_go_fn=spy, config=_tiny_config(2))
+    train_decision_transformer(
+        episodes, seed=0, state_dim=3, action_dim=2, context_steps=2, epochs=1, batch_size=4, return_to_go_fn=spy, config=_tiny_config(2)
+    )
     assert seen == [1] * 8
 
 
@@ -231,8 +238,9 @@ def test_evaluation_subtracts_each_reward_from_the_condition():
     fed = []
     model.register_forward_pre_hook(lambda module, args: fed.append(args[0][:, -1].tolist()))
     conditions = []
-    metrics = evaluate_decision_transformer(ScheduleEnv([1.0, 0.0, -0.5, 2.0]), model, target_return=5.0,
-                                            episodes=2, seed=0, context_steps=6, conditions=conditions)
+    metrics = evaluate_decision_transformer(
+        ScheduleEnv([1.0, 0.0, -0.5, 2.0]), model, target_return=5.0, episodes=2, seed=0, context_steps=6, conditions=conditions
+    )
     assert conditions == [[5.0, 4.0, 4.0, 4.5]] * 2
     # What the model was actually given: both episodes in one batch, one forward per step.
     assert fed == [pytest.approx([r, r]) for r in (5.0, 4.0, 4.0, 4.5)]
@@ -270,8 +278,9 @@ def _keydoor_model():
     env = KeyDoorGrid(seed=0)
     policy = NoisyExpertPolicy(env, 0.3, rng=0)
     episodes = [rollout(env, policy, seed=i) for i in range(8)]
-    model, _ = train_decision_transformer(episodes, seed=1, state_dim=env.observation_dim, action_dim=env.action_dim,
-                                          context_steps=4, epochs=1, batch_size=32)
+    model, _ = train_decision_transformer(
+        episodes, seed=1, state_dim=env.observation_dim, action_dim=env.action_dim, context_steps=4, epochs=1, batch_size=32
+    )
     return model
 
 
@@ -287,8 +296,14 @@ def test_batched_evaluation_equals_one_episode_at_a_time():
     alone = []
     for i in range(12):
         one = []
-        alone.append((evaluate_decision_transformer(KeyDoorGrid(seed=3, slip_probability=0.2), model, 0.7, episodes=1,
-                                                    seed=100 + i, context_steps=4, conditions=one), one[0]))
+        alone.append(
+            (
+                evaluate_decision_transformer(
+                    KeyDoorGrid(seed=3, slip_probability=0.2), model, 0.7, episodes=1, seed=100 + i, context_steps=4, conditions=one
+                ),
+                one[0],
+            )
+        )
     assert batched["episode_returns"] == [m["episode_returns"][0] for m, _ in alone]
     assert conditions == [c for _, c in alone]
     outcomes = {"goal": 0, "trap": 0, "timeout": 0}
@@ -319,15 +334,15 @@ def test_evaluation_reports_the_standard_error_of_its_mean():
 
 # --------------------------------------------------------------------------- training
 def _tiny_config(context_steps):
-    return DTConfig(state_dim=3, action_dim=2, context_steps=context_steps, d_model=16, n_heads=2,
-                    dim_feedforward=32, dropout=0.0, lr=3e-3)
+    return DTConfig(state_dim=3, action_dim=2, context_steps=context_steps, d_model=16, n_heads=2, dim_feedforward=32, dropout=0.0, lr=3e-3)
 
 
 def test_the_return_condition_selects_the_behaviour_that_earned_it():
     """Half of the log takes the winning arm (return 1), half the losing one (0): the
     request decides which one the trained model repeats."""
-    model, losses = train_decision_transformer(two_arm_episodes(32), seed=3, state_dim=3, action_dim=2,
-                                               context_steps=2, epochs=25, batch_size=16, config=_tiny_config(2))
+    model, losses = train_decision_transformer(
+        two_arm_episodes(32), seed=3, state_dim=3, action_dim=2, context_steps=2, epochs=25, batch_size=16, config=_tiny_config(2)
+    )
     assert len(losses) == 25 and losses[-1] < 0.1 < losses[0]
     sweep = dt_return_sweep(model, TwoArmEnv, [0.0, 1.0], episodes=2, seed=0, context_steps=2)
     np.testing.assert_array_equal(sweep["mean_return"], [0.0, 1.0])
@@ -337,13 +352,18 @@ def test_the_return_condition_selects_the_behaviour_that_earned_it():
 
 def test_training_is_deterministic_for_a_seed():
     episodes = [make_episode([0.0, 0.0, 1.0]), make_episode([0.0, -1.0], truncated_end=True)] * 3
-    runs = [train_decision_transformer(episodes, seed=7, state_dim=3, action_dim=2, context_steps=3, epochs=2,
-                                       batch_size=4, config=_tiny_config(3)) for _ in range(2)]
+    runs = [
+        train_decision_transformer(
+            episodes, seed=7, state_dim=3, action_dim=2, context_steps=3, epochs=2, batch_size=4, config=_tiny_config(3)
+        )
+        for _ in range(2)
+    ]
     assert runs[0][1] == runs[1][1]
     for p, q in zip(runs[0][0].parameters(), runs[1][0].parameters()):
         assert torch.equal(p, q)
-    other, _ = train_decision_transformer(episodes, seed=8, state_dim=3, action_dim=2, context_steps=3, epochs=2,
-                                          batch_size=4, config=_tiny_config(3))
+    other, _ = train_decision_transformer(
+        episodes, seed=8, state_dim=3, action_dim=2, context_steps=3, epochs=2, batch_size=4, config=_tiny_config(3)
+    )
     assert not all(torch.equal(p, q) for p, q in zip(runs[0][0].parameters(), other.parameters()))
 
 
@@ -368,8 +388,9 @@ def test_smoke_on_keydoor_episodes():
     env = KeyDoorGrid(seed=0)
     policy = NoisyExpertPolicy(env, 0.2, rng=0)
     episodes = [rollout(env, policy, seed=i) for i in range(6)]
-    model, losses = train_decision_transformer(episodes, seed=1, state_dim=env.observation_dim, action_dim=env.action_dim,
-                                               context_steps=4, epochs=1, batch_size=32)
+    model, losses = train_decision_transformer(
+        episodes, seed=1, state_dim=env.observation_dim, action_dim=env.action_dim, context_steps=4, epochs=1, batch_size=32
+    )
     assert np.isfinite(losses).all()
     metrics = evaluate_decision_transformer(KeyDoorGrid(seed=1), model, 0.7, episodes=1, seed=5, context_steps=4)
     assert set(metrics) >= {"mean_return", "success_rate", "outcomes", "episodes"}

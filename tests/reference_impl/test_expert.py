@@ -1,4 +1,5 @@
 """The BFS expert is optimal and reaches the goal from every start; the noisy expert is seeded."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -15,8 +16,11 @@ from reference_impl.rollout import rollout
 ENV = KeyDoorGrid()
 EXPERT = ExpertPolicy(ENV)
 FREE_CELLS = [
-    (r, c) for r in range(ENV.height) for c in range(ENV.width)
-    if (r, c) not in ENV.wall_positions and (r, c) not in ENV.trap_positions
+    (r, c)
+    for r in range(ENV.height)
+    for c in range(ENV.width)
+    if (r, c) not in ENV.wall_positions
+    and (r, c) not in ENV.trap_positions
     and (r, c) not in (ENV.goal_position, ENV.key_position, ENV.door_position)
 ]
 

@@ -1,4 +1,5 @@
 """FQE against exact policy evaluation on a tiny tabular MDP with a known answer."""
+
 from __future__ import annotations
 
 import numpy as np

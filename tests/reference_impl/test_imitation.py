@@ -1,4 +1,5 @@
 """Behavior cloning fits expert labels; DAgger aggregates expert-labeled learner states."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -93,8 +94,9 @@ def test_dagger_is_deterministic(smoke_run):
     assert again["bc_losses"] == smoke_run["bc_losses"]
 
 
-@pytest.mark.parametrize("name, value", [("expert_episodes", 0), ("rounds", -1), ("epochs", 0),
-                                         ("learner_episodes_per_round", 0), ("evaluation_episodes", 1.5)])
+@pytest.mark.parametrize(
+    "name, value", [("expert_episodes", 0), ("rounds", -1), ("epochs", 0), ("learner_episodes_per_round", 0), ("evaluation_episodes", 1.5)]
+)
 def test_dagger_rejects_bad_counts(name, value):
     with pytest.raises(ValueError, match=name):
         dagger_experiment(seed=0, **{**SMOKE, name: value})
@@ -107,8 +109,7 @@ def test_bc_config_validation():
 
 @pytest.mark.slow
 def test_lab_full_profile_dagger_beats_bc():
-    run = dagger_experiment(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12,
-                            evaluation_episodes=24)
+    run = dagger_experiment(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12, evaluation_episodes=24)
     records = run["records"]
     assert records[-1]["success_rate"] > records[0]["success_rate"]
     assert records[-1]["success_rate"] >= 0.9
@@ -127,9 +128,18 @@ def fast_curve():
 def test_label_budget_curve_shape(fast_curve):
     n = len(FAST_BUDGETS)
     assert fast_curve["budgets"] == list(FAST_BUDGETS)
-    for key in ("bc_labels", "bc_success_rate", "bc_mean_return", "bc_distinct_states", "dagger_labels",
-                "dagger_learner_labels", "dagger_rounds", "dagger_success_rate", "dagger_mean_return",
-                "dagger_distinct_states"):
+    for key in (
+        "bc_labels",
+        "bc_success_rate",
+        "bc_mean_return",
+        "bc_distinct_states",
+        "dagger_labels",
+        "dagger_learner_labels",
+        "dagger_rounds",
+        "dagger_success_rate",
+        "dagger_mean_return",
+        "dagger_distinct_states",
+    ):
         assert len(fast_curve[key]) == n, key
     assert fast_curve["bc_labels"] == fast_curve["dagger_labels"] == list(FAST_BUDGETS)
     # 20 demonstration labels, then rounds of 15: 45 = 20 + 15 + 10 (round 2 cut), 60 = 20 + 15 + 15 + 10.
@@ -222,10 +232,22 @@ def test_label_budget_curve_rejects_bad_budgets(budgets):
         label_budget_curve(0, budgets, FAST)
 
 
-@pytest.mark.parametrize("name, value", [("initial_labels", 0), ("labels_per_round", -1), ("epochs", 1.5),
-                                         ("evaluation_episodes", 0), ("beta", 1.5), ("slip_probability", 1.0),
-                                         ("slip_probability", None), ("demonstration_slip_probability", -0.1),
-                                         ("max_steps", True), ("bc", {}), ("decay_beta", 1)])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("initial_labels", 0),
+        ("labels_per_round", -1),
+        ("epochs", 1.5),
+        ("evaluation_episodes", 0),
+        ("beta", 1.5),
+        ("slip_probability", 1.0),
+        ("slip_probability", None),
+        ("demonstration_slip_probability", -0.1),
+        ("max_steps", True),
+        ("bc", {}),
+        ("decay_beta", 1),
+    ],
+)
 def test_label_budget_config_rejects_bad_values(name, value):
     with pytest.raises(ValueError, match=name):
         LabelBudgetConfig(**{name: value})

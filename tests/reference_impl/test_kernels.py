@@ -1,4 +1,5 @@
 """Reference kernels: worked values of the module, Hypothesis properties, bad input."""
+
 from __future__ import annotations
 
 import math
@@ -380,10 +381,10 @@ EMPTY_ALLOWED = [
     ("iql_advantage_weights", lambda: iql_advantage_weights(np.zeros((2, 0)), 3.0), (2, 0), np.float64),
 ]
 EMPTY_REFUSED = [  # the "Raises" clause names these
-    (lambda: masked_token_nll([], []), "mask"),                              # "a mask with no active entry"
+    (lambda: masked_token_nll([], []), "mask"),  # "a mask with no active entry"
     (lambda: cql_discrete_penalty(np.zeros((0, 3)), np.zeros(0, int)), "q_values"),  # "an empty ... batch"
-    (lambda: expectile_loss([], 0.7), "diff"),                               # "diff is empty"
-    (lambda: dqn_targets([1.0], [0], np.zeros((1, 0))), "next_q_target"),     # "an empty action axis"
+    (lambda: expectile_loss([], 0.7), "diff"),  # "diff is empty"
+    (lambda: dqn_targets([1.0], [0], np.zeros((1, 0))), "next_q_target"),  # "an empty action axis"
     (lambda: behavior_support_mask(np.zeros((2, 0))), "probabilities"),
 ]
 

@@ -1,4 +1,5 @@
 """KeyDoorGrid dynamics, encoding, stopping semantics and the Gymnasium contract."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -143,8 +144,7 @@ def test_bad_start_raises(start):
         KeyDoorGrid().reset(start=start)
 
 
-@pytest.mark.parametrize("kwargs", [{"max_steps": 0}, {"slip_probability": 1.0}, {"render_mode": "human"},
-                                    {"step_cost": float("nan")}])
+@pytest.mark.parametrize("kwargs", [{"max_steps": 0}, {"slip_probability": 1.0}, {"render_mode": "human"}, {"step_cost": float("nan")}])
 def test_bad_constructor_arguments_raise(kwargs):
     with pytest.raises(ValueError):
         KeyDoorGrid(**kwargs)
@@ -210,15 +210,18 @@ def test_wide_layout_is_a_valid_environment_with_more_start_cells():
     assert KeyDoorGrid(layout=list(LAYOUT)).layout == LAYOUT
 
 
-@pytest.mark.parametrize("layout, match", [
-    ("..K", "sequence of row strings"),
-    ((), "sequence of row strings"),
-    (("S.KDG", "S.."), "equal length"),
-    (("S.KDGz",), "'z'"),
-    (("S.KKDG",), "one key"),
-    (("S.K.G",), "one door"),
-    (("..KDG",), "start cell"),
-])
+@pytest.mark.parametrize(
+    "layout, match",
+    [
+        ("..K", "sequence of row strings"),
+        ((), "sequence of row strings"),
+        (("S.KDG", "S.."), "equal length"),
+        (("S.KDGz",), "'z'"),
+        (("S.KKDG",), "one key"),
+        (("S.K.G",), "one door"),
+        (("..KDG",), "start cell"),
+    ],
+)
 def test_bad_layouts_are_refused_with_the_reason(layout, match):
     with pytest.raises(ValueError, match=match):
         KeyDoorGrid(layout=layout)

@@ -1,4 +1,5 @@
 """Tests of the lab runner (`m5 lab`), its labels, figures and pinned artifacts."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,23 +24,65 @@ from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  
 
 # The keys the lab notebook reads from its LABELS dict.
 NOTEBOOK_KEYS = (
-    "grid_title", "grid_x", "grid_y", "dagger_x", "success", "dagger_title", "episode", "rolling_success",
-    "dqn_title", "count", "log_title", "mean_return", "offline_title", "fqe_warning", "identity",
-    "requested_return", "achieved_return", "dt_title", "exact_match", "language_title", "summary_heading",
-    "summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summary_llm",
+    "grid_title",
+    "grid_x",
+    "grid_y",
+    "dagger_x",
+    "success",
+    "dagger_title",
+    "episode",
+    "rolling_success",
+    "dqn_title",
+    "count",
+    "log_title",
+    "mean_return",
+    "offline_title",
+    "fqe_warning",
+    "identity",
+    "requested_return",
+    "achieved_return",
+    "dt_title",
+    "exact_match",
+    "language_title",
+    "summary_heading",
+    "summary_bc",
+    "summary_dqn",
+    "summary_offline",
+    "summary_dt",
+    "summary_llm",
 )
 
 # Small enough that every section runs in a second or two.
 TINY = lab_profiles.LabProfile(
     name="tiny",
-    dagger=lab_profiles.DaggerParams(seed=17, expert_episodes=1, rounds=1, learner_episodes_per_round=1, epochs=1, evaluation_episodes=2,
-                            label_budgets=(40,), budget_evaluation_episodes=2, budget_epochs=1),
+    dagger=lab_profiles.DaggerParams(
+        seed=17,
+        expert_episodes=1,
+        rounds=1,
+        learner_episodes_per_round=1,
+        epochs=1,
+        evaluation_episodes=2,
+        label_budgets=(40,),
+        budget_evaluation_episodes=2,
+        budget_epochs=1,
+    ),
     dqn=lab_profiles.DQNParams(seed=5, episodes=2, evaluation_episodes=1),
     log=lab_profiles.LogParams(seed=41, episodes=3),
-    offline=lab_profiles.OfflineParams(seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1,
-                              fqe_iterations=2, fqe_steps_per_iteration=2),
-    dt=lab_profiles.DTParams(data_seed=41, train_seed=61, episodes=4, epochs=1, context_steps=4, batch_size=16,
-                    evaluation_episodes=1, eval_env_seed=41, eval_seed=2000, target_returns=(-1.0, 0.0, 2.0)),
+    offline=lab_profiles.OfflineParams(
+        seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1, fqe_iterations=2, fqe_steps_per_iteration=2
+    ),
+    dt=lab_profiles.DTParams(
+        data_seed=41,
+        train_seed=61,
+        episodes=4,
+        epochs=1,
+        context_steps=4,
+        batch_size=16,
+        evaluation_episodes=1,
+        eval_env_seed=41,
+        eval_seed=2000,
+        target_returns=(-1.0, 0.0, 2.0),
+    ),
     language=lab_profiles.LanguageParams(seed=71, episodes_per_prompt=2, bc_epochs=1, iql_epochs=1),
 )
 
@@ -138,8 +181,11 @@ def test_labels_of_lab_runs_never_call_them_pinned():
     for lang, word in (("en", "pinned"), ("ru", "зафиксирован")):
         labels = LABELS[lang]
         assert word in labels["run.pinned"].lower()
-        said = [k for k, v in labels.items()
-                if word in v.lower() and not k.startswith(("run.pinned", "nb.", "report.pinned", "report.caveat_smoke"))]
+        said = [
+            k
+            for k, v in labels.items()
+            if word in v.lower() and not k.startswith(("run.pinned", "nb.", "report.pinned", "report.caveat_smoke"))
+        ]
         assert said == [], (lang, said)
 
 
@@ -161,8 +207,10 @@ def test_dt_panel_stacks_the_log_by_how_episodes_ended():
     top, bottom = figures.plot_dt_panel([-1.0, 0.0, 1.0], [-1.0, 0.7, 0.7], returns, None, LABELS["en"], log_outcomes=outcomes)
     assert bottom.get_xlim() == top.get_xlim()
     legend = [t.get_text() for t in bottom.get_legend().get_texts()]
-    assert legend == [LABELS["en"]["dt_group"].format(group=g, count=n, share=n / 15, lo=lo, hi=hi)
-                      for g, n, lo, hi in (("trap", 5, -1.1, -1.1), ("timeout", 2, -0.5, -0.5), ("goal", 8, 0.75, 0.75))]
+    assert legend == [
+        LABELS["en"]["dt_group"].format(group=g, count=n, share=n / 15, lo=lo, hi=hi)
+        for g, n, lo, hi in (("trap", 5, -1.1, -1.1), ("timeout", 2, -0.5, -0.5), ("goal", 8, 0.75, 0.75))
+    ]
     assert "timeout: 13% of episodes (2), returns [-0.50, -0.50]" in legend
     assert sum(p.get_height() for p in bottom.patches if hasattr(p, "get_height")) >= len(returns)
     # A group the log lacks is named as empty; without outcomes one plain histogram, no legend.
@@ -196,19 +244,21 @@ def test_dt_figure_draws_the_identity_line():
     np.testing.assert_allclose(identity[0].get_xdata(), identity[0].get_ydata())
 
 
-@pytest.mark.parametrize("call, argument", [
-    (lambda: figures.plot_dagger_curve([0, 1], [0.5]), "success_rate"),
-    (lambda: figures.plot_offline_methods(["a", "b"], [0.1, 0.2], [0.5]), "success_rate"),
-    (lambda: figures.plot_fqe_vs_simulator(["a"], [0.1], [0.1, 0.2]), "simulated_values"),
-    (lambda: figures.plot_dt_sweep([], []), "target_return"),
-    (lambda: figures.plot_dt_sweep([0.0, 1.0], [0.0, 1.0], data_range=(1.0, 0.0)), "data_range"),
-    (lambda: figures.plot_language_exact_match([], []), "method_names"),
-    (lambda: figures.plot_language_exact_match(["a", "b"], [0.1, 0.2], heldout_exact_match=[0.0]), "heldout_exact_match"),
-    (lambda: figures.plot_language_exact_match(["a"], [0.1], heldout_exact_match=[0.0], heldout_spread=[0.1, 0.2]),
-     "heldout_spread"),
-    (lambda: figures.plot_language_exact_match(["a"], [0.1], heldout_spread=[0.1]), "heldout_spread"),
-    (lambda: figures.plot_log_actions([1, 2, 3]), "counts"),
-])
+@pytest.mark.parametrize(
+    "call, argument",
+    [
+        (lambda: figures.plot_dagger_curve([0, 1], [0.5]), "success_rate"),
+        (lambda: figures.plot_offline_methods(["a", "b"], [0.1, 0.2], [0.5]), "success_rate"),
+        (lambda: figures.plot_fqe_vs_simulator(["a"], [0.1], [0.1, 0.2]), "simulated_values"),
+        (lambda: figures.plot_dt_sweep([], []), "target_return"),
+        (lambda: figures.plot_dt_sweep([0.0, 1.0], [0.0, 1.0], data_range=(1.0, 0.0)), "data_range"),
+        (lambda: figures.plot_language_exact_match([], []), "method_names"),
+        (lambda: figures.plot_language_exact_match(["a", "b"], [0.1, 0.2], heldout_exact_match=[0.0]), "heldout_exact_match"),
+        (lambda: figures.plot_language_exact_match(["a"], [0.1], heldout_exact_match=[0.0], heldout_spread=[0.1, 0.2]), "heldout_spread"),
+        (lambda: figures.plot_language_exact_match(["a"], [0.1], heldout_spread=[0.1]), "heldout_spread"),
+        (lambda: figures.plot_log_actions([1, 2, 3]), "counts"),
+    ],
+)
 def test_figures_reject_ragged_or_empty_data(call, argument):
     with pytest.raises(ValueError, match=argument):
         call()
@@ -216,8 +266,9 @@ def test_figures_reject_ragged_or_empty_data(call, argument):
 
 def test_language_figure_draws_both_splits_side_by_side():
     labels = labels_for("ru")
-    ax = figures.plot_language_exact_match(["behavior_cloning", "ilql_like"], [0.3, 0.9], labels=labels,
-                                           heldout_exact_match=[0.0, 0.1], heldout_spread=[0.0, 0.05])
+    ax = figures.plot_language_exact_match(
+        ["behavior_cloning", "ilql_like"], [0.3, 0.9], labels=labels, heldout_exact_match=[0.0, 0.1], heldout_spread=[0.0, 0.05]
+    )
     heights = sorted(round(p.get_height(), 3) for p in ax.patches)
     assert heights == [0.0, 0.1, 0.3, 0.9]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [labels["language_train"], labels["language_heldout"]]
@@ -226,8 +277,7 @@ def test_language_figure_draws_both_splits_side_by_side():
 
 # --------------------------------------------------------------------------- claims
 def test_dt_claims_on_a_curve_that_rises_then_flattens():
-    c = lab.dt_claims([-1.0, 0.0, 0.5, 0.75, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.70, 0.74, 0.72], data_max=0.83,
-                      standard_error=[0.03] * 6)
+    c = lab.dt_claims([-1.0, 0.0, 0.5, 0.75, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.70, 0.74, 0.72], data_max=0.83, standard_error=[0.03] * 6)
     assert c["rises"] and c["saturates"]
     assert c["slope_inside"] > 0 and c["max_achieved_above"] == pytest.approx(0.74)
     assert c["top_inside_request"] == 0.75 and c["excess_above"] == pytest.approx(0.04)
@@ -245,8 +295,12 @@ def test_dt_claims_flags_a_curve_that_keeps_rising_above_the_data():
     assert not flat["rises"] and flat["saturates"]
 
 
-@given(st.lists(st.floats(-1.5, 1.0), min_size=2, max_size=6), st.lists(st.floats(-1.5, 1.0), min_size=1, max_size=4),
-       st.floats(0.0, 0.2), st.floats(0.0, 2.0))
+@given(
+    st.lists(st.floats(-1.5, 1.0), min_size=2, max_size=6),
+    st.lists(st.floats(-1.5, 1.0), min_size=1, max_size=4),
+    st.floats(0.0, 0.2),
+    st.floats(0.0, 2.0),
+)
 @settings(max_examples=100, deadline=None)
 def test_dt_saturation_is_the_two_standard_error_rule(inside_y, above_y, se, lift):
     """Saturates iff no point above the range exceeds the highest in-range point by more than
@@ -293,8 +347,10 @@ def test_write_npz_is_byte_deterministic_and_pickle_free(tmp_path):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), max_size=12),
-       st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=5))
+@given(
+    st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), max_size=12),
+    st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=5),
+)
 def test_write_npz_round_trips_floats_and_names_exactly(tmp_path_factory, values, names):
     path = tmp_path_factory.mktemp("npz") / "x.npz"
     arrays = {"values": np.asarray(values, dtype=np.float64), "names": np.asarray(names, dtype=str)}
@@ -362,8 +418,9 @@ def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes()
     assert protocol["parameters"]["dagger"] == json.loads(json.dumps(dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)))
     assert len(loaded["M5_dagger_curve.npz"]["rounds"]) == lab.PROFILE_PARAMS["full"].dagger.rounds + 1
     assert len(loaded["M5_online_dqn_curve.npz"]["dqn_success"]) == lab.PROFILE_PARAMS["full"].dqn.episodes
-    np.testing.assert_array_equal(loaded["M5_decision_transformer_results.npz"]["target_return"],
-                                  lab.PROFILE_PARAMS["full"].dt.target_returns)
+    np.testing.assert_array_equal(
+        loaded["M5_decision_transformer_results.npz"]["target_return"], lab.PROFILE_PARAMS["full"].dt.target_returns
+    )
     for path in lab.DATA_DIR.glob("M5_*"):
         assert path.stat().st_size < 64_000, path  # KB, not MB
 
@@ -385,16 +442,19 @@ def test_profile_variable_sets_the_default_and_flag_wins():
         lab.resolve_profile("full", {lab.PROFILE_ENV: "fast"})
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--section", "dagger", "warp"], "warp"),
-    (["--profile", "huge"], "--profile"),
-    (["--seeds", "0"], "--seeds"),
-    (["--seeds", "two"], "--seeds"),
-    (["--lang", "de"], "--lang"),
-    (["--pin", "--profile", "smoke"], "--pin"),
-    (["--pin", "--section", "dt"], "--pin"),
-    (["--no-such-flag"], "invalid arguments"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--section", "dagger", "warp"], "warp"),
+        (["--profile", "huge"], "--profile"),
+        (["--seeds", "0"], "--seeds"),
+        (["--seeds", "two"], "--seeds"),
+        (["--lang", "de"], "--lang"),
+        (["--pin", "--profile", "smoke"], "--pin"),
+        (["--pin", "--section", "dt"], "--pin"),
+        (["--no-such-flag"], "invalid arguments"),
+    ],
+)
 def test_usage_errors_exit_2(argv, needle, capsys, tmp_path):
     assert lab.main([*argv, "--out", str(tmp_path)]) == 2
     assert needle in capsys.readouterr().err
@@ -429,7 +489,9 @@ def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
 # the glossary's Latin terms (seed, return-to-go), formula symbols, identifiers.
 RU_LATIN_ALLOWED = re.compile(
     r"`[^`]*`|!\[\w+\]\([\w.]+\.png\)|\b(?:Double DQN|DQN|CQL|IQL|BC|FQE|ILQL|DAgger|Decision Transformer|KeyDoorGrid|LLM"
-    r"|Q-обучение|[Ss]eed|return-to-go|gamma|alpha|pi|observation_dim|action_dim|m5 lab|smoke|Kumar et al)\b", re.UNICODE)
+    r"|Q-обучение|[Ss]eed|return-to-go|gamma|alpha|pi|observation_dim|action_dim|m5 lab|smoke|Kumar et al)\b",
+    re.UNICODE,
+)
 LATIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
@@ -510,14 +572,26 @@ def test_russian_figures_have_russian_titles_legends_and_tick_labels():
     figures.plot_offline_methods(offline["method_names"], offline["mean_return"], offline["success_rate"], axes[4], labels)
     figures.plot_fqe_vs_simulator(offline["fqe_names"], offline["fqe_values"], offline["fqe_simulated_values"], axes[5], labels)
     figures.plot_dt_sweep([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], axes[6], labels, data_range=(-1.3, 0.8))
-    figures.plot_language_exact_match(language["method_names"], language["exact_match"], axes[7], labels,
-                                      run_label=labels["run.pinned"])
+    figures.plot_language_exact_match(language["method_names"], language["exact_match"], axes[7], labels, run_label=labels["run.pinned"])
     extra = plt.subplots(1, 3)[1]
-    figures.plot_offline_values(offline["method_names"], offline["greedy_q_mean"], offline["greedy_value_true"], extra[0], labels,
-                                fqe=offline["fqe_logged_values"], run_label=labels["run.lab"].format(profile="smoke", seeds=5))
-    figures.plot_dt_panel([-1, 0, 1, 2], [-0.8, 0.0, 0.7, 0.7], [-1.1, -0.5, 0.7, 0.8], extra[1:], labels,
-                          log_outcomes=["trap", "timeout", "goal", "goal"],
-                          run_label=labels["run.yours"].format(profile="smoke"))
+    figures.plot_offline_values(
+        offline["method_names"],
+        offline["greedy_q_mean"],
+        offline["greedy_value_true"],
+        extra[0],
+        labels,
+        fqe=offline["fqe_logged_values"],
+        run_label=labels["run.lab"].format(profile="smoke", seeds=5),
+    )
+    figures.plot_dt_panel(
+        [-1, 0, 1, 2],
+        [-0.8, 0.0, 0.7, 0.7],
+        [-1.1, -0.5, 0.7, 0.8],
+        extra[1:],
+        labels,
+        log_outcomes=["trap", "timeout", "goal", "goal"],
+        run_label=labels["run.yours"].format(profile="smoke"),
+    )
     for ax in (*axes, *extra):
         for text in _axes_texts(ax):
             assert "_" not in text or text.startswith("$"), f"identifier on a Russian figure: {text!r}"
@@ -529,8 +603,11 @@ def test_russian_figures_have_russian_titles_legends_and_tick_labels():
 
 def test_display_names_cover_the_pinned_names_and_pass_unknown_names_through():
     names = set()
-    for artifact, key in (("M5_offline_method_results", "method_names"), ("M5_offline_method_results", "fqe_names"),
-                          ("M5_language_ilql_results", "method_names")):
+    for artifact, key in (
+        ("M5_offline_method_results", "method_names"),
+        ("M5_offline_method_results", "fqe_names"),
+        ("M5_language_ilql_results", "method_names"),
+    ):
         names |= set(lab.load_pinned(artifact)[key].tolist())
     for lang in ("en", "ru"):
         assert all(f"name.{n}" in LABELS[lang] for n in names | set(ACTION_NAMES)), lang
@@ -597,8 +674,11 @@ def test_same_machine_needs_the_cpu_its_capability_and_the_versions():
 
 def test_cpu_identity_reads_the_first_processor_of_cpuinfo(tmp_path, monkeypatch):
     cpuinfo = tmp_path / "cpuinfo"
-    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
-                       "model name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n", encoding="utf-8")
+    cpuinfo.write_text(
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+        "model name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n",
+        encoding="utf-8",
+    )
     assert lab.cpu_identity(str(cpuinfo)) == "AuthenticAMD family 25 model 17"
     monkeypatch.setattr(lab_pins.platform, "processor", lambda: "arm")
     assert lab.cpu_identity(str(tmp_path / "missing")) == "arm"

@@ -1,4 +1,5 @@
 """Tests of the claims registry, claims.json and the README table generated from it."""
+
 from __future__ import annotations
 
 import json
@@ -41,15 +42,25 @@ def _quiet(monkeypatch):
 def test_the_ids_other_texts_cite_are_registered():
     ids = set(claim_ids())
     slugs = ["behavior_cloning", "naive_dqn", "restricted_dqn", "cql", "iql"]
-    required = {"dagger.bc_success", "dagger.dagger_success", "dagger.dagger_labels", "dqn.dqn_success", "dqn.double_success",
-                *(f"dt.log_{w}.{g}" for w in ("count", "share") for g in ("trap", "timeout", "goal")),
-                "dt.max_standard_error", "dt.evaluation_episodes",
-                *(f"offline.{w}.{m}" for w in ("return", "success", "greedy_value_true") for m in slugs),
-                *(f"offline.greedy_q_learned.{m}" for m in slugs[1:]),
-                *(f"fqe.{w}.{m}" for w in ("estimate", "simulator", "abs_error") for m in slugs),
-                *(f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns),
-                *(f"language.{w}.{m}" for w in ("exact_match", "mean_reward", "heldout_exact_match", "heldout_mean_reward")
-                  for m in LANGUAGE_METHODS)}
+    required = {
+        "dagger.bc_success",
+        "dagger.dagger_success",
+        "dagger.dagger_labels",
+        "dqn.dqn_success",
+        "dqn.double_success",
+        *(f"dt.log_{w}.{g}" for w in ("count", "share") for g in ("trap", "timeout", "goal")),
+        "dt.max_standard_error",
+        "dt.evaluation_episodes",
+        *(f"offline.{w}.{m}" for w in ("return", "success", "greedy_value_true") for m in slugs),
+        *(f"offline.greedy_q_learned.{m}" for m in slugs[1:]),
+        *(f"fqe.{w}.{m}" for w in ("estimate", "simulator", "abs_error") for m in slugs),
+        *(f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns),
+        *(
+            f"language.{w}.{m}"
+            for w in ("exact_match", "mean_reward", "heldout_exact_match", "heldout_mean_reward")
+            for m in LANGUAGE_METHODS
+        ),
+    }
     assert required <= ids, sorted(required - ids)
     assert len(ids) == len(CLAIMS)  # unique
     assert len(METHOD_NAMES) == len(slugs)
@@ -79,25 +90,34 @@ def test_evaluate_claims_gives_per_seed_values_mean_and_sample_sd():
 
 
 def test_a_new_claim_is_one_entry(monkeypatch):
-    extra = Claim("dqn.gap", "dqn", {"en": "Double minus plain", "ru": "Разница"},
-                  lambda r: r["double_eval_success"] - r["dqn_eval_success"])
+    extra = Claim(
+        "dqn.gap", "dqn", {"en": "Double minus plain", "ru": "Разница"}, lambda r: r["double_eval_success"] - r["dqn_eval_success"]
+    )
     monkeypatch.setattr(lab_results, "CLAIMS", [*CLAIMS, extra])
     claims = evaluate_claims({"dqn": [_result(dqn_eval_success=0.25, double_eval_success=1.0)]})
     assert claims["dqn.gap"]["per_seed"] == [0.75] and claims["dqn.gap"]["text"]["ru"] == "Разница"
 
 
 def test_a_claim_missing_on_some_seeds_only_is_an_error():
-    runs = [_result(target_return=[0.5], mean_return=[0.4], log_returns=[0.7], data_return_range=[0.7, 0.7]),
-            _result(target_return=[1.0], mean_return=[0.4], log_returns=[0.7], data_return_range=[0.7, 0.7])]
+    runs = [
+        _result(target_return=[0.5], mean_return=[0.4], log_returns=[0.7], data_return_range=[0.7, 0.7]),
+        _result(target_return=[1.0], mean_return=[0.4], log_returns=[0.7], data_return_range=[0.7, 0.7]),
+    ]
     with pytest.raises(ValueError, match="dt.achieved.0.50"):
         evaluate_claims({"dt": runs})
 
 
 def test_dt_log_groups_come_from_outcomes_not_returns():
     # codes index DT_LOG_GROUPS (trap, timeout, goal); the timeouts sit at exactly -0.5
-    run = _result(target_return=[0.5], mean_return=[0.78], return_se=[0.04, 0.03], evaluation_episodes=540,
-                  log_returns=[-1.2, -1.0, -0.5, -0.5, 0.64, 0.83], log_outcome_codes=[0, 0, 1, 1, 2, 2],
-                  data_return_range=[-1.2, 0.83])
+    run = _result(
+        target_return=[0.5],
+        mean_return=[0.78],
+        return_se=[0.04, 0.03],
+        evaluation_episodes=540,
+        log_returns=[-1.2, -1.0, -0.5, -0.5, 0.64, 0.83],
+        log_outcome_codes=[0, 0, 1, 1, 2, 2],
+        data_return_range=[-1.2, 0.83],
+    )
     claims = evaluate_claims({"dt": [run]})
     assert [claims[f"dt.log_count.{g}"]["per_seed"] for g in DT_LOG_GROUPS] == [[2.0], [2.0], [2.0]]
     assert claims["dt.log_share.timeout"]["per_seed"] == [pytest.approx(1 / 3)]
@@ -132,13 +152,22 @@ def test_log_return_groups_partition_the_log(episodes):
 # --------------------------------------------------------------------------- caveats follow the numbers
 def _entry(*values):
     values = [float(v) for v in values]
-    return {"per_seed": values, "seed_ids": list(range(len(values))), "mean": float(np.mean(values)),
-            "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0, "text": {"en": "", "ru": ""}}
+    return {
+        "per_seed": values,
+        "seed_ids": list(range(len(values))),
+        "mean": float(np.mean(values)),
+        "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
+        "text": {"en": "", "ru": ""},
+    }
 
 
 def _cql_claims(q, v):
-    return {"offline.greedy_q_learned.cql": _entry(*q), "offline.greedy_value_true.cql": _entry(*v),
-            "offline.logged_pair_share.cql": _entry(0.9, 0.95), "offline.logged_pair_share.naive_dqn": _entry(0.6, 0.5)}
+    return {
+        "offline.greedy_q_learned.cql": _entry(*q),
+        "offline.greedy_value_true.cql": _entry(*v),
+        "offline.logged_pair_share.cql": _entry(0.9, 0.95),
+        "offline.logged_pair_share.naive_dqn": _entry(0.6, 0.5),
+    }
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
@@ -169,8 +198,9 @@ def test_every_offline_sentence_uses_the_word_its_interval_allows(data):
         sentence = caveats(claims, lang)[0]
         for m in OFFLINE_VALUE_METHODS:
             slug = m.lower().replace(" ", "_")
-            expected = paired_difference(claims[f"offline.return.{slug}"]["per_seed"],
-                                         claims["offline.return.behavior_cloning"]["per_seed"])
+            expected = paired_difference(
+                claims[f"offline.return.{slug}"]["per_seed"], claims["offline.return.behavior_cloning"]["per_seed"]
+            )
             fragment = f"{display_name(labels, m)} {phrase({**expected, 'words': 'order'}, lang)}"
             assert fragment in sentence
             if expected["low"] == expected["high"] == 0.0:  # identical on every seed: named a tie
@@ -185,8 +215,14 @@ def test_the_dt_sentences_state_the_three_groups_and_the_saturation_comparison()
     assert "three groups" in text and "35, 37 end in a trap" in text and "2, 0 are cut by the time limit" in text
     assert "exactly -0.50" in text and "83, 83 reach the goal" in text
     assert "strictly between" not in text and len(caveats(claims, "en")) == 1
-    claims.update({"dt.achieved.2.00": _entry(0.70, 0.72), "dt.achieved.0.75": _entry(0.60, 0.61),
-                   "dt.evaluation_episodes": _entry(540, 540), "dt.max_standard_error": _entry(0.041, 0.043)})
+    claims.update(
+        {
+            "dt.achieved.2.00": _entry(0.70, 0.72),
+            "dt.achieved.0.75": _entry(0.60, 0.61),
+            "dt.evaluation_episodes": _entry(540, 540),
+            "dt.max_standard_error": _entry(0.041, 0.043),
+        }
+    )
     sentences = caveats(claims, "en")
     expected = paired_difference([0.70, 0.72], [0.60, 0.61])
     assert "540 evaluation episodes" in sentences[1] and "0.043" in sentences[1]
@@ -196,16 +232,23 @@ def test_the_dt_sentences_state_the_three_groups_and_the_saturation_comparison()
 
 def test_the_language_sentence_blames_the_data_only_when_bc_loses():
     def claims(bc, ilql):
-        return {"language.exact_match.behavior_cloning": _entry(*bc), "language.exact_match.ilql_like": _entry(*ilql),
-                "language.exact_match.advantage_weighted_bc": _entry(*ilql), "language.exact_match.return_weighted_bc": _entry(*ilql)}
+        return {
+            "language.exact_match.behavior_cloning": _entry(*bc),
+            "language.exact_match.ilql_like": _entry(*ilql),
+            "language.exact_match.advantage_weighted_bc": _entry(*ilql),
+            "language.exact_match.return_weighted_bc": _entry(*ilql),
+        }
+
     assert "by construction" in caveats(claims((0.2, 0.1, 0.15), (0.9, 1.0, 0.95)), "en")[0]
     assert "by construction" not in caveats(claims((0.9, 1.0, 0.95), (0.2, 0.1, 0.15)), "en")[0]
     assert "by construction" not in caveats(claims((0.2, 1.0, 0.5), (0.9, 0.1, 0.6)), "en")[0]  # noise: no verdict
 
 
 def _language_claims(bc, rw, aw, il, held=None):
-    out = {f"language.exact_match.{m}": _entry(*v) for m, v in
-           (("behavior_cloning", bc), ("return_weighted_bc", rw), ("advantage_weighted_bc", aw), ("ilql_like", il))}
+    out = {
+        f"language.exact_match.{m}": _entry(*v)
+        for m, v in (("behavior_cloning", bc), ("return_weighted_bc", rw), ("advantage_weighted_bc", aw), ("ilql_like", il))
+    }
     for m, v in (held or {}).items():
         out[f"language.heldout_exact_match.{m}"] = _entry(*v)
     return out
@@ -248,8 +291,9 @@ def _document():
     for claim in CLAIMS:
         if claim.id in claims:
             claims[claim.id]["text"] = dict(claim.text)
-    return lab_results.claims_document("m5 lab --profile full --seeds 2", "full", 2, {"numpy": "x"}, claims,
-                                       {"arch": "x86_64", "torch_cpu_capability": "AVX2"})
+    return lab_results.claims_document(
+        "m5 lab --profile full --seeds 2", "full", 2, {"numpy": "x"}, claims, {"arch": "x86_64", "torch_cpu_capability": "AVX2"}
+    )
 
 
 def test_readme_section_is_rewritten_between_the_markers_and_checked(tmp_path, capsys):
@@ -288,8 +332,9 @@ def test_id_index_lists_every_claim_of_the_document():
 # --------------------------------------------------------------------------- the committed report
 def test_committed_readme_table_agrees_with_the_committed_claims():
     document = lab_results.load_document(COMMITTED)
-    assert lab_results.readme_matches(lab_results.DEFAULT_README, document), \
+    assert lab_results.readme_matches(lab_results.DEFAULT_README, document), (
         "README lab results differ from docs/lab-results/claims.json: run `python -m reference_impl.lab_results readme`"
+    )
 
 
 def test_committed_claims_are_the_ten_seed_full_run_of_every_registered_claim():
@@ -298,7 +343,8 @@ def test_committed_claims_are_the_ten_seed_full_run_of_every_registered_claim():
     assert document["command"].startswith(f"m5 lab --profile full --seeds {SEEDS} --out docs/lab-results")
     registered = set(claim_ids())
     smoke_only = {f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["smoke"].dt.target_returns} - {
-        f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns}
+        f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns
+    }
     assert set(document["claims"]) == registered - smoke_only
     for claim_id, entry in document["claims"].items():
         assert len(entry["per_seed"]) == len(entry["seed_ids"]) == SEEDS, claim_id

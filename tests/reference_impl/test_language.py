@@ -1,4 +1,5 @@
 """Token-level pipeline: task, reward, dataset, losses against the numpy kernels, experiment."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -111,7 +112,7 @@ def test_reward_is_bounded_and_one_only_for_the_exact_answer(p, response):
 def test_dataset_alignment_and_composition():
     episodes = collect_language_dataset(40, np.random.default_rng(0))
     assert len(episodes) == 40 * len(PROMPTS)
-    assert [e.prompt_index for e in episodes[:: 40]] == list(range(len(PROMPTS)))  # prompt-major
+    assert [e.prompt_index for e in episodes[::40]] == list(range(len(PROMPTS)))  # prompt-major
     for e in episodes:
         assert e.response[-1] == EOS and EOS not in e.response[:-1]
         assert len(e.response) <= MAX_RESPONSE_TOKENS
@@ -342,8 +343,14 @@ def test_prompt_baselines_are_each_prompts_mean_logged_return():
 
 
 @settings(max_examples=60, deadline=None)
-@given(low=st.floats(0.0, 1.0), high=st.floats(0.0, 1.0), base=st.floats(-1.0, 1.0),
-       beta=st.floats(0.0, 20.0), cap=st.floats(1.0, 1e3), length=st.integers(1, 4))
+@given(
+    low=st.floats(0.0, 1.0),
+    high=st.floats(0.0, 1.0),
+    base=st.floats(-1.0, 1.0),
+    beta=st.floats(0.0, 20.0),
+    cap=st.floats(1.0, 1e3),
+    length=st.integers(1, 4),
+)
 def test_return_weights_are_monotone_in_the_return_capped_and_zero_on_padding(low, high, base, beta, cap, length):
     low, high = min(low, high), max(low, high)
     rewards = torch.zeros(2, 4)

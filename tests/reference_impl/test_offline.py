@@ -1,4 +1,5 @@
 """Offline RL suite: fixed logs, export, each learner's target and loss, the experiment."""
+
 from __future__ import annotations
 
 import math
@@ -165,7 +166,9 @@ def test_npz_round_trip_keeps_every_array_and_the_episodes(tmp_path, logs):
 
 def test_episode_start_indices_follow_terminals_and_timeouts():
     arrays = {
-        "observations": np.zeros((6, 2)), "actions": np.zeros(6, int), "rewards": np.zeros(6),
+        "observations": np.zeros((6, 2)),
+        "actions": np.zeros(6, int),
+        "rewards": np.zeros(6),
         "next_observations": np.zeros((6, 2)),
         "terminals": np.array([0, 1, 0, 0, 0, 1], bool),
         "timeouts": np.array([0, 0, 0, 1, 0, 0], bool),
@@ -196,14 +199,16 @@ EYE = np.eye(3, dtype=np.float32)
 
 def hand_batch():
     """Three rows: a plain step from s0 to s1, a terminal step (s1, goal), a timeout step s2 -> s2."""
-    return OfflineLog.from_arrays({
-        "observations": EYE[[0, 1, 2]],
-        "actions": np.array([1, 0, 2]),
-        "rewards": np.array([-0.01, 1.0, -0.01]),
-        "next_observations": EYE[[1, 0, 2]],
-        "terminals": np.array([False, True, False]),
-        "timeouts": np.array([False, False, True]),
-    })
+    return OfflineLog.from_arrays(
+        {
+            "observations": EYE[[0, 1, 2]],
+            "actions": np.array([1, 0, 2]),
+            "rewards": np.array([-0.01, 1.0, -0.01]),
+            "next_observations": EYE[[1, 0, 2]],
+            "terminals": np.array([False, True, False]),
+            "timeouts": np.array([False, False, True]),
+        }
+    )
 
 
 Q_TARGET = np.array([[0.1, 0.2, 0.3], [0.5, 0.9, -0.4], [2.0, 0.0, 0.7]])  # s1 prefers a1, s2 prefers a0
@@ -219,8 +224,8 @@ def test_naive_dqn_target_matches_the_kernel_and_bootstraps_timeouts():
 
 def test_restricted_target_maximises_only_over_supported_actions():
     b = hand_batch()
-    online = TableNet(Q_TARGET)          # would choose a1 in s1 and a0 in s2
-    target = TableNet(Q_TARGET + 10.0)   # evaluates the chosen action
+    online = TableNet(Q_TARGET)  # would choose a1 in s1 and a0 in s2
+    target = TableNet(Q_TARGET + 10.0)  # evaluates the chosen action
     support_table = np.array([[True, True, True], [True, False, True], [False, True, True]])
 
     def support(obs):
@@ -232,8 +237,9 @@ def test_restricted_target_maximises_only_over_supported_actions():
     np.testing.assert_allclose(y, want, rtol=1e-6)
     # With full support it is exactly Double DQN.
     y_full = compute_restricted_target(b, online, target, lambda o: np.ones((len(o), 3), bool), 0.9).numpy()
-    np.testing.assert_allclose(y_full, K.double_dqn_targets(b.rewards, b.terminated, Q_TARGET[[1, 0, 2]], Q_TARGET[[1, 0, 2]] + 10.0, 0.9),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        y_full, K.double_dqn_targets(b.rewards, b.terminated, Q_TARGET[[1, 0, 2]], Q_TARGET[[1, 0, 2]] + 10.0, 0.9), rtol=1e-6
+    )
 
 
 def test_greedy_policy_never_picks_an_unsupported_action():
@@ -293,10 +299,16 @@ def test_bc_loss_is_cross_entropy_and_td_loss_is_mse():
 def test_dqn_target_agrees_with_the_kernel_on_random_tables(rewards, gamma, done):
     rng = np.random.default_rng(len(rewards))
     table = rng.normal(size=(3, 3))
-    b = OfflineLog.from_arrays({
-        "observations": EYE, "actions": np.zeros(3, int), "rewards": np.array(rewards),
-        "next_observations": EYE[[2, 0, 1]], "terminals": np.array(done), "timeouts": np.zeros(3, bool),
-    })
+    b = OfflineLog.from_arrays(
+        {
+            "observations": EYE,
+            "actions": np.zeros(3, int),
+            "rewards": np.array(rewards),
+            "next_observations": EYE[[2, 0, 1]],
+            "terminals": np.array(done),
+            "timeouts": np.zeros(3, bool),
+        }
+    )
     y = compute_dqn_target(b, TableNet(table), gamma).numpy()
     want = K.dqn_targets(np.array(rewards), np.array(done), table.astype(np.float32)[[2, 0, 1]], gamma)
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
@@ -324,8 +336,15 @@ def test_loops_call_the_plugged_in_kernels(small_log):
     train_restricted_dqn(small_log, 4, bc.networks["policy"], epochs=1, seed=0, kernels=plugged)
     train_cql(small_log, 4, epochs=1, seed=0, kernels=plugged)
     train_iql(small_log, 4, epochs=1, seed=0, kernels=plugged)
-    for name in ("masked_token_nll", "dqn_targets", "double_dqn_targets", "behavior_support_mask",
-                 "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights"):
+    for name in (
+        "masked_token_nll",
+        "dqn_targets",
+        "double_dqn_targets",
+        "behavior_support_mask",
+        "cql_discrete_penalty",
+        "expectile_loss",
+        "iql_advantage_weights",
+    ):
         assert calls.get(name, 0) > 0, name
 
 

@@ -1,4 +1,5 @@
 """Online DQN / Double DQN: replay flags, targets through the pluggable kernel, determinism."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -61,13 +62,17 @@ def test_compute_target_equals_kernel_and_truncation_bootstraps(double):
     torch.manual_seed(0)
     online, target = QNetwork(19, 4), QNetwork(19, 4)
     batch = filled_buffer().sample(32, np.random.default_rng(2))
-    y = compute_target(batch, online, target, gamma=0.9, double=double,
-                       targets_fn=kernels.double_dqn_targets if double else kernels.dqn_targets)
+    y = compute_target(
+        batch, online, target, gamma=0.9, double=double, targets_fn=kernels.double_dqn_targets if double else kernels.dqn_targets
+    )
     with torch.no_grad():
         qt = target(torch.from_numpy(batch["next_obs"])).double().numpy()
         qo = online(torch.from_numpy(batch["next_obs"])).double().numpy()
-    expected = (kernels.double_dqn_targets(batch["rewards"], batch["terminated"], qo, qt, gamma=0.9) if double
-                else kernels.dqn_targets(batch["rewards"], batch["terminated"], qt, gamma=0.9))
+    expected = (
+        kernels.double_dqn_targets(batch["rewards"], batch["terminated"], qo, qt, gamma=0.9)
+        if double
+        else kernels.dqn_targets(batch["rewards"], batch["terminated"], qt, gamma=0.9)
+    )
     np.testing.assert_allclose(y, expected, rtol=0, atol=1e-12)
     # Manual check of the masks: terminal rows are the reward, truncated rows bootstrap.
     chosen = qo.argmax(1) if double else qt.argmax(1)
@@ -150,16 +155,18 @@ def test_result_layout_and_warm_start():
     assert run["updates"] == TINY.warm_start_updates + run["env_steps"] * TINY.updates_per_step
 
 
-@pytest.mark.parametrize("kwargs, match", [({"episodes": 0}, "episodes"), ({"evaluation_episodes": 0}, "evaluation_episodes"),
-                                           ({"targets_fn": 3}, "targets_fn")])
+@pytest.mark.parametrize(
+    "kwargs, match", [({"episodes": 0}, "episodes"), ({"evaluation_episodes": 0}, "evaluation_episodes"), ({"targets_fn": 3}, "targets_fn")]
+)
 def test_bad_arguments_raise(kwargs, match):
     args = {"seed": 0, "episodes": 1, "double": False, "evaluation_episodes": 1, **kwargs}
     with pytest.raises(ValueError, match=match):
         train_online_dqn(**args)
 
 
-@pytest.mark.parametrize("kwargs", [{"gamma": 1.5}, {"batch_size": 0}, {"epsilon_end": -0.1},
-                                    {"epsilon_decay_fraction": 0.0}, {"learning_starts": 8}])
+@pytest.mark.parametrize(
+    "kwargs", [{"gamma": 1.5}, {"batch_size": 0}, {"epsilon_end": -0.1}, {"epsilon_decay_fraction": 0.0}, {"learning_starts": 8}]
+)
 def test_config_validation(kwargs):
     with pytest.raises(ValueError):
         DQNConfig(**kwargs)

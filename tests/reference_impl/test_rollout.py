@@ -1,4 +1,5 @@
 """rollout() records episodes faithfully; evaluate_policy() summarises them."""
+
 from __future__ import annotations
 
 import numpy as np

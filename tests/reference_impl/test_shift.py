@@ -1,4 +1,5 @@
 """reference_impl.shift: the distribution-shift measures of an imitation learner."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +51,9 @@ def test_state_indices_match_the_environments_own_numbering(env):
 @given(st.data())
 def test_shift_metrics_against_a_direct_count(data):
     n_states, n_actions = data.draw(st.integers(1, 12)), data.draw(st.integers(1, 4))
-    optimal = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=n_actions, max_size=n_actions),
-                                          min_size=n_states, max_size=n_states)))
+    optimal = np.array(
+        data.draw(st.lists(st.lists(st.booleans(), min_size=n_actions, max_size=n_actions), min_size=n_states, max_size=n_states))
+    )
     visits = data.draw(st.lists(st.tuples(st.integers(0, n_states - 1), st.integers(0, n_actions - 1)), max_size=40))
     trained = data.draw(st.sets(st.integers(0, n_states - 1)))
     states = [s for s, _ in visits]
@@ -82,12 +84,15 @@ def test_training_on_every_visited_state_leaves_no_shift():
     assert out["unseen_share"] == 0.0 and np.isnan(out["error_unseen"]) and out["error_seen"] == pytest.approx(1 / 3)
 
 
-@pytest.mark.parametrize("states, actions, trained, match", [
-    ([0, 1], [0], {0}, "same length"),
-    ([0, 5], [0, 0], {0}, "states"),
-    ([0, -1], [0, 0], {0}, "states"),
-    ([0, 1], [0, 2], {0}, "actions"),
-])
+@pytest.mark.parametrize(
+    "states, actions, trained, match",
+    [
+        ([0, 1], [0], {0}, "same length"),
+        ([0, 5], [0, 0], {0}, "states"),
+        ([0, -1], [0, 0], {0}, "states"),
+        ([0, 1], [0, 2], {0}, "actions"),
+    ],
+)
 def test_shift_metrics_rejects_bad_input(states, actions, trained, match):
     with pytest.raises(ValueError, match=match):
         shift_metrics(states, actions, np.ones((2, 2), dtype=bool), trained)

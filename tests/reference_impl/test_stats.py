@@ -1,4 +1,5 @@
 """Intervals over seeds and the words they allow (reference_impl.stats)."""
+
 import math
 
 import numpy as np
@@ -64,12 +65,15 @@ def test_a_wider_confidence_gives_a_wider_interval():
     assert wide["low"] < narrow["low"] and wide["high"] > narrow["high"]
 
 
-@pytest.mark.parametrize("a,b,match", [
-    ([1.0], [0.0], "at least 2"),
-    ([1.0, 2.0], [0.0], "equal length"),
-    ([1.0, float("nan")], [0.0, 0.0], "finite"),
-    ([[1.0, 2.0]], [[0.0, 0.0]], "1-D"),
-])
+@pytest.mark.parametrize(
+    "a,b,match",
+    [
+        ([1.0], [0.0], "at least 2"),
+        ([1.0, 2.0], [0.0], "equal length"),
+        ([1.0, float("nan")], [0.0, 0.0], "finite"),
+        ([[1.0, 2.0]], [[0.0, 0.0]], "1-D"),
+    ],
+)
 def test_bad_input_is_named(a, b, match):
     with pytest.raises(ValueError, match=match):
         paired_difference(a, b)
@@ -86,16 +90,22 @@ def test_episode_return_bounds_of_the_keydoor_reward_design():
     low, high = episode_return_bounds(step_cost=0.01, goal_reward=1.0, trap_reward=-1.0, max_steps=50, shortest_goal_steps=18)
     assert low == pytest.approx(-1.49) and high == pytest.approx(0.83)
     # A goal out of reach within the limit leaves only traps and timeouts.
-    assert episode_return_bounds(step_cost=0.01, goal_reward=1.0, trap_reward=-1.0, max_steps=5,
-                                 shortest_goal_steps=9) == pytest.approx((-1.04, -0.05))
+    assert episode_return_bounds(step_cost=0.01, goal_reward=1.0, trap_reward=-1.0, max_steps=5, shortest_goal_steps=9) == pytest.approx(
+        (-1.04, -0.05)
+    )
 
 
-@given(st.floats(0.0, 0.2), st.floats(-2.0, 2.0), st.floats(-2.0, 2.0), st.integers(1, 60), st.integers(1, 60),
-       st.lists(st.tuples(st.sampled_from(("goal", "trap", "timeout")), st.integers(1, 60)), min_size=1, max_size=20))
+@given(
+    st.floats(0.0, 0.2),
+    st.floats(-2.0, 2.0),
+    st.floats(-2.0, 2.0),
+    st.integers(1, 60),
+    st.integers(1, 60),
+    st.lists(st.tuples(st.sampled_from(("goal", "trap", "timeout")), st.integers(1, 60)), min_size=1, max_size=20),
+)
 @settings(max_examples=200, deadline=None)
 def test_every_episode_return_lies_within_the_bounds(cost, goal, trap, max_steps, shortest, episodes):
-    low, high = episode_return_bounds(step_cost=cost, goal_reward=goal, trap_reward=trap, max_steps=max_steps,
-                                      shortest_goal_steps=shortest)
+    low, high = episode_return_bounds(step_cost=cost, goal_reward=goal, trap_reward=trap, max_steps=max_steps, shortest_goal_steps=shortest)
     for end, k in episodes:
         if end == "timeout":
             k = max_steps

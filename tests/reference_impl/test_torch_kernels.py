@@ -1,4 +1,5 @@
 """Torch twins agree with the numpy kernels in value and have correct gradients."""
+
 from __future__ import annotations
 
 import math

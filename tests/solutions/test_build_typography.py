@@ -5,6 +5,7 @@ here: the Markdown the builder writes (``python solutions/build.py``) spells ope
 LaTeX commands in every formula, and the solution notebooks' pages of the bundle (their
 markdown cells go through the same renderer) typeset them as the exercise pages do.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Worked solutions: presence, no drift from reference_impl, verified numbers, working code."""
+
 from __future__ import annotations
 
 import math
@@ -108,13 +109,22 @@ def test_both_languages_state_the_same_numbers_and_display_formulas(number):
 
 # The figures the answer key pins (exercises.md); reference_impl must reproduce them.
 PINNED = {
-    "ex09_active_mean_nll": 0.533333, "ex09_all_positions_mean": 0.266667,
-    "ex10_exact_regret": 3.712791, "ex10_first_order_regret": 4.2, "ex10_normalized_regret": 0.185640,
-    "ex11_targets": (4.6, -1.0, 2.7), "ex11_unmasked_second_target": 89.0,
-    "ex12_dqn_targets": (9.0, 6.3), "ex12_double_dqn_targets": (0.9, -0.9),
-    "ex13_logsumexp": 2.169846, "ex13_penalty": 0.169846, "ex13_penalties_all_actions": (0.169846, 2.169846, 3.169846),
-    "ex14_loss": 1.4, "ex14_minimizer": 7 / 3,
-    "ex15_return_to_go": (2.5, 1.5, 1.5, 2.0), "ex15_dt_requests": (5.0, 4.0, 4.0, 4.5),
+    "ex09_active_mean_nll": 0.533333,
+    "ex09_all_positions_mean": 0.266667,
+    "ex10_exact_regret": 3.712791,
+    "ex10_first_order_regret": 4.2,
+    "ex10_normalized_regret": 0.185640,
+    "ex11_targets": (4.6, -1.0, 2.7),
+    "ex11_unmasked_second_target": 89.0,
+    "ex12_dqn_targets": (9.0, 6.3),
+    "ex12_double_dqn_targets": (0.9, -0.9),
+    "ex13_logsumexp": 2.169846,
+    "ex13_penalty": 0.169846,
+    "ex13_penalties_all_actions": (0.169846, 2.169846, 3.169846),
+    "ex14_loss": 1.4,
+    "ex14_minimizer": 7 / 3,
+    "ex15_return_to_go": (2.5, 1.5, 1.5, 2.0),
+    "ex15_dt_requests": (5.0, 4.0, 4.0, 4.5),
     "ex15_discounted_return_to_go": (1.125, 0.25, 0.5, 2.0),
 }
 
@@ -134,10 +144,26 @@ def test_reference_impl_reproduces_the_pinned_figures():
 @pytest.mark.parametrize("lang", sol.LANGUAGES)
 def test_pinned_figures_appear_in_the_text(lang):
     text = {n: sol.markdown_path(n, lang).read_text(encoding="utf-8") for n in sol.SLUGS}
-    for number, snippet in [(9, "0.533333"), (9, "0.266667"), (10, "3.712791"), (10, "4.2"), (10, "0.185640"),
-                            (11, "4.6, -1.0, 2.7"), (11, "89"), (12, "9.0, 6.3"), (12, "0.9, -0.9"),
-                            (13, "0.169846"), (13, "3.169846"), (14, "7/3"), (14, "1.4"), (15, "2.5, 1.5, 1.5, 2"),
-                            (15, "5, 4, 4, 4.5"), (15, "1.125, 0.25, 0.5, 2"), (16, "1.72, -1"), (17, "0.5, -0.5, -\\infty, 0.7")]:
+    for number, snippet in [
+        (9, "0.533333"),
+        (9, "0.266667"),
+        (10, "3.712791"),
+        (10, "4.2"),
+        (10, "0.185640"),
+        (11, "4.6, -1.0, 2.7"),
+        (11, "89"),
+        (12, "9.0, 6.3"),
+        (12, "0.9, -0.9"),
+        (13, "0.169846"),
+        (13, "3.169846"),
+        (14, "7/3"),
+        (14, "1.4"),
+        (15, "2.5, 1.5, 1.5, 2"),
+        (15, "5, 4, 4, 4.5"),
+        (15, "1.125, 0.25, 0.5, 2"),
+        (16, "1.72, -1"),
+        (17, "0.5, -0.5, -\\infty, 0.7"),
+    ]:
         assert snippet in text[number], (number, snippet)
 
 
@@ -159,8 +185,8 @@ def test_graded_answers_and_check_answer():
             shifted = np.asarray(answer.value) + 10 * answer.tolerance
             assert not ex.check_answer(answer, shifted)
     ans = ex.graded_answers(11)["ex11_targets"]
-    assert not ex.check_answer(ans, [4.6, -1.0])          # wrong length
-    assert not ex.check_answer(ans, "four")               # not a number
+    assert not ex.check_answer(ans, [4.6, -1.0])  # wrong length
+    assert not ex.check_answer(ans, "four")  # not a number
     inf_answer = ex.Answer("v", (0.5, -math.inf))
     assert ex.check_answer(inf_answer, [0.5, -math.inf]) and not ex.check_answer(inf_answer, [0.5, -1e9])
     with pytest.raises(ValueError, match="`number`"):
@@ -236,8 +262,9 @@ def test_code_answer_16_matches_reference(lang):
     np.testing.assert_allclose(ns["dqn_targets"]([0.0, 1.0], [0, 1], q, 0.5), [1.0, 1.0])
     example = ex.inputs(16)
     np.testing.assert_allclose(
-        ns["double_dqn_targets"](example["rewards"], example["terminated"], example["next_q_online"],
-                                 example["next_q_target"], example["gamma"]),
+        ns["double_dqn_targets"](
+            example["rewards"], example["terminated"], example["next_q_online"], example["next_q_target"], example["gamma"]
+        ),
         ex.answers(16)["double"],
     )
     for bad in [dict(gamma=1.5), dict(terminated=[0, 2]), dict(rewards=[[0.0, 1.0]]), dict(next_q_target=[[1.0], [2.0], [3.0]])]:
@@ -257,10 +284,12 @@ def test_code_answer_17_matches_reference(lang):
     ns = _exec_solution(17, lang)
 
     @given(
-        st.integers(1, 6).flatmap(lambda n: st.tuples(
-            hnp.arrays(np.float64, n, elements=st.floats(-10, 10)),
-            hnp.arrays(np.int64, n, elements=st.integers(0, 50)),
-        )),
+        st.integers(1, 6).flatmap(
+            lambda n: st.tuples(
+                hnp.arrays(np.float64, n, elements=st.floats(-10, 10)),
+                hnp.arrays(np.int64, n, elements=st.integers(0, 50)),
+            )
+        ),
         st.floats(0.0, 5.0),
     )
     def check(data, scale):
@@ -272,11 +301,13 @@ def test_code_answer_17_matches_reference(lang):
 
     check()
     example = ex.inputs(17)
-    assert ns["pessimistic_values"](example["empirical_means"], example["counts"]).tolist() == pytest.approx(
-        ex.answers(17)["values"]
-    )
-    for args, kwargs in [(([1.0, 2.0], [1]), {}), (([1.0], [-1]), {}), (([1.0], [1]), {"radius_scale": -1.0}),
-                         (([1.0], [1]), {"radius_scale": math.inf})]:
+    assert ns["pessimistic_values"](example["empirical_means"], example["counts"]).tolist() == pytest.approx(ex.answers(17)["values"])
+    for args, kwargs in [
+        (([1.0, 2.0], [1]), {}),
+        (([1.0], [-1]), {}),
+        (([1.0], [1]), {"radius_scale": -1.0}),
+        (([1.0], [1]), {"radius_scale": math.inf}),
+    ]:
         with pytest.raises(ValueError):
             ns["pessimistic_values"](*args, **kwargs)
 
@@ -284,18 +315,23 @@ def test_code_answer_17_matches_reference(lang):
 # ------------------------------------------------------------ depth: references and key ideas
 # Works each answer must cite (issue #15): the conceptual points rest on them.
 REQUIRED_CITATIONS = {
-    2: {"ross2010", "ross2011"}, 3: {"ross2011"}, 4: {"fujimoto2019"},
+    2: {"ross2010", "ross2011"},
+    3: {"ross2011"},
+    4: {"fujimoto2019"},
     7: {"fujimoto2019", "fujimoto2021", "kumar2020", "kostrikov2021"},
     8: {"chen2021", "snell2022", "brandfonbrener2022", "paster2022"},
-    10: {"ross2010", "ross2011"}, 12: {"vanhasselt2010", "vanhasselt2016"}, 13: {"kumar2020"}, 14: {"kostrikov2021"},
-    15: {"chen2021", "brandfonbrener2022", "paster2022"}, 16: {"vanhasselt2016"},
+    10: {"ross2010", "ross2011"},
+    12: {"vanhasselt2010", "vanhasselt2016"},
+    13: {"kumar2020"},
+    14: {"kostrikov2021"},
+    15: {"chen2021", "brandfonbrener2022", "paster2022"},
+    16: {"vanhasselt2016"},
 }
 
 
 @pytest.mark.parametrize("number", sol.SLUGS)
 def test_both_languages_cite_the_required_works_and_list_them(number):
-    cited = {lang: set(references.cited_references(sol.template_path(number, lang).read_text(encoding="utf-8")))
-             for lang in sol.LANGUAGES}
+    cited = {lang: set(references.cited_references(sol.template_path(number, lang).read_text(encoding="utf-8"))) for lang in sol.LANGUAGES}
     assert cited["en"] == cited["ru"]
     assert REQUIRED_CITATIONS.get(number, set()) <= cited["en"]
     for lang in sol.LANGUAGES:
@@ -321,14 +357,20 @@ def test_citation_forms_and_errors():
 
 # Phrases that carry the key ideas of the deeper answers, per language.
 KEY_IDEAS = {
-    2: {"en": ["distribution shift", "O(\\varepsilon T^2)", "O(u\\,\\varepsilon T)"],
-        "ru": ["сдвиг распределения", "O(\\varepsilon T^2)", "O(u\\,\\varepsilon T)"]},
+    2: {
+        "en": ["distribution shift", "O(\\varepsilon T^2)", "O(u\\,\\varepsilon T)"],
+        "ru": ["сдвиг распределения", "O(\\varepsilon T^2)", "O(u\\,\\varepsilon T)"],
+    },
     4: {"en": ["identifiability constraint"], "ru": ["ограничение идентифицируемости"]},
     6: {"en": ["identifiability constraint"], "ru": ["ограничение идентифицируемости"]},
-    7: {"en": ["most frequent action", "lower bound", "*inverse* temperature", "SARSA", "plain behavior cloning"],
-        "ru": ["самое частое действие", "нижняя граница", "*обратная* температура", "SARSA", "обычное клонирование поведения"]},
-    8: {"en": ["stitch", "stochastic dynamics", "expectile", "CQL-style", "\\beta\\,(Q(s, a) - V(s))"],
-        "ru": ["сшивать", "стохастической динамике", "экспектиль", "в духе CQL", "\\beta\\,(Q(s, a) - V(s))"]},
+    7: {
+        "en": ["most frequent action", "lower bound", "*inverse* temperature", "SARSA", "plain behavior cloning"],
+        "ru": ["самое частое действие", "нижняя граница", "*обратная* температура", "SARSA", "обычное клонирование поведения"],
+    },
+    8: {
+        "en": ["stitch", "stochastic dynamics", "expectile", "CQL-style", "\\beta\\,(Q(s, a) - V(s))"],
+        "ru": ["сшивать", "стохастической динамике", "экспектиль", "в духе CQL", "\\beta\\,(Q(s, a) - V(s))"],
+    },
     10: {"en": ["O(\\varepsilon T^2)", "O(\\varepsilon T)"], "ru": ["O(\\varepsilon T^2)", "O(\\varepsilon T)"]},
     12: {"en": ["underestimation", "reduces the overestimation"], "ru": ["недооценку", "уменьшает переоценку"]},
     15: {"en": ["cannot stitch", "luck"], "ru": ["не умеет сшивать", "везение"]},
@@ -336,8 +378,10 @@ KEY_IDEAS = {
 }
 # Phrases the review found wrong; they must not come back.
 WRONG = {
-    7: {"en": ["including well-supported ones", "the temperature $\\beta$"],
-        "ru": ["в том числе хорошо представленные", "температуры $\\beta$"]},
+    7: {
+        "en": ["including well-supported ones", "the temperature $\\beta$"],
+        "ru": ["в том числе хорошо представленные", "температуры $\\beta$"],
+    },
     12: {"en": ["removes most of"], "ru": ["основная часть этого смещения"]},
 }
 

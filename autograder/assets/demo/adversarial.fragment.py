@@ -1,4 +1,5 @@
 """Demo fragment: an adversarial student, appended to correct.py. Tries to escape or fool the grader."""
+
 import os
 import socket
 

@@ -1,4 +1,5 @@
 """Demo submission: a correct, vectorized implementation of the ten kernels and the numerical answers."""
+
 import numpy as np
 
 

@@ -1,4 +1,5 @@
 """Demo fragment: three typical mistakes, appended to correct.py (later definitions win)."""
+
 import numpy as np
 
 
@@ -6,7 +7,7 @@ import numpy as np
 def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
     r = np.asarray(rewards, dtype=float)
     q = np.asarray(next_q_target, dtype=float)
-    return r + gamma * q.max(axis=1)          # forgets the terminal mask
+    return r + gamma * q.max(axis=1)  # forgets the terminal mask
 
 
 def masked_token_nll(token_logprobs, mask):

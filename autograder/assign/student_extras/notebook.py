@@ -15,6 +15,7 @@
 What they print is in the language of the kit (``m5_student.notebook_language()``, the
 language of the notebooks it was built for), so one code cell serves every notebook.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,8 +27,16 @@ from pathlib import Path
 import numpy as np
 
 KERNEL_NAMES = (
-    "dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
-    "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights",
+    "dqn_targets",
+    "double_dqn_targets",
+    "masked_token_nll",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
 )
 PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")
 # An untouched kernel cell: its body is nbgrader's stub, which raises NotImplementedError
@@ -35,35 +44,38 @@ PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_adva
 STUB_RE = re.compile(r"^[ \t]*raise NotImplementedError\(", re.MULTILINE)
 LANGUAGES = ("en", "ru")
 TEXT = {
-    "en": {"stub": "implement `{name}` here: replace this line with your code",
-           "missing_kernel": "implement `{name}` in the assignment notebook ({notebook}, Part 3)",
-           "missing_port": "implement `{name}_torch` in this lab notebook (section 5a)",
-           "section_skipped": "This section did not run: {reason}. The rest of the lab still runs.",
-           "needs_section": "it needs the results of section {section}, which did not run",
-           "cell_error": "{notebook}, cell {cell}: {error}",
-           "port_missing": "{name} port: not implemented yet: write `{name}_torch` in the cell above",
-           "port_failed": "{name} port: {failed}/{cases} cases FAIL; first: {first}",
-           "port_passed": "{name} port: values and gradients match your numpy kernel on {cases} random cases",
-           "case_error": "case {case}: {error}",
-           "case_value": "case {case}: value {got} != numpy {want}",
-           "case_gradient": "case {case}: gradient {got} != finite differences {want}",
-           "unassigned": "not assigned yet: {names}",
-           "assigned": "all answers assigned"},
-    "ru": {"stub": "реализуйте `{name}` здесь: замените эту строку своим кодом",
-           "missing_kernel": "реализуйте `{name}` в ноутбуке задания ({notebook}, часть 3)",
-           "missing_port": "реализуйте `{name}_torch` в этом ноутбуке лабораторной работы (раздел 5a)",
-           "section_skipped": "Этот раздел не выполнен: {reason}. Остальная часть лабораторной работы выполняется.",
-           "needs_section": "ему нужны результаты раздела {section}, который не выполнен",
-           "cell_error": "{notebook}, ячейка {cell}: {error}",
-           "port_missing": "{name}, версия на torch: ещё не реализована: напишите `{name}_torch` в ячейке выше",
-           "port_failed": "{name}, версия на torch: ОШИБКА в {failed} из {cases} случаев; первый: {first}",
-           "port_passed": "{name}, версия на torch: значения и градиенты совпадают с вашим ядром numpy "
-                          "на {cases} случайных примерах",
-           "case_error": "случай {case}: {error}",
-           "case_value": "случай {case}: значение {got} != numpy {want}",
-           "case_gradient": "случай {case}: градиент {got} != конечные разности {want}",
-           "unassigned": "ещё не присвоены: {names}",
-           "assigned": "все ответы присвоены"},
+    "en": {
+        "stub": "implement `{name}` here: replace this line with your code",
+        "missing_kernel": "implement `{name}` in the assignment notebook ({notebook}, Part 3)",
+        "missing_port": "implement `{name}_torch` in this lab notebook (section 5a)",
+        "section_skipped": "This section did not run: {reason}. The rest of the lab still runs.",
+        "needs_section": "it needs the results of section {section}, which did not run",
+        "cell_error": "{notebook}, cell {cell}: {error}",
+        "port_missing": "{name} port: not implemented yet: write `{name}_torch` in the cell above",
+        "port_failed": "{name} port: {failed}/{cases} cases FAIL; first: {first}",
+        "port_passed": "{name} port: values and gradients match your numpy kernel on {cases} random cases",
+        "case_error": "case {case}: {error}",
+        "case_value": "case {case}: value {got} != numpy {want}",
+        "case_gradient": "case {case}: gradient {got} != finite differences {want}",
+        "unassigned": "not assigned yet: {names}",
+        "assigned": "all answers assigned",
+    },
+    "ru": {
+        "stub": "реализуйте `{name}` здесь: замените эту строку своим кодом",
+        "missing_kernel": "реализуйте `{name}` в ноутбуке задания ({notebook}, часть 3)",
+        "missing_port": "реализуйте `{name}_torch` в этом ноутбуке лабораторной работы (раздел 5a)",
+        "section_skipped": "Этот раздел не выполнен: {reason}. Остальная часть лабораторной работы выполняется.",
+        "needs_section": "ему нужны результаты раздела {section}, который не выполнен",
+        "cell_error": "{notebook}, ячейка {cell}: {error}",
+        "port_missing": "{name}, версия на torch: ещё не реализована: напишите `{name}_torch` в ячейке выше",
+        "port_failed": "{name}, версия на torch: ОШИБКА в {failed} из {cases} случаев; первый: {first}",
+        "port_passed": "{name}, версия на torch: значения и градиенты совпадают с вашим ядром numpy на {cases} случайных примерах",
+        "case_error": "случай {case}: {error}",
+        "case_value": "случай {case}: значение {got} != numpy {want}",
+        "case_gradient": "случай {case}: градиент {got} != конечные разности {want}",
+        "unassigned": "ещё не присвоены: {names}",
+        "assigned": "все ответы присвоены",
+    },
 }
 
 
@@ -97,8 +109,13 @@ def _cells(path: Path) -> list[dict]:
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        out.append({"id": cell.get("id", ""), "source": "".join(source) if isinstance(source, list) else source,
-                    "nbgrader": (cell.get("metadata") or {}).get("nbgrader") or {}})
+        out.append(
+            {
+                "id": cell.get("id", ""),
+                "source": "".join(source) if isinstance(source, list) else source,
+                "nbgrader": (cell.get("metadata") or {}).get("nbgrader") or {},
+            }
+        )
     return out
 
 
@@ -131,6 +148,7 @@ def _missing(name: str, path: Path, lang: str) -> Callable:
 
     def kernel(*args, **kwargs):
         raise NotImplementedError(message)
+
     kernel.__name__ = name
     return kernel
 
@@ -149,6 +167,7 @@ def _told(fn: Callable, message: str) -> Callable:
             if " ".join(str(a) for a in exc.args) not in stub_says:
                 raise
             raise NotImplementedError(message) from None
+
     return wrapper
 
 
@@ -197,8 +216,12 @@ def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> 
         except Exception as exc:  # one broken cell costs only its kernels
             print(TEXT[lang]["cell_error"].format(notebook=path.name, cell=cell["id"], error=f"{type(exc).__name__}: {exc}"))
     message = TEXT[lang]["missing_kernel"]
-    return {name: _told(namespace[name], message.format(name=name, notebook=path.name)) if callable(namespace.get(name))
-            else _missing(name, path, lang) for name in KERNEL_NAMES}
+    return {
+        name: _told(namespace[name], message.format(name=name, notebook=path.name))
+        if callable(namespace.get(name))
+        else _missing(name, path, lang)
+        for name in KERNEL_NAMES
+    }
 
 
 # ------------------------------------------------------------------ torch ports
@@ -240,8 +263,9 @@ def _cases(name: str, rng: np.random.Generator):
     raise ValueError(f"check_port: `name` must be one of {PORTS}, got {name!r}")
 
 
-def check_port(torch_fn: Callable, numpy_fn: Callable, name: str, *, cases: int = 25, seed: int = 0,
-               tol: float = 1e-6, lang: str | None = None) -> bool:
+def check_port(
+    torch_fn: Callable, numpy_fn: Callable, name: str, *, cases: int = 25, seed: int = 0, tol: float = 1e-6, lang: str | None = None
+) -> bool:
     """Compare a torch port with the numpy kernel on ``cases`` random inputs; print a report.
 
     Values: the port's output (float64 tensors in) equals ``numpy_fn``'s within ``tol``.

@@ -25,6 +25,7 @@ by file permissions (:mod:`.hiding`). If no sandbox can run student code
 without root, or the grader runs under limits a worker cannot get, ``isolation().fatal``
 says why and :func:`spawn` raises :class:`SandboxUnavailable`.
 """
+
 from autograder.grade.sandbox.launch import await_started, run, spawn, stderr_tail, terminate
 from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Isolation, SandboxResult, SandboxUnavailable
 from autograder.grade.sandbox.probe import _probe  # noqa: F401 - tests inspect the plan

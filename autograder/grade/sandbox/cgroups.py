@@ -5,6 +5,7 @@ Works with cgroup v2 (one directory, controllers enabled in the parent's
 controller). Whatever cannot be set up here is simply not in :attr:`CgroupLayout.bases`;
 the probe turns that into a warning.
 """
+
 from __future__ import annotations
 
 import itertools

@@ -1,5 +1,6 @@
 """The command lines that build a sandbox from a plan: bubblewrap's mounts, or the
 fallback's private tree, and the launcher that signals a finished set-up."""
+
 from __future__ import annotations
 
 import os
@@ -10,9 +11,7 @@ from autograder.grade.sandbox import files as sfiles, paths
 from autograder.grade.sandbox.limits import SANDBOX_UID, Limits
 from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Plan
 
-BLOCKED_INIT = (
-    b'raise ImportError("this package is not available inside the grading sandbox")\n'
-)
+BLOCKED_INIT = b'raise ImportError("this package is not available inside the grading sandbox")\n'
 UNSHARE_FLAGS = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net", "--ipc", "--uts")
 
 
@@ -41,15 +40,27 @@ def _bind(path: Path) -> list[str]:
     return ["--ro-bind", str(path), str(path)]
 
 
-def bwrap_argv(plan: Plan, limits: Limits, hide: tuple, files: dict[str, bytes],
-                ro_dirs: dict[str, Path], fds: list[int], as_pid_1: bool = False) -> list[str]:
+def bwrap_argv(
+    plan: Plan, limits: Limits, hide: tuple, files: dict[str, bytes], ro_dirs: dict[str, Path], fds: list[int], as_pid_1: bool = False
+) -> list[str]:
     """The bwrap command line (up to and including ``--``); descriptors it must inherit
     are appended to ``fds``. ``as_pid_1``: the command is the sandbox's pid 1, with no
     bwrap reaper there (a recycled sandbox's zygote: a reaper would be a dumpable
     process of the student's uid that outlives every submission)."""
     args = [
-        plan.bwrap, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-        "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "m5-sandbox",
+        plan.bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "m5-sandbox",
     ]
     if as_pid_1:
         args.append("--as-pid-1")
@@ -59,8 +70,22 @@ def bwrap_argv(plan: Plan, limits: Limits, hide: tuple, files: dict[str, bytes],
         args += ["--seccomp", str(sfiles.data_fd(plan.seccomp, fds))]
     # --dev builds /dev on a writable, RAM-backed tmpfs: make it read-only and give
     # /dev/shm (which multiprocessing and torch use) its own size-capped tmpfs.
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/dev/shm",
-             "--remount-ro", "/dev", "--size", str(limits.max_tmp_bytes), "--tmpfs", "/tmp"]
+    args += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.max_tmp_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(limits.max_tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+    ]
     for name in paths.SYSTEM_DIRS:
         path = Path(name)
         if path.is_symlink():
@@ -105,5 +130,5 @@ def relocate(value: str, tree: Path) -> str:
     """Fallback: map an inside path (/m5/..., /scratch/...) to the private tree."""
     for inside in (INSIDE_FILES, INSIDE_SCRATCH):
         if value == inside or value.startswith(inside + "/"):
-            return str(tree / inside.lstrip("/")) + value[len(inside):]
+            return str(tree / inside.lstrip("/")) + value[len(inside) :]
     return value

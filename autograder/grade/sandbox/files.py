@@ -10,6 +10,7 @@
   :func:`empty_tree`, the same without removing the top, also empties a recycled
   sandbox's writable directories (this file is then loaded inside it, stdlib only).
 """
+
 from __future__ import annotations
 
 import errno
@@ -28,7 +29,7 @@ def data_fd(content: bytes, fds: list[int]) -> int:
     try:
         view = memoryview(content)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.lseek(fd, 0, os.SEEK_SET)
     except BaseException:
         os.close(fd)
@@ -145,7 +146,7 @@ def _keep_tree(path: str, keep: tuple) -> dict:
     for kept in keep:
         if not str(kept).startswith(base):
             raise ValueError(f"empty_tree: keep path {kept!r} is not inside {path!r}")
-        parts = [p for p in str(kept)[len(base):].split("/") if p]
+        parts = [p for p in str(kept)[len(base) :].split("/") if p]
         node = tree
         for part in parts[:-1]:
             if node.get(part, {}) is None:

@@ -20,6 +20,7 @@ tests can put a checkout back (:func:`restore`); the grader itself leaves them.
 :func:`readable_by_worker` checks the result the only reliable way: a probe run as the
 worker's uid tries to open each secret (see ``launch``).
 """
+
 from __future__ import annotations
 
 import os
@@ -130,8 +131,7 @@ def probe_targets(secrets: list[Path]) -> list[str]:
     targets = []
     for secret in secrets:
         targets.append(str(secret))
-        for sub in ("reference_impl/kernels.py", "autograder/hidden/kernels.py", "hidden/kernels.py",
-                    "kernels.py", "pyproject.toml"):
+        for sub in ("reference_impl/kernels.py", "autograder/hidden/kernels.py", "hidden/kernels.py", "kernels.py", "pyproject.toml"):
             if (secret / sub).exists():
                 targets.append(str(secret / sub))
     return targets
@@ -139,38 +139,45 @@ def probe_targets(secrets: list[Path]) -> list[str]:
 
 WORDS = {
     "en": {
-        "uid": "student code runs as uid 65534", "rlimits": "rlimits and the wall clock",
-        "scratch": "a private scratch folder", "seccomp": "the seccomp allow-list, loaded by the keeper",
+        "uid": "student code runs as uid 65534",
+        "rlimits": "rlimits and the wall clock",
+        "scratch": "a private scratch folder",
+        "seccomp": "the seccomp allow-list, loaded by the keeper",
         "namespaces": "new pid and network namespaces",
         "files": "file-system isolation (the scratch folder is a host directory, not size-capped)",
         "no_ns": "there is no pid or network namespace: kill(-1) reaches other processes of the same uid",
-        "net_open": "the NETWORK IS OPEN", "net_closed": "internet sockets are denied by seccomp",
-        "not_root": ("student code runs as the grader's own user and CAN READ the hidden tests, "
-                     "reference_impl and the corpus cache (a root grader hides them from uid 65534)"),
+        "net_open": "the NETWORK IS OPEN",
+        "net_closed": "internet sockets are denied by seccomp",
+        "not_root": (
+            "student code runs as the grader's own user and CAN READ the hidden tests, "
+            "reference_impl and the corpus cache (a root grader hides them from uid 65534)"
+        ),
         "readable": "uid 65534 CAN STILL READ {paths} (take the read permission of other users away)",
-        "hidden": ("the hidden tests, reference_impl and the corpus cache are hidden from uid 65534 "
-                   "by file permissions (checked)"),
+        "hidden": ("the hidden tests, reference_impl and the corpus cache are hidden from uid 65534 by file permissions (checked)"),
         "text": "bubblewrap is unavailable; kept: {kept}; lost: {lost}; {hidden}",
     },
     "ru": {
-        "uid": "код студента работает от uid 65534", "rlimits": "ограничения ресурсов (rlimits) и времени",
-        "scratch": "отдельная рабочая папка", "seccomp": "список разрешённых системных вызовов seccomp (его загружает keeper)",
+        "uid": "код студента работает от uid 65534",
+        "rlimits": "ограничения ресурсов (rlimits) и времени",
+        "scratch": "отдельная рабочая папка",
+        "seccomp": "список разрешённых системных вызовов seccomp (его загружает keeper)",
         "namespaces": "свои пространства имён pid и сети",
         "files": "изоляция файловой системы (рабочая папка — каталог хоста, её размер не ограничен)",
         "no_ns": "нет своих пространств имён pid и сети: kill(-1) достаёт другие процессы того же uid",
-        "net_open": "СЕТЬ ОТКРЫТА", "net_closed": "интернет-сокеты запрещены seccomp",
-        "not_root": ("код студента работает от имени пользователя проверяющей программы и МОЖЕТ ЧИТАТЬ "
-                     "скрытые тесты, reference_impl и кэш корпуса (запущенная от root проверка скрывает их от uid 65534)"),
+        "net_open": "СЕТЬ ОТКРЫТА",
+        "net_closed": "интернет-сокеты запрещены seccomp",
+        "not_root": (
+            "код студента работает от имени пользователя проверяющей программы и МОЖЕТ ЧИТАТЬ "
+            "скрытые тесты, reference_impl и кэш корпуса (запущенная от root проверка скрывает их от uid 65534)"
+        ),
         "readable": "uid 65534 ВСЁ ЕЩЁ МОЖЕТ ЧИТАТЬ {paths} (снимите право чтения для других пользователей)",
-        "hidden": ("скрытые тесты, reference_impl и кэш корпуса скрыты от uid 65534 правами доступа "
-                   "к файлам (проверено)"),
+        "hidden": ("скрытые тесты, reference_impl и кэш корпуса скрыты от uid 65534 правами доступа к файлам (проверено)"),
         "text": "bubblewrap недоступен; сохранено: {kept}; потеряно: {lost}; {hidden}",
     },
 }
 
 
-def warning_text(*, root: bool, readable: list[str], seccomp: bool, socket: bool, namespaces: bool,
-                 lang: str = "en") -> str:
+def warning_text(*, root: bool, readable: list[str], seccomp: bool, socket: bool, namespaces: bool, lang: str = "en") -> str:
     """The fallback's part of ``isolation().warning`` in ``lang`` ("en" or "ru"): what
     protection remains and what is lost. ``readable``: secrets the worker could open;
     ``socket``: whether it could make an internet socket (both measured by the probe)."""

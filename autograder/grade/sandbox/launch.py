@@ -1,6 +1,7 @@
 """The sandbox's public API: start a worker in it (:func:`spawn`), wait for its set-up
 (:func:`await_started`), run one to completion (:func:`run`), stop it (``terminate``),
 with every argument checked and the probe's plan (``probe.py``)."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,14 @@ from autograder.grade.sandbox.limits import Limits
 from autograder.grade.sandbox.plan import INSIDE_FILES, Plan, SandboxResult, SandboxUnavailable
 from autograder.grade.sandbox import probe
 from autograder.grade.sandbox.probe import isolation  # noqa: F401 - the public probe, here too
-from autograder.grade.sandbox.process import (SandboxProcess, await_started, launch_with_plan, run_with_plan,  # noqa: F401
-                                               stderr_tail, terminate)
+from autograder.grade.sandbox.process import (
+    SandboxProcess,
+    await_started,
+    launch_with_plan,
+    run_with_plan,  # noqa: F401 - the public API, here too
+    stderr_tail,  # noqa: F401 - the public API, here too
+    terminate,  # noqa: F401 - the public API, here too
+)
 
 
 def _check_argv(argv) -> list[str]:
@@ -56,14 +63,13 @@ def _check_ro_dirs(ro_dirs, files: dict[str, bytes]) -> dict[str, Path]:
     for inside, host in ro_dirs.items():
         if not isinstance(inside, str) or not inside.startswith(INSIDE_FILES + "/"):
             raise ValueError(f"spawn: ro_dirs key {inside!r} must be a path {INSIDE_FILES}/<name>")
-        name = _check_name("ro_dirs", inside[len(INSIDE_FILES) + 1:])
+        name = _check_name("ro_dirs", inside[len(INSIDE_FILES) + 1 :])
         if name in files:
             raise ValueError(f"spawn: ro_dirs key {inside!r} clashes with files[{name!r}]")
         if not isinstance(host, (str, os.PathLike)) or not Path(host).is_dir():
             raise ValueError(f"spawn: ro_dirs[{inside!r}] = {host!r} is not an existing directory")
         checked[inside] = Path(host).resolve()
     return checked
-
 
 
 def spawn(
@@ -118,8 +124,14 @@ def _checked_request(argv, limits, env, hide, files, ro_dirs) -> tuple[Plan, dic
     """The probe's plan and the checked arguments of spawn/run (as :func:`_launch`
     keywords). Raises ValueError for bad arguments, SandboxUnavailable when fatal."""
     checked_files = _check_files(files)
-    request = dict(argv=_check_argv(argv), limits=limits, extra_env=_check_env(env), hide=tuple(hide),
-                   files=checked_files, ro_dirs=_check_ro_dirs(ro_dirs, checked_files))
+    request = dict(
+        argv=_check_argv(argv),
+        limits=limits,
+        extra_env=_check_env(env),
+        hide=tuple(hide),
+        files=checked_files,
+        ro_dirs=_check_ro_dirs(ro_dirs, checked_files),
+    )
     if not isinstance(limits, Limits):
         raise ValueError(f"spawn: limits must be a Limits, got {type(limits).__name__}")
     plan, info = probe._probe()  # looked up here: tests replace the probe's plan

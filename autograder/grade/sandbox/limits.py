@@ -20,6 +20,7 @@ subreaper, the keeper reaps it.
 The keeper is a separate program, not a Popen ``preexec_fn``: code run between fork and
 exec in a multi-threaded grader can deadlock on a lock another thread held at fork time.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,9 @@ from dataclasses import dataclass
 
 SANDBOX_UID = 65534  # "nobody"
 # Exit codes of the keeper when it cannot set the sandbox up (it writes one line to stderr).
-LIMITS_FAILED = 121   # an rlimit cannot be raised: the grader runs under a lower hard limit
-SETUP_FAILED = 122    # a namespace or mount of the keeper's own setup failed
-CGROUP_FAILED = 123   # joining the worker's cgroup failed
+LIMITS_FAILED = 121  # an rlimit cannot be raised: the grader runs under a lower hard limit
+SETUP_FAILED = 122  # a namespace or mount of the keeper's own setup failed
+CGROUP_FAILED = 123  # joining the worker's cgroup failed
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,15 @@ class Limits:
     max_scratch_bytes: int = 256 << 20
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_bytes", "total_memory_bytes", "max_processes",
-                     "max_file_bytes", "max_tmp_bytes", "max_scratch_bytes"):
+        for name in (
+            "cpu_seconds",
+            "memory_bytes",
+            "total_memory_bytes",
+            "max_processes",
+            "max_file_bytes",
+            "max_tmp_bytes",
+            "max_scratch_bytes",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"Limits.{name} must be an int, got {type(value).__name__}")
@@ -99,8 +107,7 @@ def unraisable_limits(limits: Limits) -> list[str]:
     for name, _, hard in rlimits(limits, nproc=False):
         current = resource.getrlimit(getattr(resource, name))[1]
         if current != resource.RLIM_INFINITY and current < hard:
-            problems.append(f"{name} is capped at {current} for this process (ulimit), "
-                            f"the worker needs {hard}")
+            problems.append(f"{name} is capped at {current} for this process (ulimit), the worker needs {hard}")
     return problems
 
 
@@ -250,17 +257,30 @@ os._exit(128 - code if code < 0 else code)
 """ % {"limits": LIMITS_FAILED, "setup": SETUP_FAILED, "cgroup": CGROUP_FAILED}
 
 
-def keeper_argv(limits: Limits, *, cgroup_fds: list[int], pass_fds: list[int], nproc: bool,
-                drop_to_uid: int | None, reveal: list[tuple[str, list[str]]], isolate: bool = False,
-                seccomp_fd: int | None = None) -> list[str]:
+def keeper_argv(
+    limits: Limits,
+    *,
+    cgroup_fds: list[int],
+    pass_fds: list[int],
+    nproc: bool,
+    drop_to_uid: int | None,
+    reveal: list[tuple[str, list[str]]],
+    isolate: bool = False,
+    seccomp_fd: int | None = None,
+) -> list[str]:
     """Command prefix that runs the keeper; the sandboxed command follows it.
     ``isolate`` (root only): the keeper itself puts the command into new pid, network,
     ipc and uts namespaces before it drops root. ``seccomp_fd`` (fallback): a descriptor
     holding the raw BPF of the allow-list, which the keeper loads (with no_new_privs)
     right before the command's exec."""
     config = {
-        "parent": os.getpid(), "cgroup_fds": list(cgroup_fds), "pass_fds": list(pass_fds),
-        "rlimits": rlimits(limits, nproc=nproc), "uid": drop_to_uid, "reveal": reveal, "isolate": isolate,
+        "parent": os.getpid(),
+        "cgroup_fds": list(cgroup_fds),
+        "pass_fds": list(pass_fds),
+        "rlimits": rlimits(limits, nproc=nproc),
+        "uid": drop_to_uid,
+        "reveal": reveal,
+        "isolate": isolate,
         "seccomp_fd": seccomp_fd,
     }
     return [sys.executable, "-I", "-S", "-c", KEEPER, json.dumps(config)]

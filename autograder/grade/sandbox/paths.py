@@ -1,6 +1,7 @@
 """What the sandbox must show and hide: the Python installation, the project's own
 packages, site-packages hooks, and which host directories an unprivileged uid can reach.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,14 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Only the /etc entries the dynamic loader and the C library need; the rest of /etc
 # (shadow, keys, host configuration) stays out of sight.
 ETC_FILES = (
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-    "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/alternatives",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/alternatives",
 )
 
 

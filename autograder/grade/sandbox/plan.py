@@ -4,6 +4,7 @@
 :class:`Isolation` is what the probe tells the grader; :class:`SandboxResult` is the
 outcome of ``run``.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,8 @@ from autograder.grade.sandbox import cgroups
 
 BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 UNSHARE_CANDIDATES = ("/usr/bin/unshare", "/bin/unshare")
-INSIDE_FILES = "/m5"          # provided files and directories, read-only
-INSIDE_SCRATCH = "/scratch"   # private size-capped tmpfs; cwd and HOME
+INSIDE_FILES = "/m5"  # provided files and directories, read-only
+INSIDE_SCRATCH = "/scratch"  # private size-capped tmpfs; cwd and HOME
 
 
 class SandboxUnavailable(RuntimeError):

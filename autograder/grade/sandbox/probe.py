@@ -1,5 +1,6 @@
 """Probe what isolation works here, once per process: the plans tried, best first,
 each run through the very launch the grader uses."""
+
 from __future__ import annotations
 
 import functools
@@ -45,8 +46,9 @@ def _candidate_plans(common: dict, details: dict) -> list[Plan]:
     bwrap = _find("bwrap", BWRAP_CANDIDATES)
     details["bwrap"] = bwrap
     if bwrap is not None:
-        plans.append(Plan(level="bubblewrap", bwrap=bwrap, disable_userns=_bwrap_supports(bwrap, "--disable-userns"),
-                           drop_to_uid=drop, **common))
+        plans.append(
+            Plan(level="bubblewrap", bwrap=bwrap, disable_userns=_bwrap_supports(bwrap, "--disable-userns"), drop_to_uid=drop, **common)
+        )
     if drop is not None:
         # unshare(1) would run after the uid drop, without the rights it needs.
         plans.append(Plan(level="fallback", isolate=True, drop_to_uid=drop, **common))
@@ -81,9 +83,13 @@ def _build_plan() -> tuple[Plan | None, dict, str | None]:
         details["seccomp_error"] = str(exc)
     sfiles.sweep_stale_trees()
     common = dict(
-        cgroups=layout, seccomp=program, roots=tuple(roots), hidden=tuple(hidden),
+        cgroups=layout,
+        seccomp=program,
+        roots=tuple(roots),
+        hidden=tuple(hidden),
         masked_packages=tuple(d for d in hidden_pkgs if d.parent in site_dirs),
-        masked_files=tuple(masked_files), secrets=tuple(hiding.secret_paths(hidden)),
+        masked_files=tuple(masked_files),
+        secrets=tuple(hiding.secret_paths(hidden)),
     )
     failures = []
     for plan in _candidate_plans(common, details):
@@ -100,8 +106,17 @@ def _build_plan() -> tuple[Plan | None, dict, str | None]:
         failures.append(f"{plan.level}{variant}: {why or f'exit status {status}'}")
     details["probe_errors"] = failures
     who = "as an unprivileged uid (never as root)" if os.geteuid() == 0 else "here"
-    return None, details, ("SANDBOX ERROR: no sandbox can run student code " + who + ": "
-                           + "; ".join(failures) + ". Install bubblewrap (make sandbox-deps).")
+    return (
+        None,
+        details,
+        (
+            "SANDBOX ERROR: no sandbox can run student code "
+            + who
+            + ": "
+            + "; ".join(failures)
+            + ". Install bubblewrap (make sandbox-deps)."
+        ),
+    )
 
 
 def _fallback_facts(plan: Plan) -> dict:
@@ -110,8 +125,7 @@ def _fallback_facts(plan: Plan) -> dict:
     targets = hiding.probe_targets(list(plan.secrets))
     if not plan.hides_by_permissions:
         return {"readable_secrets": targets, "worker_socket": None}
-    result = run_with_plan(plan, [sys.executable, "-I", "-S", "-c", hiding.READ_PROBE, json.dumps(targets)],
-                            timeout=60.0)
+    result = run_with_plan(plan, [sys.executable, "-I", "-S", "-c", hiding.READ_PROBE, json.dumps(targets)], timeout=60.0)
     try:
         found = json.loads(result.stdout.decode().strip().splitlines()[-1])
         return {"readable_secrets": found["readable"], "worker_socket": found["socket"]}
@@ -120,27 +134,32 @@ def _fallback_facts(plan: Plan) -> dict:
 
 
 def _limits_fatal(problems: list[str]) -> str:
-    return ("SANDBOX ERROR: the grader runs under resource limits a worker cannot get ("
-            + "; ".join(problems) + "). Every kernel would fail; raise the limits "
-            "(e.g. ulimit -v unlimited) and start again.")
+    return (
+        "SANDBOX ERROR: the grader runs under resource limits a worker cannot get ("
+        + "; ".join(problems)
+        + "). Every kernel would fail; raise the limits "
+        "(e.g. ulimit -v unlimited) and start again."
+    )
 
 
 def _warning_for(plan: Plan, details: dict) -> str | None:
     problems, russian = [], ""
     if plan.level == "fallback":
         reason = (details.get("probe_errors") or ["bwrap not found"])[0]
-        facts = dict(root=plan.hides_by_permissions, readable=details.get("readable_secrets", []),
-                     seccomp=plan.keeper_seccomp, socket=details.get("worker_socket") is not False,
-                     namespaces=plan.unshare is not None or plan.isolate)
+        facts = dict(
+            root=plan.hides_by_permissions,
+            readable=details.get("readable_secrets", []),
+            seccomp=plan.keeper_seccomp,
+            socket=details.get("worker_socket") is not False,
+            namespaces=plan.unshare is not None or plan.isolate,
+        )
         problems.append(hiding.warning_text(**facts) + f" (why: {reason})")
         russian = " ПРЕДУПРЕЖДЕНИЕ ПЕСОЧНИЦЫ: " + hiding.warning_text(**facts, lang="ru") + "."
     bases = plan.cgroups.bases
     if "pids" not in bases and not plan.nproc_rlimit:
-        problems.append("no pids cgroup is writable and RLIMIT_NPROC is ignored for root: "
-                        "a fork bomb is NOT capped")
+        problems.append("no pids cgroup is writable and RLIMIT_NPROC is ignored for root: a fork bomb is NOT capped")
     if "cpu" not in bases:
-        problems.append("no cpu cgroup: one submission's processes can take CPU time from "
-                        "submissions graded at the same time (--jobs > 1)")
+        problems.append("no cpu cgroup: one submission's processes can take CPU time from submissions graded at the same time (--jobs > 1)")
     if "memory" not in bases:
         problems.append("no memory cgroup: memory is capped per process (RLIMIT_AS) only")
     if plan.seccomp is None:

@@ -4,6 +4,7 @@
 cgroup, its private tree, the descriptors of its stderr and its ready and recycle
 pipes), so nothing is patched onto a plain ``Popen``.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,13 +26,13 @@ READY_TIMEOUT = 30.0
 class SandboxProcess(subprocess.Popen):
     """A worker in its sandbox (see :func:`launch_with_plan`)."""
 
-    sandbox_stderr_fd: int | None = None              # the sink of its stderr, outside its reach
+    sandbox_stderr_fd: int | None = None  # the sink of its stderr, outside its reach
     sandbox_cgroup: cgroups.WorkerCgroup | None = None
-    sandbox_tree: Path | None = None                  # the fallback's private tree
+    sandbox_tree: Path | None = None  # the fallback's private tree
     sandbox_level: str = "none"
-    sandbox_ready_fd: int | None = None               # see await_started
-    sandbox_recycle_fd: int | None = None             # see spawn(recycle_env=)
-    sandbox_file_bytes: int = 0                       # /m5, in its tmpfs
+    sandbox_ready_fd: int | None = None  # see await_started
+    sandbox_recycle_fd: int | None = None  # see spawn(recycle_env=)
+    sandbox_file_bytes: int = 0  # /m5, in its tmpfs
     sandbox_started: bool = True
 
 
@@ -61,8 +62,16 @@ def await_started(proc: SandboxProcess) -> bool:
     return getattr(proc, "sandbox_started", True)
 
 
-def launch_with_plan(plan: Plan, argv: list[str], limits: Limits, extra_env: dict[str, str], hide: tuple,
-            files: dict[str, bytes], ro_dirs: dict[str, Path], recycle_env: str | None = None) -> SandboxProcess:
+def launch_with_plan(
+    plan: Plan,
+    argv: list[str],
+    limits: Limits,
+    extra_env: dict[str, str],
+    hide: tuple,
+    files: dict[str, bytes],
+    ro_dirs: dict[str, Path],
+    recycle_env: str | None = None,
+) -> SandboxProcess:
     """``launch.spawn``, for a given plan (the probe uses it before a plan is chosen)."""
     fds: list[int] = []
     cgroup = tree = ready_read = stderr_fd = recycle_read = None
@@ -85,7 +94,7 @@ def launch_with_plan(plan: Plan, argv: list[str], limits: Limits, extra_env: dic
                 fds.append(recycle_write)
                 env[recycle_env] = str(recycle_write)
         else:
-            links = {inside[len(INSIDE_FILES) + 1:]: host for inside, host in ro_dirs.items()}
+            links = {inside[len(INSIDE_FILES) + 1 :]: host for inside, host in ro_dirs.items()}
             tree = sfiles.private_tree(plan.drop_to_uid, files, links)
             if plan.hides_by_permissions:  # cheap when done: the way to ro_dirs stays open
                 extra = [Path(h).resolve() for h in hide if os.path.lexists(h)]
@@ -102,13 +111,26 @@ def launch_with_plan(plan: Plan, argv: list[str], limits: Limits, extra_env: dic
         cgroup_fds = cgroup.procs_fds() if cgroup is not None else []
         fds += cgroup_fds
         in_keeper = plan.keeper_seccomp
-        keeper = keeper_argv(limits, cgroup_fds=cgroup_fds, pass_fds=fds, drop_to_uid=plan.drop_to_uid,
-                             nproc=plan.nproc_rlimit and plan.level != "bubblewrap", reveal=reveal,
-                             isolate=plan.isolate, seccomp_fd=sfiles.data_fd(plan.seccomp, fds) if in_keeper else None)
+        keeper = keeper_argv(
+            limits,
+            cgroup_fds=cgroup_fds,
+            pass_fds=fds,
+            drop_to_uid=plan.drop_to_uid,
+            nproc=plan.nproc_rlimit and plan.level != "bubblewrap",
+            reveal=reveal,
+            isolate=plan.isolate,
+            seccomp_fd=sfiles.data_fd(plan.seccomp, fds) if in_keeper else None,
+        )
         stderr_fd = sfiles.stderr_sink()
         proc = SandboxProcess(
-            [*keeper, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_fd,
-            cwd=cwd, env=env, start_new_session=True, pass_fds=fds,
+            [*keeper, *command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr_fd,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            pass_fds=fds,
         )
     except BaseException:
         if cgroup is not None:
@@ -152,7 +174,7 @@ def _descendants(pid: int) -> list[int]:
         except OSError:
             continue
         # The command name may hold spaces and parentheses: parse after the last ")".
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 1:
             children.setdefault(int(fields[1]), []).append(int(entry))
     found, todo = [], [pid]
@@ -223,9 +245,19 @@ def terminate(proc: SandboxProcess) -> None:
         pass
 
 
-def run_with_plan(plan: Plan, argv: list[str], *, input: bytes = b"", timeout: float, limits: Limits = Limits(),
-                   extra_env: dict | None = None, hide: tuple = (), files: dict | None = None,
-                   ro_dirs: dict | None = None, max_output_bytes: int = 1 << 20) -> SandboxResult:
+def run_with_plan(
+    plan: Plan,
+    argv: list[str],
+    *,
+    input: bytes = b"",
+    timeout: float,
+    limits: Limits = Limits(),
+    extra_env: dict | None = None,
+    hide: tuple = (),
+    files: dict | None = None,
+    ro_dirs: dict | None = None,
+    max_output_bytes: int = 1 << 20,
+) -> SandboxResult:
     """``launch.run`` with checked arguments and a given plan."""
     start = time.monotonic()
     proc = launch_with_plan(plan, argv, limits, extra_env or {}, hide, files or {}, ro_dirs or {})
@@ -276,6 +308,10 @@ def run_with_plan(plan: Plan, argv: list[str], *, input: bytes = b"", timeout: f
         returncode = proc.poll()
         terminate(proc)
     return SandboxResult(
-        returncode=returncode, stdout=b"".join(chunks), stdout_truncated=truncated,
-        timed_out=timed_out, stderr_tail=stderr_tail(proc), wall_seconds=time.monotonic() - start,
+        returncode=returncode,
+        stdout=b"".join(chunks),
+        stdout_truncated=truncated,
+        timed_out=timed_out,
+        stderr_tail=stderr_tail(proc),
+        wall_seconds=time.monotonic() - start,
     )

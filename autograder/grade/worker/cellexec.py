@@ -20,6 +20,7 @@ inside the sandbox, never in the grader's process.
   the file's. Each statement is announced, and has its own time limit, as a cell has:
   one that kills the process is left out when the file is loaded again.
 """
+
 # No `from __future__` imports here: exec() and compile() would pass them on to the
 # student's code (every compile below also says dont_inherit=True).
 import ast
@@ -52,8 +53,7 @@ MAX_LISTED_FAILURES = 10
 MAX_IGNORED = 20
 MAX_MAGIC_NAME = 40
 CONTINUATION_KEYWORDS = ("else", "elif", "except", "finally")
-UNFINISHED_MESSAGES = ("was never closed", "unterminated triple-quoted", "unexpected EOF", "incomplete input",
-                       "expected an indented block")
+UNFINISHED_MESSAGES = ("was never closed", "unterminated triple-quoted", "unexpected EOF", "incomplete input", "expected an indented block")
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -111,7 +111,7 @@ class GradingShell:
 
     def __init__(self, namespace: dict):
         self.user_ns = self.user_global_ns = namespace
-        self.ignored: list[str] = []   # "%matplotlib", "!pip", ... in order of first use
+        self.ignored: list[str] = []  # "%matplotlib", "!pip", ... in order of first use
 
     def _ignore(self, what: str) -> None:
         what = what[:MAX_MAGIC_NAME]
@@ -312,7 +312,7 @@ def split_statements(source: str):
     if tree is not None:
         for node in tree.body:
             first = node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno
-            yield first, "".join(lines[first - 1:node.end_lineno])
+            yield first, "".join(lines[first - 1 : node.end_lineno])
         return
     starts = _statement_starts(lines)
     budget = SPLIT_PARSE_FACTOR * len(source) + 4096
@@ -321,7 +321,7 @@ def split_statements(source: str):
         begin = starts[k]
         end_k, error = k + 1, None
         while end_k < len(starts):
-            text = "".join(lines[begin:starts[end_k]])
+            text = "".join(lines[begin : starts[end_k]])
             budget -= len(text)
             error = _parses(text)
             if error is None:
@@ -330,7 +330,7 @@ def split_statements(source: str):
                 break
             end_k += 1
         if error is None:
-            yield begin + 1, "".join(lines[begin:starts[end_k]])
+            yield begin + 1, "".join(lines[begin : starts[end_k]])
             k = end_k
         else:
             error.lineno = None if error.lineno is None else error.lineno + begin
@@ -397,8 +397,7 @@ def _run_file(cell, namespace, shell, cell_timeout, *, send, timed, untimed, tim
             code = compile_cell("\n" * (first - 1) + piece, filename)
             _run_timed(code, namespace, cell_timeout, timed, untimed)
         except timeout_exc:
-            failures.append(_entry(cell["id"], False, f"the statement ran longer than {cell_timeout:g} s", first,
-                                   timed_out=True))
+            failures.append(_entry(cell["id"], False, f"the statement ran longer than {cell_timeout:g} s", first, timed_out=True))
         except BaseException as exc:
             failures.append(_entry(cell["id"], False, _describe(exc), _error_line(exc, filename) or first))
             if isinstance(exc, SystemExit):  # the script ends here, as it would under python
@@ -412,7 +411,7 @@ def _run_file(cell, namespace, shell, cell_timeout, *, send, timed, untimed, tim
 
 
 def cell_kind(cell: dict) -> str:
-    """"python" (a .py file, run statement by statement) or "cell" (a notebook cell)."""
+    """ "python" (a .py file, run statement by statement) or "cell" (a notebook cell)."""
     kind = cell.get("kind")
     if kind in KINDS:
         return kind
@@ -460,7 +459,6 @@ def load_cells(cells, kernels, cell_timeout, send, *, timed, untimed, timeout_ex
     report = []
     for cell in cells:
         run = _run_file if cell_kind(cell) == "python" else _run_cell
-        report += run(cell, namespace, shell, cell_timeout, send=send, timed=timed, untimed=untimed,
-                      timeout_exc=timeout_exc)
+        report += run(cell, namespace, shell, cell_timeout, send=send, timed=timed, untimed=untimed, timeout_exc=timeout_exc)
     found = {name: callable(namespace.get(name)) for name in kernels}
     return {"op": "loaded", "cells": report, "found": found, "namespace": namespace}

@@ -5,6 +5,7 @@ batch, and writes their outcomes to the parent as messages (``messages.py``). Wh
 it does, it can lose only the batch it is running: the parent checks everything it
 hands back and forks a fresh child when it dies or hangs.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,21 @@ import numpy as np
 import numpy.random  # noqa: F401 - numpy imports it lazily; each child reseeds it (_reseed): import it once, before forking
 
 from . import recycle
-from .messages import (_MSG, _PROGRESS, K_BAD, K_CELL, K_LOADED, K_OK, K_RAISED, Bunch, _read_order, _send_text, _short,
-                       _write_all, pack_array)
+from .messages import (
+    _MSG,
+    _PROGRESS,
+    K_BAD,
+    K_CELL,
+    K_LOADED,
+    K_OK,
+    K_RAISED,
+    Bunch,
+    _read_order,
+    _send_text,
+    _short,
+    _write_all,
+    pack_array,
+)
 from .wire import MAX_ANSWER_ELEMENTS, MAX_ARRAY_ELEMENTS, MAX_EXC_NAMES, OUTPUT_SLACK, SAFE_KINDS, output_cap
 
 # Taken before any student code runs (see messages.py).
@@ -31,9 +45,10 @@ _setitimer = signal.setitimer
 _signal = signal.signal
 _monotonic = time.monotonic
 
-ANSWER_TIMEOUT = 0.1         # seconds to read one numerical answer (the child's own timer)
-FLUSH_BYTES = 32 << 10       # the child writes its outcomes in bunches of this size ...
-FLUSH_SECONDS = 0.002        # ... or at least this often while calls complete
+ANSWER_TIMEOUT = 0.1  # seconds to read one numerical answer (the child's own timer)
+FLUSH_BYTES = 32 << 10  # the child writes its outcomes in bunches of this size ...
+FLUSH_SECONDS = 0.002  # ... or at least this often while calls complete
+
 
 class CallTimeout(BaseException):
     """Raised inside student code when a cell or an answer exceeds its own timer."""
@@ -88,8 +103,6 @@ def _note_fork() -> None:
 
 
 _reap_children = recycle.reap_children  # children student code forked that have exited
-
-
 
 
 def _reseed() -> None:
@@ -199,8 +212,7 @@ def shared_arguments(args, kwargs, layout, buffer) -> tuple[list, dict]:
     return args, kwargs
 
 
-def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: int, out: int, inputs,
-                 progress) -> None:
+def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: int, out: int, inputs, progress) -> None:
     _reseed()
     fn = namespace.get(name)
     me = _getpid()
@@ -274,7 +286,7 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
         order = _read_order(orders)  # ("load", request size): nothing of the student's runs before it
         if order is None or order[0] != "load":
             return
-        load_request = pickle.loads(inbox[:order[1]])
+        load_request = pickle.loads(inbox[: order[1]])
         _reseed()
 
         announced = [None]
@@ -293,9 +305,16 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
                 if _read_order(orders) is None:
                     _exit_now(0)
 
-        loaded = cellexec.load_cells(load_request["cells"], load_request["kernels"], load_request["cell_timeout"],
-                                     announce, timed=_timed, untimed=_untimed, timeout_exc=CallTimeout,
-                                     request=load_request)
+        loaded = cellexec.load_cells(
+            load_request["cells"],
+            load_request["kernels"],
+            load_request["cell_timeout"],
+            announce,
+            timed=_timed,
+            untimed=_untimed,
+            timeout_exc=CallTimeout,
+            request=load_request,
+        )
         namespace = loaded.pop("namespace")
         _send_text(out, K_LOADED, 0, {"cells": loaded["cells"], "found": loaded["found"]})
         while True:
@@ -303,7 +322,7 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
             if order is None or order[0] == "exit":
                 break
             if order[0] in ("batch", "preloaded"):  # (kind, blob size | name, kernel, watched call indices)
-                calls = pickle.loads(inbox[:order[1]]) if order[0] == "batch" else preloaded[order[1]]
+                calls = pickle.loads(inbox[: order[1]]) if order[0] == "batch" else preloaded[order[1]]
                 _child_batch(namespace, order[2], calls, set(order[3]), orders, out, inputs, progress)
             elif order[0] == "values":
                 _child_values(namespace, order[1], out)

@@ -17,6 +17,7 @@ inputs the parent has not placed yet) are never counted: the caller says so.
 Part of the worker package placed read-only at /m5 (see ``__init__.py``); it imports
 only the standard library.
 """
+
 from __future__ import annotations
 
 import array
@@ -42,7 +43,7 @@ def thread_states(pid: int) -> list[bytes]:
                 stat = handle.read()
         except OSError:
             continue  # the thread ended meanwhile
-        fields = stat[stat.rfind(b")") + 2:].split(maxsplit=1)
+        fields = stat[stat.rfind(b")") + 2 :].split(maxsplit=1)
         if fields:
             states.append(fields[0])
     return states
@@ -58,7 +59,7 @@ def state(pid: int) -> bytes:
             stat = handle.read()
     except OSError:
         return b"X"
-    main = stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3]
+    main = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
     if main == RUNNING:
         return RUNNING
     states = thread_states(pid)
@@ -93,10 +94,10 @@ class IdleWatch:
     def __init__(self, pid: int, limit: float):
         self.pid = pid
         self.limit = limit
-        self.idle = 0.0        # since the last reset
-        self.total = 0.0       # since this watch began
+        self.idle = 0.0  # since the last reset
+        self.total = 0.0  # since this watch began
         self._last: tuple[float, float] | None = None  # (wall, CPU) at the last sample
-        self._disk = False     # the last sample found the process in D
+        self._disk = False  # the last sample found the process in D
 
     def reset(self) -> None:
         """A new call, cell or statement starts: its idle time starts at zero."""
@@ -122,7 +123,7 @@ class IdleWatch:
         return self.idle > self.limit
 
 
-PF_EXITING = 0x4   # /proc/<pid>/stat flags: the process has begun to exit
+PF_EXITING = 0x4  # /proc/<pid>/stat flags: the process has begun to exit
 SIGKILL_BIT = 1 << 8
 
 
@@ -136,7 +137,7 @@ def dying(pid: int) -> bool:
             status = handle.read()
     except OSError:
         return True
-    fields = stat[stat.rfind(b")") + 2:].split()
+    fields = stat[stat.rfind(b")") + 2 :].split()
     if len(fields) < 7 or fields[0] in (b"Z", b"X", b"x") or int(fields[6]) & PF_EXITING:
         return True
     for line in status.splitlines():

@@ -5,6 +5,7 @@ grader, and nothing is added to ``sys.path``), imports everything before any for
 hardens itself, reads the preload file, and serves the grader as the parent of one
 submission, or, in a class run, as the zygote that forks one parent per submission.
 """
+
 from __future__ import annotations
 
 import gc
@@ -17,8 +18,7 @@ if not __package__:  # run as a script: make this folder the package m5worker (P
     import importlib.util
 
     _here = os.path.dirname(os.path.abspath(__file__))
-    _spec = importlib.util.spec_from_file_location("m5worker", os.path.join(_here, "__init__.py"),
-                                                   submodule_search_locations=[_here])
+    _spec = importlib.util.spec_from_file_location("m5worker", os.path.join(_here, "__init__.py"), submodule_search_locations=[_here])
     sys.modules["m5worker"] = _package = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(_package)
     __package__ = "m5worker"
@@ -42,6 +42,7 @@ def import_lazy_numpy() -> None:
 def main() -> int:
     import_lazy_numpy()
     from . import cellexec  # its imports after numpy's
+
     _harden_parent()
     # The protocol gets private copies of stdin/stdout; the standard streams go nowhere.
     proto_in, proto_out = os.dup(0), os.dup(1)
@@ -55,8 +56,7 @@ def main() -> int:
     recycle_fd = os.environ.get(RECYCLE_FD_ENV)
     if recycle_fd is None:
         return serve_parent(cellexec, proto_in, proto_out, preloaded)
-    return recycle.zygote(lambda: serve_parent(cellexec, proto_in, proto_out, preloaded), proto_in,
-                          int(recycle_fd), _sandbox_files())
+    return recycle.zygote(lambda: serve_parent(cellexec, proto_in, proto_out, preloaded), proto_in, int(recycle_fd), _sandbox_files())
 
 
 def serve_parent(cellexec, proto_in: int, proto_out: int, preloaded: dict) -> int:

@@ -4,6 +4,7 @@ The child (untrusted) packs each outcome as a message; the parent (trusted) chec
 every head against a cap before it reads the payload, and every payload against its
 call's output cap, then hands the validated bytes on to the grader unchanged.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -15,8 +16,18 @@ import struct
 
 import numpy as np
 
-from .wire import (_LEN, _NATIVE_DTYPES, MAX_ARRAY_ELEMENTS, MAX_EXC_NAMES, MAX_ITEMSIZE, MAX_MESSAGE_CHARS,
-                   MAX_NAME_CHARS, MAX_NDIM, WIRE_DTYPES, RawArray)
+from .wire import (
+    _LEN,
+    _NATIVE_DTYPES,
+    MAX_ARRAY_ELEMENTS,
+    MAX_EXC_NAMES,
+    MAX_ITEMSIZE,
+    MAX_MESSAGE_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NDIM,
+    WIRE_DTYPES,
+    RawArray,
+)
 
 # Taken before any student code runs: student code in the child may monkeypatch modules
 # (json.dumps, os.write, ...); the child's protocol code keeps working with these.
@@ -38,9 +49,9 @@ _read = os.read
 # every outcome's values (C order, native byte order), one after another.
 K_OK, K_RAISED, K_BAD, K_CELL, K_LOADED, K_BUNCH = 1, 2, 3, 4, 5, 6
 _MSG = struct.Struct(">BIQ")
-_ARR = struct.Struct(">BB")        # dtype string length, ndim
+_ARR = struct.Struct(">BB")  # dtype string length, ndim
 _DIM = struct.Struct(">Q")
-TEXT_CAP = 16 << 10                # a raised / bad_return / cell message
+TEXT_CAP = 16 << 10  # a raised / bad_return / cell message
 _CODE_OF_DTYPE = {_NATIVE_DTYPES[code]: i for i, code in enumerate(WIRE_DTYPES)}  # a dict lookup, not dtype.str
 _ITEMSIZES = np.array([_NATIVE_DTYPES[code].itemsize for code in WIRE_DTYPES], dtype=np.int64)
 _COUNT = struct.Struct(">I")
@@ -57,7 +68,7 @@ class ProtocolError(Exception):
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[_write(fd, view):]
+        view = view[_write(fd, view) :]
 
 
 def _send_message(fd: int, kind: int, index: int, payload: bytes) -> None:
@@ -98,7 +109,7 @@ def check_array(payload: bytes, cap: int) -> RawArray:
     if ndim > MAX_NDIM:
         raise ProtocolError("too many dimensions")
     start = _ARR.size + code_len
-    code = payload[_ARR.size:start].decode("ascii", "replace")
+    code = payload[_ARR.size : start].decode("ascii", "replace")
     dtype = _NATIVE_DTYPES.get(code)
     if dtype is None:
         raise ProtocolError("refused dtype")
@@ -188,11 +199,11 @@ def check_bunch(payload: bytes, first: int, caps: np.ndarray, watched: list[int]
     grid = np.ones((k, width))
     grid[np.arange(width) < ranks[:, None]] = dims
     counts = grid.prod(axis=1)
-    if (counts > caps[first:first + k]).any():
+    if (counts > caps[first : first + k]).any():
         raise ProtocolError("array size does not match")
     if int((counts.astype(np.int64) * _ITEMSIZES[codes]).sum()) != len(payload) - values_at:
         raise ProtocolError("array size does not match")
-    return k, payload[_COUNT.size:_COUNT.size + k], ranks, dims, memoryview(payload)[values_at:]
+    return k, payload[_COUNT.size : _COUNT.size + k], ranks, dims, memoryview(payload)[values_at:]
 
 
 def unpack_array(payload: bytes, cap: int) -> np.ndarray:

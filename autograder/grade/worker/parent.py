@@ -9,6 +9,7 @@ encodes the replies. It is not dumpable (the child cannot read its memory or
 descriptors) and is the subreaper of everything the child starts, so no process
 outlives a batch.
 """
+
 from __future__ import annotations
 
 import collections
@@ -24,22 +25,54 @@ import numpy as np
 
 from . import idle
 from .child import child_main
-from .messages import (_MSG, _PROGRESS, K_BAD, K_BUNCH, K_CELL, K_LOADED, K_OK, K_RAISED, TEXT_CAP, ProtocolError, _clean_str,
-                       _text, _write_all, bunch_caps, check_array, check_bunch, parse_outcome, payload_cap)
+from .messages import (
+    _MSG,
+    _PROGRESS,
+    K_BAD,
+    K_BUNCH,
+    K_CELL,
+    K_LOADED,
+    K_OK,
+    K_RAISED,
+    TEXT_CAP,
+    ProtocolError,
+    _clean_str,
+    _text,
+    _write_all,
+    bunch_caps,
+    check_array,
+    check_bunch,
+    parse_outcome,
+    payload_cap,
+)
 from .proctree import _state, cpu_seconds, kill_descendants
-from .wire import (_LEN, ANSWER_WALL, BATCH_IDLE, DEFAULT_BUDGET, FATAL_CELL, FATAL_STATEMENT, FRAME_OVERHEAD,
-                   MAX_ANSWER_ELEMENTS, MAX_MESSAGE_CHARS, MIN_BATCH_CPU, OutcomeColumns, decode, encode, widen_pipe)
+from .wire import (
+    _LEN,
+    ANSWER_WALL,
+    BATCH_IDLE,
+    DEFAULT_BUDGET,
+    FATAL_CELL,
+    FATAL_STATEMENT,
+    FRAME_OVERHEAD,
+    MAX_ANSWER_ELEMENTS,
+    MAX_MESSAGE_CHARS,
+    MIN_BATCH_CPU,
+    OutcomeColumns,
+    decode,
+    encode,
+    widen_pipe,
+)
 
-POLL = 0.05                  # how often the parent looks at the child's clocks (s)
-GATHER = 0.001               # while the child streams results, the parent reads them in bunches (s)
-GATHER_AHEAD = 64            # ... unless a watched call (which waits for the parent) is this close
-CELL_GRACE = 2.0             # outside deadline of a cell = its own timer + this
-INBOX_BYTES = 64 << 20       # a batch request (the corpus' largest is under 1 MB)
-INPUT_BYTES = 16 << 20       # the inputs of one watched call
+POLL = 0.05  # how often the parent looks at the child's clocks (s)
+GATHER = 0.001  # while the child streams results, the parent reads them in bunches (s)
+GATHER_AHEAD = 64  # ... unless a watched call (which waits for the parent) is this close
+CELL_GRACE = 2.0  # outside deadline of a cell = its own timer + this
+INBOX_BYTES = 64 << 20  # a batch request (the corpus' largest is under 1 MB)
+INPUT_BYTES = 16 << 20  # the inputs of one watched call
 _ALIGN = 64
-UNSTARTED_RETRIES = 2       # a child lost before its first cell is forked again this many times
+UNSTARTED_RETRIES = 2  # a child lost before its first cell is forked again this many times
 MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
-                              # notebook's cells are bounded by their number, as ever)
+# notebook's cells are bounded by their number, as ever)
 
 
 # Why the parent stopped a cell or statement: the entry's "reason" (the feedback says
@@ -51,8 +84,7 @@ def _left_out_entry(cell_id: str, line: int | None, reason: tuple[str, str]) -> 
     """A load report entry for a cell or statement the parent stopped or left out;
     ``reason`` is (one of LEFT_OUT_REASONS, an English message)."""
     what, message = reason
-    return {"id": cell_id, "ok": False, "error": message, "line": line, "timed_out": what == "timed_out",
-            "reason": what}
+    return {"id": cell_id, "ok": False, "error": message, "line": line, "timed_out": what == "timed_out", "reason": what}
 
 
 class ChildGone(Exception):
@@ -66,8 +98,8 @@ def _harden_parent() -> None:
         import ctypes  # ctypes may be missing: the parent then runs without prctl
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(4, 0, 0, 0, 0)    # PR_SET_DUMPABLE, 0
-        libc.prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER, 1
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER, 1
     except (OSError, AttributeError, ImportError):
         pass
 
@@ -77,8 +109,8 @@ class Child:
 
     def __init__(self, pid: int, orders: int, replies: int):
         self.pid = pid
-        self.orders = orders          # parent -> child pipe (write end, non-blocking)
-        self.replies = replies        # child -> parent pipe (read end, non-blocking)
+        self.orders = orders  # parent -> child pipe (write end, non-blocking)
+        self.replies = replies  # child -> parent pipe (read end, non-blocking)
         self.buffer = bytearray()
         try:
             self.pidfd = os.pidfd_open(pid)
@@ -143,7 +175,7 @@ class Child:
             end = offset + _MSG.size + length
             if len(buffer) < end:
                 break
-            out.append((kind, index, bytes(buffer[offset + _MSG.size:end])))
+            out.append((kind, index, bytes(buffer[offset + _MSG.size : end])))
             offset = end
         if offset:
             del buffer[:offset]
@@ -189,10 +221,10 @@ class Parent:
         # loaded again.
         self.fatal: dict[tuple[str, int | None], tuple[str, str]] = {}
         self.child: Child | None = None
-        self.out_of_time = False            # loading hit its wall-clock cap: no more children
+        self.out_of_time = False  # loading hit its wall-clock cap: no more children
         self.preloaded: dict[str, list] = {}  # name -> calls, given by the grader ahead of the batches
-        self.blank: Child | None = None       # a child forked ahead of time, waiting for its cells
-        self.keeper = os.getppid()            # the zygote (or bwrap's pid 1): its death ends the sandbox
+        self.blank: Child | None = None  # a child forked ahead of time, waiting for its cells
+        self.keeper = os.getppid()  # the zygote (or bwrap's pid 1): its death ends the sandbox
 
     # ------------------------------------------------------------ grader side
     def reply(self, obj) -> None:
@@ -236,7 +268,7 @@ class Parent:
     def fork_child(self, cells: list) -> Child:
         """A child loading ``cells``: the one forked ahead of time if there is one."""
         request = pickle.dumps({**self.load_request, "cells": cells}, protocol=pickle.HIGHEST_PROTOCOL)
-        self.inbox[:len(request)] = request  # fits: a submission is read only up to 16 MiB (grade/student_files.py)
+        self.inbox[: len(request)] = request  # fits: a submission is read only up to 16 MiB (grade/student_files.py)
         child, self.blank = self.blank, None
         if child is not None:
             try:
@@ -300,8 +332,7 @@ class Parent:
         cell_timeout = float(self.load_request["cell_timeout"])
         ce = self.cellexec  # per cell: its listed failures, each with a message and the ignored magics
         per_entry = MAX_MESSAGE_CHARS * 6 + 1024 + ce.MAX_IGNORED * (ce.MAX_MAGIC_NAME * 6 + 4)
-        report_cap = (FRAME_OVERHEAD + len(cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry
-                      + len(self.load_request["kernels"]) * 256)
+        report_cap = FRAME_OVERHEAD + len(cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry + len(self.load_request["kernels"]) * 256
         deadline = time.monotonic() + float(self.budget["load_timeout"])
         unstarted = 0  # children lost before their first cell (not the student's doing)
         while True:
@@ -313,8 +344,9 @@ class Parent:
                     now = time.monotonic()
                     if now >= min(deadline, cell_deadline):
                         break
-                    for kind, _, payload in child.messages(min(deadline, cell_deadline, now + POLL) - now,
-                                                          lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP):
+                    for kind, _, payload in child.messages(
+                        min(deadline, cell_deadline, now + POLL) - now, lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP
+                    ):
                         if kind == K_CELL:
                             announced = self._announced(_text(payload), ids, files)
                             new_cell = current is None or announced[0] != current[0]
@@ -342,8 +374,11 @@ class Parent:
                     self.child = child
                     return {**loaded, "cpu": round(child.cpu(), 3)}  # the cells' CPU (of this last load)
                 what = "cell" if current is None or current[1] is None else "statement"
-                reason = (("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
-                          if idled else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s"))
+                reason = (
+                    ("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
+                    if idled
+                    else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s")
+                )
             child.kill()
             if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
@@ -389,23 +424,27 @@ class Parent:
         for cell in body.get("cells") if isinstance(body.get("cells"), list) else []:
             if isinstance(cell, dict) and cell.get("id") in ids:
                 ce = self.cellexec
-                cells.append({"id": cell["id"], "ok": cell.get("ok") is True,
-                              "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS),
-                              "line": cell.get("line") if type(cell.get("line")) is int else None,
-                              "ignored": [_clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[:ce.MAX_IGNORED]
-                                          if isinstance(x, str)],
-                              "timed_out": cell.get("timed_out") is True})
+                cells.append(
+                    {
+                        "id": cell["id"],
+                        "ok": cell.get("ok") is True,
+                        "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS),
+                        "line": cell.get("line") if type(cell.get("line")) is int else None,
+                        "ignored": [
+                            _clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[: ce.MAX_IGNORED] if isinstance(x, str)
+                        ],
+                        "timed_out": cell.get("timed_out") is True,
+                    }
+                )
         cells += self._left_out()
         found = body.get("found") if isinstance(body.get("found"), dict) else {}
-        return {"op": "loaded", "cells": cells, "time_cap": False,
-                "found": {k: found.get(k) is True for k in self.load_request["kernels"]}}
+        return {"op": "loaded", "cells": cells, "time_cap": False, "found": {k: found.get(k) is True for k in self.load_request["kernels"]}}
 
     def _unloaded(self, current, reason: tuple[str, str]) -> dict:
         cells = self._left_out()
         if current is not None and current not in self.fatal:
             cells.append(_left_out_entry(current[0], current[1], reason))
-        return {"op": "loaded", "cells": cells, "time_cap": self.out_of_time,
-                "found": {k: False for k in self.load_request["kernels"]}}
+        return {"op": "loaded", "cells": cells, "time_cap": self.out_of_time, "found": {k: False for k in self.load_request["kernels"]}}
 
     # ------------------------------------------------------------ one kernel's batch
     def batch(self, request: dict) -> dict:
@@ -423,7 +462,7 @@ class Parent:
         if not self.ensure_child():
             return {"op": "lost", "reason": "timeout" if self.out_of_time else "crashed"}
         if ref is None:
-            self.inbox[:len(blob)] = blob
+            self.inbox[: len(blob)] = blob
         try:
             outcomes = self._run(self.child, request, source)
         except ChildGone:
@@ -453,11 +492,11 @@ class Parent:
             placed.append((offset, raw))
             offset += -(-len(raw) // _ALIGN) * _ALIGN if raw else 0
         for at, raw in placed:
-            self.inputs[at:at + len(raw)] = raw
+            self.inputs[at : at + len(raw)] = raw
         return layout, placed, offset
 
     def _mutated(self, placed) -> bool:
-        return any(self.inputs[offset:offset + len(raw)] != raw for offset, raw in placed)
+        return any(self.inputs[offset : offset + len(raw)] != raw for offset, raw in placed)
 
     def _run(self, child: Child, request: dict, source: tuple) -> OutcomeColumns:
         """Stream the batch through the child: one message per call; the watched calls'
@@ -543,8 +582,13 @@ class Parent:
             waiting = idle.unread_bytes(child.replies) > 0 or bool(pending and pending[0] <= outcomes.n)
             idled = watch.sample(now, cpu, waiting) or watch.total > BATCH_IDLE * watch.limit
             outcomes.cpu = max(outcomes.cpu, cpu - batch_cpu0)
-            if (idled or cpu - call_cpu0 > call_cpu or cpu - batch_cpu0 > batch_cpu
-                    or now - call_start > call_wall or now - start > batch_wall):
+            if (
+                idled
+                or cpu - call_cpu0 > call_cpu
+                or cpu - batch_cpu0 > batch_cpu
+                or now - call_start > call_wall
+                or now - start > batch_wall
+            ):
                 self.stop_child()
                 self._cut(outcomes, n, "idle" if idled else "timeout")
         if self.child is child:

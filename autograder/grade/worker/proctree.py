@@ -1,4 +1,5 @@
 """What the parent reads in /proc: a process's state, CPU clock and descendants."""
+
 from __future__ import annotations
 
 import itertools
@@ -10,9 +11,9 @@ from . import recycle
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _reap_children = recycle.reap_children  # children that have exited
-KILL_FAST_ROUNDS = 20       # rounds of kill_descendants without a pause (a fork bomb refills quickly)
-KILL_POLL = 0.001           # then the pause between rounds (s) ...
-KILL_WAIT = 5.0             # ... for at most this long in all (s)
+KILL_FAST_ROUNDS = 20  # rounds of kill_descendants without a pause (a fork bomb refills quickly)
+KILL_POLL = 0.001  # then the pause between rounds (s) ...
+KILL_WAIT = 5.0  # ... for at most this long in all (s)
 
 
 def _stat_fields(pid: int) -> list[bytes] | None:
@@ -23,7 +24,7 @@ def _stat_fields(pid: int) -> list[bytes] | None:
             stat = handle.read()
     except OSError:
         return None
-    return stat[stat.rfind(b")") + 2:].split()
+    return stat[stat.rfind(b")") + 2 :].split()
 
 
 def _proc_children(pid: int) -> list[int] | None:

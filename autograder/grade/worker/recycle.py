@@ -12,6 +12,7 @@ descriptors, the sockets and SysV objects of the namespaces. Only then does it s
 "clean" on a pipe no submission holds. Any doubt ends the zygote, and with it the
 sandbox: the grader starts a new one (docs/sandbox.md, "Recycling").
 """
+
 from __future__ import annotations
 
 import os
@@ -19,15 +20,25 @@ import resource
 import signal
 import time
 
-RECYCLE_FD_ENV = "M5_RECYCLE_FD"   # set by the grader: this worker is a recycling zygote
-RECYCLED = b"R"                     # zygote -> grader, on the recycle pipe: clean, next parent forked
+RECYCLE_FD_ENV = "M5_RECYCLE_FD"  # set by the grader: this worker is a recycling zygote
+RECYCLED = b"R"  # zygote -> grader, on the recycle pipe: clean, next parent forked
 WRITABLE_DIRS = ("/scratch", "/tmp", "/dev/shm")  # the sandbox's only writable places (emptied between parents)
-CLEAN_ROUNDS = 400                  # kill rounds before the zygote gives up (a fork bomb refills)
+CLEAN_ROUNDS = 400  # kill rounds before the zygote gives up (a fork bomb refills)
 # Files of the sandbox's own namespaces (network, IPC) that list what lives there: a
 # socket, a SysV segment, queue or semaphore set. They must read as before.
-NAMESPACE_LISTS = ("/proc/net/unix", "/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6",
-                   "/proc/net/raw", "/proc/net/raw6", "/proc/net/packet",
-                   "/proc/sysvipc/shm", "/proc/sysvipc/msg", "/proc/sysvipc/sem")
+NAMESPACE_LISTS = (
+    "/proc/net/unix",
+    "/proc/net/tcp",
+    "/proc/net/tcp6",
+    "/proc/net/udp",
+    "/proc/net/udp6",
+    "/proc/net/raw",
+    "/proc/net/raw6",
+    "/proc/net/packet",
+    "/proc/sysvipc/shm",
+    "/proc/sysvipc/msg",
+    "/proc/sysvipc/sem",
+)
 RLIMITS = tuple(sorted(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")))
 
 
@@ -42,7 +53,7 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
     Any doubt returns 1, which ends the sandbox.
     """
     if os.getpid() != 1:  # a reaper of bubblewrap's would be pid 1, dumpable, and outlive submissions
-        return serve()    # one submission only: the grader sees no "clean" byte and starts a new sandbox
+        return serve()  # one submission only: the grader sees no "clean" byte and starts a new sandbox
     kept = setup_mounts()  # before any student code runs
     baseline = Baseline.now()
     handlers = ignore_signals()
@@ -73,8 +84,18 @@ def zygote(serve, proto_in: int, recycle_fd: int, files) -> int:
 
 # Never ignored: SIGCHLD (ignoring it would reap children before wait_for sees them) and
 # the signals of a fault in the process itself.
-KEPT_SIGNALS = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE,
-                signal.SIGILL, signal.SIGABRT, signal.SIGSYS, signal.SIGTRAP}
+KEPT_SIGNALS = {
+    signal.SIGKILL,
+    signal.SIGSTOP,
+    signal.SIGCHLD,
+    signal.SIGSEGV,
+    signal.SIGBUS,
+    signal.SIGFPE,
+    signal.SIGILL,
+    signal.SIGABRT,
+    signal.SIGSYS,
+    signal.SIGTRAP,
+}
 
 
 def ignore_signals() -> dict:
@@ -110,8 +131,9 @@ class Baseline:
     @classmethod
     def now(cls) -> "Baseline":
         """The present state."""
-        return cls({"limits": own_limits(), "host": own_identity(), "space": free_space(),
-                    "fds": own_descriptors(), "lists": namespace_lists()})
+        return cls(
+            {"limits": own_limits(), "host": own_identity(), "space": free_space(), "fds": own_descriptors(), "lists": namespace_lists()}
+        )
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Baseline) and self.fields == other.fields
@@ -125,8 +147,7 @@ def own_limits() -> tuple:
     """Every rlimit, the nice value, the scheduling policy and the CPU set of this
     process: a worker parent forked from it inherits all of them."""
     limits = tuple(resource.getrlimit(r) for r in RLIMITS)
-    return (limits, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0),
-            tuple(sorted(os.sched_getaffinity(0))))
+    return (limits, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0), tuple(sorted(os.sched_getaffinity(0))))
 
 
 def own_identity() -> tuple:

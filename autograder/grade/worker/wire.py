@@ -12,6 +12,7 @@ the blob, so outcomes cross as plain numeric bytes (never pickle); an outcomes r
 carries its arrays as columns (:class:`OutcomeColumns`). The grader decodes with
 ``trusted=False`` and caps every frame with :func:`reply_limits`.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -25,16 +26,14 @@ import numpy as np
 _dumps = json.dumps  # taken before any student code runs (it may monkeypatch json)
 _loads = json.loads
 
-MAX_FRAME = 256 << 20          # no message may exceed this (grader side check)
+MAX_FRAME = 256 << 20  # no message may exceed this (grader side check)
 PRELOAD_FILE = "preload.pkl"
 MAX_ARRAY_ELEMENTS = 1 << 24
 SAFE_KINDS = "biuf"
 _LEN = struct.Struct(">Q")
 _HDR = struct.Struct(">I")
-_PICKLED = b"\x80"              # a JSON-codec payload starts with its u32 header length, never 0x80
+_PICKLED = b"\x80"  # a JSON-codec payload starts with its u32 header length, never 0x80
 _DTYPES: dict = {}
-
-
 
 
 # ------------------------------------------------------------------ codec
@@ -123,8 +122,7 @@ class OutcomeColumns:
 
     def add(self, outcome: dict) -> None:
         value = outcome.get("v") if type(outcome) is dict else None
-        if type(value) is RawArray and outcome.keys() == {"s", "v", "mut"} and outcome["s"] == "ok" \
-                and type(outcome["mut"]) is bool:
+        if type(value) is RawArray and outcome.keys() == {"s", "v", "mut"} and outcome["s"] == "ok" and type(outcome["mut"]) is bool:
             self.add_array(value, outcome["mut"])
         else:
             self.others.append((self.n, outcome))
@@ -153,12 +151,15 @@ class OutcomeColumns:
 
     def header(self, walk) -> dict:
         values = Pieces(self.data)
-        cols = {"values": walk(RawArray("|u1", (len(values),), values)),
-                "index": walk(np.asarray(self.index, dtype=np.int64)),
-                "code": walk(np.asarray(self.code, dtype=np.uint8)), "ndim": walk(np.asarray(self.ndim, dtype=np.uint8)),
-                "mut": walk(np.asarray(self.mut, dtype=np.uint8)), "dims": walk(np.asarray(self.dims, dtype=np.int64))}
-        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others],
-                "cpu": round(self.cpu, 3)}
+        cols = {
+            "values": walk(RawArray("|u1", (len(values),), values)),
+            "index": walk(np.asarray(self.index, dtype=np.int64)),
+            "code": walk(np.asarray(self.code, dtype=np.uint8)),
+            "ndim": walk(np.asarray(self.ndim, dtype=np.uint8)),
+            "mut": walk(np.asarray(self.mut, dtype=np.uint8)),
+            "dims": walk(np.asarray(self.dims, dtype=np.int64)),
+        }
+        return {"op": "outcomes", "n": self.n, "cols": cols, "others": [[i, walk(o)] for i, o in self.others], "cpu": round(self.cpu, 3)}
 
 
 def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
@@ -168,17 +169,28 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
     if type(n) is not int or not 0 <= n <= MAX_ARRAY_ELEMENTS or type(cols) is not dict or type(others) is not list:
         raise WireError("bad outcomes columns")
     try:
-        values, index, code, ndim, mut, dims = (array(cols[k]["__nd__"])
-                                                for k in ("values", "index", "code", "ndim", "mut", "dims"))
+        values, index, code, ndim, mut, dims = (array(cols[k]["__nd__"]) for k in ("values", "index", "code", "ndim", "mut", "dims"))
     except (KeyError, TypeError) as exc:
         raise WireError(f"bad outcomes columns: {exc}") from None
     k = len(index)
-    if (values.dtype != np.uint8 or values.ndim != 1 or index.dtype != np.int64 or dims.dtype != np.int64
-            or any(c.dtype != np.uint8 or c.shape != (k,) for c in (code, ndim, mut)) or index.ndim != 1
-            or dims.ndim != 1):
+    if (
+        values.dtype != np.uint8
+        or values.ndim != 1
+        or index.dtype != np.int64
+        or dims.dtype != np.int64
+        or any(c.dtype != np.uint8 or c.shape != (k,) for c in (code, ndim, mut))
+        or index.ndim != 1
+        or dims.ndim != 1
+    ):
         raise WireError("bad outcomes columns")
-    if k and (index.min() < 0 or index.max() >= n or (k > 1 and (np.diff(index) <= 0).any())
-              or code.max() >= len(WIRE_DTYPES) or ndim.max() > MAX_NDIM or mut.max() > 1):
+    if k and (
+        index.min() < 0
+        or index.max() >= n
+        or (k > 1 and (np.diff(index) <= 0).any())
+        or code.max() >= len(WIRE_DTYPES)
+        or ndim.max() > MAX_NDIM
+        or mut.max() > 1
+    ):
         raise WireError("bad outcomes columns")
     if int(ndim.sum()) != len(dims) or (len(dims) and (dims.min() < 0 or dims.max() > MAX_ARRAY_ELEMENTS)):
         raise WireError("bad outcome shapes")
@@ -188,7 +200,7 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
     dtypes = [_NATIVE_DTYPES[c] for c in WIRE_DTYPES]
     flat, offset, at = dims.tolist(), 0, 0
     for i, c, d, m in zip(index.tolist(), code.tolist(), ndim.tolist(), mut.tolist()):
-        shape = tuple(flat[at:at + d])
+        shape = tuple(flat[at : at + d])
         at += d
         count = math.prod(shape)
         dt = dtypes[c]
@@ -201,8 +213,14 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
     if offset != len(values):
         raise WireError("outcome values do not fill their part of the blob")
     for entry in others:
-        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int or not 0 <= entry[0] < n \
-                or out[entry[0]] is not None or type(entry[1]) is not dict:
+        if (
+            type(entry) is not list
+            or len(entry) != 2
+            or type(entry[0]) is not int
+            or not 0 <= entry[0] < n
+            or out[entry[0]] is not None
+            or type(entry[1]) is not dict
+        ):
             raise WireError("bad outcome entry")
         out[entry[0]] = entry[1]
     if any(o is None for o in out):
@@ -211,8 +229,7 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
 
 
 def _is_outcomes_reply(obj, kind: type = list) -> bool:
-    return type(obj) is dict and obj.keys() == {"op", "outcomes"} and obj["op"] == "outcomes" \
-        and type(obj["outcomes"]) is kind
+    return type(obj) is dict and obj.keys() == {"op", "outcomes"} and obj["op"] == "outcomes" and type(obj["outcomes"]) is kind
 
 
 def encode_request(obj) -> bytes:
@@ -237,10 +254,10 @@ def decode(payload: bytes, *, trusted: bool = True):
     if hlen > len(payload) - _HDR.size:
         raise WireError("header longer than frame")
     try:
-        header = _loads(payload[_HDR.size:_HDR.size + hlen])
+        header = _loads(payload[_HDR.size : _HDR.size + hlen])
     except ValueError as exc:
         raise WireError(f"bad header: {exc}") from None
-    blob = memoryview(payload)[_HDR.size + hlen:]
+    blob = memoryview(payload)[_HDR.size + hlen :]
 
     def walk(x):
         if _is_outcomes_reply(x):
@@ -305,13 +322,13 @@ def read_frame(stream):
 # return (a bad_return for that call), the grader refuses a bigger frame (a lost kernel).
 OUTPUT_FACTOR = 4
 OUTPUT_SLACK = 64
-MAX_ITEMSIZE = 16                 # the widest numeric dtype that crosses (complex is refused)
-MAX_EXC_NAMES = 12                # exception type names kept per raised outcome
+MAX_ITEMSIZE = 16  # the widest numeric dtype that crosses (complex is refused)
+MAX_EXC_NAMES = 12  # exception type names kept per raised outcome
 MAX_NAME_CHARS = 80
 MAX_MESSAGE_CHARS = 300
-OUTCOME_HEADER_BYTES = 4096       # the JSON of one outcome, its message escaped at worst
+OUTCOME_HEADER_BYTES = 4096  # the JSON of one outcome, its message escaped at worst
 FRAME_OVERHEAD = 64 << 10
-MAX_ANSWER_ELEMENTS = 4096        # a numerical answer is a number or a short list
+MAX_ANSWER_ELEMENTS = 4096  # a numerical answer is a number or a short list
 _COUNT_DEPTH = 8
 
 
@@ -348,9 +365,14 @@ def prepare_call_request(request: dict, *, ref: str | None = None) -> dict:
     calls = request["calls"]
     watch = request.get("watch")
     watched = range(len(calls)) if watch is None else sorted({i for i in watch if 0 <= i < len(calls)})
-    form = {"op": "call", "kernel": request["kernel"], "call_timeout": request.get("call_timeout", 2.0),
-            "n": len(calls), "caps": [output_cap(args, kwargs) for args, kwargs in calls],
-            "watched": {i: calls[i] for i in watched}}
+    form = {
+        "op": "call",
+        "kernel": request["kernel"],
+        "call_timeout": request.get("call_timeout", 2.0),
+        "n": len(calls),
+        "caps": [output_cap(args, kwargs) for args, kwargs in calls],
+        "watched": {i: calls[i] for i in watched},
+    }
     if ref is None:
         form["calls_blob"] = pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL)
     else:
@@ -361,13 +383,32 @@ def prepare_call_request(request: dict, *, ref: str | None = None) -> dict:
 # ------------------------------------------------------------------ wire dtypes
 MAX_NDIM = 32
 # Numeric dtypes in this machine's byte order: the only ones a child may hand back.
-_NATIVE_DTYPES = {d.str: d for d in map(np.dtype, (
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float16, np.float32, np.float64, np.longdouble)) if d.itemsize <= MAX_ITEMSIZE}
+_NATIVE_DTYPES = {
+    d.str: d
+    for d in map(
+        np.dtype,
+        (
+            np.bool_,
+            np.int8,
+            np.int16,
+            np.int32,
+            np.int64,
+            np.uint8,
+            np.uint16,
+            np.uint32,
+            np.uint64,
+            np.float16,
+            np.float32,
+            np.float64,
+            np.longdouble,
+        ),
+    )
+    if d.itemsize <= MAX_ITEMSIZE
+}
 # Outcome columns (see OutcomeColumns): dtype codes, and the blob bytes per outcome.
 WIRE_DTYPES = sorted(_NATIVE_DTYPES)
 _WIRE_CODE = {code: i for i, code in enumerate(WIRE_DTYPES)}
-COLUMN_BYTES = 11 + 8 * MAX_NDIM   # the most blob bytes the columns take per outcome
+COLUMN_BYTES = 11 + 8 * MAX_NDIM  # the most blob bytes the columns take per outcome
 
 
 class RawArray:
@@ -396,16 +437,20 @@ def widen_pipe(fd: int) -> None:
 
 
 # ------------------------------------------------------------------ what the grader and the parent agree on
-ANSWER_WALL = 2.0            # outside deadline of one numerical answer
-MIN_BATCH_CPU = 10.0         # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
-BATCH_IDLE = 5               # a batch's calls together may be idle this many times idle_wall
-DEFAULT_BUDGET = {"call_wall": 20.0, "kernel_cpu_per_call": 0.1, "kernel_timeout": 30.0, "wall_factor": 3.0,
-                  "load_timeout": 60.0, "idle_wall": 2.0}
+ANSWER_WALL = 2.0  # outside deadline of one numerical answer
+MIN_BATCH_CPU = 10.0  # CPU budget of a batch = max(this, calls x kernel_cpu_per_call)
+BATCH_IDLE = 5  # a batch's calls together may be idle this many times idle_wall
+DEFAULT_BUDGET = {
+    "call_wall": 20.0,
+    "kernel_cpu_per_call": 0.1,
+    "kernel_timeout": 30.0,
+    "wall_factor": 3.0,
+    "load_timeout": 60.0,
+    "idle_wall": 2.0,
+}
 FATAL_CELL = "this cell stopped the grading process"
 FATAL_STATEMENT = "this statement stopped the grading process"
 # The same as in recycle.py (the zygote's module, which imports nothing of the package);
 # the grader reads them here.
-RECYCLE_FD_ENV = "M5_RECYCLE_FD"   # set by the grader: this worker is a recycling zygote
-RECYCLED = b"R"                     # zygote -> grader, on the recycle pipe: clean, next parent forked
-
-
+RECYCLE_FD_ENV = "M5_RECYCLE_FD"  # set by the grader: this worker is a recycling zygote
+RECYCLED = b"R"  # zygote -> grader, on the recycle pipe: clean, next parent forked

@@ -13,11 +13,30 @@ catalog was widened by misconception class (sign, masking, sum vs mean, off-by-o
 time, discounting, softmax normalization, mean vs max, n vs n + 1). The held-out sets
 in ``tests/autograder/heldout`` measure how well it generalises and never shape it.
 """
+
 from __future__ import annotations
 
 from autograder.hidden.mistakes.core import CATALOG, LEAD, Mistake, prepare
-from autograder.hidden.mistakes.naming import (EDGE_PROPERTIES, MIN_SHARE, Diagnosis, _outcome_at,
-                                               diagnose_mistake, judged_calls, likely_mistake)
+from autograder.hidden.mistakes.naming import (
+    EDGE_PROPERTIES,
+    MIN_SHARE,
+    Diagnosis,
+    _outcome_at,
+    diagnose_mistake,
+    judged_calls,
+    likely_mistake,
+)
 
-__all__ = ["CATALOG", "EDGE_PROPERTIES", "LEAD", "MIN_SHARE", "Diagnosis", "Mistake", "diagnose_mistake",
-           "judged_calls", "likely_mistake", "prepare", "_outcome_at"]
+__all__ = [
+    "CATALOG",
+    "EDGE_PROPERTIES",
+    "LEAD",
+    "MIN_SHARE",
+    "Diagnosis",
+    "Mistake",
+    "diagnose_mistake",
+    "judged_calls",
+    "likely_mistake",
+    "prepare",
+    "_outcome_at",
+]

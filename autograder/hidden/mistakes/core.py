@@ -7,6 +7,7 @@ reference kernel on the same arguments, so it rejects invalid input exactly as t
 contract says; then it computes its wrong formula on the validated arrays
 (:func:`prepare`).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -28,8 +29,8 @@ LEAD = {"en": "Likely mistake", "ru": "Вероятная ошибка"}
 @dataclass(frozen=True)
 class Mistake:
     kernel: str
-    key: str                            # e.g. "bootstraps_terminal"; named as f"{kernel}.{key}"
-    explanation: dict[str, str]         # {"en": ..., "ru": ...}
+    key: str  # e.g. "bootstraps_terminal"; named as f"{kernel}.{key}"
+    explanation: dict[str, str]  # {"en": ..., "ru": ...}
     formula: Callable[[types.SimpleNamespace], object]
 
     @property
@@ -109,8 +110,18 @@ def prepare(kernel: str, call: Call) -> types.SimpleNamespace:
         x.live = ~x.d
     if "gamma" in a:
         x.g = float(a["gamma"])
-    for name in ("next_q_target", "next_q_online", "next_q", "next_policy_probs", "token_logprobs", "diff",
-                 "empirical_means", "counts", "probabilities", "advantages"):
+    for name in (
+        "next_q_target",
+        "next_q_online",
+        "next_q",
+        "next_policy_probs",
+        "token_logprobs",
+        "diff",
+        "empirical_means",
+        "counts",
+        "probabilities",
+        "advantages",
+    ):
         if name in a:
             setattr(x, name, _floats(a[name]))
     if kernel == "masked_token_nll":

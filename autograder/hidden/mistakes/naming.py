@@ -15,6 +15,7 @@ value, i.e. valid input. There it must
 Of the mistakes that qualify, the one that reproduces the most failing calls is named
 (then the higher share, then catalog order), with how many it explains.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -65,8 +66,7 @@ def _outcome_at(mistake: Mistake, kc, index: int) -> dict:
 
 def judged_calls(kc) -> list[int]:
     """Indices of the calls whose values matter: every case except the edge inputs."""
-    return [i for case in kc.cases if case.prop.key not in EDGE_PROPERTIES
-            for i in range(case.first_call, case.first_call + case.n_calls)]
+    return [i for case in kc.cases if case.prop.key not in EDGE_PROPERTIES for i in range(case.first_call, case.first_call + case.n_calls)]
 
 
 def value_calls(kc, outcomes: list[dict], passed: set[int] | None = None) -> tuple[list[int], list[int]]:

@@ -20,6 +20,7 @@ run or the pinned full-profile artifacts.
 Bad input (ragged lengths, empty arrays, a window < 1) raises ValueError naming the
 argument.
 """  # noqa: E501  (the wording is kept: translations are keyed to this docstring)
+
 from __future__ import annotations
 
 import warnings
@@ -136,8 +137,9 @@ def plot_environment(env, ax=None, labels: Mapping[str, str] | None = None, *, r
     return draw_grid(env, _axes(ax, (10, 5.5)), title=title, xlabel=lab["grid_x"], ylabel=lab["grid_y"])
 
 
-def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, success_spread=None,
-                      run_label: str | None = None):
+def plot_dagger_curve(
+    rounds, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, success_spread=None, run_label: str | None = None
+):
     """Greedy success rate after each DAgger round (round 0 = BC on expert data)."""
     where = "plot_dagger_curve"
     lab = _labels(labels)
@@ -155,9 +157,18 @@ def plot_dagger_curve(rounds, success_rate, ax=None, labels: Mapping[str, str] |
     return ax
 
 
-def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapping[str, str] | None = None, *,
-                      bc_spread=None, dagger_spread=None, setting: Mapping | None = None,
-                      run_label: str | None = None):
+def plot_label_budget(
+    budgets,
+    bc_success,
+    dagger_success,
+    ax=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    bc_spread=None,
+    dagger_spread=None,
+    setting: Mapping | None = None,
+    run_label: str | None = None,
+):
     """Greedy success of behavior cloning and of DAgger trained on the same number of expert labels.
 
     ``setting`` (:meth:`m5_student.imitation.LabelBudgetConfig.describe`: ``slip``,
@@ -168,8 +179,10 @@ def plot_label_budget(budgets, bc_success, dagger_success, ax=None, labels: Mapp
     lab = _labels(labels)
     x = _vector(budgets, "budgets", where)
     ax = _axes(ax, (8.5, 4.8))
-    for values, spread, name, key, marker in ((bc_success, bc_spread, "bc_success", "budget_bc", "o"),
-                                              (dagger_success, dagger_spread, "dagger_success", "budget_dagger", "s")):
+    for values, spread, name, key, marker in (
+        (bc_success, bc_spread, "bc_success", "budget_bc", "o"),
+        (dagger_success, dagger_spread, "dagger_success", "budget_dagger", "s"),
+    ):
         y = _vector(values, name, where, x.size)
         err = _optional(spread, name.replace("success", "spread"), where, x.size)
         ax.errorbar(x, y, yerr=err, marker=marker, capsize=3, label=lab[key])
@@ -204,8 +217,9 @@ def _nan_mean(arr: np.ndarray) -> np.ndarray:
     return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
-def plot_distribution_shift(budgets, per_seed: Mapping[str, Sequence], axes=None, labels: Mapping[str, str] | None = None, *,
-                            run_label: str | None = None):
+def plot_distribution_shift(
+    budgets, per_seed: Mapping[str, Sequence], axes=None, labels: Mapping[str, str] | None = None, *, run_label: str | None = None
+):
     """Distribution shift of each learner at each label budget, on its own evaluation episodes.
 
     ``per_seed`` maps every key of :data:`SHIFT_KEYS` to a (seeds, budgets) array (one row
@@ -233,8 +247,15 @@ def plot_distribution_shift(budgets, per_seed: Mapping[str, Sequence], axes=None
         top.errorbar(x, unseen.mean(axis=0), yerr=err, marker=marker, capsize=3, color=color, label=lab[f"budget_{who}"])
         # one color per learner: solid on states absent from its labels, dotted on labeled ones
         for part, style, fill in (("unseen", "-", color), ("seen", ":", "white")):
-            bottom.plot(x, _nan_mean(data[f"{who}_error_{part}"]), style, marker=marker, color=color, markerfacecolor=fill,
-                        label=lab[f"shift_error_{part}"].format(who=lab["shift_bc"] if who == "bc" else "DAgger"))
+            bottom.plot(
+                x,
+                _nan_mean(data[f"{who}_error_{part}"]),
+                style,
+                marker=marker,
+                color=color,
+                markerfacecolor=fill,
+                label=lab[f"shift_error_{part}"].format(who=lab["shift_bc"] if who == "bc" else "DAgger"),
+            )
     top.set_ylim(-0.03, 1.05)
     top.set_ylabel(lab["shift_unseen"])
     top.legend(loc="upper right", fontsize=8)
@@ -248,8 +269,9 @@ def plot_distribution_shift(budgets, per_seed: Mapping[str, Sequence], axes=None
     return axes
 
 
-def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW,
-                    run_label: str | None = None):
+def plot_dqn_curves(
+    dqn_success, double_success, ax=None, labels: Mapping[str, str] | None = None, *, window: int = DQN_WINDOW, run_label: str | None = None
+):
     """Rolling success (trailing mean over ``window`` episodes) of DQN and Double DQN.
 
     ``dqn_success`` and ``double_success`` are per-episode 0/1 flags (their lengths may
@@ -271,8 +293,7 @@ def plot_dqn_curves(dqn_success, double_success, ax=None, labels: Mapping[str, s
     return ax
 
 
-def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str] | None = None, *,
-                        run_label: str | None = None):
+def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str] | None = None, *, run_label: str | None = None):
     """Learned minus exact Q of the greedy action over training, DQN against Double DQN.
 
     ``episodes`` (T,) are the checkpoints; ``dqn`` and ``double`` are (seeds, T) arrays
@@ -300,8 +321,9 @@ def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str
     return ax
 
 
-def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None, labels: Mapping[str, str] | None = None, *,
-                     run_label: str | None = None):
+def plot_log_actions(
+    counts, action_names: Sequence[str] | None = None, ax=None, labels: Mapping[str, str] | None = None, *, run_label: str | None = None
+):
     """Bar chart of how often each action occurs in the fixed log."""
     where = "plot_log_actions"
     lab = _labels(labels)
@@ -316,8 +338,17 @@ def plot_log_actions(counts, action_names: Sequence[str] | None = None, ax=None,
     return ax
 
 
-def plot_offline_methods(method_names, mean_return, success_rate, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None,
-                         run_label: str | None = None, optimum: float | None = None):
+def plot_offline_methods(
+    method_names,
+    mean_return,
+    success_rate,
+    ax=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    return_spread=None,
+    run_label: str | None = None,
+    optimum: float | None = None,
+):
     """Mean return of each offline learner, each bar annotated with its success rate;
     ``optimum`` (the expert's return from the same starts) is drawn as a dashed line."""
     where = "plot_offline_methods"
@@ -340,15 +371,30 @@ def plot_offline_methods(method_names, mean_return, success_rate, ax=None, label
     span = max(float(np.ptp(np.append(returns, 0.0))), 0.5)
     for x, y, s in zip(positions, returns, success):
         above = y >= 0
-        ax.text(x, y + (0.03 if above else -0.03) * span, f"{lab['success_short']}={s:.2f}", ha="center",
-                va="bottom" if above else "top", fontsize=8)
+        ax.text(
+            x,
+            y + (0.03 if above else -0.03) * span,
+            f"{lab['success_short']}={s:.2f}",
+            ha="center",
+            va="bottom" if above else "top",
+            fontsize=8,
+        )
     ax.margins(y=0.15)
     ax.grid(True, axis="y", alpha=0.3)
     return ax
 
 
-def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labels: Mapping[str, str] | None = None, *,
-                          fqe_spread=None, simulated_spread=None, run_label: str | None = None):
+def plot_fqe_vs_simulator(
+    fqe_names,
+    fqe_values,
+    simulated_values,
+    ax=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    fqe_spread=None,
+    simulated_spread=None,
+    run_label: str | None = None,
+):
     """Paired bars per policy: the FQE estimate from the log and the simulator's value.
 
     Both are discounted values over the same start cells (see
@@ -369,8 +415,16 @@ def plot_fqe_vs_simulator(fqe_names, fqe_values, simulated_values, ax=None, labe
     return _finish_value_bars(ax, lab, names, "discounted_value", "fqe_title", run_label)
 
 
-def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str] | None = None, *, return_spread=None, data_range=None,
-                  run_label: str | None = None):
+def plot_dt_sweep(
+    target_return,
+    mean_return,
+    ax=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    return_spread=None,
+    data_range=None,
+    run_label: str | None = None,
+):
     """Achieved mean return against the requested return-to-go, with the identity line.
 
     ``data_range`` = (lowest, highest) episode return in the training log, shaded when
@@ -398,8 +452,17 @@ def plot_dt_sweep(target_return, mean_return, ax=None, labels: Mapping[str, str]
     return ax
 
 
-def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mapping[str, str] | None = None, *, match_spread=None,
-                              run_label: str | None = None, heldout_exact_match=None, heldout_spread=None):
+def plot_language_exact_match(
+    method_names,
+    exact_match,
+    ax=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    match_spread=None,
+    run_label: str | None = None,
+    heldout_exact_match=None,
+    heldout_spread=None,
+):
     """Exact-answer rate of each token-level method on the training prompts and, when
     ``heldout_exact_match`` is given, next to it on the held-out prompts."""
     where = "plot_language_exact_match"
@@ -418,8 +481,15 @@ def plot_language_exact_match(method_names, exact_match, ax=None, labels: Mappin
         held_err = _optional(heldout_spread, "heldout_spread", where, len(names))
         width = 0.38
         ax.bar(positions - width / 2, values, width, yerr=err, capsize=3 if err is not None else 0, label=lab["language_train"])
-        ax.bar(positions + width / 2, held, width, yerr=held_err, capsize=3 if held_err is not None else 0,
-               label=lab["language_heldout"], hatch="//")
+        ax.bar(
+            positions + width / 2,
+            held,
+            width,
+            yerr=held_err,
+            capsize=3 if held_err is not None else 0,
+            label=lab["language_heldout"],
+            hatch="//",
+        )
         ax.legend(fontsize=8, loc="upper left")
     ax.set_xticks(positions, _shown(lab, names), rotation=12, ha="right")
     ax.set_ylim(0, 1.08)
@@ -438,8 +508,9 @@ def _per_seed_matrix(values, name: str, where: str, n_methods: int) -> np.ndarra
     return arr
 
 
-def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[str, str] | None = None, *, fqe=None,
-                        run_label: str | None = None):
+def plot_offline_values(
+    method_names, learned, true, ax=None, labels: Mapping[str, str] | None = None, *, fqe=None, run_label: str | None = None
+):
     """Each learner's own value of its greedy action next to the true value of that policy.
 
     ``learned``, ``true`` and ``fqe`` are (seeds, methods) arrays (or one seed's (methods,)):
@@ -451,8 +522,10 @@ def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[st
     where = "plot_offline_values"
     lab = _labels(labels)
     names = _names(method_names, "method_names", where)
-    series = [("value_learned", _per_seed_matrix(learned, "learned", where, len(names))),
-              ("value_true", _per_seed_matrix(true, "true", where, len(names)))]
+    series = [
+        ("value_learned", _per_seed_matrix(learned, "learned", where, len(names))),
+        ("value_true", _per_seed_matrix(true, "true", where, len(names))),
+    ]
     if fqe is not None:
         series.append(("value_fqe", _per_seed_matrix(fqe, "fqe", where, len(names))))
     ax = _axes(ax, (9.5, 5))
@@ -460,8 +533,9 @@ def plot_offline_values(method_names, learned, true, ax=None, labels: Mapping[st
     return _finish_value_bars(ax, lab, names, "value_axis", "values_title", run_label)
 
 
-def plot_q_errors(method_names, logged_error, unlogged_error, ax=None, labels: Mapping[str, str] | None = None, *,
-                  run_label: str | None = None):
+def plot_q_errors(
+    method_names, logged_error, unlogged_error, ax=None, labels: Mapping[str, str] | None = None, *, run_label: str | None = None
+):
     """Learned minus true Q, on the (state, action) pairs the log holds and on those it never shows.
 
     ``logged_error`` and ``unlogged_error`` are (seeds, methods) arrays (or one seed's
@@ -474,8 +548,10 @@ def plot_q_errors(method_names, logged_error, unlogged_error, ax=None, labels: M
     where = "plot_q_errors"
     lab = _labels(labels)
     names = _names(method_names, "method_names", where)
-    series = [("q_error_logged", _per_seed_matrix(logged_error, "logged_error", where, len(names))),
-              ("q_error_unlogged", _per_seed_matrix(unlogged_error, "unlogged_error", where, len(names)))]
+    series = [
+        ("q_error_logged", _per_seed_matrix(logged_error, "logged_error", where, len(names))),
+        ("q_error_unlogged", _per_seed_matrix(unlogged_error, "unlogged_error", where, len(names))),
+    ]
     ax = _axes(ax, (9.5, 5))
     # No ± sd bars: on a log scale a spread larger than the mean would cross zero; the dots show every seed.
     _grouped_bars(ax, lab, len(names), series, spread=False)
@@ -502,8 +578,16 @@ def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series, *, spread:
                 ax.scatter(x[j] + jitter, values[:, j], s=10, color="black", zorder=3)
 
 
-def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = None, *, outcomes=None, bins: int = 40,
-                        value_range=None, run_label: str | None = None):
+def plot_dt_log_returns(
+    returns,
+    ax=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    outcomes=None,
+    bins: int = 40,
+    value_range=None,
+    run_label: str | None = None,
+):
     """Histogram of the training log's episode returns (the requests' x axis, drawn under the sweep).
 
     ``outcomes`` (one per return: "trap", "timeout" or "goal", as the episodes ended)
@@ -525,9 +609,22 @@ def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = Non
         colors = {"trap": "tab:red", "timeout": "tab:orange", "goal": "tab:green"}
         edges = np.histogram_bin_edges(values, bins=bins, range=value_range)
         groups = [g for g in DT_LOG_GROUPS if summary[g]["count"]]
-        ax.hist([values[np.asarray(ends) == g] for g in groups], bins=edges, stacked=True, color=[colors[g] for g in groups],
-                label=[lab["dt_group"].format(group=display_name(lab, g), count=summary[g]["count"], share=summary[g]["share"],
-                                              lo=summary[g]["min"], hi=summary[g]["max"]) for g in groups])
+        ax.hist(
+            [values[np.asarray(ends) == g] for g in groups],
+            bins=edges,
+            stacked=True,
+            color=[colors[g] for g in groups],
+            label=[
+                lab["dt_group"].format(
+                    group=display_name(lab, g),
+                    count=summary[g]["count"],
+                    share=summary[g]["share"],
+                    lo=summary[g]["min"],
+                    hi=summary[g]["max"],
+                )
+                for g in groups
+            ],
+        )
         for g in DT_LOG_GROUPS:
             if not summary[g]["count"]:
                 ax.plot([], [], color=colors[g], label=lab["dt_group_empty"].format(group=display_name(lab, g)))
@@ -539,8 +636,17 @@ def plot_dt_log_returns(returns, ax=None, labels: Mapping[str, str] | None = Non
     return ax
 
 
-def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Mapping[str, str] | None = None, *,
-                  return_spread=None, log_outcomes=None, run_label: str | None = None):
+def plot_dt_panel(
+    target_return,
+    mean_return,
+    log_returns,
+    axes=None,
+    labels: Mapping[str, str] | None = None,
+    *,
+    return_spread=None,
+    log_outcomes=None,
+    run_label: str | None = None,
+):
     """The request sweep (top) over the histogram of the log's episode returns (bottom), one x axis.
 
     The shaded band of the sweep is the log's [min, max] return; ``log_outcomes`` (how
@@ -556,8 +662,15 @@ def plot_dt_panel(target_return, mean_return, log_returns, axes=None, labels: Ma
         # constrained layout keeps the top axis label clear of the lower panel's title
         _, axes = plt.subplots(2, 1, figsize=(8, 7.5), gridspec_kw={"height_ratios": (3, 1.6)}, layout="constrained")
     top, bottom = axes
-    plot_dt_sweep(target_return, mean_return, top, labels, return_spread=return_spread,
-                  data_range=(float(returns.min()), float(returns.max())), run_label=run_label)
+    plot_dt_sweep(
+        target_return,
+        mean_return,
+        top,
+        labels,
+        return_spread=return_spread,
+        data_range=(float(returns.min()), float(returns.max())),
+        run_label=run_label,
+    )
     plot_dt_log_returns(returns, bottom, labels, outcomes=log_outcomes, value_range=top.get_xlim())
     bottom.set_xlim(top.get_xlim())
     return top, bottom

@@ -20,6 +20,7 @@ regression) and :func:`tabular_fqe` (exact least squares on a table, i.e. the
 per-(s, a) mean of the targets). :func:`exact_policy_evaluation` solves the Bellman
 linear system of a known tabular MDP, the ground truth the tests compare against.
 """
+
 from __future__ import annotations
 
 import copy
@@ -256,7 +257,7 @@ def exact_policy_evaluation(
     n_states, n_actions, _ = p.shape
     if r.shape != (n_states, n_actions) or pi.shape != (n_states, n_actions) or term.shape != p.shape:
         raise ValueError("exact_policy_evaluation: `rewards`, `policy` must be (S, A) and `terminal_probs` (S, A, S)")
-    continue_probs = p * (1.0 - term)                                  # (S, A, S')
+    continue_probs = p * (1.0 - term)  # (S, A, S')
     m = np.einsum("xyz,zw->xyzw", continue_probs, pi).reshape(n_states * n_actions, n_states * n_actions)
     q = np.linalg.solve(np.eye(n_states * n_actions) - gamma * m, r.reshape(-1))
     return q.reshape(n_states, n_actions)
@@ -269,5 +270,6 @@ def exact_action_values(model: dict, policy_probs: np.ndarray, gamma: float) -> 
     The exact truth a learned Q is compared with; rows are indexed by ``env.state_index``.
     Callers build the model once and read its observations for the policy too.
     """
-    return exact_policy_evaluation(model["transition_probs"], model["rewards"], model["terminal_probs"],
-                                   np.asarray(policy_probs, dtype=np.float64), gamma)
+    return exact_policy_evaluation(
+        model["transition_probs"], model["rewards"], model["terminal_probs"], np.asarray(policy_probs, dtype=np.float64), gamma
+    )

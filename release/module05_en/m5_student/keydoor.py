@@ -38,6 +38,7 @@ Observation: float32 vector of length ``height + width + 1`` (19): one-hot row,
 one-hot column, key-held flag. The step counter is deliberately not observed; the time
 limit is external to the task.
 """
+
 from __future__ import annotations
 
 import operator
@@ -183,7 +184,7 @@ class KeyDoorGrid(gym.Env):
         self._build_tables()
         if seed is not None:
             super().reset(seed=seed)
-        self._cell = -1          # -1: reset() has not been called
+        self._cell = -1  # -1: reset() has not been called
         self._has_key = False
         self._t = 0
         self._done = True
@@ -209,11 +210,7 @@ class KeyDoorGrid(gym.Env):
                 for a, (dr, dc) in enumerate(ACTION_DELTAS):
                     nr, nc = r + dr, c + dc
                     target = nr * w + nc
-                    blocked = (
-                        not (0 <= nr < h and 0 <= nc < w)
-                        or kind[target] == _WALL
-                        or (target == door and not key)
-                    )
+                    blocked = not (0 <= nr < h and 0 <= nc < w) or kind[target] == _WALL or (target == door and not key)
                     next_cell[key][cell][a] = cell if blocked else target
         self._next_cell = next_cell
         self._kind = kind.tolist()
@@ -240,7 +237,7 @@ class KeyDoorGrid(gym.Env):
         if x.shape != (self.observation_dim,):
             raise ValueError(f"KeyDoorGrid.decode: `obs` must have shape ({self.observation_dim},), got {x.shape}")
         h, w = self.height, self.width
-        return (int(np.argmax(x[:h])), int(np.argmax(x[h:h + w]))), bool(x[h + w] > 0.5)
+        return (int(np.argmax(x[:h])), int(np.argmax(x[h : h + w]))), bool(x[h + w] > 0.5)
 
     def state_index(self, obs) -> int:
         """Index of an observation's state in :meth:`tabular_model`: 2 * cell + has_key."""
@@ -268,7 +265,7 @@ class KeyDoorGrid(gym.Env):
                     for b, weight in ((a, 1.0 - self.slip_probability), *((b, self.slip_probability / a_dim) for b in range(a_dim))):
                         target = self._next_cell[key][cell][b]
                         p[2 * cell + key, a, 2 * target + int(key or target == self._key_cell)] += weight
-        kind = np.repeat(np.asarray(self._kind), 2)                     # kind of every state's cell
+        kind = np.repeat(np.asarray(self._kind), 2)  # kind of every state's cell
         reward_of = np.where(kind == _GOAL, self.goal_reward, np.where(kind == _TRAP, self.trap_reward, -self.step_cost))
         terminal = np.broadcast_to(((kind == _GOAL) | (kind == _TRAP)).astype(np.float64), p.shape)
         observations = self._obs_table.reshape(s_dim, self.observation_dim).copy()

@@ -43,6 +43,7 @@ This module is the command line; the work is in :mod:`~m5_student.lab_profiles`
 :mod:`~m5_student.lab_report` (figures and markdown) and
 :mod:`~m5_student.lab_pins` (pinned artifacts), whose public names it re-exports.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -123,6 +124,7 @@ def compare_runs(labels: Mapping[str, str], rows: Sequence[tuple[str, float | No
     does not have) prints as a dash. The column headers come from ``labels``, so the
     table is in the notebook's language.
     """
+
     def cell(value) -> str:
         return "—" if value is None else f"{float(value):.{digits}f}"
 
@@ -134,14 +136,20 @@ def compare_runs(labels: Mapping[str, str], rows: Sequence[tuple[str, float | No
 # --------------------------------------------------------------------------- command line
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m m5_student.lab", description="Rerun the Module 5 lab: figures, report, pinned artifacts.")
-    parser.add_argument("--profile", default=None, help="smoke (reduced, ~1 min) or full (the lab notebook's numbers); "
-                        f"default ${PROFILE_ENV}, else smoke")
+    parser.add_argument(
+        "--profile", default=None, help=f"smoke (reduced, ~1 min) or full (the lab notebook's numbers); default ${PROFILE_ENV}, else smoke"
+    )
     parser.add_argument("--section", nargs="+", metavar="NAME", default=None, help=f"sections to run (default all): {', '.join(SECTIONS)}")
     parser.add_argument("--seeds", default="1", help="run every seeded section with seed offsets 0..N-1 (default 1)")
     parser.add_argument("--out", default="lab-out", help="directory for the PNG figures and report.md (default lab-out)")
     parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite m5_student/data/")
-    parser.add_argument("--lang", nargs="+", default=["en"], metavar="LANG",
-                        help="language(s) of figures and report: en, ru or both (one run, report.md and report.ru.md)")
+    parser.add_argument(
+        "--lang",
+        nargs="+",
+        default=["en"],
+        metavar="LANG",
+        help="language(s) of figures and report: en, ru or both (one run, report.md and report.ru.md)",
+    )
     return parser
 
 
@@ -217,13 +225,20 @@ def _command(options: LabOptions) -> str:
 def _write_report(results: dict, options: LabOptions, seconds: dict, total: float, claims: dict, lang: str) -> tuple[Path, dict]:
     """Figures and the report of one language; returns the report's path and the per-seed verdicts."""
     labels = labels_for(lang)
-    render = Render(options.out, labels, labels["run.lab"].format(profile=options.profile, seeds=options.seeds),
-                     "" if lang == "en" else f".{lang}")
+    render = Render(
+        options.out, labels, labels["run.lab"].format(profile=options.profile, seeds=options.seeds), "" if lang == "en" else f".{lang}"
+    )
     section_title = {s: report_text(labels, f"section.{s}") for s in options.sections}
-    lines = [f"# {report_text(labels, 'title')}", "", report_text(labels, "intro", profile=options.profile, last_offset=options.seeds - 1,
-                                                sections=", ".join(section_title.values())), ""]
-    lines += table(header(labels, "section", "wall_time"),
-                    [(section_title[s], fmt(seconds[s], 1)) for s in options.sections] + [(report_text(labels, "total"), fmt(total, 1))])
+    lines = [
+        f"# {report_text(labels, 'title')}",
+        "",
+        report_text(labels, "intro", profile=options.profile, last_offset=options.seeds - 1, sections=", ".join(section_title.values())),
+        "",
+    ]
+    lines += table(
+        header(labels, "section", "wall_time"),
+        [(section_title[s], fmt(seconds[s], 1)) for s in options.sections] + [(report_text(labels, "total"), fmt(total, 1))],
+    )
     for section in options.sections:
         lines += ["", f"## {section_title[section]}", ""] + REPORTERS[section](results[section], render)
     claim_lines, verdicts = claims_lines(results, labels)
@@ -278,8 +293,9 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
     return write_outputs(options, results, seconds, total, data_dir=data_dir)
 
 
-def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: Mapping[str, float], total: float, *,
-                  data_dir: Path | None = None) -> dict:
+def write_outputs(
+    options: LabOptions, results: dict[str, list[dict]], seconds: Mapping[str, float], total: float, *, data_dir: Path | None = None
+) -> dict:
     """Everything :func:`run_lab` writes, from the sections' per-seed results.
 
     Apart from running so that the figures and texts of a long run (the committed
@@ -288,8 +304,9 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
     """
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
-    document = claims_document(_command(options), options.profile, options.seeds, package_versions(), claims,
-                               machine_description(), wall_seconds=total)
+    document = claims_document(
+        _command(options), options.profile, options.seeds, package_versions(), claims, machine_description(), wall_seconds=total
+    )
     (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
     reports, verdicts = {}, {}
@@ -298,10 +315,19 @@ def write_outputs(options: LabOptions, results: dict[str, list[dict]], seconds: 
 
     pinned = []
     if options.pin:
-        pinned = write_pinned(results, PROFILE_PARAMS[options.profile], options.seeds, verdicts,
-                              lab_pins.DATA_DIR if data_dir is None else data_dir, document)
-    return {"results": results, "seconds": dict(seconds), "total_seconds": total, "verdicts": verdicts, "claims": claims,
-            "report": reports[options.langs[0]], "reports": reports, "pinned": pinned}
+        pinned = write_pinned(
+            results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, lab_pins.DATA_DIR if data_dir is None else data_dir, document
+        )
+    return {
+        "results": results,
+        "seconds": dict(seconds),
+        "total_seconds": total,
+        "verdicts": verdicts,
+        "claims": claims,
+        "report": reports[options.langs[0]],
+        "reports": reports,
+        "pinned": pinned,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -314,8 +340,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     run = run_lab(options)
     labels = labels_for(options.lang)
-    print(report_text(labels, "done", profile=options.profile, count=len(options.sections), seconds=f"{run['total_seconds']:.1f}",
-             report=", ".join(str(path) for path in run["reports"].values())))
+    print(
+        report_text(
+            labels,
+            "done",
+            profile=options.profile,
+            count=len(options.sections),
+            seconds=f"{run['total_seconds']:.1f}",
+            report=", ".join(str(path) for path in run["reports"].values()),
+        )
+    )
     for path in run["pinned"]:
         print(report_text(labels, "pinned", path=path))
     return 0

@@ -9,6 +9,7 @@ comparison's :func:`~m5_student.lab_comparisons.phrase`, whose words are chosen 
 the 95 % interval; no sentence counts seeds. Only sentences whose claims are present
 are written, so a single-section run gets the sentences of that section.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -47,43 +48,67 @@ def _has(mapping: Mapping, *ids: str) -> bool:
 def _dagger(claims, compared, labels, lang) -> list[str]:
     out = []
     if _has(compared, "dagger.final_vs_round0") and _has(claims, "dagger.bc_labels", "dagger.dagger_labels"):
-        out.append(labels["report.caveat_dagger"].format(
-            cmp=phrase(compared["dagger.final_vs_round0"], lang),
-            bc_labels=format_listed(claims["dagger.bc_labels"], 0), dagger_labels=format_listed(claims["dagger.dagger_labels"], 0)))
+        out.append(
+            labels["report.caveat_dagger"].format(
+                cmp=phrase(compared["dagger.final_vs_round0"], lang),
+                bc_labels=format_listed(claims["dagger.bc_labels"], 0),
+                dagger_labels=format_listed(claims["dagger.dagger_labels"], 0),
+            )
+        )
     if _has(compared, "dagger.equal_budget") and _has(claims, "dagger.equal_budget_expert_success"):
-        out.append(labels["report.caveat_equal_budget"].format(
-            budget=EQUAL_BUDGET, bc=_ms(claims, "dagger.bc_equal_budget_success"),
-            dagger=_ms(claims, "dagger.dagger_equal_budget_success"), expert=_ms(claims, "dagger.equal_budget_expert_success"),
-            cmp=phrase(compared["dagger.equal_budget"], lang)))
-    if (_has(compared, "dagger.equal_budget_unseen_share", "dagger.bc_error_unseen_vs_seen")
-            and _has(claims, "dagger.bc_equal_budget_labels")):
-        out.append(labels["report.caveat_shift"].format(
-            bc_labels=_ms(claims, "dagger.bc_equal_budget_labels", 0), bc_unseen=_ms(claims, "dagger.bc_equal_budget_unseen_share"),
-            dagger_unseen=_ms(claims, "dagger.dagger_equal_budget_unseen_share"),
-            cmp_unseen=phrase(compared["dagger.equal_budget_unseen_share"], lang),
-            error_unseen=_ms(claims, "dagger.bc_equal_budget_error_unseen"), error_seen=_ms(claims, "dagger.bc_equal_budget_error_seen"),
-            cmp_error=phrase(compared["dagger.bc_error_unseen_vs_seen"], lang)))
+        out.append(
+            labels["report.caveat_equal_budget"].format(
+                budget=EQUAL_BUDGET,
+                bc=_ms(claims, "dagger.bc_equal_budget_success"),
+                dagger=_ms(claims, "dagger.dagger_equal_budget_success"),
+                expert=_ms(claims, "dagger.equal_budget_expert_success"),
+                cmp=phrase(compared["dagger.equal_budget"], lang),
+            )
+        )
+    if _has(compared, "dagger.equal_budget_unseen_share", "dagger.bc_error_unseen_vs_seen") and _has(
+        claims, "dagger.bc_equal_budget_labels"
+    ):
+        out.append(
+            labels["report.caveat_shift"].format(
+                bc_labels=_ms(claims, "dagger.bc_equal_budget_labels", 0),
+                bc_unseen=_ms(claims, "dagger.bc_equal_budget_unseen_share"),
+                dagger_unseen=_ms(claims, "dagger.dagger_equal_budget_unseen_share"),
+                cmp_unseen=phrase(compared["dagger.equal_budget_unseen_share"], lang),
+                error_unseen=_ms(claims, "dagger.bc_equal_budget_error_unseen"),
+                error_seen=_ms(claims, "dagger.bc_equal_budget_error_seen"),
+                cmp_error=phrase(compared["dagger.bc_error_unseen_vs_seen"], lang),
+            )
+        )
     return out
 
 
 def _dqn(claims, compared, labels, lang) -> list[str]:
     if not _has(compared, "dqn.double_vs_dqn", "dqn.double_vs_dqn_overestimation_mean", "dqn.double_vs_dqn_overestimation_final"):
         return []
-    return [labels["report.caveat_dqn"].format(
-        dqn=_ms(claims, "dqn.dqn_overestimation_mean", 3), double=_ms(claims, "dqn.double_overestimation_mean", 3),
-        cmp_mean=phrase(compared["dqn.double_vs_dqn_overestimation_mean"], lang, 3),
-        cmp_final=phrase(compared["dqn.double_vs_dqn_overestimation_final"], lang, 3),
-        cmp_success=phrase(compared["dqn.double_vs_dqn"], lang))]
+    return [
+        labels["report.caveat_dqn"].format(
+            dqn=_ms(claims, "dqn.dqn_overestimation_mean", 3),
+            double=_ms(claims, "dqn.double_overestimation_mean", 3),
+            cmp_mean=phrase(compared["dqn.double_vs_dqn_overestimation_mean"], lang, 3),
+            cmp_final=phrase(compared["dqn.double_vs_dqn_overestimation_final"], lang, 3),
+            cmp_success=phrase(compared["dqn.double_vs_dqn"], lang),
+        )
+    ]
 
 
 def _offline(claims, compared, labels, lang) -> list[str]:
-    each = [(m, compared[f"offline.vs_bc.{method_slug(m)}"]) for m in OFFLINE_VALUE_METHODS
-            if f"offline.vs_bc.{method_slug(m)}" in compared]
+    each = [
+        (m, compared[f"offline.vs_bc.{method_slug(m)}"]) for m in OFFLINE_VALUE_METHODS if f"offline.vs_bc.{method_slug(m)}" in compared
+    ]
     if not each or not _has(claims, "offline.return_optimal"):
         return []
-    return [labels["report.caveat_bc_offline"].format(
-        bc=_ms(claims, "offline.return.behavior_cloning"), optimum=_ms(claims, "offline.return_optimal"),
-        each="; ".join(f"{display_name(labels, m)} {phrase(entry, lang)}" for m, entry in each))]
+    return [
+        labels["report.caveat_bc_offline"].format(
+            bc=_ms(claims, "offline.return.behavior_cloning"),
+            optimum=_ms(claims, "offline.return_optimal"),
+            each="; ".join(f"{display_name(labels, m)} {phrase(entry, lang)}" for m, entry in each),
+        )
+    ]
 
 
 def _naive(claims, compared, labels, lang) -> list[str]:
@@ -91,20 +116,31 @@ def _naive(claims, compared, labels, lang) -> list[str]:
     if not (_has(compared, "offline.unlogged_overestimation.naive_dqn") and _has(claims, *needed)):
         return []
 
-    return [labels["report.caveat_naive"].format(
-        cmp=phrase(compared["offline.unlogged_overestimation.naive_dqn"], lang), logged=_ms(claims, "offline.q_logged_error.naive_dqn"),
-        bound=f"{KeyDoorGrid().goal_reward:.2f}", above=_ms(claims, "offline.above_max_share.naive_dqn"),
-        v=_ms(claims, "offline.greedy_value_true.naive_dqn"))]
+    return [
+        labels["report.caveat_naive"].format(
+            cmp=phrase(compared["offline.unlogged_overestimation.naive_dqn"], lang),
+            logged=_ms(claims, "offline.q_logged_error.naive_dqn"),
+            bound=f"{KeyDoorGrid().goal_reward:.2f}",
+            above=_ms(claims, "offline.above_max_share.naive_dqn"),
+            v=_ms(claims, "offline.greedy_value_true.naive_dqn"),
+        )
+    ]
 
 
 def _cql(claims, compared, labels, lang) -> list[str]:
     if not (_has(compared, "offline.cql_level") and _has(claims, "offline.logged_pair_share.cql", "offline.logged_pair_share.naive_dqn")):
         return []
 
-    return [labels["report.caveat_cql"].format(
-        alpha=CQLConfig().alpha, q=_ms(claims, "offline.greedy_q_learned.cql"), v=_ms(claims, "offline.greedy_value_true.cql"),
-        cmp=phrase(compared["offline.cql_level"], lang), share=_ms(claims, "offline.logged_pair_share.cql"),
-        naive_share=_ms(claims, "offline.logged_pair_share.naive_dqn"))]
+    return [
+        labels["report.caveat_cql"].format(
+            alpha=CQLConfig().alpha,
+            q=_ms(claims, "offline.greedy_q_learned.cql"),
+            v=_ms(claims, "offline.greedy_value_true.cql"),
+            cmp=phrase(compared["offline.cql_level"], lang),
+            share=_ms(claims, "offline.logged_pair_share.cql"),
+            naive_share=_ms(claims, "offline.logged_pair_share.naive_dqn"),
+        )
+    ]
 
 
 def _fqe(claims, compared, labels, lang) -> list[str]:
@@ -113,43 +149,60 @@ def _fqe(claims, compared, labels, lang) -> list[str]:
         return []
     worst = max(errors, key=lambda m: errors[m]["mean"])
     best = min(errors, key=lambda m: errors[m]["mean"])
-    return [labels["report.caveat_fqe"].format(
-        worst=display_name(labels, worst), worst_error=_ms(claims, f"fqe.abs_error.{method_slug(worst)}", 3),
-        best=display_name(labels, best), best_error=_ms(claims, f"fqe.abs_error.{method_slug(best)}", 3))]
+    return [
+        labels["report.caveat_fqe"].format(
+            worst=display_name(labels, worst),
+            worst_error=_ms(claims, f"fqe.abs_error.{method_slug(worst)}", 3),
+            best=display_name(labels, best),
+            best_error=_ms(claims, f"fqe.abs_error.{method_slug(best)}", 3),
+        )
+    ]
 
 
 def _dt(claims, compared, labels, lang) -> list[str]:
     out = []
     if _has(claims, "dt.log_count.trap", "dt.log_count.timeout", "dt.log_count.goal"):
         env = KeyDoorGrid()  # the log's env: a timeout is max_steps step costs and nothing else
-        out.append(labels["report.caveat_dt_groups"].format(
-            trap=format_listed(claims["dt.log_count.trap"], 0), timeout=format_listed(claims["dt.log_count.timeout"], 0),
-            goal=format_listed(claims["dt.log_count.goal"], 0), timeout_return=f"{-env.step_cost * env.max_steps:.2f}"))
+        out.append(
+            labels["report.caveat_dt_groups"].format(
+                trap=format_listed(claims["dt.log_count.trap"], 0),
+                timeout=format_listed(claims["dt.log_count.timeout"], 0),
+                goal=format_listed(claims["dt.log_count.goal"], 0),
+                timeout_return=f"{-env.step_cost * env.max_steps:.2f}",
+            )
+        )
     if _has(compared, "dt.saturation") and _has(claims, "dt.evaluation_episodes", "dt.max_standard_error"):
-        out.append(labels["report.caveat_dt_saturation"].format(
-            episodes=int(claims["dt.evaluation_episodes"]["per_seed"][0]),
-            se=f"{max(claims['dt.max_standard_error']['per_seed']):.3f}", cmp=phrase(compared["dt.saturation"], lang)))
+        out.append(
+            labels["report.caveat_dt_saturation"].format(
+                episodes=int(claims["dt.evaluation_episodes"]["per_seed"][0]),
+                se=f"{max(claims['dt.max_standard_error']['per_seed']):.3f}",
+                cmp=phrase(compared["dt.saturation"], lang),
+            )
+        )
     return out
 
 
 def _language(claims, compared, labels, lang) -> list[str]:
-    pairs = ("language.rwbc_vs_bc", "language.awbc_vs_rwbc", "language.ilql_vs_bc", "language.ilql_vs_rwbc",
-             "language.ilql_vs_awbc")
+    pairs = ("language.rwbc_vs_bc", "language.awbc_vs_rwbc", "language.ilql_vs_bc", "language.ilql_vs_rwbc", "language.ilql_vs_awbc")
     if not _has(compared, *pairs):
         return []
     cmp = {cid: phrase(compared[cid], lang) for cid in pairs}
-    sentence = labels["report.caveat_language"].format(cmp_rw=cmp["language.rwbc_vs_bc"], cmp_aw_rw=cmp["language.awbc_vs_rwbc"],
-                                                       cmp_bc=cmp["language.ilql_vs_bc"], cmp_il_rw=cmp["language.ilql_vs_rwbc"],
-                                                       cmp_aw=cmp["language.ilql_vs_awbc"])
+    sentence = labels["report.caveat_language"].format(
+        cmp_rw=cmp["language.rwbc_vs_bc"],
+        cmp_aw_rw=cmp["language.awbc_vs_rwbc"],
+        cmp_bc=cmp["language.ilql_vs_bc"],
+        cmp_il_rw=cmp["language.ilql_vs_rwbc"],
+        cmp_aw=cmp["language.ilql_vs_awbc"],
+    )
     if compared["language.ilql_vs_bc"]["verdict"] == "ahead":  # "loses by construction" only where it does lose
-
         mix = BehaviorMix()
         sentence += " " + labels["report.caveat_language_why"].format(slip=mix.slip, exact=mix.exact)
     out = [sentence]
     # Said only when the intervals say it: rewards alone beat cloning, and neither use of the critic (its weights,
     # its value heads at decoding) is ahead of rewards alone.
-    if (compared["language.rwbc_vs_bc"]["verdict"] == "ahead"
-            and all(compared[c]["verdict"] != "ahead" for c in ("language.awbc_vs_rwbc", "language.ilql_vs_rwbc"))):
+    if compared["language.rwbc_vs_bc"]["verdict"] == "ahead" and all(
+        compared[c]["verdict"] != "ahead" for c in ("language.awbc_vs_rwbc", "language.ilql_vs_rwbc")
+    ):
         out.append(labels["report.caveat_language_no_critic"])
     out += _language_heldout(claims, compared, labels, lang)
     return out
@@ -157,14 +210,20 @@ def _language(claims, compared, labels, lang) -> list[str]:
 
 def _language_heldout(claims, compared, labels, lang) -> list[str]:
     gaps = [f"language.heldout_vs_train.{m}" for m in LANGUAGE_METHODS]
-    if not (_has(compared, "language.heldout.ilql_vs_bc", "language.heldout.ilql_vs_awbc", *gaps)
-            and _has(claims, *(f"language.heldout_exact_match.{m}" for m in LANGUAGE_METHODS))):
+    if not (
+        _has(compared, "language.heldout.ilql_vs_bc", "language.heldout.ilql_vs_awbc", *gaps)
+        and _has(claims, *(f"language.heldout_exact_match.{m}" for m in LANGUAGE_METHODS))
+    ):
         return []
-    out = [labels["report.caveat_language_heldout"].format(
-        n=len(HELDOUT_PROMPTS),
-        each="; ".join(f"{display_name(labels, m)} {_ms(claims, f'language.heldout_exact_match.{m}')}" for m in LANGUAGE_METHODS),
-        gaps="; ".join(f"{display_name(labels, m)} {phrase(compared[g], lang)}" for m, g in zip(LANGUAGE_METHODS, gaps)),
-        cmp_bc=phrase(compared["language.heldout.ilql_vs_bc"], lang), cmp_aw=phrase(compared["language.heldout.ilql_vs_awbc"], lang))]
+    out = [
+        labels["report.caveat_language_heldout"].format(
+            n=len(HELDOUT_PROMPTS),
+            each="; ".join(f"{display_name(labels, m)} {_ms(claims, f'language.heldout_exact_match.{m}')}" for m in LANGUAGE_METHODS),
+            gaps="; ".join(f"{display_name(labels, m)} {phrase(compared[g], lang)}" for m, g in zip(LANGUAGE_METHODS, gaps)),
+            cmp_bc=phrase(compared["language.heldout.ilql_vs_bc"], lang),
+            cmp_aw=phrase(compared["language.heldout.ilql_vs_awbc"], lang),
+        )
+    ]
     if all(compared[g]["verdict"] == "behind" for g in gaps):  # every method's interval lies below zero
         out.append(labels["report.caveat_language_no_transfer"])
     return out

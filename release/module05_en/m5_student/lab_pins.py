@@ -8,6 +8,7 @@ Each section's seed-offset-0 run (:data:`PINNED_KEYS`), every seed stacked
 protocol. The ``.npz`` files hold no object arrays and are written byte for byte
 deterministically (:func:`write_npz`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,9 +29,22 @@ from m5_student.lab_comparisons import phrase
 from m5_student.lab_numbers import format_mean_sd
 
 __all__ = [
-    "DATA_DIR", "PROTOCOL_FILE", "CLAIMS_PIN", "SEEDS_PIN", "BY_SEED", "PINNED_KEYS", "ARTIFACT_SCOPE", "write_npz",
-    "load_pinned", "machine_description", "cpu_identity", "same_machine", "package_versions", "nan_none",
-    "course_lines", "write_pinned",
+    "DATA_DIR",
+    "PROTOCOL_FILE",
+    "CLAIMS_PIN",
+    "SEEDS_PIN",
+    "BY_SEED",
+    "PINNED_KEYS",
+    "ARTIFACT_SCOPE",
+    "write_npz",
+    "load_pinned",
+    "machine_description",
+    "cpu_identity",
+    "same_machine",
+    "package_versions",
+    "nan_none",
+    "course_lines",
+    "write_pinned",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -46,12 +60,29 @@ CLAIMS_PIN = "M5_course_numbers.json"
 #: seed-offset-0 run that a one-seed ``--pin`` reproduces byte for byte.
 SEEDS_PIN = "M5_lab_seeds.npz"
 BY_SEED: dict[str, tuple[str, ...]] = {
-    "dagger": ("success_rate", "budget_bc_success", "budget_dagger_success", "budget_bc_labels",
-               "budget_bc_unseen_share", "budget_bc_error_unseen", "budget_bc_error_seen",
-               "budget_dagger_unseen_share", "budget_dagger_error_unseen", "budget_dagger_error_seen"),
+    "dagger": (
+        "success_rate",
+        "budget_bc_success",
+        "budget_dagger_success",
+        "budget_bc_labels",
+        "budget_bc_unseen_share",
+        "budget_bc_error_unseen",
+        "budget_bc_error_seen",
+        "budget_dagger_unseen_share",
+        "budget_dagger_error_unseen",
+        "budget_dagger_error_seen",
+    ),
     "dqn": ("dqn_success", "double_success", "dqn_overestimation", "double_overestimation"),
-    "offline": ("mean_return", "success_rate", "greedy_q_mean", "greedy_value_true", "fqe_logged_value",
-                "q_logged_error", "q_unlogged_error", "optimal_return"),
+    "offline": (
+        "mean_return",
+        "success_rate",
+        "greedy_q_mean",
+        "greedy_value_true",
+        "fqe_logged_value",
+        "q_logged_error",
+        "q_unlogged_error",
+        "optimal_return",
+    ),
     "fqe": ("fqe_values", "simulated_values"),
     "dt": ("mean_return", "return_se", "log_returns", "log_outcome_codes"),
     "language": ("exact_match", "heldout_exact_match"),
@@ -59,11 +90,21 @@ BY_SEED: dict[str, tuple[str, ...]] = {
 
 PINNED_KEYS: dict[str, tuple[str, ...]] = {
     "M5_dagger_curve.npz": ("rounds", "success_rate", "budget_labels", "budget_bc_success", "budget_dagger_success"),
-    "M5_online_dqn_curve.npz": ("dqn_success", "double_success", "overestimation_episodes", "dqn_overestimation",
-                                "double_overestimation"),
-    "M5_offline_method_results.npz": ("method_names", "mean_return", "success_rate", "fqe_names", "fqe_values",
-                                      "greedy_q_mean", "greedy_value_true", "fqe_logged_values", "q_logged_error",
-                                      "q_unlogged_error", "above_max_share", "optimal_return"),
+    "M5_online_dqn_curve.npz": ("dqn_success", "double_success", "overestimation_episodes", "dqn_overestimation", "double_overestimation"),
+    "M5_offline_method_results.npz": (
+        "method_names",
+        "mean_return",
+        "success_rate",
+        "fqe_names",
+        "fqe_values",
+        "greedy_q_mean",
+        "greedy_value_true",
+        "fqe_logged_values",
+        "q_logged_error",
+        "q_unlogged_error",
+        "above_max_share",
+        "optimal_return",
+    ),
     "M5_decision_transformer_results.npz": ("target_return", "mean_return", "log_returns"),
     "M5_language_ilql_results.npz": ("method_names", "exact_match"),
 }
@@ -107,8 +148,10 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
         raise ValueError(f"load_pinned: `name` must be one of {sorted(known)}, got {name!r}")
     path = Path(DATA_DIR if data_dir is None else data_dir) / known[stem]
     if not path.is_file():
-        raise FileNotFoundError(f"load_pinned: {path} is missing; regenerate it with `make pin` "
-                                "(python -m m5_student.lab --profile full --seeds 10 --out the course's notes --lang en ru --pin)")
+        raise FileNotFoundError(
+            f"load_pinned: {path} is missing; regenerate it with `make pin` "
+            "(python -m m5_student.lab --profile full --seeds 10 --out the course's notes --lang en ru --pin)"
+        )
     if path.suffix == ".json":
         return json.loads(path.read_text(encoding="utf-8"))
     with np.load(path, allow_pickle=False) as archive:
@@ -140,8 +183,7 @@ def machine_description() -> dict[str, str]:
     """
     import torch  # the machine's identity only: pins are read without torch
 
-    return {"arch": platform.machine(), "cpu": cpu_identity(),
-            "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    return {"arch": platform.machine(), "cpu": cpu_identity(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
 
 
 def cpu_identity(cpuinfo: str = "/proc/cpuinfo") -> str:
@@ -184,15 +226,20 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
     dagger, dqn, off, fqe, dt, lang = (results[s][0] for s in ("dagger", "dqn", "offline", "fqe", "dt", "language"))
     return {
         "M5_dagger_curve.npz": {
-            "rounds": dagger["rounds"], "success_rate": dagger["success_rate"],
-            "mean_return": dagger["mean_return"], "dataset_size": dagger["dataset_size"],
-            "budget_labels": dagger["budget_labels"], "budget_bc_success": dagger["budget_bc_success"],
+            "rounds": dagger["rounds"],
+            "success_rate": dagger["success_rate"],
+            "mean_return": dagger["mean_return"],
+            "dataset_size": dagger["dataset_size"],
+            "budget_labels": dagger["budget_labels"],
+            "budget_bc_success": dagger["budget_bc_success"],
             "budget_dagger_success": dagger["budget_dagger_success"],
         },
         "M5_online_dqn_curve.npz": {
-            "dqn_success": dqn["dqn_success"], "double_success": dqn["double_success"],
+            "dqn_success": dqn["dqn_success"],
+            "double_success": dqn["double_success"],
             "overestimation_episodes": dqn["overestimation_episodes"],
-            "dqn_overestimation": dqn["dqn_overestimation"], "double_overestimation": dqn["double_overestimation"],
+            "dqn_overestimation": dqn["dqn_overestimation"],
+            "double_overestimation": dqn["double_overestimation"],
             "eval_success_rate": np.asarray([dqn["dqn_eval_success"], dqn["double_eval_success"]]),
         },
         "M5_offline_method_results.npz": {
@@ -212,9 +259,13 @@ def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.nda
             "optimal_return": np.asarray(off["optimal_return"], dtype=np.float64),
         },
         "M5_decision_transformer_results.npz": {
-            "target_return": dt["target_return"], "mean_return": dt["mean_return"],
-            "success_rate": dt["success_rate"], "data_return_range": dt["data_return_range"],
-            "log_returns": dt["log_returns"], "return_se": dt["return_se"], "log_outcome_codes": dt["log_outcome_codes"],
+            "target_return": dt["target_return"],
+            "mean_return": dt["mean_return"],
+            "success_rate": dt["success_rate"],
+            "data_return_range": dt["data_return_range"],
+            "log_returns": dt["log_returns"],
+            "return_se": dt["return_se"],
+            "log_outcome_codes": dt["log_outcome_codes"],
         },
         "M5_language_ilql_results.npz": {
             "method_names": np.asarray(lang["method_names"], dtype=str),
@@ -242,10 +293,16 @@ def course_lines(document: Mapping) -> dict:
     as the lab notebook prints it, the value first (``0.43 ± 0.08 — <claim text>``, or the
     comparison's phrase). Formatted once here, at two decimals, so the kit ships what students
     read rather than raw floats, and every language reads the same numbers."""
-    lines = {cid: {lang: f"{format_mean_sd(entry, 2)} — {entry['text'][lang]}" for lang in LANGUAGES}
-             for cid, entry in document["claims"].items()}
-    lines.update({cid: {lang: f"{phrase(entry, lang)} — {entry['text'][lang]}" for lang in LANGUAGES}
-                  for cid, entry in document.get("comparisons", {}).items()})
+    lines = {
+        cid: {lang: f"{format_mean_sd(entry, 2)} — {entry['text'][lang]}" for lang in LANGUAGES}
+        for cid, entry in document["claims"].items()
+    }
+    lines.update(
+        {
+            cid: {lang: f"{phrase(entry, lang)} — {entry['text'][lang]}" for lang in LANGUAGES}
+            for cid, entry in document.get("comparisons", {}).items()
+        }
+    )
     return {"seeds": document["seeds"], "lines": lines}
 
 
@@ -265,8 +322,9 @@ def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
     }
 
 
-def write_pinned(results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path,
-                  document: Mapping | None = None) -> list[Path]:
+def write_pinned(
+    results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path, document: Mapping | None = None
+) -> list[Path]:
     data_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, arrays in _pinned_arrays(results).items():

@@ -25,6 +25,7 @@ Everything is small (a 64-unit GRU over at most 8 tokens) and runs in seconds on
 one CPU core. This is a reduced, ILQL-like illustration, not a reproduction of
 ILQL on a language model.
 """
+
 from __future__ import annotations
 
 import copy
@@ -113,6 +114,7 @@ __all__ = [
     "ilql_scores",
     "language_offline_experiment",
 ]
+
 
 # --------------------------------------------------------------------------- batches
 @dataclass
@@ -323,8 +325,10 @@ def returns_to_go(rewards: torch.Tensor, mask: torch.Tensor, gamma: float) -> to
     Raises ValueError on mismatched shapes or ``gamma`` outside [0, 1].
     """
     if not isinstance(rewards, torch.Tensor) or not isinstance(mask, torch.Tensor) or rewards.shape != mask.shape or rewards.ndim != 2:
-        raise ValueError(f"returns_to_go: `rewards` and `mask` must be (B, T) tensors of one shape, got "
-                         f"{getattr(rewards, 'shape', None)} and {getattr(mask, 'shape', None)}")
+        raise ValueError(
+            f"returns_to_go: `rewards` and `mask` must be (B, T) tensors of one shape, got "
+            f"{getattr(rewards, 'shape', None)} and {getattr(mask, 'shape', None)}"
+        )
     if not np.isfinite(gamma) or not 0.0 <= gamma <= 1.0:
         raise ValueError(f"returns_to_go: `gamma` must lie in [0, 1], got {gamma!r}")
     r = torch.where(mask.bool(), rewards.to(torch.float32), torch.zeros((), dtype=torch.float32))
@@ -392,8 +396,9 @@ def rwr_loss(
     :func:`return_weights` with ``config.gamma``, ``awr_beta`` and ``max_weight``."""
     k = _resolve_kernels(kernels)
     with torch.no_grad():
-        weights = return_weights(batch.rewards, batch.mask, baseline, config.gamma, config.awr_beta, config.max_weight,
-                                 k["iql_advantage_weights"])
+        weights = return_weights(
+            batch.rewards, batch.mask, baseline, config.gamma, config.awr_beta, config.max_weight, k["iql_advantage_weights"]
+        )
     logp = _taken_logprobs(policy(batch.tokens, batch.state_index), batch.actions)
     return k["masked_token_nll"](weights * logp, batch.mask)
 
@@ -541,8 +546,9 @@ ScoreFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 @torch.no_grad()
-def greedy_decode(score_fn: ScoreFn, prompt_indices: Sequence[int] | None = None, max_tokens: int = MAX_RESPONSE_TOKENS,
-                  split: str = "train") -> list[tuple[int, ...]]:
+def greedy_decode(
+    score_fn: ScoreFn, prompt_indices: Sequence[int] | None = None, max_tokens: int = MAX_RESPONSE_TOKENS, split: str = "train"
+) -> list[tuple[int, ...]]:
     """Greedy responses, one per prompt of ``split`` (default: all of ``PROMPTS`` in
     order; ``split="heldout"`` indexes ``HELDOUT_PROMPTS``).
 
@@ -647,7 +653,11 @@ def language_offline_experiment(
         "dataset": summarize_language_dataset(episodes),
         "evaluation": {m: _evaluate(scores[m], "train") for m in LANGUAGE_METHODS},
         "heldout_evaluation": {m: _evaluate(scores[m], "heldout") for m in LANGUAGE_METHODS},
-        "losses": {"behavior_cloning": bc_losses, "ilql": ilql_history, "advantage_weighted_bc": awr_losses,
-                   "return_weighted_bc": rwr_losses},
+        "losses": {
+            "behavior_cloning": bc_losses,
+            "ilql": ilql_history,
+            "advantage_weighted_bc": awr_losses,
+            "return_weighted_bc": rwr_losses,
+        },
         "config": {"bc": asdict(bc_cfg), "ilql": asdict(ilql_cfg), "behavior": asdict(behavior or BehaviorMix())},
     }

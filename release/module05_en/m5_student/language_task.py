@@ -41,6 +41,7 @@ pairs: three of their answers (5, 6, 17) are no training prompt's answer, the
 fourth (12) is also the answer of ``"6+6="``. A model that learned addition would
 answer them; a model that memorized twelve prompt-to-answer pairs would not.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -57,8 +58,18 @@ N_ACTIONS = 11  # "<eos>" and the ten digits
 _TOKEN_ID = {tok: i for i, tok in enumerate(VOCAB)}
 
 PROMPTS: tuple[str, ...] = (
-    "3+4=", "8+7=", "5+5=", "9+6=", "2+6=", "7+7=",
-    "4+9=", "6+1=", "9+9=", "1+8=", "6+6=", "3+8=",
+    "3+4=",
+    "8+7=",
+    "5+5=",
+    "9+6=",
+    "2+6=",
+    "7+7=",
+    "4+9=",
+    "6+1=",
+    "9+9=",
+    "1+8=",
+    "6+6=",
+    "3+8=",
 )
 ANSWERS: tuple[str, ...] = tuple(str(int(p[0]) + int(p[2])) for p in PROMPTS)
 # Never in the log (see the module docstring): two swapped training prompts, four new pairs.

@@ -46,6 +46,7 @@ ended), ``timeouts`` (N,) bool (the time limit cut the episode; *not* terminal).
 episode ends at a row where ``terminals | timeouts``; no object arrays are stored, so
 ``np.load`` works with ``allow_pickle=False``.
 """
+
 from __future__ import annotations
 
 import os
@@ -111,8 +112,9 @@ class BehaviorPolicy:
     def __init__(self, expert: ExpertPolicy, epsilon: float, noise_probs, rng: np.random.Generator) -> None:
         probs = np.asarray(noise_probs, dtype=np.float64)
         if probs.shape != (expert.env.action_dim,) or (probs < 0).any() or abs(probs.sum() - 1.0) > 1e-9:
-            raise ValueError(f"BehaviorPolicy: `noise_probs` must be a distribution over {expert.env.action_dim} actions, "
-                             f"got {noise_probs!r}")
+            raise ValueError(
+                f"BehaviorPolicy: `noise_probs` must be a distribution over {expert.env.action_dim} actions, got {noise_probs!r}"
+            )
         if not 0.0 <= float(epsilon) <= 1.0:
             raise ValueError(f"BehaviorPolicy: `epsilon` must lie in [0, 1], got {epsilon!r}")
         self.expert = expert
@@ -195,8 +197,9 @@ def to_arrays(transitions: Sequence[Transition]) -> dict[str, np.ndarray]:
 TRAINING_KEYS = ARRAY_KEYS[:5]  # what learners read: ``timeouts`` only matters for episode boundaries
 
 
-def check_transition_arrays(arrays: Mapping[str, np.ndarray], caller: str, *, name: str = "arrays",
-                            keys: tuple[str, ...] = ARRAY_KEYS, allow_empty: bool = True) -> int:
+def check_transition_arrays(
+    arrays: Mapping[str, np.ndarray], caller: str, *, name: str = "arrays", keys: tuple[str, ...] = ARRAY_KEYS, allow_empty: bool = True
+) -> int:
     """Number of transitions in flat offline-RL arrays; ValueError on missing keys or ragged rows."""
     missing = [k for k in keys if k not in arrays]
     if missing:

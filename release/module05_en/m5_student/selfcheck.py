@@ -12,6 +12,7 @@ in a fresh namespace, then
 Student code runs in this process: it is the student's own code on their machine.
 The course staff's checker reuses :func:`run_cells` and :func:`report`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,7 @@ TEXT = {
         "format_note": "The format check does not say whether the values are right.",
         "cell_error": "cell {id}: {kind} ({message})",
         "example": "example",
-        "usage": "Self-check of a Module 5 assignment notebook: public checks of the kernels and the format "
-                 "of the numerical answers.",
+        "usage": "Self-check of a Module 5 assignment notebook: public checks of the kernels and the format of the numerical answers.",
     },
     "ru": {
         "answers": "числовые ответы: {ok} из {total} присвоены в нужном формате",
@@ -61,8 +61,10 @@ READ_ERRORS = {
     "missing": "{path}: no such file / файл не найден",
     "too_big": "{path}: {size} bytes, more than {limit} / {size} байт, больше {limit}",
     "unreadable": "{path}: not a readable notebook ({error}) / ноутбук не читается ({error})",
-    "not_assignment": "{path}: not the assignment notebook of Module 5 (metadata m5.kind = {kind!r}) / "
-                      "это не ноутбук задания модуля 5 (metadata m5.kind = {kind!r})",
+    "not_assignment": (
+        "{path}: not the assignment notebook of Module 5 (metadata m5.kind = {kind!r}) / "
+        "это не ноутбук задания модуля 5 (metadata m5.kind = {kind!r})"
+    ),
 }
 
 
@@ -161,8 +163,7 @@ def load_formats(folder: Path | None = None) -> dict[str, int | None]:
 
 
 # ------------------------------------------------------------------ the report
-def report(namespace: Mapping, errors: Iterable[str], lang: str, formats: Mapping[str, int | None], *,
-           require_answers: bool = True) -> int:
+def report(namespace: Mapping, errors: Iterable[str], lang: str, formats: Mapping[str, int | None], *, require_answers: bool = True) -> int:
     """Print the kernel checks and the answer formats in ``lang``; 0 when all pass, else 1.
 
     ``require_answers`` False (a ``.py`` file of kernels only): answers that are not
@@ -186,8 +187,13 @@ def report(namespace: Mapping, errors: Iterable[str], lang: str, formats: Mappin
         print(public.format_results(name, results, lang))
         all_passed &= all(r.passed for r in results)
     missing = [name for name in formats if namespace.get(name) is None]  # None: the untouched stub's value
-    wrong = [problem for name, length in formats.items() if name not in missing
-             for problem in [answer_problem(name, namespace[name], length, lang)] if problem]
+    wrong = [
+        problem
+        for name, length in formats.items()
+        if name not in missing
+        for problem in [answer_problem(name, namespace[name], length, lang)]
+        if problem
+    ]
     print(kit["answers"].format(ok=len(formats) - len(missing) - len(wrong), total=len(formats)))
     for line in ([kit["unassigned"].format(name=name) for name in missing] if require_answers else []) + wrong:
         print(line)
@@ -218,14 +224,17 @@ def kit_language() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m m5_student",
-                                     description=f"{TEXT['en']['usage']} / {TEXT['ru']['usage']}")
+    parser = argparse.ArgumentParser(prog="python -m m5_student", description=f"{TEXT['en']['usage']} / {TEXT['ru']['usage']}")
     commands = parser.add_subparsers(dest="command", required=True)
     example = f"python -m m5_student check m05_assignment_{kit_language()}.ipynb"
-    check = commands.add_parser("check", help="self-check a notebook / самопроверка ноутбука",
-                                description=f"{TEXT['en']['example']} / {TEXT['ru']['example']}: {example}")
+    check = commands.add_parser(
+        "check",
+        help="self-check a notebook / самопроверка ноутбука",
+        description=f"{TEXT['en']['example']} / {TEXT['ru']['example']}: {example}",
+    )
     check.add_argument("notebook", help="the assignment notebook / ноутбук задания (m05_assignment_<lang>.ipynb)")
-    check.add_argument("--lang", choices=sorted(TEXT), help="language of the report (default: the notebook's) / "
-                                                            "язык отчёта (по умолчанию — язык ноутбука)")
+    check.add_argument(
+        "--lang", choices=sorted(TEXT), help="language of the report (default: the notebook's) / язык отчёта (по умолчанию — язык ноутбука)"
+    )
     args = parser.parse_args(argv)
     return check_notebook(Path(args.notebook), args.lang)

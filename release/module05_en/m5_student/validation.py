@@ -11,6 +11,7 @@ The finiteness checks take a fast path (one reduction, no temporary array) and o
 look element by element when that reduction is not finite, so validated kernels stay
 close to the speed of the bare numpy expression on large batches.
 """
+
 from __future__ import annotations
 
 import math

@@ -24,6 +24,7 @@ state dimension, A the number of actions. Windows are right-padded; with a causa
 mask, padding after the real steps cannot change their outputs, and padded steps are
 left out of the loss by ``mask``.
 """
+
 from __future__ import annotations
 
 import copy
@@ -176,8 +177,10 @@ class DTWindows:
         return self.actions.shape[0]
 
     def batch(self, index) -> tuple[torch.Tensor, ...]:
-        return tuple(torch.from_numpy(np.ascontiguousarray(a[index]))
-                     for a in (self.returns_to_go, self.states, self.actions, self.timesteps, self.mask))
+        return tuple(
+            torch.from_numpy(np.ascontiguousarray(a[index]))
+            for a in (self.returns_to_go, self.states, self.actions, self.timesteps, self.mask)
+        )
 
 
 def make_training_windows(
@@ -221,8 +224,9 @@ def make_training_windows(
         rewards = np.array([t.reward for t in ep.transitions], dtype=np.float64)
         rtg = np.asarray(rtg_fn(rewards, gamma), dtype=np.float64)
         if rtg.shape != (T,) or not np.isfinite(rtg).all():
-            raise ValueError(f"make_training_windows: `return_to_go_fn` returned shape {rtg.shape} (or non-finite values) "
-                             f"for episode {i} of length {T}")
+            raise ValueError(
+                f"make_training_windows: `return_to_go_fn` returned shape {rtg.shape} (or non-finite values) for episode {i} of length {T}"
+            )
         states = np.stack([np.asarray(t.obs, dtype=np.float32) for t in ep.transitions])
         actions = np.array([t.action for t in ep.transitions], dtype=np.int64)
         for start in range(T):
@@ -237,8 +241,9 @@ def make_training_windows(
 
 
 # --------------------------------------------------------------------------- loss
-def dt_action_loss(model: DecisionTransformer, returns_to_go, states, actions, timesteps, mask,
-                   masked_token_nll=masked_token_nll_torch) -> torch.Tensor:
+def dt_action_loss(
+    model: DecisionTransformer, returns_to_go, states, actions, timesteps, mask, masked_token_nll=masked_token_nll_torch
+) -> torch.Tensor:
     """Mean cross-entropy of the logged actions over real (unpadded) steps (0-d).
 
     L = - sum(mask * log pi(a_t | R_<=t, s_<=t, a_<t)) / sum(mask)
@@ -283,13 +288,20 @@ def train_decision_transformer(
     where = "train_decision_transformer"
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"{where}: `seed` must be an int, got {seed!r}")
-    for name, value in (("state_dim", state_dim), ("action_dim", action_dim), ("context_steps", context_steps), ("epochs", epochs),
-                        ("batch_size", batch_size)):
+    for name, value in (
+        ("state_dim", state_dim),
+        ("action_dim", action_dim),
+        ("context_steps", context_steps),
+        ("epochs", epochs),
+        ("batch_size", batch_size),
+    ):
         _positive_int(value, name, where)
     cfg = config or DTConfig(state_dim=int(state_dim), action_dim=int(action_dim), context_steps=int(context_steps))
     if (cfg.state_dim, cfg.action_dim, cfg.context_steps) != (state_dim, action_dim, context_steps):
-        raise ValueError(f"{where}: `config` has (state_dim, action_dim, context_steps) = "
-                         f"{(cfg.state_dim, cfg.action_dim, cfg.context_steps)}, the arguments {(state_dim, action_dim, context_steps)}")
+        raise ValueError(
+            f"{where}: `config` has (state_dim, action_dim, context_steps) = "
+            f"{(cfg.state_dim, cfg.action_dim, cfg.context_steps)}, the arguments {(state_dim, action_dim, context_steps)}"
+        )
     windows = make_training_windows(episodes, context_steps, gamma=cfg.gamma, return_to_go_fn=return_to_go_fn)
     if windows.states.shape[-1] != state_dim:
         raise ValueError(f"{where}: observations have size {windows.states.shape[-1]}, `state_dim` is {state_dim}")
@@ -316,8 +328,9 @@ def train_decision_transformer(
 
 # --------------------------------------------------------------------------- evaluation
 @torch.no_grad()
-def _run_batch(envs: Sequence, model: DecisionTransformer, target_return: float, seeds: Sequence[int],
-               context_steps: int) -> tuple[list[float], list[str | None], list[list[float]]]:
+def _run_batch(
+    envs: Sequence, model: DecisionTransformer, target_return: float, seeds: Sequence[int], context_steps: int
+) -> tuple[list[float], list[str | None], list[list[float]]]:
     """Greedy episodes on ``envs`` stepped together, env j reset with ``seeds[j]``.
 
     Every episode of the batch is at the same step t, so one forward over the rows still
@@ -368,8 +381,17 @@ def _run_batch(envs: Sequence, model: DecisionTransformer, target_return: float,
     return totals, outcomes, conditions
 
 
-def evaluate_decision_transformer(env, model: DecisionTransformer, target_return: float, episodes: int, seed: int, context_steps: int, *,
-                                  conditions: list | None = None, batch_size: int | None = None) -> dict:
+def evaluate_decision_transformer(
+    env,
+    model: DecisionTransformer,
+    target_return: float,
+    episodes: int,
+    seed: int,
+    context_steps: int,
+    *,
+    conditions: list | None = None,
+    batch_size: int | None = None,
+) -> dict:
     """Greedy rollouts conditioned on ``target_return``, run as batches of parallel episodes.
 
     Episode i is reset with seed ``seed + i`` on its own deep copy of ``env`` (``env``
@@ -402,8 +424,12 @@ def evaluate_decision_transformer(env, model: DecisionTransformer, target_return
             conditions.extend(requests)
     metrics = summarize_episodes(returns, outcomes)
     sd = float(np.std(returns, ddof=1)) if n_episodes > 1 else float("nan")
-    metrics.update(target_return=float(target_return), episode_returns=[float(r) for r in returns], return_sd=sd,
-                   return_se=sd / float(np.sqrt(n_episodes)))
+    metrics.update(
+        target_return=float(target_return),
+        episode_returns=[float(r) for r in returns],
+        return_sd=sd,
+        return_se=sd / float(np.sqrt(n_episodes)),
+    )
     return metrics
 
 

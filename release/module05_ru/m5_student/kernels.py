@@ -15,6 +15,7 @@ Conventions shared by all kernels:
 The lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` are what students
 write; ``the course's release build`` replaces them with a stub, as nbgrader does in notebooks.
 """
+
 from __future__ import annotations
 
 import math

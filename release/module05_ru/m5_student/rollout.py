@@ -4,6 +4,7 @@
 
 A policy is a callable ``policy(obs, info) -> int`` (see :mod:`m5_student.expert`).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -19,6 +19,7 @@ caller (the result is detached here anyway).
 The lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` are what students
 write; ``the course's release build`` replaces them with a stub.
 """
+
 from __future__ import annotations
 
 import math

@@ -8,6 +8,7 @@
   per top-level function, imports and helpers in a setup cell) with nbgrader
   metadata, so every notebook test starts from a known-correct notebook.
 """
+
 from __future__ import annotations
 
 import ast
@@ -44,8 +45,7 @@ def write_attack(name: str, folder: Path) -> Path:
 
 
 def _solution_cell(source: str, grade_id: str) -> nbformat.NotebookNode:
-    meta = {"nbgrader": {"solution": True, "grade": False, "locked": False, "grade_id": grade_id,
-                         "schema_version": 3}}
+    meta = {"nbgrader": {"solution": True, "grade": False, "locked": False, "grade_id": grade_id, "schema_version": 3}}
     return nbformat.v4.new_code_cell(source, metadata=meta)
 
 
@@ -56,7 +56,7 @@ def kernel_cells(source: str) -> dict[str, str]:
     setup, kernels = [], {}
     for node in tree.body:
         start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
-        chunk = "\n".join(lines[start:node.end_lineno])
+        chunk = "\n".join(lines[start : node.end_lineno])
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
             kernels[node.name] = chunk
         elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):  # skip the docstring
@@ -73,8 +73,9 @@ def answers_source() -> str:
     return "\n".join(rows)
 
 
-def notebook_from_source(source: str, *, extra_cells=(), replace: dict[str, str] | None = None,
-                         answers: bool = True) -> nbformat.NotebookNode:
+def notebook_from_source(
+    source: str, *, extra_cells=(), replace: dict[str, str] | None = None, answers: bool = True
+) -> nbformat.NotebookNode:
     """A notebook with nbgrader cells for ``source``'s setup and kernels.
 
     ``replace`` maps a kernel name to new source for its cell; ``extra_cells`` are

@@ -8,13 +8,20 @@ editable install's .pth points into the checkout), the working directory, every 
 two levels below /tmp, Gradescope's /autograder, the processes' working directories in
 /proc. Honest otherwise: full marks on return_to_go mean nothing was read.
 """
+
 import glob
 import os
 import sys
 
 _FOUND = []
-_SECRETS = ("reference_impl/kernels.py", "reference_impl/__init__.py", "autograder/hidden/kernels.py",
-            "autograder/hidden/suite.toml", "autograder/hidden/contracts.py", "autograder/hidden/mistakes.py")
+_SECRETS = (
+    "reference_impl/kernels.py",
+    "reference_impl/__init__.py",
+    "autograder/hidden/kernels.py",
+    "autograder/hidden/suite.toml",
+    "autograder/hidden/contracts.py",
+    "autograder/hidden/mistakes.py",
+)
 
 
 def _steal(path):
@@ -34,8 +41,7 @@ _roots.update(glob.glob("/tmp/*") + glob.glob("/tmp/*/*") + glob.glob("/proc/[0-
 for _root in sorted(_roots):
     for _rel in _SECRETS:
         _steal(os.path.join(_root, _rel))
-    for _cache in glob.glob(os.path.join(_root, "*cache*", "corpus-*")) + glob.glob(
-            os.path.join(_root, ".cache", "m5", "corpus-*")):
+    for _cache in glob.glob(os.path.join(_root, "*cache*", "corpus-*")) + glob.glob(os.path.join(_root, ".cache", "m5", "corpus-*")):
         _steal(_cache)
 for _home in ("/root", os.path.expanduser("~")):
     for _cache in glob.glob(os.path.join(_home, ".cache", "m5", "corpus-*")):

@@ -6,6 +6,7 @@ Expected: every kernel keeps 10/10; nothing of the chain survives the run (the
 sandbox's scratch is a private tmpfs; the fallback's private tree is removed without
 recursion).
 """
+
 import os as _os
 
 _base = _os.open(".", _os.O_RDONLY)

@@ -6,6 +6,7 @@ copy lives on the sandbox's private nosuid tmpfs, owned by uid 65534, and vanish
 with it; nothing setuid appears on the host. ``M5_ATTACK_REPORT`` (raw runs only) makes
 it print what it managed.
 """
+
 import json as _json
 import os as _os
 import shutil as _shutil
@@ -20,8 +21,9 @@ try:
     _info = _os.stat("rootshell")
     _found["setuid_bit"] = bool(_info.st_mode & _stat.S_ISUID)
     _found["owner"] = _info.st_uid
-    _found["runs_as"] = _subprocess.run(["./rootshell", "-p", "-c", "id -u; id -ru"], capture_output=True,
-                                        text=True, timeout=10).stdout.split()
+    _found["runs_as"] = _subprocess.run(
+        ["./rootshell", "-p", "-c", "id -u; id -ru"], capture_output=True, text=True, timeout=10
+    ).stdout.split()
 except OSError as _exc:
     _found["error"] = type(_exc).__name__
 _found["cwd"] = _os.getcwd()

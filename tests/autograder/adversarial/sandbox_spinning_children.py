@@ -5,6 +5,7 @@ Expected: the children share the CPU bandwidth of their own sandbox only (cgroup
 cpu.max / CFS quota and weight): a neighbour graded at the same time still gets its CPU
 share; all 60 die with the sandbox. ``M5_ATTACK_CHILDREN`` overrides the count.
 """
+
 import os as _os
 
 for _ in range(int(_os.environ.get("M5_ATTACK_CHILDREN", "60"))):

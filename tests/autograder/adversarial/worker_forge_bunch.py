@@ -7,6 +7,7 @@ honest answer. The worker's parent takes messages in call order only: whatever i
 of the forgery, the child's own outcome for a call it already holds breaks the
 exchange, so the kernel is lost for breaking the protocol and nothing else changes.
 """
+
 import os
 import struct
 
@@ -21,8 +22,7 @@ def _forged_bunch(first, shapes):
     k = len(shapes)
     dims = [d for shape in shapes for d in shape]
     values = b"".join(np.ones(shape).tobytes() for shape in shapes)
-    payload = (struct.pack(">I", k) + bytes([_F8] * k) + bytes(len(s) for s in shapes)
-               + struct.pack(f">{len(dims)}Q", *dims) + values)
+    payload = struct.pack(">I", k) + bytes([_F8] * k) + bytes(len(s) for s in shapes) + struct.pack(f">{len(dims)}Q", *dims) + values
     return struct.pack(">BIQ", 6, first, len(payload)) + payload
 
 

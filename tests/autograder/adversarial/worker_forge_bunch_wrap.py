@@ -6,6 +6,7 @@ integers would see 0 values and accept the empty payload as that outcome. The wo
 parent refuses the message (every dim above the array cap), so the kernel is lost for
 breaking the protocol and nothing else changes.
 """
+
 import os
 import struct
 

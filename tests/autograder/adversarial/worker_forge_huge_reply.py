@@ -6,6 +6,7 @@ iql_advantage_weights writes, into every pipe it can reach, a message head claim
 the oversized head unread, so the kernel is lost for breaking the protocol and nothing
 else changes; the grader never sees more than a capped reply.
 """
+
 import os
 import struct
 
@@ -15,7 +16,7 @@ _HUGE = 256 << 20
 
 def _flood(fd):
     head = struct.pack(">Q", _HUGE) + struct.pack(">I", _HUGE - 4)  # a grader frame head
-    message = struct.pack(">BIQ", 1, 0, _HUGE)                          # a child message head
+    message = struct.pack(">BIQ", 1, 0, _HUGE)  # a child message head
     for chunk in (message, head, b"\xff" * (1 << 20)):
         try:
             os.write(fd, chunk)

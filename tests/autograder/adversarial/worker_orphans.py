@@ -7,6 +7,7 @@ if either process is still alive (state other than zombie). The worker's parent 
 everything a batch started when the batch ends, so both kernels keep 10/10 and no
 process survives the grading.
 """
+
 import os
 import signal
 import time
@@ -22,7 +23,7 @@ def _alive(pid):
             stat = handle.read()
     except OSError:
         return False
-    return stat[stat.rfind(b")") + 2:].split()[0] != b"Z"
+    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
 def _daemon(body):

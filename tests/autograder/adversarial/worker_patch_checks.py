@@ -9,6 +9,7 @@ write into their inputs. The check runs in the trusted parent, which compares th
 shared input buffer with its private copy: each still loses exactly its no-mutation
 point.
 """
+
 import sys
 
 import numpy as np
@@ -33,4 +34,3 @@ for _module in list(sys.modules.values()):
                 setattr(_parent, _name, _unchanged)
 np.array_equal = lambda *args, **kwargs: True
 np.shares_memory = lambda *args, **kwargs: False
-

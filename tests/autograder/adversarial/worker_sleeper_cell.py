@@ -3,6 +3,7 @@
 The cell's own timer (SIGALRM) never fires; only a deadline enforced from outside the
 student's process can end it. Used as many cells by tests/autograder/test_worker_attacks.py.
 """
+
 import signal
 import time
 

@@ -3,6 +3,7 @@
 ``tests/autograder`` is on ``sys.path`` (pytest's rootdir-relative import), so tests
 import this as ``classroom``.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,7 @@ def notebook(kind: str, lang: str, root: Path = SOURCE_ROOT) -> Path:
     return sources.notebook_path(kind, lang, root)
 
 
-def filled_notebook(release_path: Path, source_path: Path, edits: dict[str, tuple[str, str]] | None = None
-                    ) -> nbformat.NotebookNode:
+def filled_notebook(release_path: Path, source_path: Path, edits: dict[str, tuple[str, str]] | None = None) -> nbformat.NotebookNode:
     """The release notebook with every solution cell replaced by the instructor's version.
 
     ``edits`` maps a cell id to (old, new): a text replaced in that cell afterwards (to
@@ -49,17 +49,20 @@ def filled_notebook(release_path: Path, source_path: Path, edits: dict[str, tupl
     return nb
 
 
-def run_nbgrader(course: Path, *args: str, env: dict[str, str] | None = None,
-                 timeout: float = 900) -> subprocess.CompletedProcess:
+def run_nbgrader(course: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
     """``nbgrader ARGS`` in ``course``; fails the test with its output when it fails."""
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH
     # The notebook kernels import the bridge of this checkout, not whichever one is installed.
     python_path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
-    full_env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "M5_PROGRESS": "0",
-                "PYTHONPATH": python_path, **(env or {})}
+    full_env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "M5_PROGRESS": "0",
+        "PYTHONPATH": python_path,
+        **(env or {}),
+    }
     full_env.pop("M5_NOTEBOOK", None)
-    proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=course, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
+    proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=course, env=full_env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"nbgrader {' '.join(args)}:\n" + proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
 
@@ -70,9 +73,13 @@ AUTOGRADED_MAXIMUM = 120.0
 
 def graded_points(lang: str) -> float:
     """Points of every graded cell of one language's notebooks (adds the hand-graded markdown answers)."""
-    return sum(float(c.metadata["nbgrader"]["points"]) for kind in ("assignment", "lab")
-               for c in nbformat.read(notebook(kind, lang), as_version=4).cells
-               if c.metadata.get("nbgrader", {}).get("grade"))
+    return sum(
+        float(c.metadata["nbgrader"]["points"])
+        for kind in ("assignment", "lab")
+        for c in nbformat.read(notebook(kind, lang), as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    )
+
 
 HIDDEN_SUITE_MARKERS = ("autograder/hidden", "hidden/kernels.py", "autograder.hidden", ".hypothesis", str(REPO))
 
@@ -122,8 +129,11 @@ def check_student(course: Path, corpus, student: str, lang: str, wrong: bool) ->
         assert gradebook["test_dqn_targets"] == 10.0 and sum(gradebook.values()) == AUTOGRADED_MAXIMUM
     else:
         assert gradebook["test_dqn_targets"] < 10.0
-        assert all(v == (10.0 if k.startswith("test_") else len(exercises.ANSWER_NAMES[int(k[2:4])]))
-                   for k, v in gradebook.items() if k != "test_dqn_targets")
+        assert all(
+            v == (10.0 if k.startswith("test_") else len(exercises.ANSWER_NAMES[int(k[2:4])]))
+            for k, v in gradebook.items()
+            if k != "test_dqn_targets"
+        )
 
 
 def assert_true_maximum(course: Path) -> None:
@@ -133,8 +143,7 @@ def assert_true_maximum(course: Path) -> None:
     with Gradebook("sqlite:///" + str(course / "gradebook.db")) as gb:
         for lang, assignment in sources.ASSIGNMENTS.items():
             found = gb.find_assignment(assignment)
-            assert sorted(nb.name for nb in found.notebooks) == sorted(
-                notebook(kind, lang).stem for kind in ("assignment", "lab"))
+            assert sorted(nb.name for nb in found.notebooks) == sorted(notebook(kind, lang).stem for kind in ("assignment", "lab"))
             assert float(found.max_code_score) == AUTOGRADED_MAXIMUM
             assert float(found.max_score) == graded_points(lang) < 2 * AUTOGRADED_MAXIMUM
 
@@ -151,8 +160,7 @@ def assert_no_grader_traces(course: Path) -> None:
         for folder in folders:
             present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
             files = {p for p in present if (folder / p).is_file()}
-            traces = sorted(p for p in present if any(part.startswith(".") or part == "__pycache__"
-                                                      for part in Path(p).parts))
+            traces = sorted(p for p in present if any(part.startswith(".") or part == "__pycache__" for part in Path(p).parts))
             assert not traces, f"{stage}/{folder.parent.name}: {traces[:5]}"
             allowed = handed_out[folder.name] | extra
             if stage == "feedback":

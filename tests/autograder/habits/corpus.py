@@ -11,6 +11,7 @@ a BOM with CRLF, module-level input() and file reads, failing self-tests.
 
 :data:`BROKEN` holds notebooks with real errors: each loses exactly the kernels named.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ REPO = Path(__file__).resolve().parents[3]
 RELEASE_ROOT = REPO / "release"
 SOURCE_ROOT = REPO / "source"
 CORRECT_SOURCE = build.BASE_SUBMISSION.read_text(encoding="utf-8")
-CHUNKS = build.kernel_cells(CORRECT_SOURCE)           # {"setup": imports and helpers, kernel: def}
+CHUNKS = build.kernel_cells(CORRECT_SOURCE)  # {"setup": imports and helpers, kernel: def}
 KERNELS = [name for name in CHUNKS if name != "setup"]
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
@@ -34,12 +35,12 @@ SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 @dataclass(frozen=True)
 class Habit:
     name: str
-    suffix: str                      # ".ipynb" or ".py"
+    suffix: str  # ".ipynb" or ".py"
     make: Callable[[], str | bytes]  # the file's content
     lang: str = "en"
     # Imports m5_student (needs the library on the worker's path: WorkerSession(import_dirs=)).
     needs_library: bool = False
-    lost: frozenset = field(default_factory=frozenset)   # kernels a broken notebook must lose
+    lost: frozenset = field(default_factory=frozenset)  # kernels a broken notebook must lose
 
     def write(self, folder: Path) -> Path:
         path = Path(folder) / f"{self.name}{self.suffix}"
@@ -65,12 +66,16 @@ def instructor_answers(lang: str) -> dict[str, str]:
 def instructor_kernels(lang: str = "en") -> dict[str, str]:
     """The instructor's kernel cells (they use ``v.``, the m5_student.validation helpers)."""
     nb = nbformat.read(SOURCE_ROOT / f"module05_{lang}" / f"m05_assignment_{lang}.ipynb", as_version=4)
-    return {c.id[len("kernel_"):]: _strip_markers(c.source) for c in nb.cells
-            if c.cell_type == "code" and c.id.startswith("kernel_") and c.id != "kernel_imports"}
+    return {
+        c.id[len("kernel_") :]: _strip_markers(c.source)
+        for c in nb.cells
+        if c.cell_type == "code" and c.id.startswith("kernel_") and c.id != "kernel_imports"
+    }
 
 
-def solved(lang: str = "en", *, kernels: dict[str, str] | None = None, helpers: str | None = CHUNKS["setup"],
-           answers: bool = True) -> nbformat.NotebookNode:
+def solved(
+    lang: str = "en", *, kernels: dict[str, str] | None = None, helpers: str | None = CHUNKS["setup"], answers: bool = True
+) -> nbformat.NotebookNode:
     """The received notebook with its kernel stubs replaced (default: the demo's correct
     kernels), a helper cell with their private helpers after the imports cell, and the
     answer cells filled."""
@@ -79,8 +84,8 @@ def solved(lang: str = "en", *, kernels: dict[str, str] | None = None, helpers: 
     filled = instructor_answers(lang) if answers else {}
     cells = []
     for cell in nb.cells:
-        if cell.cell_type == "code" and cell.id.startswith("kernel_") and cell.id[len("kernel_"):] in kernels:
-            cell.source = kernels[cell.id[len("kernel_"):]]
+        if cell.cell_type == "code" and cell.id.startswith("kernel_") and cell.id[len("kernel_") :] in kernels:
+            cell.source = kernels[cell.id[len("kernel_") :]]
         elif cell.cell_type == "code" and cell.id in filled:
             cell.source = filled[cell.id]
         cells.append(cell)
@@ -96,7 +101,7 @@ def cell(nb: nbformat.NotebookNode, cell_id: str) -> nbformat.NotebookNode:
 
 def insert_after(nb: nbformat.NotebookNode, cell_id: str, *new_cells) -> nbformat.NotebookNode:
     index = next(i for i, c in enumerate(nb.cells) if c.get("id") == cell_id)
-    nb.cells[index + 1:index + 1] = list(new_cells)
+    nb.cells[index + 1 : index + 1] = list(new_cells)
     return nb
 
 
@@ -107,14 +112,15 @@ def text(nb: nbformat.NotebookNode) -> str:
 def without_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Cells copied into a fresh notebook: no nbgrader or m5 metadata, new ids."""
     fresh = nbformat.v4.new_notebook()
-    fresh.cells = [nbformat.v4.new_code_cell(c.source) if c.cell_type == "code" else nbformat.v4.new_markdown_cell(c.source)
-                   for c in nb.cells]
+    fresh.cells = [
+        nbformat.v4.new_code_cell(c.source) if c.cell_type == "code" else nbformat.v4.new_markdown_cell(c.source) for c in nb.cells
+    ]
     return fresh
 
 
 # ------------------------------------------------------------------ black-formatted kernels
 BLACK_KERNELS = {
-    "double_dqn_targets": '''
+    "double_dqn_targets": """
 def double_dqn_targets(
     rewards, terminated, next_q_online, next_q_target, gamma=0.99
 ):
@@ -132,8 +138,8 @@ def double_dqn_targets(
         0.0,
         target[np.arange(len(r)), chosen],
     )
-''',
-    "expectile_loss": '''
+""",
+    "expectile_loss": """
 def expectile_loss(diff, tau):
     if not 0 < tau < 1:
         raise ValueError(
@@ -149,8 +155,8 @@ def expectile_loss(diff, tau):
             * u**2
         )
     )
-''',
-    "pessimistic_values": '''
+""",
+    "pessimistic_values": """
 def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     means = np.asarray(empirical_means, dtype=float)
     n = np.asarray(counts, dtype=float)
@@ -169,8 +175,8 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
         - radius_scale / np.sqrt(n[seen])
     )
     return out
-''',
-    "return_to_go": '''
+""",
+    "return_to_go": """
 def return_to_go(rewards, gamma=1.0):
     g = _gamma(gamma)
     r = np.asarray(rewards, dtype=float)
@@ -189,7 +195,7 @@ def return_to_go(rewards, gamma=1.0):
         )
         out[t] = running
     return out
-''',
+""",
 }
 
 
@@ -199,7 +205,7 @@ def black_formatted() -> str:
 
 
 # ------------------------------------------------------------------ notebook habits
-MAGIC_SETUP = '''
+MAGIC_SETUP = """
 %matplotlib inline
 %load_ext autoreload
 %autoreload 2
@@ -215,7 +221,7 @@ if ip is not None:
     ip.run_line_magic("matplotlib", "inline")
 import numpy as np
 import matplotlib.pyplot as plt
-'''
+"""
 
 
 def magics_in_setup() -> str:
@@ -247,7 +253,7 @@ def cell_magics() -> str:
     return text(nb)
 
 
-HELPERS_WITH_OUTPUT = '''
+HELPERS_WITH_OUTPUT = """
 import numpy as np
 import matplotlib.pyplot as plt
 
@@ -262,7 +268,7 @@ xs = np.linspace(-2, 2, 50)
 plt.plot(xs, np.where(xs < 0, 0.3, 0.7) * xs**2)
 plt.title("expectile weights")
 plt.show()
-'''
+"""
 
 
 def helper_cell_with_prints_constants_and_a_plot() -> str:
@@ -272,18 +278,22 @@ def helper_cell_with_prints_constants_and_a_plot() -> str:
 
 def demos_in_answer_cells() -> str:
     nb = solved()
-    cell(nb, "kernel_dqn_targets").source += ("\n\n# quick test\nprint(dqn_targets([1.0, 0.5], [0, 1], [[1, 2], [3, 4]]))\n"
-                                              "assert dqn_targets([0.0], [1], [[5.0]])[0] == 0.0\n"
-                                              "dqn_targets([1.0], [0], [[2.0, 3.0]], gamma=0.5)")
+    cell(nb, "kernel_dqn_targets").source += (
+        "\n\n# quick test\nprint(dqn_targets([1.0, 0.5], [0, 1], [[1, 2], [3, 4]]))\n"
+        "assert dqn_targets([0.0], [1], [[5.0]])[0] == 0.0\n"
+        "dqn_targets([1.0], [0], [[2.0, 3.0]], gamma=0.5)"
+    )
     cell(nb, "kernel_return_to_go").source += "\n\nimport matplotlib.pyplot as plt\nplt.plot(return_to_go([1, 0, 2]))\nplt.show()"
     return text(nb)
 
 
 def redefined_after_a_first_attempt() -> str:
     nb = solved()
-    first_try = ("def behavior_support_mask(probabilities, threshold_ratio=0.35):\n"
-                 "    # first try, wrong: fixed below\n"
-                 "    return probabilities > threshold_ratio")
+    first_try = (
+        "def behavior_support_mask(probabilities, threshold_ratio=0.35):\n"
+        "    # first try, wrong: fixed below\n"
+        "    return probabilities > threshold_ratio"
+    )
     index = nb.cells.index(cell(nb, "kernel_behavior_support_mask"))
     nb.cells.insert(index, nbformat.v4.new_code_cell(first_try))
     return text(nb)
@@ -292,8 +302,7 @@ def redefined_after_a_first_attempt() -> str:
 def everything_in_one_cell() -> str:
     nb = solved(helpers=None)
     for name in KERNELS:
-        cell(nb, f"kernel_{name}").source = "# moved to the first answer cell" if name != KERNELS[0] else \
-            CORRECT_SOURCE
+        cell(nb, f"kernel_{name}").source = "# moved to the first answer cell" if name != KERNELS[0] else CORRECT_SOURCE
     return text(nb)
 
 
@@ -311,10 +320,13 @@ def outputs_kept() -> str:
     for index, c in enumerate(nb.cells):
         if c.cell_type == "code":
             c.execution_count = index
-            c.outputs = [nbformat.v4.new_output("stream", text="ok\n"),
-                         nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}),
-                         nbformat.v4.new_output("error", ename="NameError", evalue="name 'x' is not defined",
-                                                traceback=["NameError: name 'x' is not defined"])]
+            c.outputs = [
+                nbformat.v4.new_output("stream", text="ok\n"),
+                nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}),
+                nbformat.v4.new_output(
+                    "error", ename="NameError", evalue="name 'x' is not defined", traceback=["NameError: name 'x' is not defined"]
+                ),
+            ]
     return text(nb)
 
 
@@ -332,21 +344,48 @@ def copied_into_a_fresh_notebook() -> str:
 def colab_export() -> str:
     """Colab: nbformat 4.0 (no cell ids), metadata of its own, Drive and pip cells, no nbgrader."""
     nb = solved()
-    cells = [{"cell_type": "code", "execution_count": None, "outputs": [],
-              "metadata": {"id": "mount-drive", "colab": {"base_uri": "https://localhost:8080/"}, "outputId": "a1"},
-              "source": ["from google.colab import drive\n", "drive.mount('/content/drive')\n",
-                         "%cd /content/drive/MyDrive/module05\n", "!pip install -q gymnasium"]}]
+    cells = [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "outputs": [],
+            "metadata": {"id": "mount-drive", "colab": {"base_uri": "https://localhost:8080/"}, "outputId": "a1"},
+            "source": [
+                "from google.colab import drive\n",
+                "drive.mount('/content/drive')\n",
+                "%cd /content/drive/MyDrive/module05\n",
+                "!pip install -q gymnasium",
+            ],
+        }
+    ]
     for c in nb.cells:
         source = c.source.splitlines(keepends=True)
         if c.cell_type == "markdown":
             cells.append({"cell_type": "markdown", "metadata": {"id": f"md{len(cells)}"}, "source": source})
         else:
-            cells.append({"cell_type": "code", "execution_count": None, "outputs": [], "source": source,
-                          "metadata": {"id": f"c{len(cells)}", "colab": {"base_uri": "https://localhost:8080/"}}})
-    return json.dumps({"nbformat": 4, "nbformat_minor": 0, "cells": cells,
-                       "metadata": {"colab": {"provenance": [], "name": "m05_assignment_en.ipynb"},
-                                    "kernelspec": {"name": "python3", "display_name": "Python 3"},
-                                    "language_info": {"name": "python"}, "accelerator": "GPU"}}, indent=2)
+            cells.append(
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "outputs": [],
+                    "source": source,
+                    "metadata": {"id": f"c{len(cells)}", "colab": {"base_uri": "https://localhost:8080/"}},
+                }
+            )
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 0,
+            "cells": cells,
+            "metadata": {
+                "colab": {"provenance": [], "name": "m05_assignment_en.ipynb"},
+                "kernelspec": {"name": "python3", "display_name": "Python 3"},
+                "language_info": {"name": "python"},
+                "accelerator": "GPU",
+            },
+        },
+        indent=2,
+    )
 
 
 def vscode_export() -> str:
@@ -357,17 +396,23 @@ def vscode_export() -> str:
         if c.cell_type == "code":
             c.metadata = {"vscode": {"languageId": "python"}}
             c.execution_count = index
-    nb.metadata = {"kernelspec": {"display_name": ".venv", "language": "python", "name": "python3"},
-                   "language_info": {"name": "python", "version": "3.11.7"},
-                   "vscode": {"interpreter": {"hash": "0f3a"}}}
+    nb.metadata = {
+        "kernelspec": {"display_name": ".venv", "language": "python", "name": "python3"},
+        "language_info": {"name": "python", "version": "3.11.7"},
+        "vscode": {"interpreter": {"hash": "0f3a"}},
+    }
     return text(nb)
 
 
 def ipython_display_helpers() -> str:
     nb = solved()
-    insert_after(nb, "kernel_imports", nbformat.v4.new_code_cell(
-        "from IPython.display import Markdown, display\n\ndisplay(Markdown('**Module 5** answers'))\n"
-        "display({'gamma': 0.99})"))
+    insert_after(
+        nb,
+        "kernel_imports",
+        nbformat.v4.new_code_cell(
+            "from IPython.display import Markdown, display\n\ndisplay(Markdown('**Module 5** answers'))\ndisplay({'gamma': 0.99})"
+        ),
+    )
     return text(nb)
 
 
@@ -375,10 +420,13 @@ def scratch_cells_and_env_magics() -> str:
     """A `%%script false` scratch cell, environment magics, and a cell that stops a
     Run All on purpose (`raise SystemExit`)."""
     nb = solved()
-    insert_after(nb, "kernel_imports",
-                 nbformat.v4.new_code_cell("%%script false\nthis is scratch text, never run\n"),
-                 nbformat.v4.new_code_cell("%whos\n%env OMP_NUM_THREADS=1\n%cd ..\n%pwd"),
-                 nbformat.v4.new_code_cell("raise SystemExit('stop here when running all')"))
+    insert_after(
+        nb,
+        "kernel_imports",
+        nbformat.v4.new_code_cell("%%script false\nthis is scratch text, never run\n"),
+        nbformat.v4.new_code_cell("%whos\n%env OMP_NUM_THREADS=1\n%cd ..\n%pwd"),
+        nbformat.v4.new_code_cell("raise SystemExit('stop here when running all')"),
+    )
     return text(nb)
 
 
@@ -394,8 +442,11 @@ def nbconvert_export() -> str:
 
 
 def cp1251_with_coding_line() -> bytes:
-    source = ("# -*- coding: cp1251 -*-\n# Решение модуля 5 (Иванов И.): ядра обучения на фиксированных данных.\n"
-              + CORRECT_SOURCE + "\nАВТОР = 'Иван Иванов'\n")
+    source = (
+        "# -*- coding: cp1251 -*-\n# Решение модуля 5 (Иванов И.): ядра обучения на фиксированных данных.\n"
+        + CORRECT_SOURCE
+        + "\nАВТОР = 'Иван Иванов'\n"
+    )
     return source.encode("cp1251")
 
 
@@ -403,14 +454,14 @@ def bom_and_crlf() -> bytes:
     return ("# Решение: модуль 5\n" + CORRECT_SOURCE).replace("\n", "\r\n").encode("utf-8-sig")
 
 
-MODULE_LEVEL_IO = '''
+MODULE_LEVEL_IO = """
 name = input("Your name: ")
 print("Hello,", name)
 with open("my_notes.txt", encoding="utf-8") as fh:
     NOTES = fh.read()
 LOG = np.load("keydoor_log.npz")
 import pandas as pd_missing_maybe
-'''
+"""
 
 
 def module_level_io() -> str:
@@ -419,7 +470,9 @@ def module_level_io() -> str:
 
 
 def self_tests_at_module_level() -> str:
-    return CORRECT_SOURCE + '''
+    return (
+        CORRECT_SOURCE
+        + """
 
 # my own tests
 print(return_to_go([1, 0, 2]))
@@ -433,7 +486,8 @@ plt.show()
 if __name__ == "__main__":
     for _ in range(10**9):
         pass
-'''
+"""
+    )
 
 
 def pasted_shell_lines_in_py() -> str:
@@ -442,7 +496,9 @@ def pasted_shell_lines_in_py() -> str:
 
 def tabs_and_main_guard() -> str:
     """Tab indentation and a `main()` behind the usual guard."""
-    return CORRECT_SOURCE.replace("    ", "\t") + '''
+    return (
+        CORRECT_SOURCE.replace("    ", "\t")
+        + """
 
 def main():
 \tprint(return_to_go([1, 2, 3]))
@@ -450,7 +506,8 @@ def main():
 
 if __name__ == "__main__":
 \tmain()
-'''
+"""
+    )
 
 
 def percent_cells_py() -> str:
@@ -492,8 +549,7 @@ HABITS = [
 # ------------------------------------------------------------------ real errors: exactly these kernels lost
 def syntax_error_in_one_kernel() -> str:
     nb = solved()
-    cell(nb, "kernel_expectile_loss").source = cell(nb, "kernel_expectile_loss").source.replace(
-        "return float(", "return float((", 1)
+    cell(nb, "kernel_expectile_loss").source = cell(nb, "kernel_expectile_loss").source.replace("return float(", "return float((", 1)
     return text(nb)
 
 
@@ -507,7 +563,5 @@ def name_errors_in_two_kernels() -> str:
 
 BROKEN = [
     Habit("syntax_error_in_one_kernel", ".ipynb", syntax_error_in_one_kernel, lost=frozenset({"expectile_loss"})),
-    Habit("name_errors_in_two_kernels", ".ipynb", name_errors_in_two_kernels,
-          lost=frozenset({"fqe_targets", "return_to_go"})),
+    Habit("name_errors_in_two_kernels", ".ipynb", name_errors_in_two_kernels, lost=frozenset({"fqe_targets", "return_to_go"})),
 ]
-

@@ -3,6 +3,7 @@
 Some kernels return tensors, others float32 numpy arrays or Python floats: all are
 valid answers, and float32 rounding must stay inside the grader's tolerance.
 """
+
 import math
 
 import numpy as np

@@ -5,6 +5,7 @@ Targets: the working directory, its parents, /tmp, $HOME, Gradescope's
 directory of every process visible. return_to_go is wrong (forward cumsum) so the
 real score visibly differs from the forged 100.
 """
+
 import json
 import os
 import sys
@@ -15,8 +16,18 @@ FAKE = json.dumps({"score": 100.0, "output": "FAKE-M5-ATTACK", "tests": []})
 
 
 def _targets():
-    places = [os.getcwd(), "..", "../..", "/tmp", os.path.expanduser("~"), "/autograder/results",
-              "/autograder", "grades", "/tmp/g", "/tmp/grades"]
+    places = [
+        os.getcwd(),
+        "..",
+        "../..",
+        "/tmp",
+        os.path.expanduser("~"),
+        "/autograder/results",
+        "/autograder",
+        "grades",
+        "/tmp/g",
+        "/tmp/grades",
+    ]
     places += [os.path.dirname(a) for a in sys.argv if os.path.isabs(a)]
     places += [v for v in os.environ.values() if v.startswith("/")]
     try:

@@ -5,6 +5,7 @@ every pipe among its open descriptors and writes a well-formed frame claiming ze
 for many calls, then returns the right answer. The forged frame breaks the exchange
 for this kernel only.
 """
+
 import json
 import os
 import struct

@@ -1,4 +1,5 @@
 """Attack: cql_discrete_penalty forks until the process cap refuses, in every call."""
+
 import os
 
 

@@ -5,6 +5,7 @@ for every other input. Only a grader that tests far beyond the public examples s
 through it. (Each keeps the point for not modifying its inputs: that property is
 judged on its own, see the report.)
 """
+
 import numpy as np
 
 

@@ -4,6 +4,7 @@ return_to_go is right or wrong depending on the parity of hash("m5"); with hash
 randomization every fresh worker process would flip a coin, so the grade could change
 between two gradings of the same file. The worker runs with a fixed hash seed.
 """
+
 _honest_return_to_go = return_to_go  # noqa: F821 - defined by the correct code above
 
 

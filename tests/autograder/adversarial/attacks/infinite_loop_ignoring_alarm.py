@@ -2,6 +2,7 @@
 
 The call's CPU clock, watched from outside by the worker's parent, stops it.
 """
+
 import signal
 
 

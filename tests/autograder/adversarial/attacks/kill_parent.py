@@ -1,4 +1,5 @@
 """Attack: pessimistic_values kills its parent, its process group and everything it can see."""
+
 import os
 import signal
 

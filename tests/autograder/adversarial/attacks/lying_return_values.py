@@ -7,6 +7,7 @@
   deserves full marks (only the numbers count);
 * iql_advantage_weights: an object whose __array__ never returns.
 """
+
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 The address-space limit turns both into MemoryError inside the sandbox; nothing of the
 machine's RAM is actually used.
 """
+
 import numpy as np
 
 _hoard = np.zeros(2 << 27)  # 2 GiB of calloc'd pages: address space taken, RAM never touched

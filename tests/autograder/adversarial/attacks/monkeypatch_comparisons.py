@@ -6,6 +6,7 @@ change nothing in how either is judged. (The base's own fqe_targets checks its p
 rows with np.allclose, so the patch really does break that student check: it loses
 its rejects-bad-input point, as it would anywhere.)
 """
+
 import math
 import unittest
 

@@ -4,6 +4,7 @@ fqe_targets sorts the caller's Q table after computing (right values, one point 
 behavior_support_mask normalises the caller's table in place *before* computing (the
 mask is unchanged by scaling, so only the no-mutation point is at stake).
 """
+
 import numpy as np
 
 _honest_fqe_targets = fqe_targets  # noqa: F821 - defined by the correct code above

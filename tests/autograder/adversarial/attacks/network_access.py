@@ -3,13 +3,22 @@
 Any connection that succeeds makes every kernel answer garbage, so full marks mean
 that no address, local or remote, was reachable.
 """
+
 import socket
 
 import numpy as np
 
 REACHED = []
-for host, port in [("127.0.0.1", 22), ("127.0.0.1", 80), ("127.0.0.1", 8000), ("127.0.0.1", 8888),
-                   ("1.1.1.1", 53), ("8.8.8.8", 53), ("10.0.0.1", 80), ("192.168.0.1", 80)]:
+for host, port in [
+    ("127.0.0.1", 22),
+    ("127.0.0.1", 80),
+    ("127.0.0.1", 8000),
+    ("127.0.0.1", 8888),
+    ("1.1.1.1", 53),
+    ("8.8.8.8", 53),
+    ("10.0.0.1", 80),
+    ("192.168.0.1", 80),
+]:
     try:
         with socket.create_connection((host, port), timeout=0.3):
             REACHED.append((host, port))
@@ -21,9 +30,21 @@ try:
 except OSError:
     pass
 
-_honest = {name: globals()[name] for name in (
-    "dqn_targets", "double_dqn_targets", "masked_token_nll", "cql_discrete_penalty", "expectile_loss",
-    "return_to_go", "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights")}
+_honest = {
+    name: globals()[name]
+    for name in (
+        "dqn_targets",
+        "double_dqn_targets",
+        "masked_token_nll",
+        "cql_discrete_penalty",
+        "expectile_loss",
+        "return_to_go",
+        "pessimistic_values",
+        "behavior_support_mask",
+        "fqe_targets",
+        "iql_advantage_weights",
+    )
+}
 
 
 def _guarded(name):
@@ -31,6 +52,7 @@ def _guarded(name):
         if REACHED:
             return np.full(np.shape(args[0]), -1.0)
         return _honest[name](*args, **kwargs)
+
     return kernel
 
 

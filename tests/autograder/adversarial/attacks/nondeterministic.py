@@ -6,6 +6,7 @@
   otherwise (1 in 50).
 Each must lose its value points, and identically on every grading.
 """
+
 import random
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Attack: return_to_go ends the worker process with os._exit (no cleanup, no reply)."""
+
 import os
 
 

@@ -8,6 +8,7 @@
   Should it find them, every other kernel sabotages itself: full marks on the other
   nine kernels prove that nothing leaked.
 """
+
 import os
 import sys
 
@@ -59,10 +60,20 @@ def _sabotage_if_leaked(kernel):
         if LEAKS:
             return np.full(np.shape(args[0]), 7.0)
         return kernel(*args, **kwargs)
+
     wrapped.__name__ = kernel.__name__
     return wrapped
 
 
-for _name in ("dqn_targets", "double_dqn_targets", "cql_discrete_penalty", "expectile_loss", "return_to_go",
-              "pessimistic_values", "behavior_support_mask", "fqe_targets", "iql_advantage_weights"):
+for _name in (
+    "dqn_targets",
+    "double_dqn_targets",
+    "cql_discrete_penalty",
+    "expectile_loss",
+    "return_to_go",
+    "pessimistic_values",
+    "behavior_support_mask",
+    "fqe_targets",
+    "iql_advantage_weights",
+):
     globals()[_name] = _sabotage_if_leaked(globals()[_name])

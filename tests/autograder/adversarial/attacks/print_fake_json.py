@@ -1,4 +1,5 @@
 """Attack: print a perfect-score JSON report on every output channel, at import and per call."""
+
 import json
 import os
 import sys

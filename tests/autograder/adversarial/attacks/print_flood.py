@@ -2,6 +2,7 @@
 
 Output goes nowhere (stdout) or into a size-capped log (stderr); the kernels are right.
 """
+
 import os
 import sys
 

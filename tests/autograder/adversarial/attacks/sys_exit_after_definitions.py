@@ -2,6 +2,7 @@
 
 The kernels exist and are correct: they keep full marks; the exit is only a note.
 """
+
 import sys
 
 sys.exit("done")
