@@ -43,6 +43,18 @@ def started():
         proc.wait()
 
 
+def _wait_until(condition, seconds: float = 30.0) -> None:
+    """Poll ``condition`` every 10 ms until it holds (a test fails if it never does)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the process never reached the state the test needs"
+        time.sleep(0.01)
+
+
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
 def _descendants(pid: int) -> list[int]:
     from autograder.grade.worker.proctree import descendants
 
@@ -62,14 +74,16 @@ def _watch(pid: int, samples: int, limit: float = 0.3) -> idle.IdleWatch:
 
 def test_processes_that_compute_are_never_idle_even_when_preempted(started):
     """Three spinners per core: each waits for a CPU most of the time, in state R."""
+    from autograder.grade.worker.proctree import cpu_seconds
+
     spinners = [started(SPIN) for _ in range(3 * (os.cpu_count() or 1))]
-    time.sleep(0.2)
+    _wait_until(lambda: all((cpu_seconds(p.pid) or 0.0) > 0.02 for p in spinners))  # all of them running
     assert all(_watch(p.pid, 50).total == 0.0 for p in spinners[:2])
 
 
 def test_a_thread_that_computes_keeps_its_sleeping_process_running(started):
     proc = started(THREAD_SPINS)
-    time.sleep(0.5)
+    _wait_until(lambda: _threads(proc.pid) >= 2)  # the computing thread has started
     assert _watch(proc.pid, 50).total == 0.0
 
 
@@ -77,8 +91,9 @@ def test_a_thread_that_computes_keeps_its_sleeping_process_running(started):
     "code, stop", [(SLEEP, False), (SPIN, True), (WAITS_FOR_CHILD, False)], ids=["sleeps", "stopped", "waits_for_its_child"]
 )
 def test_sleeping_stopped_or_waiting_for_its_own_child_is_idle(started, code, stop):
+    # No wait for the process to settle: while it starts it computes, which is never
+    # idle, so the sampling below only ends once it sleeps, is stopped or waits.
     proc = started(code)
-    time.sleep(0.5)
     if stop:
         os.kill(proc.pid, signal.SIGSTOP)
     watch = idle.IdleWatch(proc.pid, 0.3)
