@@ -32,6 +32,21 @@ def corpus():
     return load_corpus()
 
 
+@pytest.fixture(scope="module")
+def recycled(corpus):
+    """A spare worker that a module's benign submissions are graded in one after another
+    (``grade_submission(..., spare=recycled)``), as a class run grades them: each test
+    then takes the previous one's sandbox once it has come back clean (docs/sandbox.md,
+    "Recycling") instead of starting one. Never for attacks: those get fresh sandboxes."""
+    from autograder.grade.extract import library_dirs
+    from autograder.grade.pipeline import corpus_requests
+    from autograder.grade.run import SpareWorker
+
+    with SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=True) as spare:
+        spare.remaining = 1 << 30  # every later submission of the module wants it back
+        yield spare
+
+
 @pytest.fixture(scope="session")
 def correct_source() -> str:
     from autograder.demo import CORRECT

@@ -46,9 +46,9 @@ def test_the_corpus_covers_the_habits_of_the_issue():
 
 
 @pytest.mark.parametrize("habit", habits.HABITS, ids=[h.name for h in habits.HABITS])
-def test_a_correct_submission_in_a_real_habit_gets_full_marks(habit, corpus, tmp_path):
+def test_a_correct_submission_in_a_real_habit_gets_full_marks(habit, corpus, tmp_path, recycled):
     path = habit.write(tmp_path)
-    result = grade_submission(path, corpus, shrink=False)
+    result = grade_submission(path, corpus, shrink=False, spare=recycled)
     assert _failures(result) == []
     scores = result.by_group()
     assert {k: scores[k] for k in KERNELS} == {k: FULL for k in KERNELS}
@@ -60,8 +60,8 @@ def test_a_correct_submission_in_a_real_habit_gets_full_marks(habit, corpus, tmp
 
 
 @pytest.mark.parametrize("habit", habits.BROKEN, ids=lambda h: h.name)
-def test_a_real_error_loses_exactly_its_kernels(habit, corpus, tmp_path):
-    result = grade_submission(habit.write(tmp_path), corpus, shrink=False)
+def test_a_real_error_loses_exactly_its_kernels(habit, corpus, tmp_path, recycled):
+    result = grade_submission(habit.write(tmp_path), corpus, shrink=False, spare=recycled)
     scores = result.by_group()
     assert {k: scores[k] for k in KERNELS} == {k: (0.0, 10.0) if k in habit.lost else FULL for k in KERNELS}
     assert all(got == total for group, (got, total) in scores.items() if group not in KERNELS)

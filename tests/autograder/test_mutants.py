@@ -31,10 +31,10 @@ FULLY_GRADED = [
 ]
 
 
-def _grade(mutant, tmp_path: Path, corpus, kernels=None):
+def _grade(mutant, tmp_path: Path, corpus, spare, kernels=None):
     path = tmp_path / f"{mutant.name}.py"
     path.write_text(mutants_mod.compose(mutant), encoding="utf-8")
-    return grade_submission(path, corpus, shrink=False, kernels=kernels)
+    return grade_submission(path, corpus, shrink=False, kernels=kernels, spare=spare)
 
 
 def test_corpus_is_large_and_covers_every_kernel():
@@ -58,8 +58,8 @@ def test_mutant_is_a_complete_redefinition(mutant):
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
-def test_mutant_loses_points_on_its_kernel(mutant, corpus, tmp_path):
-    result = _grade(mutant, tmp_path, corpus, kernels=[mutant.kernel])
+def test_mutant_loses_points_on_its_kernel(mutant, corpus, tmp_path, recycled):
+    result = _grade(mutant, tmp_path, corpus, recycled, kernels=[mutant.kernel])
     assert result.notes == []  # the submission loads: points are lost to the bug alone
     got, total = result.by_group()[mutant.kernel]
     assert total == 10
@@ -70,17 +70,17 @@ def test_mutant_loses_points_on_its_kernel(mutant, corpus, tmp_path):
 
 
 @pytest.mark.parametrize("name", FULLY_GRADED)
-def test_mutant_costs_only_its_own_kernel(name, corpus, tmp_path):
+def test_mutant_costs_only_its_own_kernel(name, corpus, tmp_path, recycled):
     mutant = BY_NAME[name]
-    scores = _grade(mutant, tmp_path, corpus).by_group()
+    scores = _grade(mutant, tmp_path, corpus, recycled).by_group()
     assert scores[mutant.kernel][0] < 10
     others = {k: v for k, v in scores.items() if k != mutant.kernel}
     assert others == {k: (10.0, 10.0) for k in reference_impl.KERNEL_NAMES if k != mutant.kernel}
 
 
-def test_grading_only_some_kernels_leaves_the_rest_out(corpus, tmp_path):
+def test_grading_only_some_kernels_leaves_the_rest_out(corpus, tmp_path, recycled):
     mutant = BY_NAME["expectile_loss-swapped_tau"]
-    result = _grade(mutant, tmp_path, corpus, kernels=["expectile_loss", "return_to_go"])
+    result = _grade(mutant, tmp_path, corpus, recycled, kernels=["expectile_loss", "return_to_go"])
     assert set(result.by_group()) == {"expectile_loss", "return_to_go"}
     assert result.by_group()["return_to_go"] == (10.0, 10.0)
     with pytest.raises(ValueError, match="kernels"):
