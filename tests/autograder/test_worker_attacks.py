@@ -155,26 +155,26 @@ def masked_token_nll(token_log_probs, mask):
 @pytest.mark.parametrize("cap", ["submission_wall", "submission_timeout"])
 def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source, cap):
     """masked_token_nll sleeps with SIGALRM blocked, the idle watch out of reach: its
-    call backstop (20 s) stops it. By then the submission is past its cap, be it the
+    call backstop (10 s here) stops it. By then the submission is past its cap, be it the
     honest one (submission_wall plus 3 x the little CPU it used) or the backstop
     (submission_timeout): the kernels before it keep their marks, it is lost as timed
     out, and every later kernel fails with the cap's message (EN and RU)."""
     (sealed / "inputs").mkdir()
     path = sealed / "inputs" / "sleeping_kernel.py"
     path.write_text(correct_source + SLEEPING_KERNEL)
-    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, idle_wall=1000.0, **{cap: 15.0})
+    budget = Budget(kernel_timeout=4.0, load_timeout=20.0, cell_timeout=10.0, idle_wall=1000.0, call_wall=10.0, **{cap: 6.0})
     start = time.monotonic()
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     elapsed = time.monotonic() - start
     later = KERNELS[KERNELS.index("masked_token_nll") + 1 :]
     assert scores(result) == expected({"masked_token_nll": 0, **{k: 0 for k in later}})
-    # stopped by the worker's call backstop, or (the 15 s backstop) by the grader first
+    # stopped by the worker's call backstop, or (the 6 s backstop) by the grader first
     assert all("time limit" in text for text in failures(result, "masked_token_nll"))
     for kernel in later:
         for lang, words in (("en", "total time limit"), ("ru", "общий лимит времени")):
             told = failures(result, kernel, lang)
             assert told and all(words in text and kernel in text for text in told), told
-    assert elapsed < 20.0 + 60  # the call backstop, plus generous room for a loaded machine
+    assert elapsed < 10.0 + 60  # the call backstop, plus generous room for a loaded machine
 
 
 def test_the_submission_cap_grows_with_the_cpu_its_code_used():

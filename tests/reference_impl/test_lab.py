@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from reference_impl import figures, lab, lab_pins, lab_profiles, online_dqn  # noqa: E402
+from reference_impl import figures, lab, lab_pins, lab_profiles, lab_runners, online_dqn  # noqa: E402
 from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
 from reference_impl.online_dqn import DQNConfig  # noqa: E402
 from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  # noqa: E402
@@ -105,12 +105,27 @@ def use_tiny(monkeypatch) -> None:
     online DQN trained with TINY_DQN."""
     monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
     monkeypatch.setitem(lab.PROFILE_PARAMS, "full", dataclasses.replace(TINY, name="full"))
-    monkeypatch.setattr(online_dqn, "train_online_dqn", functools.partial(online_dqn.train_online_dqn, config=TINY_DQN))
+    tiny_dqn = functools.partial(online_dqn.train_online_dqn, config=TINY_DQN)
+    # The runner calls the name it imported: patch that binding (it must exist) and the module's.
+    monkeypatch.setattr(lab_runners, "train_online_dqn", tiny_dqn)
+    monkeypatch.setattr(online_dqn, "train_online_dqn", tiny_dqn)
 
 
 @pytest.fixture
 def tiny(monkeypatch):
     use_tiny(monkeypatch)
+
+
+def test_tiny_runs_train_online_dqn_with_tiny_dqn(tiny, monkeypatch):
+    """The fixture reaches the runner: its DQN never falls back to the lab's defaults
+    (2,000 warm-start updates a run, which once made every tiny run seconds slower)."""
+
+    def no_default_config(*args, **kwargs):
+        raise AssertionError("a tiny run built the lab's default DQNConfig")
+
+    monkeypatch.setattr(online_dqn, "DQNConfig", no_default_config)
+    out = lab_runners.RUNNERS["dqn"](TINY, 0, {})
+    assert len(out["dqn_success"]) == len(out["double_success"]) == TINY.dqn.episodes
 
 
 # --------------------------------------------------------------------------- labels
