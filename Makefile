@@ -62,7 +62,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: $(STAMP) lint browser-deps
-	$(PYTEST) -q -n $(JOBS) -m "not slow" --durations=25
+	$(PYTEST) -q -n $(JOBS) --dist worksteal -m "not slow" --durations=25
 
 test-slow: $(STAMP)
 	$(PYTEST) -q -m slow

@@ -129,14 +129,14 @@ def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
     every kernel fails with the cap's own message (EN and RU)."""
     (sealed / "inputs").mkdir()
     path = _sleeper_notebook(sealed / "inputs", count=200, position=1)
-    budget = Budget(kernel_timeout=4.0, load_timeout=6.0, cell_timeout=1.0)
+    budget = Budget(kernel_timeout=4.0, load_timeout=3.0, cell_timeout=1.0)
     start = time.monotonic()
     result = grade_submission(path, corpus, shrink=False, budget=budget)
     elapsed = time.monotonic() - start
     assert scores(result) == expected({k: 0 for k in KERNELS})
     for kernel in KERNELS:
-        assert set(failures(result, kernel)) == {NOT_GRADED["cells"]["en"].format(k=kernel, limit=6.0)}
-        assert set(failures(result, kernel, "ru")) == {NOT_GRADED["cells"]["ru"].format(k=kernel, limit=6.0)}
+        assert set(failures(result, kernel)) == {NOT_GRADED["cells"]["en"].format(k=kernel, limit=3.0)}
+        assert set(failures(result, kernel, "ru")) == {NOT_GRADED["cells"]["ru"].format(k=kernel, limit=3.0)}
     assert elapsed < 120  # a generous bound: uncapped, 200 cells x (1 s + grace) is 10 minutes
 
 

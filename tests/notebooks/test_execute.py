@@ -3,7 +3,8 @@
 The instructor notebooks carry the solutions, so running them end to end exercises
 the whole student path: the setup cell finds ``m5_student`` (the kit in the same folder), the
 self-checks pass, the hidden test cells award full points through the nbgrader
-bridge, and the lab's loops train with the notebook's kernels and torch ports.
+bridge, and the lab's loops train with the notebook's kernels and torch ports (the lab
+notebook's two runs are in ``make test-slow``).
 ``NOTEBOOK_BUDGET`` bounds each whole notebook (a hang fails the test; no timing is asserted).
 """
 
@@ -142,7 +143,11 @@ def lab_en():
         mp.undo()
 
 
+@pytest.mark.slow
 def test_lab_notebook_executes_in_smoke_profile(lab_en):
+    """Slow (about 25 s of CPU, the smoke profile's training): the fast suite runs every
+    section in a tiny profile (tests/reference_impl/test_lab.py) and this notebook, Restart &
+    Run All, with its parts missing (tests/notebooks/test_student_run_all.py)."""
     assert not _errors(lab_en), _errors(lab_en)
     printed = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in lab_en.cells if c.cell_type == "code"}
     assert "profile: smoke" in printed["lab_setup"]

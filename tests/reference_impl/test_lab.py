@@ -640,9 +640,9 @@ def test_pin_writes_loadable_artifacts_and_is_deterministic(tiny, tmp_path, monk
 
 @pytest.mark.slow
 def test_real_smoke_profile_end_to_end(tmp_path):
-    """The smoke profile exactly as `make lab` runs it (about 30 s of CPU). Slow: the fast
-    suite runs the same profile, every section, through the lab notebook
-    (tests/notebooks/test_execute.py::test_lab_notebook_executes_in_smoke_profile)."""
+    """The smoke profile exactly as `make lab` runs it (about 30 s of CPU), slow like the lab
+    notebook in that profile (tests/notebooks/test_execute.py); the fast suite runs every
+    section in the tiny profile above."""
     run = lab.run_lab(lab.parse_options(["--out", str(tmp_path)], {}))
     assert set(run["results"]) == set(lab.SECTIONS)
     assert len(run["results"]["dagger"][0]["rounds"]) == lab.PROFILE_PARAMS["smoke"].dagger.rounds + 1
