@@ -118,7 +118,7 @@ def tiny(monkeypatch):
 
 def test_tiny_runs_train_online_dqn_with_tiny_dqn(tiny, monkeypatch):
     """The fixture reaches the runner: its DQN never falls back to the lab's defaults
-    (2,000 warm-start updates a run, which once made every tiny run seconds slower)."""
+    (2,000 warm-start updates a run, seconds of CPU in every tiny run)."""
 
     def no_default_config(*args, **kwargs):
         raise AssertionError("a tiny run built the lab's default DQNConfig")
