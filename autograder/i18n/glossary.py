@@ -51,6 +51,7 @@ MAX_FILE_BYTES = 20_000_000  # the largest notebook is ~1 MB; anything bigger is
 _RU_TERMS, _CALQUES, _EN_SPELLINGS, _ALLOWED = "Russian terms", "Calques rewritten", "English spellings", "Allowed uses"
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _BACKTICKED = re.compile(r"`([^`]+)`")
+_WORD_START, _WORD_END = r"(?<!\w)", r"(?!\w)"  # a variant matches whole words only, all its alternatives
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,24 @@ class Variant:
 class Glossary:
     variants: tuple[Variant, ...]
     allowed: tuple[tuple[re.Pattern, str], ...]  # (span pattern, reason)
+    _prefilters: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # lang -> any_variant
 
     def for_lang(self, lang: str) -> tuple[Variant, ...]:
         return tuple(v for v in self.variants if v.lang == lang)
+
+    def any_variant(self, lang: str) -> re.Pattern | None:
+        """One regex matching wherever some ``lang`` variant matches (None: the language has none).
+
+        A text it does not match has no finding, so :func:`lint_text` skips the
+        variant-by-variant scan for it; the findings are the same, found several times faster.
+        """
+        if lang not in self._prefilters:
+            # Every variant regex is _WORD_START + (?:body) + _WORD_END: one shared boundary
+            # around the alternation keeps the regex engine from re-testing it per variant.
+            bodies = [v.regex.pattern[len(_WORD_START) : -len(_WORD_END)] for v in self.for_lang(lang)]
+            joined = _WORD_START + "(?:" + "|".join(bodies) + ")" + _WORD_END
+            self._prefilters[lang] = re.compile(joined, re.IGNORECASE) if bodies else None
+        return self._prefilters[lang]
 
 
 @dataclass(frozen=True)
@@ -117,7 +133,7 @@ def compile_variant(pattern: str) -> re.Pattern:
         else:
             parts.append(re.escape(ch))
     try:
-        return re.compile(r"(?<!\w)" + "".join(parts) + r"(?!\w)", re.IGNORECASE)
+        return re.compile(_WORD_START + "(?:" + "".join(parts) + ")" + _WORD_END, re.IGNORECASE)
     except re.error as error:
         raise ValueError(f"compile_variant: bad `pattern` {pattern!r}: {error}") from None
 
@@ -199,6 +215,9 @@ def lint_text(text: str, lang: str, where: str, glossary: Glossary | None = None
         raise ValueError(f"lint_text: `lang` must be one of {LANGUAGES}, got {lang!r}")
     glossary = load_glossary() if glossary is None else glossary
     folded = _fold(text)
+    prefilter = glossary.any_variant(lang)
+    if prefilter is None or not prefilter.search(folded):  # blanking allowed spans only removes matches
+        return []
     for pattern, _ in glossary.allowed:  # blank allowed spans, keeping offsets
         folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
     findings = []

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograder.i18n import glossary as g
 
@@ -88,6 +91,39 @@ def test_glossary_without_a_table_is_rejected():
 def test_allowed_spans_are_not_reported():
     assert g.lint_text("выравнивание (alignment) модели", "ru", "t") == []
     assert g.lint_text("выравнивание (padding)", "ru", "t")
+
+
+def _lint_variant_by_variant(text: str, lang: str) -> list[tuple[int, str, str]]:
+    """What lint_text must find, without its one-regex prefilter: every variant scanned alone."""
+    folded = g._fold(text)
+    for pattern, _ in GLOSSARY.allowed:
+        folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
+    found = [(m.start(), text[m.start() : m.end()], v.pattern) for v in GLOSSARY.for_lang(lang) for m in v.regex.finditer(folded)]
+    return sorted(found)
+
+
+# Words near the glossary's variants (their literal parts, endings, ё, case, glue), so
+# that generated texts hit variants, miss them narrowly, and touch allowed spans.
+_PIECES = sorted(
+    {piece for v in GLOSSARY.variants for piece in re.split(r"[*()| \\]", v.pattern) if piece}
+    | {"ом", "а", "ы", "ё", "Ё", "ing", "s", "_", "-", " ", "\n", "(", ")", "alignment", "padding", "Возврат"}
+)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.sampled_from(g.LANGUAGES), st.booleans())
+def test_the_prefilter_never_changes_what_the_lint_finds(pieces, lang, upper):
+    text = "".join(pieces)
+    text = text.upper() if upper else text
+    findings = g.lint_text(text, lang, "t", GLOSSARY)
+    assert sorted((text.find(f.found), f.found, f.variant.pattern) for f in findings) == sorted(
+        (text.find(found), found, pattern) for _, found, pattern in _lint_variant_by_variant(text, lang)
+    )
+
+
+def test_a_pattern_with_alternatives_matches_each_as_a_whole_word():
+    regex = g.compile_variant("foo|bar")
+    assert [m.group(0) for m in regex.finditer("foo bar foobar barfoo")] == ["foo", "bar"]
 
 
 # ------------------------------------------------------------------ reporting
