@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 
 def pytest_configure(config):
     """Build the student kit beside the instructor notebooks in source/ once per run (it is
     a build output, not in git; notebooks, nbgrader courses and the Russian-contract tests
-    read it). Only the controlling process builds: xdist workers start after it."""
-    if hasattr(config, "workerinput"):
+    read it). Only the controlling process builds: xdist workers start after it. `make
+    test` builds it before starting its two pytest processes and sets
+    M5_TESTS_KIT_PREBUILT=1, so that neither rebuilds it while the other reads it."""
+    if hasattr(config, "workerinput") or os.environ.get("M5_TESTS_KIT_PREBUILT") == "1":
         return
     from autograder.assign.release import ensure_kits
 
