@@ -62,17 +62,17 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 # The fast suite: $(JOBS) xdist workers, and beside them one more process for the tests
-# marked `waits` (asleep until a wall-clock cap, they would leave a core idle); its
-# report follows the workers' one, and make fails if either run fails. The student kit
-# is built first, once, so that neither process rebuilds it under the other.
+# marked `beside` (they mostly sleep until a wall-clock cap, so on a worker they would
+# leave a core idle); its report follows the workers' one, and make fails if either run fails. The student kit is
+# built first, once, so that neither process rebuilds it under the other.
 test: $(STAMP) lint browser-deps
 	$(BIN)/python -c 'from autograder.assign.release import ensure_kits; ensure_kits()'
-	@export M5_TESTS_KIT_PREBUILT=1; waits_log="$$(mktemp)"; \
-	$(PYTEST) -q -p no:cacheprovider -m "waits and not slow" --durations=10 >"$$waits_log" 2>&1 & waits_pid=$$!; \
-	$(PYTEST) -q -n $(JOBS) --dist worksteal -m "not slow and not waits" --durations=25; workers=$$?; \
-	wait $$waits_pid; waits=$$?; \
-	echo "--- the tests marked waits, run beside the workers:"; cat "$$waits_log"; rm -f "$$waits_log"; \
-	[ $$workers -eq 0 ] && [ $$waits -eq 0 ]
+	@export M5_TESTS_KIT_PREBUILT=1; beside_log="$$(mktemp)"; \
+	$(PYTEST) -q -p no:cacheprovider -m "beside and not slow" --durations=10 >"$$beside_log" 2>&1 & beside_pid=$$!; \
+	$(PYTEST) -q -n $(JOBS) --dist worksteal -m "not slow and not beside" --durations=25; workers=$$?; \
+	wait $$beside_pid; beside=$$?; \
+	echo "--- the tests marked beside, run in one process beside the workers:"; cat "$$beside_log"; rm -f "$$beside_log"; \
+	[ $$workers -eq 0 ] && [ $$beside -eq 0 ]
 
 test-slow: $(STAMP)
 	$(PYTEST) -q -m slow

@@ -122,7 +122,7 @@ def test_bridge_keeps_hypothesis_files_out_of_the_working_directory(tmp_path):
         "@settings(max_examples=100, database=None)\n@given(st.floats())\ndef t(x): pass\n"
         "t()\nprint(bridge.HYPOTHESIS_STORAGE)\n"
     )
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": tempfile.gettempdir()}
     proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []  # nothing in the working directory

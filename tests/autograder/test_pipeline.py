@@ -75,7 +75,7 @@ def test_a_python_file_that_stops_its_process_again_and_again_is_reloaded_a_boun
     assert "too many statements" in stopped[-1]["en"] and "слишком много инструкций" in stopped[-1]["ru"]
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 def test_each_statement_of_a_python_file_has_its_own_time_limit(tmp_path, corpus, correct_source):
     """Statements that each keep within the cell time limit, and together run past it,
     cost nothing; one that runs past it costs only itself, however late in the file it
@@ -200,7 +200,7 @@ def test_a_class_run_one_at_a_time_uses_spare_workers_and_leaves_none(tmp_path, 
 KILLS_ITS_WORKER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # the worker parent"
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 def test_a_class_run_loads_the_next_submission_ahead_and_grades_it_as_alone(tmp_path, corpus, correct_source, monkeypatch):
     """The next submission's cells load in the other sandbox while the current one is
     graded. Whatever happens there (an unreadable file, a cell that kills its worker)

@@ -291,7 +291,7 @@ GRADER = textwrap.dedent(
 )
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 @pytest.mark.parametrize("end", ["exit", "kill"])
 def test_no_zombies_after_spawns_terminates_and_a_killed_grader(bubblewrap, end):
     """Normal end: nothing at all reaches init. SIGKILLed grader: what reaches init is

@@ -106,7 +106,7 @@ def _sleeper_notebook(folder: Path, count: int, position: int) -> Path:
     return build.write_notebook(nb, folder / "sleepers.ipynb")
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 @pytest.mark.parametrize("idle_wall", [2.0, 1000.0])
 def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sealed, idle_wall):
     """Two sleepers among the setup cells: each is killed and left out, for idling
@@ -125,7 +125,7 @@ def test_cells_that_block_sigalrm_and_sleep_are_stopped_from_outside(corpus, sea
         assert len(sleeping) == 2 and all(why in n for n in sleeping), sleeping
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 def test_two_hundred_sleeping_cells_cost_one_load_cap_not_hours(corpus, sealed):
     """200 sleepers before the kernels: the cells' wall-clock cap ends loading, and
     every kernel fails with the cap's own message (EN and RU)."""
@@ -154,7 +154,7 @@ def masked_token_nll(token_log_probs, mask):
 """
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 @pytest.mark.parametrize("cap", ["submission_wall", "submission_timeout"])
 def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, correct_source, cap):
     """masked_token_nll sleeps with SIGALRM blocked, the idle watch out of reach: its
@@ -215,7 +215,7 @@ for _name in NAMES:
 """
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed, correct_source):
     """masked_token_nll blocks SIGALRM and sleeps in every call: the parent sees that its
     process is not running and stops it once the idle limit passes (not at the 20 s
@@ -232,7 +232,7 @@ def test_a_kernel_that_sleeps_is_cut_for_idling_and_only_it_fails(corpus, sealed
         assert ("slept or waited" if lang == "en" else "спал или ждал") in next(iter(told))
 
 
-@pytest.mark.waits
+@pytest.mark.beside
 def test_a_kernel_that_sleeps_a_little_in_every_call_is_cut_by_its_batch_total(corpus, sealed, correct_source):
     """Each call sleeps less than the idle limit of one call (0.3 s of 0.5 s): the
     batch's calls together may idle 5 x 0.5 s, and then the kernel is cut."""
