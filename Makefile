@@ -65,10 +65,14 @@ lint: $(STAMP)
 # marked `beside` (they mostly sleep until a wall-clock cap, so on a worker they would
 # leave a core idle); its report follows the workers' one, and make fails if either run fails. The student kit is
 # built first, once, so that neither process rebuilds it under the other.
+# Only the files whose text says `mark.beside` are collected there (collecting all of
+# tests/ costs seconds of CPU the workers want); tests/conftest.py refuses a test marked
+# beside in any other way, which neither process would run.
+BESIDE_FILES := $(shell grep -rl --include='test_*.py' 'mark\.beside' tests)
 test: $(STAMP) lint browser-deps
 	$(BIN)/python -c 'from autograder.assign.release import ensure_kits; ensure_kits()'
 	@export M5_TESTS_KIT_PREBUILT=1; beside_log="$$(mktemp)"; \
-	$(PYTEST) -q -p no:cacheprovider -m "beside and not slow" --durations=10 >"$$beside_log" 2>&1 & beside_pid=$$!; \
+	$(PYTEST) -q -p no:cacheprovider -m "beside and not slow" --durations=10 $(BESIDE_FILES) >"$$beside_log" 2>&1 & beside_pid=$$!; \
 	$(PYTEST) -q -n $(JOBS) --dist worksteal -m "not slow and not beside" --durations=25; workers=$$?; \
 	wait $$beside_pid; beside=$$?; \
 	echo "--- the tests marked beside, run in one process beside the workers:"; cat "$$beside_log"; rm -f "$$beside_log"; \

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 
 def pytest_configure(config):
     """Build the student kit beside the instructor notebooks in source/ once per run (it is
@@ -16,3 +18,12 @@ def pytest_configure(config):
     from autograder.assign.release import ensure_kits
 
     ensure_kits()
+
+
+def pytest_collection_modifyitems(config, items):
+    """`make test` collects the tests marked `beside` only from the files whose text says
+    `mark.beside` (its BESIDE_FILES): a test marked any other way would be run by neither
+    of its two processes, so it is refused here."""
+    for item in items:
+        if item.get_closest_marker("beside") and "mark.beside" not in item.path.read_text(encoding="utf-8"):
+            raise pytest.UsageError(f"{item.nodeid}: mark it with `pytest.mark.beside` in its own file (make test looks for that text)")

@@ -221,7 +221,7 @@ def test_check_stops_a_kernel_that_never_returns():
         while True:
             pass
 
-    results = run_checks(return_to_go, timeout=0.5)
+    results = run_checks(return_to_go, timeout=0.25)
     assert results and all(not r.passed and "did not finish" in r.detail for r in results)
 
 
