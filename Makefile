@@ -63,11 +63,11 @@ lint: $(STAMP)
 
 # The fast suite: $(JOBS) xdist workers, and beside them one more process for the tests
 # marked `beside` (they mostly sleep until a wall-clock cap, so on a worker they would
-# leave a core idle); its report follows the workers' one, and make fails if either run fails. The student kit is
-# built first, once, so that neither process rebuilds it under the other.
-# Only the files whose text says `mark.beside` are collected there (collecting all of
-# tests/ costs seconds of CPU the workers want); tests/conftest.py refuses a test marked
-# beside in any other way, which neither process would run.
+# leave a core idle); its report follows the workers' one, and make fails if either run
+# fails. The student kit is built first, once, so that neither process rebuilds it under
+# the other. Only the files whose text says `mark.beside` are collected beside (collecting
+# all of tests/ costs seconds of CPU the workers want); tests/conftest.py refuses a test
+# marked beside in any other way, which neither process would run.
 BESIDE_FILES := $(shell grep -rl --include='test_*.py' 'mark\.beside' tests)
 test: $(STAMP) lint browser-deps
 	$(BIN)/python -c 'from autograder.assign.release import ensure_kits; ensure_kits()'
