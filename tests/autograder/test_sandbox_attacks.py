@@ -100,34 +100,13 @@ def test_setuid_shell_in_scratch_never_runs_as_root_and_leaves_nothing(bubblewra
     assert setuid_files(Path(tempfile.gettempdir())) == before
 
 
-def _sandbox_tree(pid: int) -> list[psutil.Process]:
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        return []
-
-
-def _cmdline(process: psutil.Process) -> list[str]:
-    """A process's command line, or [] for one that ended or is not readable yet."""
-    try:
-        return process.cmdline() or []
-    except psutil.Error:
-        return []
-
-
 def test_worker_host_uid_is_never_root_seen_from_outside(bubblewrap):
     marker = f"m5-uid-probe-{os.getpid()}-{time.monotonic_ns()}"
-    proc = sandbox.spawn([sys.executable, "-S", "-c", "import sys; sys.stdin.readline()", marker])
+    # The worker says it runs before the test looks: spawn returns while bwrap is still forking.
+    proc = sandbox.spawn([sys.executable, "-S", "-c", "import sys; print('ready', flush=True); sys.stdin.readline()", marker])
     try:
-        # The sandbox's tree is still being built when spawn returns (bwrap forks, then execs
-        # the worker): wait for the worker to appear, with a deadline, rather than look once.
-        deadline = time.monotonic() + 20.0
-        worker = None
-        while worker is None and time.monotonic() < deadline:
-            worker = next((p for p in _sandbox_tree(proc.pid) if marker in _cmdline(p) and p.name() != "bwrap"), None)
-            if worker is None:
-                time.sleep(0.02)
-        assert worker is not None, "the sandboxed worker never appeared in the process tree"
+        assert proc.stdout.readline() == b"ready\n"
+        worker = next(p for p in psutil.Process(proc.pid).children(recursive=True) if marker in (p.cmdline() or []) and p.name() != "bwrap")
         status = Path(f"/proc/{worker.pid}/status").read_text()
         uids = next(line.split()[1:] for line in status.splitlines() if line.startswith("Uid:"))
         expected = sandbox.SANDBOX_UID if os.geteuid() == 0 else os.geteuid()
