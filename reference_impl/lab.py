@@ -55,6 +55,7 @@ from pathlib import Path
 
 from reference_impl import lab_pins
 from reference_impl.common import progress
+from reference_impl.console import make_console_safe
 from reference_impl.lab_pins import (  # noqa: F401  (re-exported: notebooks and tests read them as lab.<name>)
     BY_SEED,
     CLAIMS_PIN,
@@ -331,6 +332,7 @@ def write_outputs(
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``m5 lab``; returns the exit status (0 ok, 2 usage error)."""
     argv = sys.argv[1:] if argv is None else argv
+    make_console_safe()  # a Russian report on a console whose locale cannot show it
     try:
         options = parse_options(argv, os.environ)
     except LabUsageError as error:

@@ -52,7 +52,7 @@ RELEASE_ROOT = REPO / "release"
 LOCK_FILE = REPO / "requirements.lock"
 CHECKS_DIR = REPO / "autograder" / "check"
 # Grader modules that are public and ship, under their student names.
-SHIPPED_CHECKS = {"public.py": "checks.py", "public_text.py": "checks_text.py", "kit.py": "selfcheck.py"}
+SHIPPED_CHECKS = {"public.py": "checks.py", "public_text.py": "checks_text.py", "time_limit.py": "time_limit.py", "kit.py": "selfcheck.py"}
 # Student-only modules (notebook glue, the `python -m m5_student` entry point).
 EXTRAS = Path(__file__).resolve().parent / "student_extras"
 PACKAGE = "m5_student"

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder.check import public
+from reference_impl.console import make_console_safe
 
 # A notebook larger than this is not a filled-in assignment (the release is ~0.2 MB).
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -224,6 +225,7 @@ def kit_language() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    make_console_safe()  # a Russian report on a console whose locale cannot show it
     parser = argparse.ArgumentParser(prog="python -m m5_student", description=f"{TEXT['en']['usage']} / {TEXT['ru']['usage']}")
     commands = parser.add_subparsers(dest="command", required=True)
     example = f"python -m m5_student check m05_assignment_{kit_language()}.ipynb"

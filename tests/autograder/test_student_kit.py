@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -25,38 +21,11 @@ import pytest
 
 from autograder.assign import sources
 from autograder.check import kit, selfcheck
-from classroom import RELEASE_ROOT, TERMINAL_BUG, TERMINAL_MASK, filled_notebook, notebook  # tests/autograder on sys.path
 
-# Where the kit's packages are installed: the venv's site-packages, and the one numpy actually
-# comes from (a worktree's venv may reach the main venv's through a .pth file, which -S skips).
-SITE_PACKAGES = os.pathsep.join(dict.fromkeys([sysconfig.get_paths()["purelib"], str(Path(np.__file__).parents[1])]))
+# tests/autograder is on sys.path
+from classroom import RELEASE_ROOT, TERMINAL_BUG, TERMINAL_MASK, fill, filled_notebook, kit_python, notebook, released_copy
+
 FORMATS = selfcheck.answer_formats()
-
-
-def kit_python(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    """The venv's Python without site (no course package) in ``folder``, with a clean environment."""
-    env = {
-        "PATH": os.defpath,
-        "PYTHONPATH": SITE_PACKAGES,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "HOME": str(folder.parent),
-        "MPLBACKEND": "Agg",
-        "HYPOTHESIS_STORAGE_DIRECTORY": str(folder.parent / "hyp"),
-    }
-    return subprocess.run([sys.executable, "-S", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
-
-
-def released_copy(tmp_path: Path, lang: str) -> Path:
-    folder = tmp_path / sources.ASSIGNMENTS[lang]
-    shutil.copytree(RELEASE_ROOT / sources.ASSIGNMENTS[lang], folder)
-    return folder
-
-
-def fill(folder: Path, lang: str, edits: dict[str, tuple[str, str]] | None = None) -> str:
-    """Write the filled assignment notebook into ``folder``; returns its file name."""
-    path = folder / notebook("assignment", lang).name
-    nbformat.write(filled_notebook(notebook("assignment", lang, RELEASE_ROOT), notebook("assignment", lang), edits), path)
-    return path.name
 
 
 def test_the_course_package_is_not_importable_where_the_kit_runs(tmp_path):

@@ -22,11 +22,8 @@ terminal in the assignment folder: ``python -m m5_student check m05_assignment_e
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import signal
-import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +34,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from m5_student.checks_text import MESSAGES, TEXT, CheckFailure, Recorder, plural_ru, require, show
+from m5_student.time_limit import CheckTimeout, time_limit
 
 __all__ = [
     "CHECKS",
@@ -664,41 +662,12 @@ CHECKS: list[PublicCheck] = [
 KERNEL_NAMES = tuple(dict.fromkeys(c.kernel for c in CHECKS))
 
 
-class CheckTimeout(BaseException):
-    """A BaseException, so Hypothesis stops at once instead of shrinking a hang; args[0] is the limit in seconds."""
-
-    def __str__(self) -> str:
-        return MESSAGES["en"]["timeout"].format(seconds=self.args[0])
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float):
-    """Stop a check that runs too long (an infinite loop in the student's kernel).
-
-    Uses SIGALRM, so it only works in the main thread; elsewhere it does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise CheckTimeout(seconds)
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def failure_text(exc: BaseException, lang: str = "en") -> str:
     """Why a check failed, in ``lang``: its own message, or the exception the kernel raised."""
     if isinstance(exc, CheckFailure):
         return exc.text(lang)
     if isinstance(exc, CheckTimeout):
-        return MESSAGES[lang]["timeout"].format(seconds=exc.args[0])
+        return MESSAGES[lang]["timeout"].format(seconds=exc.seconds)
     return MESSAGES[lang]["raised"].format(kind=type(exc).__name__, message=str(exc)[:300])
 
 

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from m5_student import lab_pins
 from m5_student.common import progress
+from m5_student.console import make_console_safe
 from m5_student.lab_pins import (  # noqa: F401  (re-exported: notebooks and tests read them as lab.<name>)
     BY_SEED,
     CLAIMS_PIN,
@@ -333,6 +334,7 @@ def write_outputs(
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m m5_student.lab``; returns the exit status (0 ok, 2 usage error)."""
     argv = sys.argv[1:] if argv is None else argv
+    make_console_safe()  # a Russian report on a console whose locale cannot show it
     try:
         options = parse_options(argv, os.environ)
     except LabUsageError as error:

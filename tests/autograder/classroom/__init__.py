@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 import reference_impl
 from autograder.assign import release, sources
@@ -47,6 +50,40 @@ def filled_notebook(release_path: Path, source_path: Path, edits: dict[str, tupl
             assert old in cell.source, (cell.id, old)
             cell.source = cell.source.replace(old, new)
     return nb
+
+
+# Where the kit's packages are installed: the venv's site-packages, and the one numpy actually
+# comes from (a worktree's venv may reach the main venv's through a .pth file, which -S skips).
+SITE_PACKAGES = os.pathsep.join(dict.fromkeys([sysconfig.get_paths()["purelib"], str(Path(np.__file__).parents[1])]))
+
+
+def kit_python(folder: Path, *args: str, env: dict[str, str] | None = None, text: bool = True) -> subprocess.CompletedProcess:
+    """The venv's Python without site (no course package) in ``folder``, with a clean
+    environment (plus ``env``); ``text`` False returns the output as bytes."""
+    full_env = {
+        "PATH": os.defpath,
+        "PYTHONPATH": SITE_PACKAGES,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(folder.parent),
+        "MPLBACKEND": "Agg",
+        "HYPOTHESIS_STORAGE_DIRECTORY": str(folder.parent / "hyp"),
+        **(env or {}),
+    }
+    return subprocess.run([sys.executable, "-S", *args], cwd=folder, env=full_env, capture_output=True, text=text, timeout=600)
+
+
+def released_copy(parent: Path, lang: str) -> Path:
+    """A copy of the committed release folder of ``lang`` under ``parent`` (created if missing)."""
+    folder = Path(parent) / sources.ASSIGNMENTS[lang]
+    shutil.copytree(RELEASE_ROOT / sources.ASSIGNMENTS[lang], folder)
+    return folder
+
+
+def fill(folder: Path, lang: str, edits: dict[str, tuple[str, str]] | None = None) -> str:
+    """Write the filled assignment notebook into ``folder``; returns its file name."""
+    path = folder / notebook("assignment", lang).name
+    nbformat.write(filled_notebook(notebook("assignment", lang, RELEASE_ROOT), notebook("assignment", lang), edits), path)
+    return path.name
 
 
 def run_nbgrader(course: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:

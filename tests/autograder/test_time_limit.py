@@ -1,0 +1,110 @@
+"""The public checks' time limit (``autograder/check/time_limit.py``, shipped as ``m5_student.time_limit``).
+
+Both ways of stopping a check are exercised here on Linux: the alarm (POSIX, main
+thread) and the watchdog that Windows, and any thread but the main one, rely on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from autograder.check import time_limit as tl
+from autograder.check.time_limit import CheckTimeout, time_limit
+
+METHODS = ["alarm", "watchdog"]
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_python_infinite_loop_is_stopped_with_its_limit(method):
+    started = time.monotonic()
+    with pytest.raises(CheckTimeout) as caught, time_limit(0.3, method=method):
+        spin()
+    assert 0.25 <= time.monotonic() - started < 5
+    assert caught.value.seconds == pytest.approx(0.3)
+    assert "0.3 s" in str(caught.value)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_quick_block_is_never_interrupted_later(method):
+    with time_limit(0.2, method=method):
+        total = sum(range(1000))
+    time.sleep(0.4)  # past the limit: nothing may arrive after the block ended
+    assert total == 499500
+
+
+def test_a_watchdog_raise_never_lands_after_its_block_ends():
+    """Blocks that end right around their limit, many times: the timeout is either raised
+    inside the block (or as it ends), or not at all, never in the code that follows."""
+    outcomes = {"in_time": 0, "timed_out": 0}
+    for i in range(150):
+        limit = 0.002 + (i % 7) * 0.0005
+        try:
+            with time_limit(limit, method="watchdog"):
+                deadline = time.perf_counter() + limit
+                while time.perf_counter() < deadline:
+                    pass
+            outcomes["in_time"] += 1
+        except CheckTimeout:
+            outcomes["timed_out"] += 1
+        # A late raise would surface in this loop, outside any handler, and fail the test.
+        for _ in range(20000):
+            pass
+    assert sum(outcomes.values()) == 150
+
+
+def test_the_watchdog_stops_a_loop_in_another_thread():
+    result = {}
+
+    def worker():
+        assert not tl.alarm_available()  # not the main thread: the watchdog is chosen
+        try:
+            with time_limit(0.3):
+                spin()
+        except CheckTimeout as exc:
+            result["seconds"] = exc.seconds
+
+    thread = threading.Thread(target=worker, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert result == {"seconds": 0.3}
+
+
+def test_without_sigalrm_the_watchdog_is_chosen(monkeypatch):
+    import signal
+
+    assert tl.alarm_available()
+    monkeypatch.delattr(signal, "SIGALRM")
+    assert not tl.alarm_available()
+    with pytest.raises(CheckTimeout), time_limit(0.2):
+        spin()
+
+
+def test_the_alarm_restores_the_previous_handler():
+    import signal
+
+    before = signal.getsignal(signal.SIGALRM)
+    with time_limit(1.0, method="alarm"):
+        pass
+    assert signal.getsignal(signal.SIGALRM) is before and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"seconds": 0}, "`seconds` must be a positive number, got 0"),
+        ({"seconds": -1.0}, "`seconds` must be a positive number, got -1.0"),
+        ({"seconds": float("nan")}, "`seconds` must be a positive number, got nan"),
+        ({"seconds": 1.0, "method": "thread"}, "`method` must be 'alarm' or 'watchdog', got 'thread'"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message), time_limit(**kwargs):
+        pass
