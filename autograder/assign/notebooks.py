@@ -7,15 +7,30 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assign import lab_source, sources
+from autograder.assign import lab_source, points, sources
+
+
+def notebooks_of(lang: str) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The assignment and lab notebooks of ``lang``, finished: every heading and question
+    that carries points says how many (:func:`points.annotate`), and each first cell
+    holds the table of parts, both read from the notebooks' nbgrader metadata."""
+    assignment, lab = sources.assignment_notebook(lang), lab_source.lab_notebook(lang)
+    for nb in (assignment, lab):
+        points.annotate(nb, lang)
+    table = points.parts_table(assignment, lab, lang)
+    for nb in (assignment, lab):
+        intro = nb.cells[0]
+        if intro.source.count(points.TABLE_MARKER) != 1:
+            raise ValueError(f"{nb.metadata['m5']['kind']} notebook ({lang}): its first cell must hold {points.TABLE_MARKER} once")
+        intro.source = intro.source.replace(points.TABLE_MARKER, table)
+    return assignment, lab
 
 
 def build_notebooks() -> dict[str, nbformat.NotebookNode]:
     """Every source notebook by file name."""
     out = {}
     for lang in sources.LANGS:
-        out[sources.NOTEBOOK_NAMES["assignment", lang]] = sources.assignment_notebook(lang)
-        out[sources.NOTEBOOK_NAMES["lab", lang]] = lab_source.lab_notebook(lang)
+        out[sources.NOTEBOOK_NAMES["assignment", lang]], out[sources.NOTEBOOK_NAMES["lab", lang]] = notebooks_of(lang)
     return out
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assign import notebooks, sources, stubs
+from autograder.assign import kit_readme, notebooks, sources, stubs
 from autograder.assign.claims import ClaimError
 from autograder.i18n import contracts_ru
 from autograder.check.selfcheck import answer_formats
@@ -265,148 +265,9 @@ def student_requirements(lock: Path = LOCK_FILE) -> str:
     return header + "".join(f"{name}=={pins[name]}\n" for name in STUDENT_PACKAGES)
 
 
-README_TEXT = {
-    "en": """## English
-
-This folder is the whole assignment; keep its files together:
-
-* `{assignment}`: the assignment (questions, numerical exercises, ten kernels);
-* `{lab}`: the capstone lab (its training loops use your kernels);
-* `m5_student/`: the support library both notebooks import;
-* `requirements.txt`: the packages, pinned.
-
-1. Once (Python 3.11+), in a virtual environment outside this folder (the whole folder is submitted).
-   Create and activate it:
-
-   ```
-   python -m venv ~/m5-venv
-   source ~/m5-venv/bin/activate            # Linux, macOS
-   ~\\m5-venv\\Scripts\\Activate.ps1          # Windows PowerShell
-   %USERPROFILE%\\m5-venv\\Scripts\\activate   # Windows cmd (create it there with %USERPROFILE%\\m5-venv)
-   ```
-
-   Then install the packages; everything comes from the package registry (PyPI):
-
-   ```
-   pip install -r requirements.txt
-   ```
-
-   Optional, without a GPU: the CPU-only torch is a much smaller download, from the PyTorch download host
-   (not the package registry; skip this step where only the registry is reachable). Run it before the line above:
-
-   ```
-   pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu
-   ```
-
-2. Start Jupyter in this folder (`jupyter lab`), open `{assignment}` and run the first two cells.
-3. Write your answers in the answer cells; run the self-check cell under each kernel.
-4. Before submitting: *Kernel → Restart & Run All*, **save the notebook** (Ctrl+S / Cmd+S: the check reads
-   the file on disk, not the open notebook), then, in a terminal in this folder:
-
-   ```
-   python -m m5_student check {assignment}
-   ```
-
-   It runs the public checks of your ten kernels and checks that every numerical answer is assigned in the
-   expected format (a number or a list of numbers). Passing it does not guarantee full marks: the hidden
-   tests check many more inputs, and the format check does not say whether a value is right.
-5. The lab (`{lab}`) trains with your kernels and asks for four torch ports (its section 5a) and six written
-   answers. It runs a short smoke profile; for the full one, start Jupyter with the variable set:
-
-   ```
-   RL_LLM_M5_PROFILE=full jupyter lab                     # Linux, macOS
-   $env:RL_LLM_M5_PROFILE = "full"; jupyter lab           # Windows PowerShell
-   set RL_LLM_M5_PROFILE=full                             # Windows cmd, then: jupyter lab
-   ```
-
-6. Submit this folder as your course says (nbgrader: the *Submit* button of the Assignments tab).
-""",
-    "ru": """## Русский
-
-Эта папка — всё задание; держите её файлы вместе:
-
-* `{assignment}` — задание (вопросы, вычислительные упражнения, десять ядер);
-* `{lab}` — итоговая лабораторная (её циклы обучения используют ваши ядра);
-* `m5_student/` — библиотека поддержки, которую импортируют оба ноутбука;
-* `requirements.txt` — пакеты с зафиксированными версиями.
-
-1. Один раз (Python 3.11+), в виртуальном окружении вне этой папки (папка сдаётся целиком).
-   Создайте и активируйте его:
-
-   ```
-   python -m venv ~/m5-venv
-   source ~/m5-venv/bin/activate            # Linux, macOS
-   ~\\m5-venv\\Scripts\\Activate.ps1          # Windows PowerShell
-   %USERPROFILE%\\m5-venv\\Scripts\\activate   # Windows cmd (создайте его там: %USERPROFILE%\\m5-venv)
-   ```
-
-   Затем установите пакеты; всё берётся из реестра пакетов (PyPI):
-
-   ```
-   pip install -r requirements.txt
-   ```
-
-   По желанию, без GPU: torch только для CPU загружается намного быстрее, но с сервера загрузок PyTorch
-   (это не реестр пакетов; пропустите шаг, если доступен только реестр). Выполните до строки выше:
-
-   ```
-   pip install torch=={torch} --index-url https://download.pytorch.org/whl/cpu
-   ```
-
-2. Запустите Jupyter в этой папке (`jupyter lab`), откройте `{assignment}` и выполните первые две ячейки.
-3. Пишите ответы в ячейках ответа; под каждым ядром запускайте ячейку самопроверки.
-4. Перед сдачей: *Kernel → Restart & Run All*, **сохраните ноутбук** (Ctrl+S / Cmd+S: проверка читает файл
-   на диске, а не открытый ноутбук), затем в терминале в этой папке:
-
-   ```
-   python -m m5_student check {assignment}
-   ```
-
-   Команда запускает открытые проверки ваших десяти ядер и проверяет, что каждый числовой ответ присвоен
-   в нужном формате (число или список чисел). Это не гарантирует полный балл: скрытые тесты проверяют
-   намного больше входов, а проверка формата не говорит, верно ли значение.
-5. Лабораторная (`{lab}`) обучается на ваших ядрах и просит четыре переноса на torch (её раздел 5a) и шесть
-   письменных ответов. Она идёт в коротком профиле smoke; для полного запустите Jupyter с заданной переменной:
-
-   ```
-   RL_LLM_M5_PROFILE=full jupyter lab                     # Linux, macOS
-   $env:RL_LLM_M5_PROFILE = "full"; jupyter lab           # Windows PowerShell
-   set RL_LLM_M5_PROFILE=full                             # Windows cmd, затем: jupyter lab
-   ```
-
-6. Сдайте эту папку так, как принято в вашем курсе (nbgrader: кнопка *Submit* на вкладке Assignments).
-""",
-}
-
-
 def student_readme(lang: str) -> str:
-    """The kit's README.md for the ``lang`` assignment: that language first, then the other."""
-    if lang not in sources.LANGS:
-        raise ValueError(f"student_readme: `lang` must be one of {sources.LANGS}, got {lang!r}")
-    names = {
-        "assignment": sources.NOTEBOOK_NAMES["assignment", lang],
-        "lab": sources.NOTEBOOK_NAMES["lab", lang],
-        "folder": sources.ASSIGNMENTS[lang],
-        "torch": _pins()["torch"],
-    }
-    order = sorted(sources.LANGS, key=lambda other: other != lang)
-    title = " / ".join(README_TITLE[other]["title"] for other in order)
-    subtitle = " / ".join(README_TITLE[other][lang].format(**names) for other in order)
-    return f"# {title}\n\n{subtitle}\n\n" + "\n".join(README_TEXT[other].format(**names) for other in order)
-
-
-README_TITLE = {
-    "en": {
-        "title": "Module 5: learning from fixed data",
-        "en": "Assignment `{folder}`, notebooks in English",
-        "ru": "Assignment `{folder}`, notebooks in Russian",
-    },
-    "ru": {
-        "title": "Модуль 5: обучение на фиксированных данных",
-        "en": "Задание `{folder}`, ноутбуки на английском",
-        "ru": "Задание `{folder}`, ноутбуки на русском",
-    },
-}
+    """The kit's README.md for the ``lang`` assignment (:mod:`autograder.assign.kit_readme`)."""
+    return kit_readme.student_readme(lang, torch_version=_pins()["torch"])
 
 
 def build_kit(folder: Path, lang: str) -> list[Path]:

@@ -275,6 +275,7 @@ ASSIGNMENT_TEXT = {
             "kernels, exercise 16 has two, and run the self-check cell below each one). Every answer cell sits "
             "right below its question. The lab notebook in this folder trains with your kernels and asks for "
             "four torch ports of them (its section 5a).\n\n"
+            "{{points_table}}\n\n"
             "Work in the answer cells only; do not rename the functions or the answer variables. "
             "Two grading rules: a numerical answer counts when each of its numbers lies within "
         )
@@ -321,6 +322,7 @@ ASSIGNMENT_TEXT = {
             "напишите тело десяти ядер, в упражнении 16 их два, и запустите ячейку самопроверки под каждым). "
             "Ячейка ответа стоит сразу под своим вопросом. Лабораторная в этой папке обучается на ваших ядрах "
             "и просит перенести четыре из них на torch (её раздел 5a).\n\n"
+            "{{points_table}}\n\n"
             "Пишите только в ячейках ответа и не переименовывайте функции и переменные ответов. "
             "Два правила проверки: численный ответ засчитывается, если каждое его число отличается от "
             "точного значения не больше чем на "
