@@ -215,3 +215,29 @@ def parts_table(assignment, lab, lang: str) -> str:
     hours = _hours(sum(EXPECTED_MINUTES[p.key] for p in every), lang)
     rows.append(f"| {words['total']} | **{_points(auto + hand)}** | {how_graded(auto, hand, lang)} | {hours} |")
     return "\n".join(rows) + "\n\n" + words["estimate"]
+
+
+# ------------------------------------------------------------------ what the hidden tests of a kernel check
+CHECKED = {
+    "en": {
+        "heading": "**What the hidden tests check** (each property holds on every generated input, or earns nothing):",
+        "bad_input": "every bad input that the docstring's «Raises ValueError» sentence names; the message's wording is not graded",
+    },
+    "ru": {
+        "heading": "**Что проверяют скрытые тесты** (свойство даёт баллы, только если выполняется на всех сгенерированных входах):",
+        "bad_input": "каждый неверный вход, названный в предложении docstring «Выбрасывает ValueError»; текст сообщения не оценивается",
+    },
+}
+
+
+def hidden_checks(kernel: str, lang: str, properties) -> str:
+    """The kernel's hidden properties as a list (title, points), in their order; ``properties``:
+    the hidden suite's (:data:`autograder.hidden.kernels.PROPERTIES`)."""
+    mine = [p for p in properties if p.kernel == kernel]
+    if not mine:
+        raise ValueError(f"hidden_checks: `kernel` {kernel!r} has no hidden property")
+    lines = [CHECKED[lang]["heading"], ""]
+    for prop in mine:
+        extra = f" ({CHECKED[lang]['bad_input']})" if prop.key == "bad_input" else ""
+        lines.append(f"- {prop.title[lang]}{extra}: {_unit(prop.points, lang)}")
+    return "\n".join(lines)

@@ -31,7 +31,8 @@ from pathlib import Path
 import nbformat
 
 import reference_impl
-from autograder.assign import claims
+from autograder.assign import claims, points
+from autograder.hidden.kernels import PROPERTIES
 from autograder.i18n import contracts_ru
 from reference_impl import exercises
 
@@ -307,7 +308,19 @@ ASSIGNMENT_TEXT = {
             "argument. The hidden tests check that each bad input the docstring names raises `ValueError`; the "
             "wording of the message is not graded. Never modify an input array in place (a hidden test checks "
             "every kernel for it). "
-            "The self-check cell runs public checks; hidden tests check many more inputs."
+            "The self-check cell runs public checks; hidden tests check many more inputs.\n\n"
+            "Rules every kernel follows, where its docstring says nothing more specific:\n\n"
+            "- **Outputs.** An array result is float64 (`behavior_support_mask`: bool) and a loss is one number "
+            "(a Python float). Values are compared within a tolerance that scales with the inputs, so a "
+            "float32 or 0-d array result gets full marks too.\n"
+            "- **Flags and actions.** `terminated` and `mask` may be bools or the numbers 0 and 1 of any dtype. "
+            "An action index is an integer or a float with an integral value (1.0); a bool is not an action.\n"
+            "- **Empty inputs.** B = 0 gives an empty result where the docstring says so. An empty action axis "
+            "(A = 0) is always a ValueError, even when B = 0: shape (0, 0) raises.\n"
+            "- **Values that are used.** Only what the docstring says is never read may be NaN or ±inf "
+            "(next-state values on terminal rows, masked-out log-probabilities, the mean of an action with "
+            "count 0). Every other value is used, at any gamma (0 included) and whatever probability "
+            "multiplies it (0 included): a non-finite one raises ValueError."
         ),
         "code_title": "Exercise {n}. Code: `{name}`",
         "discussion_title": "#### Discussion (exercise {n})",
@@ -359,7 +372,20 @@ ASSIGNMENT_TEXT = {
             "неверный вход, названный в docstring, вызывает `ValueError`; текст сообщения не оценивается. "
             "Не изменяйте входные массивы "
             "на месте (скрытый тест проверяет это у каждого ядра). Ячейка самопроверки запускает "
-            "открытые проверки; скрытые тесты проверяют гораздо больше входов."
+            "открытые проверки; скрытые тесты проверяют гораздо больше входов.\n\n"
+            "Правила для всех ядер, если docstring не говорит точнее:\n\n"
+            "- **Результат.** Массив в ответе — float64 (у `behavior_support_mask` — bool), функция потерь "
+            "возвращает одно число (float Python). Значения сравниваются с допуском, который растёт вместе с "
+            "входами, поэтому результат во float32 или массив размерности 0 тоже получает полный балл.\n"
+            "- **Флаги и действия.** `terminated` и `mask` могут быть bool или числами 0 и 1 любого dtype. "
+            "Индекс действия — целое число или float с целым значением (1.0); bool — не действие.\n"
+            "- **Пустые входы.** B = 0 даёт пустой результат там, где это сказано в docstring. Пустая ось "
+            "действий (A = 0) — всегда ValueError, и при B = 0 тоже: форма (0, 0) вызывает ValueError.\n"
+            "- **Используемые значения.** NaN или ±inf допустимы только там, где docstring говорит, что "
+            "значение не читается (значения следующего состояния в терминальных строках, логарифмы "
+            "вероятностей под маской 0, среднее действия с числом наблюдений 0). Все остальные значения "
+            "используются при любом gamma (и при 0) и при любой вероятности, на которую они умножаются "
+            "(и при 0): такое значение вызывает ValueError."
         ),
         "code_title": "Упражнение {n}. Код: `{name}`",
         "discussion_title": "#### Обсуждение (упражнение {n})",
@@ -444,6 +470,11 @@ def _with_forms(question: str, number: int, lang: str) -> str:
     return f"{question}\n\n**{words[0]}:** {forms}."
 
 
+def _kernel_statement(name: str, lang: str) -> str:
+    """What a kernel's heading cell says: what it computes, then what its hidden tests check."""
+    return f"{KERNEL_INTRO[name][lang]}\n\n{points.hidden_checks(name, lang, PROPERTIES)}"
+
+
 def assignment_notebook(lang: str) -> nbformat.NotebookNode:
     """The instructor assignment notebook in ``lang`` ("en" or "ru")."""
     if lang not in LANGS:
@@ -477,7 +508,7 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
                 raise ValueError(f"assignment_notebook: exercise {n} ({lang}) has no discussion question")
             cells.append(markdown(f"ex{n:02d}", f"### {ex['title']}\n\n{_question_without_discussion(ex['question'])}"))
             for name in names:
-                cells.append(markdown(f"intro_{name}", f"#### `{name}`\n\n{KERNEL_INTRO[name][lang]}"))
+                cells.append(markdown(f"intro_{name}", f"#### `{name}`\n\n{_kernel_statement(name, lang)}"))
                 cells += kernel_cells(name)
             note = f"{t['discussion_title'].format(n=n)}\n\n{ex['discussion']}\n\n{t['discussion']}"
             cells.append(markdown(f"ex{n:02d}_discussion_note", note))
@@ -485,7 +516,7 @@ def assignment_notebook(lang: str) -> nbformat.NotebookNode:
         else:
             (name,) = names
             title = t["code_title"].format(n=n, name=name)
-            cells.append(markdown(f"intro_{name}", f"### {title}\n\n{KERNEL_INTRO[name][lang]}"))
+            cells.append(markdown(f"intro_{name}", f"### {title}\n\n{_kernel_statement(name, lang)}"))
             cells += kernel_cells(name)
     return notebook(cells, "assignment", lang)
 

@@ -43,11 +43,14 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
 
     y_i = r_i + gamma * (1 - terminated_i) * max_a Qbar(s'_i, a)
 
-    Shapes: rewards (B,), terminated (B,) bool or 0/1, next_q_target (B, A) -> (B,).
+    Shapes: rewards (B,), terminated (B,) bool or 0/1, next_q_target (B, A) -> (B,) float64.
     An empty batch (B = 0) gives an empty result.
     Terminal rows never read ``next_q_target`` (it may hold anything there).
     Raises ValueError on wrong shapes, an empty action axis, non-0/1 flags,
     non-finite values that are used, or gamma outside [0, 1].
+    Used values: every reward, and ``next_q_target`` on every row that is not terminal,
+    at any gamma (0 included). The action axis must be non-empty even when B = 0, so
+    shape (0, 0) raises.
     Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement dqn_targets in the assignment notebook (Part 3)")
@@ -59,9 +62,10 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     a*_i = argmax_a Q(s'_i, a)            (first index on ties)
     y_i  = r_i + gamma * (1 - terminated_i) * Qbar(s'_i, a*_i)
 
-    Shapes: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
+    Shapes: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,) float64.
     An empty batch (B = 0) gives an empty result.
-    Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape.
+    Raises ValueError as :func:`dqn_targets`, and when the two tables differ in shape;
+    both tables are used on every row that is not terminal.
     Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement double_dqn_targets in the assignment notebook (Part 3)")
@@ -91,6 +95,9 @@ def cql_discrete_penalty(q_values, actions):
     (max Q - Q(s, a)) + log sum_b exp(Q(s, b) - max Q), exact and warning-free for
     large |Q|. Returns a float. Raises ValueError on wrong shapes, an empty action
     axis, non-finite Q, or actions that are non-integer or out of range.
+    An action is an integer or a float with an integral value (1.0 is action 1); a bool
+    or a fractional float is non-integer. A batch with no rows, shape (0, A), has no
+    mean: it raises ValueError (not graded: returning NaN is accepted too).
     Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement cql_discrete_penalty in the assignment notebook (Part 3)")
@@ -129,7 +136,7 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     value = mean - radius_scale / sqrt(n)   where n > 0
     value = -inf                            where n = 0 (whatever the mean is)
 
-    ``empirical_means`` and ``counts`` share any shape; the output has it too, so
+    ``empirical_means`` and ``counts`` share any shape; the output (float64) has it too, so
     empty inputs give an empty result.
     Raises ValueError on a shape mismatch, negative or non-finite counts, non-finite
     means where n > 0, or a negative or non-finite ``radius_scale``.
@@ -147,7 +154,8 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     shape; an empty batch (B = 0) gives an empty mask. The most likely action is
     always eligible. Raises ValueError on other
     ranks, an empty action axis, negative or non-finite entries, an all-zero row, or
-    ``threshold_ratio`` outside [0, 1].
+    ``threshold_ratio`` outside [0, 1]. The action axis must be non-empty even when
+    B = 0, so shape (0, 0) raises.
     Inputs may be lists or arrays and are never modified.
     """
     raise NotImplementedError("implement behavior_support_mask in the assignment notebook (Part 3)")
@@ -159,8 +167,10 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
     Shapes: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
-    -> (B,). An empty batch (B = 0) gives an empty result. On terminal rows ``next_q``
+    -> (B,) float64. An empty batch (B = 0) gives an empty result. On terminal rows ``next_q``
     is not read (it may hold anything there); ``next_policy_probs`` is checked on every row.
+    On a row that is not terminal every entry of ``next_q`` is used, also where
+    pi(a | s') = 0: a non-finite one raises (it is not multiplied away).
     Raises ValueError as :func:`dqn_targets`, and when the policy table has
     another shape, negative or non-finite entries, an all-zero row, or a row whose sum
     differs from 1 by more than 1e-6.
@@ -175,7 +185,7 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     w = min(exp(beta * A), max_weight) = exp(min(beta * A, log max_weight))
 
     The second form never overflows, so beta * A up to 1e6 is fine. ``advantages``
-    has any shape; the output has it too, so empty advantages give an empty result.
+    has any shape; the output (float64) has it too, so empty advantages give an empty result.
     Raises ValueError when beta is negative or
     non-finite, max_weight is not a finite positive number, or advantages are not
     finite.

@@ -43,11 +43,14 @@ def dqn_targets(rewards, terminated, next_q_target, gamma=0.99):
 
     y_i = r_i + gamma * (1 - terminated_i) * max_a Qbar(s'_i, a)
 
-    Формы: rewards (B,), terminated (B,) bool или 0/1, next_q_target (B, A) -> (B,).
+    Формы: rewards (B,), terminated (B,) bool или 0/1, next_q_target (B, A) -> (B,) float64.
     Пустой батч (B = 0) даёт пустой результат.
     В терминальных строках ``next_q_target`` не читается (там может быть что угодно).
     Выбрасывает ValueError при неверных формах, пустой оси действий, флагах не из 0/1,
     значениях NaN или ±inf там, где они используются, а также при gamma вне [0, 1].
+    Используются: все награды и ``next_q_target`` во всех нетерминальных строках, при любом
+    gamma (и при 0 тоже). Ось действий не может быть пустой и при B = 0, поэтому форма
+    (0, 0) вызывает ValueError.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте dqn_targets в ноутбуке задания (часть 3)")
@@ -59,10 +62,10 @@ def double_dqn_targets(rewards, terminated, next_q_online, next_q_target, gamma=
     a*_i = argmax_a Q(s'_i, a)            (при равенстве — первый индекс)
     y_i  = r_i + gamma * (1 - terminated_i) * Qbar(s'_i, a*_i)
 
-    Формы: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,).
+    Формы: rewards (B,), terminated (B,), next_q_online (B, A), next_q_target (B, A) -> (B,) float64.
     Пустой батч (B = 0) даёт пустой результат.
     Выбрасывает ValueError в тех же случаях, что и :func:`dqn_targets`, а также когда формы
-    двух таблиц различаются.
+    двух таблиц различаются; обе таблицы используются во всех нетерминальных строках.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте double_dqn_targets в ноутбуке задания (часть 3)")
@@ -94,6 +97,9 @@ def cql_discrete_penalty(q_values, actions):
     при больших |Q|. Возвращает float. Выбрасывает ValueError при неверных формах, пустой
     оси действий, значениях NaN или ±inf в Q, а также при действиях, которые не целые
     или выходят за пределы диапазона.
+    Действие — целое число или float с целым значением (1.0 — это действие 1); bool и
+    дробный float — не целые. У батча без строк, формы (0, A), нет среднего: он вызывает
+    ValueError (не оценивается: NaN в ответ тоже засчитывается).
     Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте cql_discrete_penalty в ноутбуке задания (часть 3)")
@@ -134,7 +140,7 @@ def pessimistic_values(empirical_means, counts, *, radius_scale=1.0):
     value = mean - radius_scale / sqrt(n)   где n > 0
     value = -inf                            где n = 0 (каким бы ни было среднее)
 
-    ``empirical_means`` и ``counts`` одной (любой) формы; у результата та же форма,
+    ``empirical_means`` и ``counts`` одной (любой) формы; у результата (float64) та же форма,
     поэтому пустые входы дают пустой результат.
     Выбрасывает ValueError при несовпадении форм, отрицательных значениях или NaN или ±inf
     в ``counts``, NaN или ±inf в средних там, где n > 0, а также когда ``radius_scale``
@@ -152,7 +158,8 @@ def behavior_support_mask(probabilities, threshold_ratio=0.35):
     ``probabilities`` (A,) или (B, A), неотрицательные (подойдут и счётчики) -> bool той же
     формы; пустой батч (B = 0) даёт пустую маску. Самое вероятное действие допустимо всегда. Выбрасывает ValueError при другом
     числе осей, пустой оси действий, отрицательных элементах или NaN или ±inf, строке из
-    одних нулей, а также при ``threshold_ratio`` вне [0, 1].
+    одних нулей, а также при ``threshold_ratio`` вне [0, 1]. Ось действий не может быть
+    пустой и при B = 0, поэтому форма (0, 0) вызывает ValueError.
     Входы могут быть списками или массивами и никогда не изменяются.
     """
     raise NotImplementedError("реализуйте behavior_support_mask в ноутбуке задания (часть 3)")
@@ -164,8 +171,10 @@ def fqe_targets(rewards, terminated, next_q, next_policy_probs, gamma=0.99):
     y_i = r_i + gamma * (1 - terminated_i) * sum_a pi(a | s'_i) Q(s'_i, a)
 
     Формы: rewards (B,), terminated (B,), next_q (B, A), next_policy_probs (B, A)
-    -> (B,). Пустой батч (B = 0) даёт пустой результат. В терминальных строках ``next_q``
+    -> (B,) float64. Пустой батч (B = 0) даёт пустой результат. В терминальных строках ``next_q``
     не читается (там может быть что угодно); ``next_policy_probs`` проверяется во всех строках.
+    В нетерминальной строке используются все элементы ``next_q``, и там, где
+    pi(a | s') = 0: значение NaN или ±inf вызывает ValueError (умножение на 0 его не убирает).
     Выбрасывает ValueError в тех же случаях, что и :func:`dqn_targets`, а также когда таблица политики другой формы, содержит отрицательные элементы или NaN или ±inf,
     строку из одних нулей или строку, сумма которой отличается от 1 больше чем на 1e-6.
     Входы могут быть списками или массивами и никогда не изменяются.
@@ -179,7 +188,7 @@ def iql_advantage_weights(advantages, beta, max_weight=100.0):
     w = min(exp(beta * A), max_weight) = exp(min(beta * A, log max_weight))
 
     Вторая форма никогда не переполняется, поэтому допустимы beta * A вплоть до 1e6.
-    ``advantages`` любой формы; у результата та же форма, поэтому пустые преимущества дают
+    ``advantages`` любой формы; у результата (float64) та же форма, поэтому пустые преимущества дают
     пустой результат. Выбрасывает ValueError, когда beta отрицательна
     или равна NaN или ±inf, max_weight не является конечным положительным числом или
     advantages содержат NaN или ±inf.
