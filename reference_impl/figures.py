@@ -8,7 +8,8 @@ labels' language (:func:`reference_impl.labels.display_name`), never as identifi
 same functions, so the figure code lives here only.
 
 Optional ``*_spread`` arguments (same shape as the plotted values) draw error bars:
-the lab passes the across-seed standard deviation when it runs several seeds.
+the lab passes the half-width of the 95 % interval of the across-seed mean
+(:func:`reference_impl.course_run.bands`) when it runs several seeds.
 
 Every function also takes ``run_label``: which run the figure shows ("your run",
 "pinned full run", "m5 lab run: profile smoke, ..."), drawn as the title's second
@@ -21,11 +22,11 @@ argument.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from reference_impl.course_run import bands
 from reference_impl.labels import LABELS, display_name
 from reference_impl.keydoor import draw_grid
 from reference_impl.keydoor import ACTION_NAMES
@@ -222,7 +223,7 @@ def plot_distribution_shift(
 
     ``per_seed`` maps every key of :data:`SHIFT_KEYS` to a (seeds, budgets) array (one row
     per seed). Top: the mean share of the learner's visits whose state is absent from its
-    training labels (error bars: the sd over seeds). Bottom: the share of visits where
+    training labels (error bars: the 95 % interval of the mean over seeds). Bottom: the share of visits where
     its action is not optimal, on those unseen states and on trained ones, averaged over
     the seeds that have such visits (a gap where none has). ``axes``: two axes, or None
     for a new figure.
@@ -241,8 +242,8 @@ def plot_distribution_shift(
     top, bottom = axes
     for who, marker, color in (("bc", "o", "C0"), ("dagger", "s", "C1")):
         unseen = data[f"{who}_unseen_share"]
-        err = unseen.std(axis=0, ddof=1) if unseen.shape[0] > 1 else None
-        top.errorbar(x, unseen.mean(axis=0), yerr=err, marker=marker, capsize=3, color=color, label=lab[f"budget_{who}"])
+        mean, half = bands(unseen)
+        top.errorbar(x, mean, yerr=half if unseen.shape[0] > 1 else None, marker=marker, capsize=3, color=color, label=lab[f"budget_{who}"])
         # one color per learner: solid on states absent from its labels, dotted on labeled ones
         for part, style, fill in (("unseen", "-", color), ("seen", ":", "white")):
             bottom.plot(
@@ -295,7 +296,7 @@ def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str
     """Learned minus exact Q of the greedy action over training, DQN against Double DQN.
 
     ``episodes`` (T,) are the checkpoints; ``dqn`` and ``double`` are (seeds, T) arrays
-    (or one seed's (T,)). Lines: across-seed means; bands: ± one sd. Zero is an
+    (or one seed's (T,)). Lines: across-seed means; bands: their 95 % interval. Zero is an
     unbiased critic; above zero the network believes its choices are worth more than
     they are.
     """
@@ -305,11 +306,10 @@ def plot_overestimation(episodes, dqn, double, ax=None, labels: Mapping[str, str
     ax = _axes(ax, (9, 4.8))
     for name, values, label in (("dqn", dqn, "DQN"), ("double", double, "Double DQN")):
         curves = _per_seed_matrix(values, name, where, len(x))
-        mean = curves.mean(axis=0)
+        mean, half = bands(curves)
         line = ax.plot(x, mean, marker="o", markersize=3, label=display_name(lab, label))[0]
         if curves.shape[0] > 1:
-            sd = curves.std(axis=0, ddof=1)
-            ax.fill_between(x, mean - sd, mean + sd, color=line.get_color(), alpha=0.2)
+            ax.fill_between(x, mean - half, mean + half, color=line.get_color(), alpha=0.2)
     ax.axhline(0.0, linewidth=1, color="black")
     ax.set_xlabel(lab["episode"])
     ax.set_ylabel(lab["overestimation_axis"])
@@ -551,7 +551,7 @@ def plot_q_errors(
         ("q_error_unlogged", _per_seed_matrix(unlogged_error, "unlogged_error", where, len(names))),
     ]
     ax = _axes(ax, (9.5, 5))
-    # No ± sd bars: on a log scale a spread larger than the mean would cross zero; the dots show every seed.
+    # No interval bars: on a log scale a bar reaching below zero cannot be drawn; the dots show every seed.
     _grouped_bars(ax, lab, len(names), series, spread=False)
     ax.set_yscale("symlog", linthresh=1.0)
     return _finish_value_bars(ax, lab, names, "q_error_axis", "q_error_title", run_label)
@@ -559,17 +559,15 @@ def plot_q_errors(
 
 def _grouped_bars(ax, lab: Mapping[str, str], n_methods: int, series, *, spread: bool = True) -> None:
     """One bar group per method, one bar per ``(label key, (seeds, methods) values)`` series:
-    the across-seed mean (± sd when ``spread``), with each seed as a dot; all-NaN columns are left out."""
+    the across-seed mean (with its 95 % interval when ``spread``), with each seed as a dot; all-NaN columns are left out."""
     positions = np.arange(n_methods)
     width = 0.8 / len(series)
     for k, (key, values) in enumerate(series):
         x = positions + (k - (len(series) - 1) / 2) * width
-        with warnings.catch_warnings():  # an all-NaN column (no Q) is simply not drawn
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(values, axis=0) if values.shape[0] > 1 else values[0]
-            sd = np.nanstd(values, axis=0, ddof=1) if values.shape[0] > 1 else None
+        mean, half = bands(values)  # an all-NaN column (no Q) is simply not drawn
         drawn = ~np.isnan(mean)
-        ax.bar(x[drawn], mean[drawn], width, yerr=None if sd is None or not spread else sd[drawn], capsize=3, label=lab[key])
+        err = half[drawn] if spread and values.shape[0] > 1 else None
+        ax.bar(x[drawn], mean[drawn], width, yerr=err, capsize=3, label=lab[key])
         if values.shape[0] > 1:
             jitter = np.linspace(-0.25, 0.25, values.shape[0]) * width
             for j in range(n_methods):

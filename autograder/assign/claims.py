@@ -6,6 +6,7 @@ placeholder that names a claim of ``docs/lab-results/claims.json`` (written by
 
     {{claim:offline.return.cql:mean:.2f}}       -> 0.79
     {{claim:offline.return.cql:mean_sd:.2f}}    -> 0.79 ± 0.00
+    {{claim:dagger.bc_success:mean_ci:.2f}}     -> 0.72 [0.55, 0.90]  (mean and 95 % interval)
     {{claim:dagger.bc_success:per_seed:.2f}}    -> 1.00, 0.96, 1.00, 1.00, 1.00
 
 The form is ``{{claim:ID:FIELD:SPEC}}``: ``ID`` a claim id, ``FIELD`` one of
@@ -27,12 +28,13 @@ import math
 import re
 from pathlib import Path
 from typing import Any
+from reference_impl.course_run import interval
 from reference_impl.lab_comparisons import phrase
 
 REPO = Path(__file__).resolve().parents[2]
 CLAIMS_PATH = REPO / "docs" / "lab-results" / "claims.json"
 MAX_REPORT_BYTES = 2_000_000  # the report is a few kilobytes; refuse anything absurd
-FIELDS = ("mean", "sd", "min", "max", "per_seed", "mean_sd", "n_seeds")
+FIELDS = ("mean", "sd", "min", "max", "per_seed", "mean_sd", "mean_ci", "n_seeds")
 DEFAULT_SPEC = ".2f"
 
 CLAIM = re.compile(r"\{\{claim:([A-Za-z0-9_.\-]+)(?::([a-z_]+))?(?::([^}]*))?\}\}")
@@ -110,6 +112,9 @@ def claim_value(entry: dict, field: str, spec: str, claim_id: str) -> str:
         if field == "mean_sd":
             return f"{_number(entry, 'mean', claim_id):{spec}} ± {_number(entry, 'sd', claim_id):{spec}}"
         seeds = _per_seed(entry, claim_id)
+        if field == "mean_ci":  # as the lab notebook's tables show it: the mean of the seeds and its 95 % interval
+            mean, low, high = interval(seeds)
+            return format(mean, spec) if low == high else f"{format(mean, spec)} [{format(low, spec)}, {format(high, spec)}]"
         if field == "n_seeds":
             return str(len(seeds))
         if field == "per_seed":

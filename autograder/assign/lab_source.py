@@ -6,8 +6,10 @@ Transformer sweep, the token pipeline and the takeaways. Each loop that uses a
 kernel receives the student's own: the numpy kernels come from the assignment
 notebook (``m5_student.notebook.load_kernels``), the four torch losses are ported
 in this notebook (answer cells checked against the numpy kernels by ``check_port``).
-The loops run the smoke profile unless ``RL_LLM_M5_PROFILE=full``; the figures are
-drawn from the pinned full-profile artifacts so they do not depend on the profile.
+The loops run the smoke profile unless ``RL_LLM_M5_PROFILE=full`` (the student's run,
+one seed); every figure and table of the course's run shows the mean over its seeds with
+the 95 % interval (:mod:`reference_impl.course_run`), titled so, and before each question
+a short table gives the course's numbers the question is about.
 """
 
 from __future__ import annotations
@@ -24,21 +26,28 @@ import warnings
 
 import numpy as np
 
-from m5_student import figures, lab
+from m5_student import course_run, figures, lab
 from m5_student.labels import display_name, labels_for
 from m5_student.notebook import check_port, lab_section, load_kernels, ported
 
 PROFILE = lab.resolve_profile(None)  # smoke unless RL_LLM_M5_PROFILE=full
 P = lab.PROFILE_PARAMS[PROFILE]
 LABELS = labels_for(LANG)
-K = load_kernels(lang=LANG)  # your ten numpy kernels, from the assignment notebook next to this one
-YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # figures of your own loops
-SEEDS = lab.load_pinned("M5_lab_seeds")  # every seed of that run: the figures show all of them
-ALL_SEEDS = LABELS["run.pinned_seeds"].format(seeds=int(SEEDS["seeds"]))
+K = load_kernels(lang=LANG)  # your ten numpy kernels, from the saved assignment notebook next to this one
+YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # the title of a figure of your own run
+SEEDS = lab.load_pinned("M5_lab_seeds")  # the course's run: every quantity in each of its seeds
+COURSE = lab.load_pinned("M5_course_numbers")  # its claims and paired comparisons, as its report states them
+COURSE_RUN = LABELS["run.pinned_seeds"].format(seeds=int(SEEDS["seeds"]))  # the title of a figure of the course's run
 
 
-def mean_sd(key):
-    return SEEDS[key].mean(axis=0), SEEDS[key].std(axis=0, ddof=1)
+def course_band(key):
+    """The course's run: the mean over its seeds and the half-width of its 95 % interval."""
+    return course_run.bands(SEEDS[key])
+
+
+def course_values(cid):
+    """One quantity of the course's run in each of its seeds (a claim of its report)."""
+    return COURSE["rows"][cid]["per_seed"]
 
 
 def show(key, **fields):
@@ -47,23 +56,23 @@ def show(key, **fields):
 
 
 def compare(rows, digits=2):
-    """Your numbers next to the pinned full run's: (name, yours, pinned) rows."""
+    """Your run beside the course's: (name, your value, the course's value in each of its seeds) rows."""
     print()
-    show("nb.compare")
-    print(lab.compare_runs(LABELS, rows, digits))
+    show("nb.compare", profile=PROFILE, seeds=int(SEEDS["seeds"]))
+    print(course_run.compare_table(LABELS, rows, digits))
 
 
 def name_of(raw):
     return display_name(LABELS, str(raw))
 
 
-COURSE = lab.load_pinned("M5_course_numbers")
-
-
 def course_numbers(ids):
+    """The course's numbers ``ids`` (or every number of a section, e.g. "dagger"): mean [95 % interval],
+    and paired differences with their verdict."""
+    if isinstance(ids, str):
+        ids = [cid for cid in COURSE["rows"] if cid.startswith(ids + ".")]
     show("nb.course_numbers", seeds=COURSE["seeds"])
-    for cid in ids:
-        print("-", COURSE["lines"][cid][LANG])
+    print(course_run.course_table(COURSE, ids, LANG))
 
 
 show("nb.profile", profile=PROFILE)
@@ -96,19 +105,19 @@ dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_ep
 for record in dagger_run["records"]:
     show("nb.round", round=record["round"], success=record["success_rate"], ret=record["mean_return"],
          labels=record["dataset_size"])
-pinned = lab.load_pinned("M5_dagger_curve")  # the full protocol, independent of PROFILE
+course = lab.load_pinned("M5_dagger_curve")  # the course's rounds and label budgets (the x axes)
 yours = {record["round"]: record["success_rate"] for record in dagger_run["records"]}
-compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), v)
-         for k, v in zip(pinned["rounds"], pinned["success_rate"])])
-success, success_sd = mean_sd("dagger_success_rate")
-figures.plot_dagger_curve(pinned["rounds"], success, labels=LABELS, success_spread=success_sd, run_label=ALL_SEEDS);
+compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), SEEDS["dagger_success_rate"][:, i])
+         for i, k in enumerate(course["rounds"])])
+success, success_band = course_band("dagger_success_rate")
+figures.plot_dagger_curve(course["rounds"], success, labels=LABELS, success_spread=success_band, run_label=COURSE_RUN);
 # the same number of expert labels for both learners: a separate setting (its caption says how it differs)
-(bc, bc_sd), (dagger, dagger_sd) = mean_sd("dagger_budget_bc_success"), mean_sd("dagger_budget_dagger_success")
-figures.plot_label_budget(pinned["budget_labels"], bc, dagger, labels=LABELS, bc_spread=bc_sd, dagger_spread=dagger_sd,
-                          setting=LabelBudgetConfig().describe(), run_label=ALL_SEEDS);
+(bc, bc_band), (dagger, dagger_band) = course_band("dagger_budget_bc_success"), course_band("dagger_budget_dagger_success")
+figures.plot_label_budget(course["budget_labels"], bc, dagger, labels=LABELS, bc_spread=bc_band, dagger_spread=dagger_band,
+                          setting=LabelBudgetConfig().describe(), run_label=COURSE_RUN);
 # distribution shift: the share of each learner's own visits on states absent from its labels, and its errors there
-figures.plot_distribution_shift(pinned["budget_labels"], {k: SEEDS[f"dagger_budget_{k}"] for k in figures.SHIFT_KEYS},
-                                labels=LABELS, run_label=ALL_SEEDS);
+figures.plot_distribution_shift(course["budget_labels"], {k: SEEDS[f"dagger_budget_{k}"] for k in figures.SHIFT_KEYS},
+                                labels=LABELS, run_label=COURSE_RUN);
 """
 
 DQN = """
@@ -121,13 +130,13 @@ for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", T
     dqn_greedy[name] = run["evaluation"]["success_rate"]
     show("nb.dqn", name=name_of(name), train=np.mean(run["episode_success"]), greedy=dqn_greedy[name])
     show("nb.dqn_overestimation", name=name_of(name), final=run["overestimation"][-1][1])
-pinned = lab.load_pinned("M5_online_dqn_curve")
-compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], v)
-         for n, v in zip(("DQN", "Double DQN"), pinned["eval_success_rate"])])
+course = lab.load_pinned("M5_online_dqn_curve")  # the course's checkpoints (the x axis)
+compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], course_values(cid))
+         for n, cid in (("DQN", "dqn.dqn_success"), ("Double DQN", "dqn.double_success"))])
 figures.plot_dqn_curves(SEEDS["dqn_dqn_success"].mean(axis=0), SEEDS["dqn_double_success"].mean(axis=0), labels=LABELS,
-                        run_label=ALL_SEEDS);
-figures.plot_overestimation(pinned["overestimation_episodes"], SEEDS["dqn_dqn_overestimation"], SEEDS["dqn_double_overestimation"],
-                            labels=LABELS, run_label=ALL_SEEDS);
+                        run_label=COURSE_RUN);
+figures.plot_overestimation(course["overestimation_episodes"], SEEDS["dqn_dqn_overestimation"], SEEDS["dqn_double_overestimation"],
+                            labels=LABELS, run_label=COURSE_RUN);
 """
 
 LOG = """
@@ -179,32 +188,36 @@ offline_run = offline_experiment(o.seed, o.dataset_episodes, o.train_epochs, o.e
 for name, m in offline_run["results"].items():
     learned = LABELS["report.not_available"] if m["greedy_q_mean"] is None else f"{m['greedy_q_mean']:.3f}"
     show("nb.offline", name=name_of(name), ret=m["mean_return"], success=m["success_rate"], q=learned, v=m["greedy_value_true"])
-pinned_offline = lab.load_pinned("M5_offline_method_results")
-pinned_names = [str(n) for n in pinned_offline["method_names"]]
-compare([(LABELS["nb.return_row"].format(name=name_of(n)), offline_run["results"][n]["mean_return"], v)
-         for n, v in zip(pinned_names, pinned_offline["mean_return"])])
-figures.plot_offline_methods(pinned_names, *(SEEDS[k].mean(axis=0) for k in ("offline_mean_return", "offline_success_rate")),
-                             labels=LABELS, return_spread=mean_sd("offline_mean_return")[1],
-                             optimum=float(SEEDS["offline_optimal_return"].mean()), run_label=ALL_SEEDS);
-figures.plot_offline_values(pinned_names, SEEDS["offline_greedy_q_mean"], SEEDS["offline_greedy_value_true"], labels=LABELS,
-                            fqe=SEEDS["offline_fqe_logged_value"], run_label=ALL_SEEDS);
-figures.plot_q_errors(pinned_names, SEEDS["offline_q_logged_error"], SEEDS["offline_q_unlogged_error"], labels=LABELS,
-                      run_label=ALL_SEEDS);
+methods = [str(n) for n in lab.load_pinned("M5_offline_method_results")["method_names"]]
+compare([(LABELS["nb.return_row"].format(name=name_of(n)), offline_run["results"][n]["mean_return"], SEEDS["offline_mean_return"][:, i])
+         for i, n in enumerate(methods)])
+figures.plot_offline_methods(methods, *(SEEDS[k].mean(axis=0) for k in ("offline_mean_return", "offline_success_rate")),
+                             labels=LABELS, return_spread=course_band("offline_mean_return")[1],
+                             optimum=float(SEEDS["offline_optimal_return"].mean()), run_label=COURSE_RUN);
+figures.plot_offline_values(methods, SEEDS["offline_greedy_q_mean"], SEEDS["offline_greedy_value_true"], labels=LABELS,
+                            fqe=SEEDS["offline_fqe_logged_value"], run_label=COURSE_RUN);
+figures.plot_q_errors(methods, SEEDS["offline_q_logged_error"], SEEDS["offline_q_unlogged_error"], labels=LABELS,
+                      run_label=COURSE_RUN);
+# CQL's learned values sit above the true ones here: what the course measured, and why that is not a bug in your ports
+show("nb.cql_note", **{key: COURSE["rows"][cid]["value"][LANG] for key, cid in (
+    ("learned", "offline.greedy_q_learned.cql"), ("true", "offline.greedy_value_true.cql"), ("gap", "offline.cql_level"),
+    ("logged", "offline.q_logged_error.cql"), ("unlogged", "offline.q_unlogged_error.cql"))}, alpha=offline_config.cql.alpha)
 """
 
 FQE = """
 section.require(offline_run, "5b")
 for name, row in offline_run["fqe"].items():
     show("nb.fqe", name=name_of(name), fqe=row["fqe_value"], sim=row["simulated_value"])
-pinned_errors = np.abs(pinned_offline["fqe_values"] - pinned_offline["fqe_simulated_values"])
-compare([(LABELS["nb.fqe_row"].format(name=name_of(n)), abs(offline_run["fqe"][str(n)]["error"]), e)
-         for n, e in zip(pinned_offline["fqe_names"], pinned_errors)], digits=3)
+fqe_names = [str(n) for n in lab.load_pinned("M5_offline_method_results")["fqe_names"]]
+course_errors = np.abs(SEEDS["fqe_fqe_values"] - SEEDS["fqe_simulated_values"])  # each seed's absolute error
+compare([(LABELS["nb.fqe_row"].format(name=name_of(n)), abs(offline_run["fqe"][n]["error"]), course_errors[:, i])
+         for i, n in enumerate(fqe_names)], digits=3)
 # One target by hand: FQE averages the next values under the evaluated policy (no max).
 show("nb.fqe_example")
 print(K["fqe_targets"]([-0.1], [False], [[2.0, 4.0]], [[0.25, 0.75]], gamma=0.9))
-(estimate, estimate_sd), (simulated, simulated_sd) = mean_sd("fqe_fqe_values"), mean_sd("fqe_simulated_values")
-figures.plot_fqe_vs_simulator([str(n) for n in pinned_offline["fqe_names"]], estimate, simulated, labels=LABELS,
-                              fqe_spread=estimate_sd, simulated_spread=simulated_sd, run_label=ALL_SEEDS);
+(estimate, estimate_band), (simulated, simulated_band) = course_band("fqe_fqe_values"), course_band("fqe_simulated_values")
+figures.plot_fqe_vs_simulator(fqe_names, estimate, simulated, labels=LABELS,
+                              fqe_spread=estimate_band, simulated_spread=simulated_band, run_label=COURSE_RUN);
 """
 
 DT = """
@@ -224,15 +237,15 @@ sweep = dt_return_sweep(dt_model, lambda: KeyDoorGrid(seed=t.eval_env_seed), t.t
 show("nb.dt_loss", loss=dt_losses[-1])
 for requested, achieved in zip(sweep["target_return"], sweep["mean_return"]):
     show("nb.dt_request", requested=requested, achieved=achieved)
-pinned = lab.load_pinned("M5_decision_transformer_results")
+requests = lab.load_pinned("M5_decision_transformer_results")["target_return"]  # the course's requests
 yours = {round(float(r), 2): float(a) for r, a in zip(sweep["target_return"], sweep["mean_return"])}
-compare([(LABELS["nb.dt_row"].format(requested=r), yours.get(round(float(r), 2)), a)
-         for r, a in zip(pinned["target_return"], pinned["mean_return"])])
-achieved, achieved_sd = mean_sd("dt_mean_return")
+compare([(LABELS["nb.dt_row"].format(requested=r), yours.get(round(float(r), 2)), SEEDS["dt_mean_return"][:, i])
+         for i, r in enumerate(requests)])
+achieved, achieved_band = course_band("dt_mean_return")
 codes = SEEDS.get("dt_log_outcome_codes")
-figures.plot_dt_panel(pinned["target_return"], achieved, SEEDS["dt_log_returns"].ravel(), labels=LABELS, return_spread=achieved_sd,
+figures.plot_dt_panel(requests, achieved, SEEDS["dt_log_returns"].ravel(), labels=LABELS, return_spread=achieved_band,
                       log_outcomes=None if codes is None else [DT_LOG_GROUPS[int(c)] for c in codes.ravel()],
-                      run_label=ALL_SEEDS);
+                      run_label=COURSE_RUN);
 """
 
 LANGUAGE = """
@@ -245,12 +258,14 @@ for split, prompts, message in (("evaluation", PROMPTS, "nb.language"), ("heldou
         show(message, name=name_of(name), em=row["exact_match"], reward=row["mean_reward"])
         for prompt, sequence, reward in zip(prompts, row["sequences"], row["rewards"]):
             show("nb.language_example", prompt=prompt, text=token_text(sequence), reward=reward)
-pinned = lab.load_pinned("M5_language_ilql_results")
-compare([(LABELS["nb.language_row"].format(name=name_of(n)), language_run["evaluation"][str(n)]["exact_match"], v)
-         for n, v in zip(pinned["method_names"], pinned["exact_match"])])
-exact, exact_sd = mean_sd("language_exact_match")
-figures.plot_language_exact_match([str(n) for n in pinned["method_names"]], exact, labels=LABELS, match_spread=exact_sd,
-                                  run_label=ALL_SEEDS);
+methods = [str(n) for n in lab.load_pinned("M5_language_ilql_results")["method_names"]]
+compare([(LABELS[row].format(name=name_of(n)), language_run[split][n]["exact_match"], SEEDS[key][:, i])
+         for row, split, key in (("nb.language_row", "evaluation", "language_exact_match"),
+                                 ("nb.language_heldout_row", "heldout_evaluation", "language_heldout_exact_match"))
+         for i, n in enumerate(methods)])
+(exact, exact_band), (heldout, heldout_band) = course_band("language_exact_match"), course_band("language_heldout_exact_match")
+figures.plot_language_exact_match(methods, exact, labels=LABELS, match_spread=exact_band, heldout_exact_match=heldout,
+                                  heldout_spread=heldout_band, run_label=COURSE_RUN);
 """
 
 TAKEAWAYS = """
@@ -259,7 +274,7 @@ for key in ("summary_bc", "summary_dqn", "summary_offline", "summary_dt", "summa
     print("-", LABELS[key])
 print()
 show("nb.artifacts")
-print(LABELS["nb.artifact_scope"])
+show("nb.artifact_scope", seeds=int(SEEDS["seeds"]))
 """
 
 
@@ -276,12 +291,63 @@ def answer_ids(t: dict, key: str) -> list[str]:
     return list(dict.fromkeys(cited_claims(t["answers"][key])))
 
 
+# The course's numbers printed before each question: what the question needs (every comparison
+# its worked answer quotes among them); every other number of the section is one call away.
+QUESTION_NUMBERS = {
+    "dagger": [
+        "dagger.bc_equal_budget_success",
+        "dagger.dagger_equal_budget_success",
+        "dagger.equal_budget",
+        "dagger.equal_budget_unseen_share",
+        "dagger.bc_error_unseen_vs_seen",
+        "dagger.final_vs_round0",
+    ],
+    "dqn": [
+        "dqn.dqn_success",
+        "dqn.double_success",
+        "dqn.double_vs_dqn",
+        "dqn.double_vs_dqn_overestimation_mean",
+        "dqn.double_vs_dqn_overestimation_final",
+    ],
+    "offline": [
+        "offline.return.behavior_cloning",
+        "offline.vs_bc.iql",
+        "offline.vs_bc.restricted_dqn",
+        "offline.vs_bc.cql",
+        "offline.vs_bc.naive_dqn",
+        "offline.unlogged_overestimation.naive_dqn",
+        "offline.cql_level",
+    ],
+    "fqe": [
+        "fqe.abs_error.behavior_cloning",
+        "fqe.abs_error.naive_dqn",
+        "fqe.abs_error.restricted_dqn",
+        "fqe.abs_error.cql",
+        "fqe.abs_error.iql",
+        "fqe.naive_vs_iql_error",
+    ],
+    "dt": ["dt.achieved.0.25", "dt.achieved.0.75", "dt.achieved.2.00", "dt.saturation"],
+    "language": [
+        "language.exact_match.behavior_cloning",
+        "language.ilql_vs_bc",
+        "language.rwbc_vs_bc",
+        "language.awbc_vs_rwbc",
+        "language.ilql_vs_rwbc",
+        "language.ilql_vs_awbc",
+        "language.heldout_exact_match.ilql_like",
+        "language.heldout_exact_match.return_weighted_bc",
+        "language.heldout_vs_train.ilql_like",
+        "language.heldout.ilql_vs_bc",
+    ],
+}
+
+
 def _question(t: dict, key: str) -> list:
-    # Before the question: the course's numbers its worked answer will quote, so a student
-    # reasons from the same figures the answer key uses (all seeds, with intervals).
-    numbers = [sources.locked(f"course_numbers_{key}", f"course_numbers({answer_ids(t, key)!r})")] if answer_ids(t, key) else []
+    # Before the question: the course's numbers it is about (the same values the worked answer
+    # quotes), in a short table; the section's other numbers are one call away.
+    numbers = f"course_numbers({QUESTION_NUMBERS[key]!r})\n# every number of this section: course_numbers({key!r})"
     return [
-        *numbers,
+        sources.locked(f"course_numbers_{key}", numbers),
         sources.markdown(f"question_{key}", t["questions"][key]),
         sources.markdown(f"answer_{key}", t["answers"][key], grade=True, solution=True, points=ANALYSIS_POINTS),
     ]

@@ -7,16 +7,18 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assign import lab_source, points, sources
+from autograder.assign import lab_source, points, rubrics, sources
 
 
 def notebooks_of(lang: str) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
     """The assignment and lab notebooks of ``lang``, finished: every heading and question
-    that carries points says how many (:func:`points.annotate`), and each first cell
-    holds the table of parts, both read from the notebooks' nbgrader metadata."""
+    that carries points says how many (:func:`points.annotate`), each first cell holds the
+    table of parts, both read from the notebooks' nbgrader metadata, and every written
+    answer has its rubric (:func:`rubrics.attach`)."""
     assignment, lab = sources.assignment_notebook(lang), lab_source.lab_notebook(lang)
     for nb in (assignment, lab):
         points.annotate(nb, lang)
+        rubrics.attach(nb, lang)  # expected length and what a full answer covers; the whole rubric in the metadata
     table = points.parts_table(assignment, lab, lang)
     for nb in (assignment, lab):
         intro = nb.cells[0]

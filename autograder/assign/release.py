@@ -40,7 +40,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assign import kit_readme, notebooks, sources, stubs
+from autograder.assign import kit_readme, notebooks, rubrics, sources, stubs
 from autograder.assign.claims import ClaimError
 from autograder.i18n import contracts_ru
 from autograder.check.selfcheck import answer_formats
@@ -386,6 +386,7 @@ def generate_assignment(source_folder: Path, dest: Path) -> list[Path]:
             raise ReleaseError(f"nbgrader generate_assignment {assignment} failed:\n" + proc.stdout[-3000:] + proc.stderr[-3000:])
         for path in sorted(produced.glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
+            rubrics.strip_rubric(nb)  # the marker's wording stays with the instructor
             for cell in nb.cells:
                 if cell.cell_type == "code":
                     cell.outputs, cell.execution_count = [], None

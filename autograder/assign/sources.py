@@ -292,7 +292,10 @@ ASSIGNMENT_TEXT = {
             "notebook, the second imports what the answer cells of Parts 2 and 3 may use: `np` (numpy), "
             "`math` and `v` (the input-validation helpers of Part 3)."
         ),
-        "conceptual": "## Part 1. Conceptual questions (exercises 1–8)\n\nAnswer in a few sentences each; the answers are graded by hand.",
+        "conceptual": (
+            "## Part 1. Conceptual questions (exercises 1–8)\n\nEach question ends with its expected length and what a "
+            "full answer covers, item by item with its points: the rubric the answers are graded with, by hand."
+        ),
         "numerical": (
             "## Part 2. Numerical exercises (9–15)\n\nCompute by hand or with numpy, then assign the values to the names given. "
             "The comment at the top of each answer cell says what each name holds: a number, or a "
@@ -353,7 +356,8 @@ ASSIGNMENT_TEXT = {
             "`math` и `v` (вспомогательные функции проверки входов из части 3)."
         ),
         "conceptual": (
-            "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\nОтвечайте в нескольких предложениях; ответы проверяются вручную."
+            "## Часть 1. Вопросы на понимание (упражнения 1–8)\n\nВ конце каждого вопроса указаны ожидаемый объём и что "
+            "содержит полный ответ, по пунктам с баллами: по этой схеме оценивания ответы проверяются вручную."
         ),
         "numerical": (
             "## Часть 2. Вычислительные упражнения (9–15)\n\nПосчитайте вручную или с numpy и присвойте значения "

@@ -230,14 +230,31 @@ L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
     # ---------------------------------------------------------------- the lab notebook's own helpers (lab_source.py)
     "cells.show": ("0fffd6fe1ef8", """\
 Печатает сообщение ноутбука ``key`` на его языке, подставив ``fields``."""),
-    "cells.compare": ("9ac033294001", """\
-Ваши числа рядом с числами зафиксированного полного прогона: строки (name, yours, pinned)."""),
+    "cells.compare": ("87daa9625844", """\
+Ваш прогон рядом с прогоном курса: строки (название, ваше значение, значения курса по каждому его запуску)."""),
+    "cells.course_band": ("31c0db1749ce", """\
+Прогон курса: среднее по его запускам и половина ширины 95 % интервала."""),
+    "cells.course_values": ("bab077abd28b", """\
+Одна величина прогона курса по каждому его запуску (утверждение его отчёта)."""),
+    "cells.course_numbers": ("37073c568f2d", """\
+Числа прогона курса ``ids`` (или все числа раздела, например "dagger"): среднее [95 % интервал]
+и парные разности с выводом."""),
 }
 
 # English comment (the text after "# ") -> Russian.
 COMMENTS_RU: dict[str, str] = {
     # the lab notebook's cells
-    "every seed of that run: the figures show all of them": "все seed этого прогона: графики показывают их все",
+    "the course's run: every quantity in each of its seeds": "прогон курса: каждая величина по каждому его запуску",
+    "its claims and paired comparisons, as its report states them":
+        "его утверждения и парные сравнения, как их приводит его отчёт",
+    "the title of a figure of your own run": "заголовок рисунка по вашему прогону",
+    "the title of a figure of the course's run": "заголовок рисунка по прогону курса",
+    "the course's rounds and label budgets (the x axes)": "раунды и бюджеты меток прогона курса (оси x)",
+    "the course's checkpoints (the x axis)": "контрольные точки прогона курса (ось x)",
+    "CQL's learned values sit above the true ones here: what the course measured, and why that is not a bug in your ports":
+        "выученные ценности CQL здесь выше истинных: что измерил курс и почему это не ошибка в ваших версиях на torch",
+    "each seed's absolute error": "абсолютная ошибка каждого запуска",
+    "the course's requests": "запросы прогона курса",
     # kernels.py and torch_kernels.py (inside the solution cells)
     "padding may hold -inf: read only the active entries":
         "в дополнении (padding) может стоять -inf: читаем только активные элементы",
@@ -270,12 +287,10 @@ COMMENTS_RU: dict[str, str] = {
         "одинаковое число меток эксперта у обоих учеников: отдельная постановка (чем она отличается, сказано в подписи)",
     "distribution shift: the share of each learner's own visits on states absent from its labels, and its errors there":
         "сдвиг распределения: доля собственных посещений каждого ученика в состояниях, которых нет среди его меток, и его ошибки там",
-    "figures of your own loops": "рисунки по вашим собственным циклам обучения",
     "section 6 needs this section's results": "разделу 6 нужны результаты этого раздела",
     "smoke unless RL_LLM_M5_PROFILE=full": "профиль smoke, если не задано RL_LLM_M5_PROFILE=full",
-    "your ten numpy kernels, from the assignment notebook next to this one":
-        "ваши десять ядер numpy из ноутбука задания, который лежит рядом с этим",
-    "the full protocol, independent of PROFILE": "полный протокол, не зависит от PROFILE",
+    "your ten numpy kernels, from the saved assignment notebook next to this one":
+        "ваши десять ядер numpy из сохранённого ноутбука задания, который лежит рядом с этим",
     "harmless torch notice": "безобидное предупреждение torch",
     "One target by hand: FQE averages the next values under the evaluated policy (no max).":
         "Одна цель вручную: FQE усредняет следующие значения по оцениваемой политике (без max).",
@@ -284,6 +299,7 @@ COMMENTS_RU: dict[str, str] = {
 # Comments with numbers or names in them: (English pattern, Russian replacement).
 COMMENT_PATTERNS_RU: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"Exercise (\d+): assign"), r"Упражнение \1: присвойте"),
+    (re.compile(r"every number of this section: (course_numbers\('\w+'\))"), r"все числа этого раздела: \1"),
     # the expected form of each answer, indented under that line (the indent is kept)
     (re.compile(r"(ex\d\d_\w+): a number"), r"  \1: число"),
     (re.compile(r"(ex\d\d_\w+): a list of (\d+) numbers"), r"  \1: список из \2 чисел"),

@@ -5,8 +5,8 @@ parses its tables (:func:`parse_glossary`) and finds forbidden variants in the t
 the project ships (:func:`shipped_texts`, :func:`message_texts`, :func:`lint_text`).
 
 A variant is written in the glossary as a small pattern: ``*`` is any word ending,
-``(a|b|)`` lists alternatives (empty = no ending), a space is any whitespace, ``\\(``
-is a literal parenthesis. It is
+``(a|b|)`` lists alternatives (empty = no ending), a space is any whitespace, ``~`` is
+any one Russian word, ``\\(`` is a literal parenthesis. It is
 matched case-insensitively as a whole word with «ё» folded to «е», so
 ``возврат*`` finds «Возвратом» and ``зерен`` finds «зёрен».
 """
@@ -116,7 +116,11 @@ def compile_variant(pattern: str) -> re.Pattern:
     if not pattern.strip():
         raise ValueError("compile_variant: `pattern` is empty")
     parts, escaped = [], False
-    for ch in _fold(pattern.strip()):
+    folded = _fold(pattern.strip())
+    for i, ch in enumerate(folded):
+        if ch == " " and "~" in folded[max(i - 1, 0) : i + 2]:
+            parts.append(r"[ \t]+")  # beside a Russian word: on the same line (a comment's last word is not prose before code)
+            continue
         if escaped:
             parts.append(re.escape(ch))
             escaped = False
@@ -126,6 +130,8 @@ def compile_variant(pattern: str) -> re.Pattern:
             parts.append(r"\w*")
         elif ch == " ":
             parts.append(r"\s+")
+        elif ch == "~":
+            parts.append("[а-яе]+")  # one Russian word (folded: «ё» is «е»)
         elif ch == "(":
             parts.append("(?:")
         elif ch in ")|":
@@ -295,6 +301,7 @@ _RU_GLOBS = (
     "solutions/README.md",
     "release/**/README.md",
     "autograder/**/*.py",
+    "autograder/**/*.toml",
     "reference_impl/**/*.py",
     "release/**/*.py",
 )

@@ -57,13 +57,30 @@ def test_bad_patterns_are_rejected_with_the_pattern_named(bad):
 
 
 # ------------------------------------------------------------------ the glossary itself
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("по всем seed", ["всем seed"]),
+        ("парных seed: 10", ["парных seed"]),
+        ("seed этого прогона", ["seed этого"]),
+        ("10 запусков (seed 0–9)", []),
+        ("параметр `seed` функции", []),
+        ("# ваши ядра\nSEEDS = load()", []),  # a comment's last word, then a line of code
+        ("for every seed of the run", []),  # English prose
+    ],
+)
+def test_an_undeclined_seed_in_russian_prose_is_found(text, found):
+    assert [f.found for f in g.lint_text(text, "ru", "t") if "seed" in f.variant.pattern] == found
+
+
 def test_glossary_fixes_the_terms_the_course_agreed_on():
     ru = {v.term: v.replacement for v in GLOSSARY.for_lang("ru") if v.term != "calque"}
     assert ru["return"] == "отдача"
     assert ru["return-to-go"] == "оставшаяся отдача (return-to-go)"
     assert ru["padding"] == "дополнение (padding)"
     assert ru["unseen (action)"] == "ненаблюдавшийся"
-    assert ru["seed"] == "seed" and ru["bootstrap"] == "бутстрэп" and ru["notebook"] == "ноутбук"
+    assert ru["seed (one independent run of an experiment)"] == "запуск"
+    assert ru["bootstrap"] == "бутстрэп" and ru["notebook"] == "ноутбук"
     assert ru["lab"] == "лабораторная работа" and ru["truncated"] == "усечённый"
     forbidden = {v.pattern for v in GLOSSARY.for_lang("ru")}
     assert {"возврат*", "выравнива*", "невидан*", "бутстрап*", "блокнот*", "практикум*", "бэкап*"} <= forbidden

@@ -583,6 +583,26 @@ def test_load_kernels_takes_the_notebook_that_implements_them(glue, tmp_path):
         glue.find_assignment(tmp_path / "empty")
 
 
+def test_load_kernels_says_which_saved_file_it_read_and_how_many_kernels_it_holds(glue, tmp_path, capsys):
+    import datetime
+    import os
+    import shutil
+
+    path = tmp_path / ASSIGNMENT[1]
+    shutil.copyfile(release_nb(ASSIGNMENT[1]), path)  # stubs only
+    saved = datetime.datetime(2026, 3, 1, 14, 5)
+    os.utime(path, (saved.timestamp(), saved.timestamp()))
+    glue.load_kernels(path, lang="ru")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"Ваши ядра: написано 0 из 10, прочитаны из {ASSIGNMENT[1]} в версии, сохранённой 2026-03-01 14:05."
+    assert "сохраняйте ноутбук задания после каждого изменения" in lines[1]
+    shutil.copyfile(source_nb(ASSIGNMENT[0]), path)  # every kernel written
+    glue.load_kernels(path, lang="en")
+    out = capsys.readouterr().out
+    assert f"Your kernels: 10 of 10 written, read from {ASSIGNMENT[1]} as saved at " in out
+    assert "save the assignment notebook after each change, and keep a helper a kernel calls inside that kernel's cell" in out
+
+
 def test_setup_cell_finds_the_kit_next_to_the_notebook_or_says_where_it_must_be(tmp_path):
     """The first cell of every notebook: m5_student next to it (as nbgrader's release leaves it), else one bilingual error."""
     nb = nbformat.read(release_nb(ASSIGNMENT[1]), as_version=4)

@@ -62,6 +62,7 @@ def printed_numbers(nb) -> dict[str, list[str]]:
         if cell.cell_type != "code" or _graded(cell):
             continue
         text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "", text)  # when the assignment file was saved
         out[cell.id] = re.findall(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)
     return out
 

@@ -237,13 +237,6 @@ def test_dt_panel_stacks_the_log_by_how_episodes_ended():
         figures.plot_dt_panel([-1.0, 1.0], [-1.0, 0.7], returns, None, LABELS["en"], log_outcomes=["trap"])
 
 
-def test_compare_runs_prints_both_runs_with_dashes_for_missing_values():
-    table = lab.compare_runs(LABELS["ru"], [("раунд 0", 0.5, 0.54), ("раунд 3", None, 1.0)])
-    lines = table.splitlines()
-    assert LABELS["ru"]["nb.your_run"] in lines[0] and LABELS["ru"]["nb.pinned_run"] in lines[0]
-    assert lines[1].split("|")[1].strip() == "0.50" and lines[2].split("|")[1].strip() == "—"
-
-
 def test_dqn_curve_is_the_window_15_rolling_mean_ending_at_each_episode():
     flags = np.r_[np.zeros(15), np.ones(15)]
     ax = figures.plot_dqn_curves(flags, flags, None, None)
@@ -437,7 +430,7 @@ def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes()
         loaded["M5_decision_transformer_results.npz"]["target_return"], lab.PROFILE_PARAMS["full"].dt.target_returns
     )
     for path in lab.DATA_DIR.glob("M5_*"):
-        assert path.stat().st_size < 64_000, path  # KB, not MB
+        assert path.stat().st_size < 100_000, path  # KB, not MB (the course numbers keep every seed's value: 84 KB)
 
 
 # --------------------------------------------------------------------------- command line
@@ -504,7 +497,7 @@ def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
 # the glossary's Latin terms (seed, return-to-go), formula symbols, identifiers.
 RU_LATIN_ALLOWED = re.compile(
     r"`[^`]*`|!\[\w+\]\([\w.]+\.png\)|\b(?:Double DQN|DQN|CQL|IQL|BC|FQE|ILQL|DAgger|Decision Transformer|KeyDoorGrid|LLM"
-    r"|Q-обучение|[Ss]eed|return-to-go|gamma|alpha|pi|observation_dim|action_dim|m5 lab|smoke|Kumar et al)\b",
+    r"|Q-обучение|[Ss]eed|return-to-go|gamma|alpha|pi|observation_dim|action_dim|m5 lab|smoke|Kumar et al|torch|softmax)\b",
     re.UNICODE,
 )
 LATIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")

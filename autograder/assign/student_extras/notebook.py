@@ -18,6 +18,7 @@ language of the notebooks it was built for), so one code cell serves every noteb
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import re
@@ -59,6 +60,11 @@ TEXT = {
         "case_gradient": "case {case}: gradient {got} != finite differences {want}",
         "unassigned": "not assigned yet: {names}",
         "assigned": "all answers assigned",
+        "loaded": "Your kernels: {written} of {total} written, read from {notebook} as saved at {saved}.",
+        "loaded_note": (
+            "The lab reads that saved file and runs only its imports cell and kernel cells: save the assignment "
+            "notebook after each change, and keep a helper a kernel calls inside that kernel's cell."
+        ),
     },
     "ru": {
         "stub": "реализуйте `{name}` здесь: замените эту строку своим кодом",
@@ -75,6 +81,12 @@ TEXT = {
         "case_gradient": "случай {case}: градиент {got} != конечные разности {want}",
         "unassigned": "ещё не присвоены: {names}",
         "assigned": "все ответы присвоены",
+        "loaded": "Ваши ядра: написано {written} из {total}, прочитаны из {notebook} в версии, сохранённой {saved}.",
+        "loaded_note": (
+            "Лабораторная читает этот сохранённый файл и выполняет только ячейку импортов и ячейки ядер: "
+            "сохраняйте ноутбук задания после каждого изменения, а вспомогательную функцию держите в ячейке "
+            "того ядра, которое её вызывает."
+        ),
     },
 }
 
@@ -202,7 +214,8 @@ class lab_section:  # noqa: N801 - used as `with lab_section() as section:`, lik
 def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> dict[str, Callable]:
     """The ten kernels of the assignment notebook ``path`` (default: :func:`find_assignment`).
 
-    Only the imports cell and the kernel answer cells run. A kernel that is missing
+    Only the imports cell and the kernel answer cells of the saved file run (it prints
+    which file, when it was saved and how many kernels it holds). A kernel that is missing
     (or whose cell fails), or still raises the answer stub's bare NotImplementedError,
     raises NotImplementedError naming the kernel and where to write it; cell errors are printed. ``lang`` (default: the kit's) is the
     language of the messages and, among equally complete notebooks, the one preferred.
@@ -215,6 +228,9 @@ def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> 
             exec(compile(cell["source"], f"<{path.name}:{cell['id']}>", "exec"), namespace)
         except Exception as exc:  # one broken cell costs only its kernels
             print(TEXT[lang]["cell_error"].format(notebook=path.name, cell=cell["id"], error=f"{type(exc).__name__}: {exc}"))
+    saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    print(TEXT[lang]["loaded"].format(written=_implemented(path), total=len(KERNEL_NAMES), notebook=path.name, saved=saved))
+    print(TEXT[lang]["loaded_note"])
     message = TEXT[lang]["missing_kernel"]
     return {
         name: _told(namespace[name], message.format(name=name, notebook=path.name))

@@ -85,8 +85,8 @@ LABELS: dict[str, dict[str, str]] = {
         "dt_group_empty": "{group}: no episodes",
         "dt_data_range": "returns the log contains: [{lo:.2f}, {hi:.2f}]",
         "run.pinned": "the course's pinned full run, seed offset 0",
-        "run.pinned_seeds": "the course's pinned full run, {seeds} seeds: mean ± sd, dots per seed",
-        "run.yours": "your run (profile {profile})",
+        "run.pinned_seeds": "the course's run ({seeds} seeds): mean and 95 % interval; dots: single seeds",
+        "run.yours": "your run (profile {profile}, one seed)",
         "run.lab": "python -m m5_student.lab run: profile {profile}, seeds: {seeds}",
         "nb.profile": "profile: {profile}",
         "nb.dims": "observation size (observation_dim): {obs}, number of actions (action_dim): {act}",
@@ -113,20 +113,30 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.language_heldout": "{name}, held-out prompts: exact match {em:.2f}, mean reward {reward:.3f}",
         "nb.language_example": "    {prompt} -> {text}, reward {reward}",
         "nb.language_row": "{name}, exact match",
-        "nb.compare": "Your run next to the pinned full run (the figure below shows the pinned run):",
+        "nb.language_heldout_row": "{name}, exact match on held-out prompts",
+        "nb.cql_note": (
+            "CQL in the course's run: the learned value of its greedy action is {learned} and the true value of "
+            "its policy {true}; learned minus true: {gap}. Learned minus true Q is {logged} on the (state, action) "
+            "pairs the log holds and {unlogged} on the actions it never shows. This is what the course measured, "
+            "not a bug in your ports. CQL's lower bound (Kumar et al. 2020) holds in expectation over the data's "
+            "states for a large enough penalty weight, and is proved for exact and linear function classes; "
+            "here the weight is alpha = {alpha} and Q is a neural network. The penalty, a softmax cross-entropy "
+            "towards the logged action, sets the logged actions' values against the others' but does not anchor "
+            "their level: here the excess sits on the logged pairs."
+        ),
+        "nb.compare": "Your run (profile {profile}, one seed) beside the course's run ({seeds} seeds: mean [95 % interval]):",
         "nb.course_numbers": (
-            "The course's pinned full run over {seeds} seeds (shipped with the notebooks): the numbers the "
-            "worked answer to the next question quotes: means ± sd over the seeds, and differences between "
-            "methods with their paired 95 % interval and the verdict it allows:"
+            "The course's run ({seeds} seeds), the numbers this question is about: mean [95 % interval], and "
+            "differences between methods, paired by seed, with the verdict their interval allows:"
         ),
         "nb.your_run": "your run",
-        "nb.pinned_run": "pinned full run",
-        "nb.artifacts": "Pinned artifacts:",
+        "nb.course_run": "course's run",
+        "nb.artifacts": "The course's run:",
         "nb.artifact_scope": (
-            "Course-generated artifacts: the course's full-profile run on CPU, "
-            "one seed per artifact (seed offset 0), "
-            "small networks and a synthetic task. They make the notebook figures stable; they "
-            "are not external benchmark results and one seed does not rank methods."
+            "the full profile, {seeds} seeds of every section, on a CPU, with small networks on a synthetic task. "
+            "Every table and figure titled with it shows the mean over those seeds with its 95 % interval, and "
+            "a difference between methods is paired by seed; your own run is one seed, named as such. These "
+            "are the course's measurements, not results of external benchmarks."
         ),
         "summary_heading": "What the lab shows",
         "summary_bc": (
@@ -134,7 +144,8 @@ LABELS: dict[str, dict[str, str]] = {
         ),
         "summary_dqn": (
             "Double DQN picks the next action with the online network and scores it with the target network, "
-            "which curbs the upward bias of a maximum over noisy estimates."
+            "which reduces the upward bias of a maximum over noisy estimates in expectation without removing it; "
+            "whether a run shows less overestimation is read from its paired interval."
         ),
         "summary_offline": (
             "With a fixed log, what the data cover limits what can be learned; "
@@ -207,14 +218,14 @@ LABELS: dict[str, dict[str, str]] = {
         "value_axis": "дисконтированная ценность\n(среднее по состояниям журнала)",
         "dt_log_title": "Отдачи эпизодов в обучающем журнале Decision Transformer",
         "log_episode_return": "отдача эпизода в журнале (та же ось, что у запроса выше)",
-        "episodes": "эпизодов (все seed)",
+        "episodes": "эпизодов (все запуски)",
         "dt_group": "{group}: {share:.0%} эпизодов ({count}), отдачи [{lo:.2f}, {hi:.2f}]",
         "dt_group_empty": "{group}: эпизодов нет",
         "dt_data_range": "отдачи, которые есть в журнале: [{lo:.2f}, {hi:.2f}]",
-        "run.pinned": "зафиксированный полный прогон курса, сдвиг seed 0",
-        "run.pinned_seeds": "зафиксированный полный прогон курса, seed: {seeds}; среднее ± ст. откл., точки — seed",
-        "run.yours": "ваш прогон (профиль {profile})",
-        "run.lab": "прогон python -m m5_student.lab: профиль {profile}, число seed: {seeds}",
+        "run.pinned": "зафиксированный полный прогон курса, запуск 0",
+        "run.pinned_seeds": "прогон курса (запусков: {seeds}): среднее и 95 % интервал; точки — отдельные запуски",
+        "run.yours": "ваш прогон (профиль {profile}, один запуск)",
+        "run.lab": "прогон python -m m5_student.lab: профиль {profile}, запусков: {seeds}",
         "nb.profile": "профиль: {profile}",
         "nb.dims": "размер наблюдения (observation_dim): {obs}, число действий (action_dim): {act}",
         "nb.expert": "эксперт из {start}: отдача {ret}, шагов {steps}, исход: {outcome}",
@@ -242,20 +253,30 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.language_heldout": "{name}, отложенные запросы: точное совпадение {em:.2f}, средняя награда {reward:.3f}",
         "nb.language_example": "    {prompt} -> {text}, награда {reward}",
         "nb.language_row": "{name}, точное совпадение",
-        "nb.compare": "Ваш прогон рядом с зафиксированным полным прогоном (график ниже — по зафиксированному прогону):",
+        "nb.language_heldout_row": "{name}, точное совпадение на отложенных запросах",
+        "nb.cql_note": (
+            "CQL в прогоне курса: выученная ценность его жадного действия — {learned}, истинная ценность его "
+            "политики — {true}; выученная минус истинная: {gap}. Выученное минус истинное Q равно {logged} на "
+            "парах (состояние, действие) из журнала и {unlogged} на действиях, которых журнал не содержит. Это "
+            "измерено в прогоне курса, а не ошибка в ваших версиях на torch. Нижняя оценка CQL (Kumar et al. "
+            "2020) выполняется в среднем по состояниям данных при достаточно большом весе штрафа и доказана для "
+            "точного и линейного классов функций; здесь вес alpha = {alpha}, а Q — нейросеть. Штраф — "
+            "перекрёстная энтропия softmax по направлению к записанному действию — задаёт ценности записанных "
+            "действий относительно остальных, но не закрепляет их уровень: здесь избыток приходится на пары из журнала."
+        ),
+        "nb.compare": "Ваш прогон (профиль {profile}, один запуск) рядом с прогоном курса (запусков: {seeds}; среднее [95 % интервал]):",
         "nb.course_numbers": (
-            "Зафиксированный полный прогон курса по {seeds} seed (поставляется с ноутбуками): числа, которые "
-            "приводит разобранный ответ на следующий вопрос: средние ± ст. откл. по seed и разности "
-            "методов с парным 95 % интервалом и выводом, который он допускает:"
+            "Прогон курса (запусков: {seeds}), числа, о которых этот вопрос: среднее [95 % интервал] и разности "
+            "методов, парные по запускам, с выводом, который допускает их интервал:"
         ),
         "nb.your_run": "ваш прогон",
-        "nb.pinned_run": "зафиксированный полный прогон",
-        "nb.artifacts": "Зафиксированные артефакты:",
+        "nb.course_run": "прогон курса",
+        "nb.artifacts": "Прогон курса:",
         "nb.artifact_scope": (
-            "Артефакты курса: прогон курса в полном профиле "
-            "на центральном процессоре, по одному seed на артефакт (сдвиг seed 0), с "
-            "небольшими сетями на синтетической задаче. Они делают графики ноутбука стабильными; это не "
-            "результаты внешних бенчмарков, и один seed не ранжирует методы."
+            "полный профиль, по {seeds} запусков каждого раздела, на центральном процессоре, небольшие сети на "
+            "синтетической задаче. Каждая таблица и каждый график с его названием показывают среднее по этим "
+            "запускам с 95 % интервалом, а разность методов — парную по запускам; ваш прогон — один запуск, и он "
+            "так и назван. Это измерения курса, а не результаты внешних бенчмарков."
         ),
         "summary_heading": "Что показала лабораторная работа",
         "summary_bc": (
@@ -263,8 +284,9 @@ LABELS: dict[str, dict[str, str]] = {
             "DAgger добавляет метки эксперта в тех состояниях, куда попадает сам обучаемый агент."
         ),
         "summary_dqn": (
-            "Double DQN выбирает следующее действие онлайн-сетью, а оценивает целевой сетью, "
-            "и это сдерживает завышение максимума по шумным оценкам."
+            "Double DQN выбирает следующее действие онлайн-сетью, а оценивает целевой сетью; это в среднем "
+            "уменьшает завышение максимума по шумным оценкам, но не убирает его, а показывает ли прогон меньшее "
+            "завышение, решает его парный интервал."
         ),
         "summary_offline": (
             "Когда журнал фиксирован, чему можно научиться, ограничено покрытием данных; "

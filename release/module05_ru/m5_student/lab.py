@@ -64,7 +64,7 @@ from m5_student.lab_pins import (  # noqa: F401  (re-exported: notebooks and tes
     DATA_DIR,
     PINNED_KEYS,
     SEEDS_PIN,
-    course_lines,
+    course_numbers,
     cpu_identity,
     load_pinned,
     machine_description,
@@ -113,25 +113,8 @@ __all__ = [
     "dt_evaluation_episodes",
     "dt_return_bounds",
     "DT_MAX_STANDARD_ERROR",
-    "compare_runs",
     "main",
 ]
-
-
-def compare_runs(labels: Mapping[str, str], rows: Sequence[tuple[str, float | None, float | None]], digits: int = 2) -> str:
-    """A text table a notebook prints: one row per quantity, ``your run | pinned full run``.
-
-    ``rows`` holds ``(name, yours, pinned)``; None (a request or round one of the runs
-    does not have) prints as a dash. The column headers come from ``labels``, so the
-    table is in the notebook's language.
-    """
-
-    def cell(value) -> str:
-        return "—" if value is None else f"{float(value):.{digits}f}"
-
-    table = [("", labels["nb.your_run"], labels["nb.pinned_run"])] + [(str(n), cell(a), cell(b)) for n, a, b in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(3)]
-    return "\n".join(f"{row[0]:<{widths[0]}} | {row[1]:>{widths[1]}} | {row[2]:>{widths[2]}}" for row in table)
 
 
 # --------------------------------------------------------------------------- command line

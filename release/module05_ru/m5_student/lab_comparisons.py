@@ -155,6 +155,15 @@ def _build() -> list[Comparison]:
             words="level",
         ),
         Comparison(
+            "fqe.naive_vs_iql_error",
+            "fqe.abs_error.naive_dqn",
+            "fqe.abs_error.iql",
+            {
+                "en": "FQE's absolute error, naive DQN's policy minus IQL's",
+                "ru": "абсолютная ошибка FQE, политика наивного DQN минус политика IQL",
+            },
+        ),
+        Comparison(
             "dt.saturation",
             "dt.achieved.2.00",
             "dt.achieved.0.75",
@@ -300,3 +309,13 @@ def comparisons_table(comparisons: Mapping[str, dict], lang: str) -> list[str]:
     rows = [f"| {labels['report.claim_id']} | {labels['report.compared']} | {labels['report.difference']} |", "|---|---|---|"]
     rows += [f"| `{cid}` | {entry['text'][lang]} | {phrase(entry, lang)} |" for cid, entry in comparisons.items()]
     return rows
+
+
+def compact_phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
+    """``+0.16 [+0.15, +0.18]: ahead``: the paired difference, its 95 % interval and the verdict
+    the interval allows, in ``lang`` (a table cell; :func:`phrase` is the sentence form)."""
+    labels = labels_for(lang)
+    if entry["low"] == entry["high"] == 0.0:
+        return labels["report.comparison_tie"].format(n=entry["n_seeds"])
+    verdict = labels[f"report.verdict.{entry.get('words', 'order')}.{entry['verdict']}"]
+    return f"{entry['effect']:+.{digits}f} [{entry['low']:+.{digits}f}, {entry['high']:+.{digits}f}]: {verdict}"

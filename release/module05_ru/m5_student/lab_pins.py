@@ -25,8 +25,8 @@ import numpy as np
 from m5_student.lab_profiles import LabProfile
 from m5_student.labels import LABELS, LANGUAGES
 from importlib import metadata
-from m5_student.lab_comparisons import phrase
-from m5_student.lab_numbers import format_mean_sd
+from m5_student.course_run import format_interval
+from m5_student.lab_comparisons import compact_phrase
 
 __all__ = [
     "DATA_DIR",
@@ -43,13 +43,13 @@ __all__ = [
     "same_machine",
     "package_versions",
     "nan_none",
-    "course_lines",
+    "course_numbers",
     "write_pinned",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PROTOCOL_FILE = "M5_experiment_protocol.json"
-#: The full run's claims and comparisons as the lab notebook prints them (see :func:`course_lines`):
+#: The full run's claims and comparisons as the lab notebook prints them (see :func:`course_numbers`):
 #: the numbers its worked answers quote, over every seed.
 CLAIMS_PIN = "M5_course_numbers.json"
 
@@ -288,28 +288,27 @@ def _seeds_arrays(results: dict[str, list[dict]]) -> dict[str, np.ndarray]:
     return arrays
 
 
-def course_lines(document: Mapping) -> dict:
-    """``{"seeds": n, "lines": {id: {lang: line}}}``: each claim and comparison of a claims.json
-    as the lab notebook prints it, the value first (``0.43 ± 0.08 — <claim text>``, or the
-    comparison's phrase). Formatted once here, at two decimals, so the kit ships what students
-    read rather than raw floats, and every language reads the same numbers."""
-    lines = {
-        cid: {lang: f"{format_mean_sd(entry, 2)} — {entry['text'][lang]}" for lang in LANGUAGES}
-        for cid, entry in document["claims"].items()
-    }
-    lines.update(
-        {
-            cid: {lang: f"{phrase(entry, lang)} — {entry['text'][lang]}" for lang in LANGUAGES}
-            for cid, entry in document.get("comparisons", {}).items()
-        }
-    )
-    return {"seeds": document["seeds"], "lines": lines}
+def course_numbers(document: Mapping) -> dict:
+    """``{"seeds": n, "rows": {id: {"value": {lang}, "text": {lang}, "per_seed"?}}}``: each claim
+    and comparison of a claims.json as the lab notebook shows it. A claim's value is the mean
+    of the runs with its 95 % interval (``0.72 [0.55, 0.90]``, :func:`course_run.format_interval`)
+    and keeps its per-run values; a comparison's is the paired difference with its interval
+    and the verdict the interval allows (``+0.16 [+0.15, +0.18]: ahead``). Formatted once
+    here, at two decimals, so the kit ships what students read and every language reads the
+    same numbers."""
+    rows: dict[str, dict] = {}
+    for cid, entry in document["claims"].items():
+        value = format_interval(entry["per_seed"], 2)
+        rows[cid] = {"value": dict.fromkeys(LANGUAGES, value), "text": entry["text"], "per_seed": list(entry["per_seed"])}
+    for cid, entry in document.get("comparisons", {}).items():
+        rows[cid] = {"value": {lang: compact_phrase(entry, lang) for lang in LANGUAGES}, "text": entry["text"]}
+    return {"seeds": document["seeds"], "rows": rows}
 
 
 def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
     params = {s: dataclasses.asdict(getattr(profile, s)) for s in ("environment", "dagger", "dqn", "log", "offline", "dt", "language")}
     return {
-        "artifact_scope": ARTIFACT_SCOPE,
+        "artifact_scope": ARTIFACT_SCOPE.format(seeds=seeds),
         "command": "python -m m5_student.lab --profile full --pin" + (f" --seeds {seeds}" if seeds > 1 else ""),
         "profile": profile.name,
         "seeds": {s: {k: v for k, v in p.items() if k.endswith("seed")} for s, p in params.items()},
@@ -338,6 +337,6 @@ def write_pinned(
     path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(path)
     if document is not None:
-        (data_dir / CLAIMS_PIN).write_text(json.dumps(course_lines(document), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (data_dir / CLAIMS_PIN).write_text(json.dumps(course_numbers(document), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(data_dir / CLAIMS_PIN)
     return written

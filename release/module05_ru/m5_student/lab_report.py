@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from m5_student.course_run import bands
 from m5_student.lab_pins import nan_none
 from m5_student.lab_profiles import dt_return_bounds
 from m5_student.labels import display_name
@@ -164,8 +165,8 @@ def _yes_no(labels: Mapping[str, str], flag) -> str:
 
 
 def _spread(stats: dict, runs: list) -> np.ndarray | None:
-    """The across-seed sd to draw, or None for one seed (no error bars)."""
-    return stats["std"] if len(runs) > 1 else None
+    """The half-width of the 95 % interval of the across-seed mean to draw, or None for one seed (no error bars)."""
+    return bands(stats["values"])[1] if len(runs) > 1 else None
 
 
 def _report_environment(runs: list[dict], r: Render) -> list[str]:

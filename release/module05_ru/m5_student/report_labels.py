@@ -93,11 +93,11 @@ REPORT: dict[str, dict[str, str]] = {
         "requested_return": "requested return",
         "achieved_return": "achieved mean return",
         "achieved_per_seed": "achieved per seed",
-        "dataset": "Dataset (seed {seed}): `{dataset}`",
+        "dataset": "Dataset (запуск {seed}): `{dataset}`",
         "exact_match": "exact match",
         "mean_reward": "mean reward",
         "exact_match_per_seed": "exact match per seed",
-        "greedy_responses": "Greedy responses (seed {seed}):",
+        "greedy_responses": "Greedy responses (запуск {seed}):",
         "prompt": "prompt",
         "language_heldout": "Held-out prompts (the log never holds them; the first two swap the operands of a training prompt): {prompts}.",
         "language_train_exact_match": "exact match, training prompts",
@@ -105,7 +105,7 @@ REPORT: dict[str, dict[str, str]] = {
         "language_train_mean_reward": "mean reward, training prompts",
         "language_heldout_mean_reward": "mean reward, held-out prompts",
         "language_heldout_exact_match_per_seed": "held-out exact match per seed",
-        "language_heldout_responses": "Greedy responses to the held-out prompts (seed {seed}):",
+        "language_heldout_responses": "Greedy responses to the held-out prompts (запуск {seed}):",
         "claims": "Claims",
         "dt_claim": (
             "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
@@ -125,7 +125,7 @@ REPORT: dict[str, dict[str, str]] = {
         "excess_allowance": "allowed (2 SE)",
         "rises": "rises",
         "saturates": "saturates",
-        "seed": "seed",
+        "seed": "запуск",
         "claim_id": "id",
         "claim": "claim",
         "per_seed": "per seed",
@@ -148,7 +148,7 @@ REPORT: dict[str, dict[str, str]] = {
             "Overestimation, measured: every 10 episodes, each network's Q of its greedy action minus the "
             "exact value of that action under the network's own greedy policy (the simulator's tabular "
             "model, gamma = 0.95, no time limit), averaged over the distinct states in the replay buffer. "
-            "Lines: mean over seeds; bands: ± sd."
+            "Lines: mean over seeds; bands: its 95 % interval."
         ),
         "overestimation_mean": "overestimation, mean over training",
         "overestimation_final": "overestimation, end of training",
@@ -158,7 +158,7 @@ REPORT: dict[str, dict[str, str]] = {
         "values_intro": (
             "The learned value of each learner's greedy action (its own Q(s, π(s)), mean over the log's states) "
             "next to the true value of the same policy over the same states (exact, from the simulator's tabular "
-            "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds ± sd; dots: seeds."
+            "model, gamma = 0.99, no time limit) and FQE's estimate of it. Bars: mean over seeds with its 95 % interval; dots: seeds."
         ),
         "dt_hist_intro": (
             "Under the sweep: the histogram of the log's episode returns (all seeds pooled), colored by how "
@@ -275,8 +275,8 @@ REPORT: dict[str, dict[str, str]] = {
     "ru": {
         "title": "Отчёт по лабораторной работе модуля 5",
         "intro": (
-            "Профиль `{profile}`, сдвиги seed 0..{last_offset}, разделы: {sections}. "
-            "Запись вида a ± b — среднее ± выборочное стандартное отклонение по seed."
+            "Профиль `{profile}`, запуски 0..{last_offset}, разделы: {sections}. "
+            "Запись вида a ± b — среднее ± выборочное стандартное отклонение по запускам."
         ),
         "done": "python -m m5_student.lab: профиль {profile}, разделов: {count}, время {seconds} с; отчёт {report}",
         "pinned": "python -m m5_student.lab: зафиксирован файл {path}",
@@ -299,10 +299,10 @@ REPORT: dict[str, dict[str, str]] = {
         "expert_from_start": "эксперт из стартовой клетки",
         "expert_run": "{outcome}, шагов: {steps}, отдача {ret}",
         "round": "раунд",
-        "dataset_size": "размер набора данных (сдвиг seed 0)",
+        "dataset_size": "размер набора данных (запуск 0)",
         "success_rate": "доля успехов",
         "mean_return": "средняя отдача",
-        "success_per_seed": "успех по seed",
+        "success_per_seed": "успех по запускам",
         "expert_labels": "метки эксперта",
         "bc_success": "клонирование поведения: успех",
         "dagger_success": "DAgger: успех",
@@ -324,7 +324,7 @@ REPORT: dict[str, dict[str, str]] = {
             "Сдвиг распределения, измеренный на собственных оценочных эпизодах каждого ученика при каждом "
             "бюджете (`shift.shift_metrics`): доля его посещений состояний, которых нет среди его обучающих "
             "меток, и доля посещений с неоптимальным действием в этих состояниях и в состояниях, на которых он "
-            "обучен (среднее ± стандартное отклонение по seed, где такие посещения есть; — где их нет ни у одного)."
+            "обучен (среднее ± стандартное отклонение по запускам, где такие посещения есть; — где их нет ни у одного)."
         ),
         "shift_bc_unseen_share": "клонирование: посещения неразмеченных состояний",
         "shift_bc_error_unseen": "клонирование: ошибка в них",
@@ -332,13 +332,15 @@ REPORT: dict[str, dict[str, str]] = {
         "shift_dagger_unseen_share": "DAgger: посещения неразмеченных состояний",
         "shift_dagger_error_unseen": "DAgger: ошибка в них",
         "shift_dagger_error_seen": "DAgger: ошибка в размеченных состояниях",
-        "seeds_suffix": "[число seed: {count}]",
+        "seeds_suffix": "[запусков: {count}]",
         "method": "метод",
         "greedy_eval_success": "успех жадной политики при оценке",
         "greedy_eval_return": "отдача жадной политики при оценке",
         "late_success": "успех за последние 15 эпизодов обучения",
-        "eval_success_per_seed": "успех при оценке по seed",
-        "log_summary": "Seed {seed}: переходов: {transitions}, исходы: {outcomes}, средняя отдача за эпизод {ret} (все seed: {all_seeds}).",
+        "eval_success_per_seed": "успех при оценке по запускам",
+        "log_summary": (
+            "Запуск {seed}: переходов: {transitions}, исходы: {outcomes}, средняя отдача за эпизод {ret} (все запуски: {all_seeds})."
+        ),
         "action": "действие",
         "count": "число",
         "behavior_probability": "вероятность у поведенческой политики",
@@ -354,31 +356,31 @@ REPORT: dict[str, dict[str, str]] = {
         "dt_intro": "Отдачи эпизодов журнала лежат в [{low}, {high}] (серая полоса).",
         "requested_return": "запрошенная отдача",
         "achieved_return": "полученная средняя отдача",
-        "achieved_per_seed": "полученная отдача по seed",
-        "dataset": "Набор данных (seed {seed}): `{dataset}`",
+        "achieved_per_seed": "полученная отдача по запускам",
+        "dataset": "Набор данных (запуск {seed}): `{dataset}`",
         "exact_match": "точное совпадение",
         "mean_reward": "средняя награда",
-        "exact_match_per_seed": "точное совпадение по seed",
-        "greedy_responses": "Жадные ответы (seed {seed}):",
+        "exact_match_per_seed": "точное совпадение по запускам",
+        "greedy_responses": "Жадные ответы (запуск {seed}):",
         "prompt": "запрос",
         "language_heldout": "Отложенные запросы (в журнале их нет; в первых двух слагаемые обучающего запроса переставлены): {prompts}.",
         "language_train_exact_match": "точное совпадение, обучающие запросы",
         "language_heldout_exact_match": "точное совпадение, отложенные запросы",
         "language_train_mean_reward": "средняя награда, обучающие запросы",
         "language_heldout_mean_reward": "средняя награда, отложенные запросы",
-        "language_heldout_exact_match_per_seed": "точное совпадение на отложенных запросах по seed",
-        "language_heldout_responses": "Жадные ответы на отложенные запросы (seed {seed}):",
+        "language_heldout_exact_match_per_seed": "точное совпадение на отложенных запросах по запускам",
+        "language_heldout_responses": "Жадные ответы на отложенные запросы (запуск {seed}):",
         "claims": "Проверка утверждений",
         "dt_claim": (
             "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
             "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а выше лучшей отдачи "
             "журнала кривая перестаёт расти: ни один запрос выше неё не даёт больше, чем наибольший запрос внутри "
             "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек); выполняется "
-            "для {holding} из {seeds} seed. Внутри диапазона у некоторых отдач в журнале может не быть ни одного "
+            "в {holding} из {seeds} запусков. Внутри диапазона у некоторых отдач в журнале может не быть ни одного "
             "эпизода (см. гистограмму): там кривая — интерполяция модели."
         ),
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
-        "train_seed": "seed обучения",
+        "train_seed": "запуск обучения",
         "log_max_return": "лучшая отдача в журнале",
         "slope_inside": "наклон внутри диапазона",
         "rise_inside": "прирост внутри диапазона",
@@ -387,10 +389,10 @@ REPORT: dict[str, dict[str, str]] = {
         "excess_allowance": "допуск (две стандартные ошибки)",
         "rises": "растёт",
         "saturates": "насыщается",
-        "seed": "seed",
+        "seed": "запуск",
         "claim_id": "идентификатор",
         "claim": "утверждение",
-        "per_seed": "по seed",
+        "per_seed": "по запускам",
         "mean_sd": "среднее ± ст. откл.",
         "all_claims": "Все утверждения этого прогона (они же в `claims.json`):",
         "caveats": "Что говорят числа",
@@ -403,14 +405,14 @@ REPORT: dict[str, dict[str, str]] = {
             "жадной политики (по табличной модели симулятора) на различных состояниях журнала, отдельно для пар "
             "(состояние, действие) из журнала и для действий, которых журнал в этом состоянии не содержит; доля "
             "состояний, где жадное действие в журнале там не встречается; доля состояний, где наибольшее "
-            "выученное Q выше наибольшей возможной отдачи (1.00, награда за цель). Среднее ± ст. откл. по seed."
+            "выученное Q выше наибольшей возможной отдачи (1.00, награда за цель). Среднее ± ст. откл. по запускам."
         ),
         "unlogged_greedy_share": "доля состояний с незаписанным жадным действием",
         "overestimation_intro": (
             "Завышение, измеренное: каждые 10 эпизодов — Q жадного действия каждой сети минус точная "
             "ценность этого действия при собственной жадной политике сети (табличная модель симулятора, "
             "gamma = 0.95, без лимита шагов), среднее по различным состояниям буфера воспроизведения. "
-            "Линии — среднее по seed, полосы — ± ст. откл."
+            "Линии — среднее по запускам, полосы — его 95 % интервал."
         ),
         "overestimation_mean": "завышение, среднее за обучение",
         "overestimation_final": "завышение в конце обучения",
@@ -421,27 +423,27 @@ REPORT: dict[str, dict[str, str]] = {
             "Выученная ценность жадного действия каждого обучаемого (его собственное Q(s, π(s)), среднее по "
             "состояниям журнала) рядом с истинной ценностью той же политики в тех же состояниях (точно, по "
             "табличной модели симулятора, gamma = 0.99, без лимита шагов) и с её оценкой FQE. Столбцы: среднее "
-            "по seed ± ст. откл.; точки: отдельные seed."
+            "по запускам с его 95 % интервалом; точки: отдельные запуски."
         ),
         "dt_hist_intro": (
-            "Под кривой запросов: гистограмма отдач эпизодов журнала (все seed вместе), цвет — чем закончился "
+            "Под кривой запросов: гистограмма отдач эпизодов журнала (все запуски вместе), цвет — чем закончился "
             "эпизод. Запрос опирается на журнал только там, где есть эпизоды с такой отдачей."
         ),
         "dt_groups_intro": "Эпизоды журнала по тому, чем они закончились (по исходу эпизода, а не по его отдаче):",
         "log_group": "чем закончился эпизод",
-        "episodes_per_seed": "эпизодов на seed",
+        "episodes_per_seed": "эпизодов на запуск",
         "share_of_log": "доля журнала",
-        "returns_all_seeds": "отдачи (все seed)",
+        "returns_all_seeds": "отдачи (все запуски)",
         "return_range": "от {lo} до {hi}",
         "dt_se_intro": (
-            "Каждая точка — среднее по {episodes} эпизодам оценки на seed: этого хватает, чтобы стандартная "
+            "Каждая точка — среднее по {episodes} эпизодам оценки на запуск: этого хватает, чтобы стандартная "
             "ошибка была не больше {bound} при любой политике (отдачи лежат в [{low}, {high}], и по неравенству "
             "Поповичу их ст. откл. не больше половины этого диапазона). Наибольшая измеренная стандартная "
-            "ошибка по всем точкам и seed: {se_max} (запрос {request})."
+            "ошибка по всем точкам и запускам: {se_max} (запрос {request})."
         ),
-        "standard_error_per_seed": "стандартная ошибка по seed",
-        "comparison": "{effect} (95 % ДИ от {low} до {high}, парных seed: {n}): {verdict}",
-        "comparison_tie": "совпадает на всех парных seed ({n}): ничья",
+        "standard_error_per_seed": "стандартная ошибка по запускам",
+        "comparison": "{effect} (95 % ДИ от {low} до {high}, парных запусков: {n}): {verdict}",
+        "comparison_tie": "совпадает на всех парных запусках ({n}): ничья",
         "verdict.order.ahead": "впереди",
         "verdict.order.behind": "позади",
         "verdict.order.no detectable difference": "различие не обнаружено",
@@ -449,8 +451,8 @@ REPORT: dict[str, dict[str, str]] = {
         "verdict.level.behind": "ниже нуля",
         "verdict.level.no detectable difference": "отличие от нуля не обнаружено",
         "compared": "что сравнивается",
-        "difference": "разность (95 % интервал, seed): вывод",
-        "comparisons": "Сравнения, парные по seed: вывод следует только из 95 % интервала (они же в `claims.json`):",
+        "difference": "разность (95 % интервал, запуски): вывод",
+        "comparisons": "Сравнения, парные по запускам: вывод следует только из 95 % интервала (они же в `claims.json`):",
         "caveat_dagger": (
             "Последний раунд DAgger против клонирования поведения (раунд 0), доля успехов: {cmp}. "
             "Клонирование поведения обучается на {bc_labels} метках эксперта, а последний раунд DAgger — на "
@@ -494,14 +496,14 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "caveat_dt_groups": (
             "В журналах Decision Transformer три группы эпизодов — по тому, чем они закончились: для "
-            "каждого seed {trap} закончились в ловушке (самые низкие отдачи), {timeout} усечены лимитом "
+            "каждого запуска {trap} закончились в ловушке (самые низкие отдачи), {timeout} усечены лимитом "
             "шагов (у каждого отдача ровно {timeout_return}: только плата за шаги) и {goal} дошли до цели "
             "(положительные отдачи); диапазон каждой группы — в таблице отчёта. Между группами эпизодов "
             "нет: там полученная на запрос отдача — интерполяция модели, смесь неудачных и успешных "
             "эпизодов, а не отдача, которую показывает журнал."
         ),
         "caveat_dt_saturation": (
-            "Каждая точка кривой запросов — среднее по {episodes} эпизодам оценки на seed (наибольшая "
+            "Каждая точка кривой запросов — среднее по {episodes} эпизодам оценки на запуск (наибольшая "
             "стандартная ошибка {se}). Самый высокий запрос минус наибольший запрос внутри диапазона "
             "журнала: {cmp}."
         ),
