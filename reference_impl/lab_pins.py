@@ -287,17 +287,17 @@ def _seeds_arrays(results: dict[str, list[dict]]) -> dict[str, np.ndarray]:
 
 
 def course_numbers(document: Mapping) -> dict:
-    """``{"seeds": n, "rows": {id: {"value": {lang}, "text": {lang}, "per_seed"?}}}``: each claim
-    and comparison of a claims.json as the lab notebook shows it. A claim's value is the mean
-    of the runs with its 95 % interval (``0.72 [0.55, 0.90]``, :func:`course_run.format_interval`)
-    and keeps its per-run values; a comparison's is the paired difference with its interval
+    """``{"seeds": n, "rows": {id: {"value": {lang}, "text": {lang}}}}``: each claim and
+    comparison of a claims.json as the lab notebook shows it. A claim's value is the mean of
+    the runs with its 95 % interval (``0.72 [0.55, 0.90]``, :func:`course_run.format_interval`);
+    a comparison's is the paired difference with its interval
     and the verdict the interval allows (``+0.16 [+0.15, +0.18]: ahead``). Formatted once
     here, at two decimals, so the kit ships what students read and every language reads the
     same numbers."""
     rows: dict[str, dict] = {}
     for cid, entry in document["claims"].items():
         value = format_interval(entry["per_seed"], 2)
-        rows[cid] = {"value": dict.fromkeys(LANGUAGES, value), "text": entry["text"], "per_seed": list(entry["per_seed"])}
+        rows[cid] = {"value": dict.fromkeys(LANGUAGES, value), "text": entry["text"]}
     for cid, entry in document.get("comparisons", {}).items():
         rows[cid] = {"value": {lang: compact_phrase(entry, lang) for lang in LANGUAGES}, "text": entry["text"]}
     return {"seeds": document["seeds"], "rows": rows}

@@ -45,11 +45,6 @@ def course_band(key):
     return course_run.bands(SEEDS[key])
 
 
-def course_values(cid):
-    """One quantity of the course's run in each of its seeds (a claim of its report)."""
-    return COURSE["rows"][cid]["per_seed"]
-
-
 def show(key, **fields):
     """Print the notebook's message ``key`` in its language, with ``fields`` filled in."""
     print(LABELS[key].format(**fields))
@@ -131,7 +126,7 @@ for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", T
     show("nb.dqn", name=name_of(name), train=np.mean(run["episode_success"]), greedy=dqn_greedy[name])
     show("nb.dqn_overestimation", name=name_of(name), final=run["overestimation"][-1][1])
 course = lab.load_pinned("M5_online_dqn_curve")  # the course's checkpoints (the x axis)
-compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], course_values(cid))
+compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], COURSE["rows"][cid]["value"][LANG])
          for n, cid in (("DQN", "dqn.dqn_success"), ("Double DQN", "dqn.double_success"))])
 figures.plot_dqn_curves(SEEDS["dqn_dqn_success"].mean(axis=0), SEEDS["dqn_double_success"].mean(axis=0), labels=LABELS,
                         run_label=COURSE_RUN);

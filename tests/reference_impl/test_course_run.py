@@ -61,12 +61,14 @@ def test_bands_leave_out_missing_values_column_by_column():
 
 
 def test_compare_table_prints_both_runs_with_dashes_for_missing_values():
-    table = course_run.compare_table(LABELS["ru"], [("раунд 0", 0.5, [0.4, 0.6, 0.5]), ("раунд 3", None, [1.0, 1.0]), ("x", 0.1, None)])
+    table = course_run.compare_table(
+        LABELS["ru"], [("раунд 0", 0.5, [0.4, 0.6, 0.5]), ("раунд 3", None, [1.0, 1.0]), ("x", 0.1, None), ("y", 1.0, "0.72 [0.55, 0.90]")]
+    )
     lines = table.splitlines()
     assert LABELS["ru"]["nb.your_run"] in lines[0] and LABELS["ru"]["nb.course_run"] in lines[0]
     assert [cell.strip() for cell in lines[1].split("|")] == ["раунд 0", "0.50", course_run.format_interval([0.4, 0.6, 0.5])]
     assert lines[2].split("|")[1].strip() == "—" and lines[2].split("|")[2].strip() == "1.00"  # identical seeds: no interval
-    assert lines[3].split("|")[2].strip() == "—"
+    assert lines[3].split("|")[2].strip() == "—" and lines[4].split("|")[2].strip() == "0.72 [0.55, 0.90]"
 
 
 def test_course_table_names_an_unknown_number():
@@ -88,6 +90,7 @@ def test_the_kit_ships_the_reports_numbers_as_the_notebook_prints_them():
     assert course == lab_pins.course_numbers(document)
     for cid, entry in document["claims"].items():
         assert course["rows"][cid]["value"]["en"] == course_run.format_interval(entry["per_seed"]), cid
+        assert "per_seed" not in course["rows"][cid]  # the kit ships what is shown (a seed's value could be a graded answer)
 
 
 def seed_columns() -> list[tuple[str, np.ndarray]]:

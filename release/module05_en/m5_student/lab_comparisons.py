@@ -191,14 +191,14 @@ _LANGUAGE_PAIRS = (
         "return_weighted_bc",
         "behavior_cloning",
         "return-weighted BC (rewards, no critic) minus behavior cloning: what weighting by rewards gives",
-        "BC с весами по отдаче (награды без критика) минус клонирование поведения: что даёт взвешивание по наградам",
+        "клонирование с весами по отдаче (награды без критика) минус клонирование поведения: что даёт взвешивание по наградам",
     ),
     (
         "awbc_vs_rwbc",
         "advantage_weighted_bc",
         "return_weighted_bc",
         "advantage-weighted BC minus return-weighted BC: what the critic adds to the weights",
-        "BC с весами по преимуществу минус BC с весами по отдаче: что критик добавляет к весам",
+        "клонирование с весами преимущества минус клонирование с весами по отдаче: что критик добавляет к весам",
     ),
     (
         "ilql_vs_bc",
@@ -212,14 +212,14 @@ _LANGUAGE_PAIRS = (
         "ilql_like",
         "return_weighted_bc",
         "ILQL-like minus return-weighted BC: the critic's value heads at decoding against rewards alone",
-        "ILQL-подобный метод минус BC с весами по отдаче: головы ценности критика при декодировании против одних наград",
+        "ILQL-подобный метод минус клонирование с весами по отдаче: головы ценности критика при декодировании против одних наград",
     ),
     (
         "ilql_vs_awbc",
         "ilql_like",
         "advantage_weighted_bc",
         "ILQL-like minus advantage-weighted BC: value heads at decoding against the critic's weights",
-        "ILQL-подобный метод минус BC с весами по преимуществу: головы ценности при декодировании против весов критика",
+        "ILQL-подобный метод минус клонирование с весами преимущества: головы ценности при декодировании против весов критика",
     ),
 )
 

@@ -67,19 +67,24 @@ def format_interval(values: Sequence[float], digits: int = 2, *, signed: bool = 
     return f"{format(mean, spec)} [{format(low, spec)}, {format(high, spec)}]"
 
 
-def compare_table(labels: Mapping[str, str], rows: Sequence[tuple[str, float | None, Sequence[float] | None]], digits: int = 2) -> str:
+def compare_table(
+    labels: Mapping[str, str], rows: Sequence[tuple[str, float | None, Sequence[float] | str | None]], digits: int = 2
+) -> str:
     """Your run beside the course's: one row per quantity, ``name | your run | mean [95 % interval]``.
 
-    ``rows`` holds ``(name, yours, course_runs)``: your value (None: your run has no such
-    row) and the course's value in each of its runs (None: the course has none). The
-    column headers come from ``labels``, in the notebook's language.
+    ``rows`` holds ``(name, yours, course)``: your value (None: your run has no such row)
+    and the course's value in each of its runs, or already written as the report states it
+    (a string), or None (the course has none). The column headers come from ``labels``,
+    in the notebook's language.
     """
 
     def yours(value) -> str:
         return "—" if value is None else f"{float(value):.{digits}f}"
 
     def course(values) -> str:
-        return "—" if values is None else format_interval(values, digits)
+        if values is None:
+            return "—"
+        return values if isinstance(values, str) else format_interval(values, digits)
 
     table = [("", labels["nb.your_run"], labels["nb.course_run"])] + [(str(n), yours(a), course(b)) for n, a, b in rows]
     widths = [max(len(row[i]) for row in table) for i in range(3)]
