@@ -221,10 +221,10 @@ def _grade(args, early: _EarlyStart) -> int:
 
 
 def cmd_merge(args) -> int:
-    from autograder.grade import shards
+    from autograder.grade import merge, shards
 
     try:
-        rows = shards.merge([Path(f) for f in args.folders], Path(args.out), args.csv_format, args.lang or "en")
+        rows = merge.merge_shards([Path(f) for f in args.folders], Path(args.out), args.csv_format, args.lang or "en")
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
     print(f"merged {len(args.folders)} shards, {len(rows)} submissions, into {args.out}/grades.csv")
@@ -408,7 +408,14 @@ def build_parser() -> argparse.ArgumentParser:
         [
             (("grades_dir",), dict(metavar="GRADES_DIR", help="the --out folder of m5 grade or m5 merge")),
             (("--lang",), dict(choices=["en", "ru"], help="language of the pages (default: en)")),
-            (("--marks",), dict(metavar="FILLED_CSV", help="the filled marks.csv to merge")),
+            (
+                ("--marks",),
+                dict(
+                    metavar="FILLED_CSV",
+                    help="the filled marks.csv to merge: a regular file of at most 5 MB, UTF-8 (a BOM is fine), "
+                    "separated by commas, semicolons or tabs",
+                ),
+            ),
             (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv")),
         ],
     )

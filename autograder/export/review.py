@@ -7,29 +7,36 @@ answer, escaped, blank ones marked) and ``GRADES_DIR/marks.csv``: one row per st
 one column per question, a ``max`` row with each question's points, blank answers
 already 0 and the rest empty for the marker.
 
-``m5 review GRADES_DIR --marks FILLED.csv`` checks the whole file first (its header,
-every student, every cell a number from 0 to the question's maximum, no answered
-question left unmarked) and refuses it in one line naming the row and the column,
-writing nothing; then it rewrites ``grades.csv`` and the LMS exports with one column per
-question and totals out of the automatic points plus the written ones (167).
+``m5 review GRADES_DIR --marks FILLED.csv`` checks the whole file first (a regular file of
+at most 5 MB, UTF-8 with or without a BOM, separated by commas, semicolons or tabs; its
+header, every student by the row's key, every cell a number from 0 to the question's
+maximum, no answered question left unmarked) and refuses it in one line naming the row and
+the column, writing nothing; then it rewrites ``grades.csv`` and every LMS export with one
+column per question and totals out of the automatic points plus the written ones (167).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
+import io
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import markdown
 
-from autograder.grade import report, shards, written
+from autograder.grade import outputs, report, shards, written
 from autograder.grade.score import assignment_total
+from autograder.grade.student_files import SubmissionError, read_bytes
 
 REVIEW_DIR = "review"
 MARKS_FILE = "marks.csv"
 MAX_ROW = "max"
+KEY = "key"  # marks.csv's first column: a student's id that no spreadsheet or CSV escaping can change
+MAX_MARKS_BYTES = 5 * 1024 * 1024  # a class of thousands is a few hundred kB
+SEPARATORS = (",", ";", "\t")  # what spreadsheets save as CSV (Excel in a Russian locale writes ";")
 WORDS = {
     "en": {
         "title": "Written answers",
@@ -88,16 +95,16 @@ def students(answers: list[dict]) -> dict[str, dict[str, str]]:
     return out
 
 
-def _lines(text: str) -> str:
-    """A student's answer as printable lines (controls made visible, line breaks kept)."""
-    return "\n".join(report.for_terminal(line) for line in text.splitlines())
-
-
 def _page(title: str, body: str, lang: str) -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">{CSP}<title>{html.escape(title)}</title>'
         f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n"
     )
+
+
+def student_key(student: str) -> str:
+    """The id of a student's row in marks.csv: short, plain hex, the same on every run."""
+    return "k" + hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
@@ -114,7 +121,7 @@ def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
         items = []
         for student, given in sorted(by_student.items()):
             text = given.get(q["id"], "")
-            shown = f"<pre>{html.escape(_lines(text))}</pre>" if text else f'<p class="blank">{w["blank"]}</p>'
+            shown = f"<pre>{html.escape(report.for_block(text))}</pre>" if text else f'<p class="blank">{w["blank"]}</p>'
             items.append(f'<h3 id="{html.escape(student, quote=True)}">{html.escape(report.for_terminal(student))}</h3>{shown}')
         body = (
             f"<h1>{html.escape(q['id'])} ({q['points']:g} {w['points']})</h1>"
@@ -123,55 +130,75 @@ def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
             f"<h2>{w['answers']}</h2>" + "".join(items)
         )
         path = folder / f"{q['id']}.html"
-        path.write_text(_page(f"{w['title']}: {q['id']}", body, lang), encoding="utf-8")
+        outputs.write_text(path, _page(f"{w['title']}: {q['id']}", body, lang))
         written_files.append(path)
         links.append(f'<li><a href="{q["id"]}.html">{q["id"]}</a> ({q["points"]:g} {w["points"]})</li>')
     index = folder / "index.html"
-    index.write_text(
-        _page(w["title"], f"<h1>{w['title']}</h1><p>{w['note']}</p><h2>{w['index']}</h2><ul>" + "".join(links) + "</ul>", lang),
-        encoding="utf-8",
+    outputs.write_text(
+        index, _page(w["title"], f"<h1>{w['title']}</h1><p>{w['note']}</p><h2>{w['index']}</h2><ul>" + "".join(links) + "</ul>", lang)
     )
     ids = [q["id"] for q in written.questions(lang)]
     marks = grades_dir / MARKS_FILE
-    with marks.open("w", newline="", encoding="utf-8") as fh:
+    with outputs.open_text(marks) as fh:
         sheet = csv.writer(fh)
-        sheet.writerow(["student", *ids])
-        sheet.writerow([MAX_ROW, *(f"{q['points']:g}" for q in written.questions(lang))])
+        sheet.writerow([KEY, "student", *ids])
+        sheet.writerow([MAX_ROW, "", *(f"{q['points']:g}" for q in written.questions(lang))])
         for student, given in sorted(by_student.items()):
-            sheet.writerow([report.for_csv(student), *("" if given.get(i) else "0" for i in ids)])
+            sheet.writerow([student_key(student), report.for_csv(student), *("" if given.get(i) else "0" for i in ids)])
     return [index, *written_files, marks]
 
 
-def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, dict[str, float]]:
-    """{student: {question id: mark}} from a filled ``marks.csv``; ReviewError naming the row and column."""
-    points = {q["id"]: q["points"] for q in written.questions("en")}
+def _marks_rows(path: Path) -> list[list[str]]:
+    """The rows of a marks file: a regular file (no link, FIFO or device) of at most
+    :data:`MAX_MARKS_BYTES`, UTF-8 with or without a BOM, separated by , ; or tab."""
     try:
-        rows = list(csv.reader(Path(path).open(encoding="utf-8", newline="")))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ReviewError(f"{path}: unreadable ({exc})") from None
-    if len(rows) < 2 or not rows[0] or rows[0][0] != "student":
-        raise ReviewError(f"{path}: row 1 must be the header written by m5 review (student, question ids)")
-    header = rows[0][1:]
+        data = read_bytes(path, MAX_MARKS_BYTES)
+    except SubmissionError as exc:
+        raise ReviewError(f"--marks {exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ReviewError(f"{path}: not UTF-8 text (save it as CSV UTF-8)") from None
+    first = text.split("\n", 1)[0]
+    separator = next((s for s in SEPARATORS if first.startswith(f"{KEY}{s}") or first.startswith(f"student{s}")), ",")
+    try:
+        return list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))
+    except csv.Error as exc:
+        raise ReviewError(f"{path}: unreadable CSV ({exc})") from None
+
+
+def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, dict[str, float]]:
+    """{student: {question id: mark}} from a filled ``marks.csv``; ReviewError naming the row and column.
+
+    Rows are matched by their ``key`` (the student's id that :func:`write_review` wrote); a file
+    written before the key column existed is matched by its ``student`` column."""
+    points = {q["id"]: q["points"] for q in written.questions("en")}
+    rows = _marks_rows(path)
+    keyed = bool(rows and rows[0][:2] == [KEY, "student"])
+    if len(rows) < 2 or not rows[0] or not (keyed or rows[0][0] == "student"):
+        raise ReviewError(f"{path}: row 1 must be the header written by m5 review (key, student, question ids)")
+    first = 2 if keyed else 1
+    header = rows[0][first:]
     unknown = [h for h in header if h not in points]
     if unknown or sorted(header) != sorted(points):
         what = f"unknown question {unknown[0]!r}" if unknown else "questions missing or repeated"
         raise ReviewError(f"{path}: row 1: {what}; keep the header m5 review wrote")
     if rows[1][:1] != [MAX_ROW]:
         raise ReviewError(f"{path}: row 2 must be the {MAX_ROW!r} row m5 review wrote")
-    known = {report.for_csv(s): s for s in by_student}
+    known = {student_key(s): s for s in by_student} if keyed else {report.for_csv(s): s for s in by_student}
     marks: dict[str, dict[str, float]] = {}
     for number, row in enumerate(rows[2:], 3):
         if not row or not any(cell.strip() for cell in row):
             continue
         if row[0] not in known:
-            raise ReviewError(f"{path}: row {number}: unknown student {report.for_terminal(row[0])!r}")
+            raise ReviewError(f"{path}: row {number}: unknown {'key' if keyed else 'student'} {report.for_terminal(row[0])!r}")
         student = known[row[0]]
         if student in marks:
-            raise ReviewError(f"{path}: row {number}: student {report.for_terminal(row[0])!r} again")
+            raise ReviewError(f"{path}: row {number}: student {report.for_terminal(row[first - 1])!r} again")
         if len(row) != len(rows[0]):
             raise ReviewError(f"{path}: row {number}: {len(row)} cells, the header has {len(rows[0])}")
         marks[student] = {}
-        for question, cell in zip(header, row[1:]):
+        for question, cell in zip(header, row[first:]):
             where = f"{path}: row {number}, column {question!r}"
             if not cell.strip():
                 if by_student[student].get(question):
@@ -179,7 +206,7 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, d
                 marks[student][question] = 0.0
                 continue
             try:
-                value = float(cell)
+                value = float(cell.strip().replace(",", "."))  # a decimal comma, as a Russian spreadsheet writes it
             except ValueError:
                 raise ReviewError(f"{where}: {report.for_terminal(cell)!r} is not a number") from None
             if not 0 <= value <= points[question]:
@@ -213,7 +240,8 @@ def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> P
             )
         )
     report.write_grades_csv(rows, grades_dir / "grades.csv")
-    if csv_format != "m5":
-        total = assignment_total() + extra
-        report.write_lms_csv(rows, grades_dir / f"grades_{csv_format}.csv", csv_format, total=total)
+    total = assignment_total() + extra
+    for fmt in report.LMS_FORMATS:  # every export there is, so none is left out of the written points
+        if fmt == csv_format or (grades_dir / f"grades_{fmt}.csv").exists():
+            report.write_lms_csv(rows, grades_dir / f"grades_{fmt}.csv", fmt, total=total)
     return grades_dir / "grades.csv"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.grade import report, similarity
+from autograder.grade import outputs, report, similarity
 from autograder.grade.score import SubmissionResult, assignment_total
 
 JSON_NAME = "class_report.json"
@@ -271,7 +271,7 @@ def _similar(pairs: list[dict], w: dict) -> str:
             f"<p><b>{_e(pair['a'])}</b> ({pair['scores'][0]:g}) — <b>{_e(pair['b'])}</b> ({pair['scores'][1]:g}): "
             f"{100 * pair['similarity']:.0f} % {w['shared']}</p>"
         )
-        codes = "".join(f"<pre>{html.escape(code, quote=True)}</pre>" for code in pair["code"])
+        codes = "".join(f"<pre>{html.escape(report.for_block(code), quote=True)}</pre>" for code in pair["code"])
         blocks.append(f'<div class="pair">{head}<div class="side">{codes}</div></div>')
     return f'<div id="similar"><p>{w["similar_note"]}</p>' + "".join(blocks) + "</div>"
 
@@ -370,6 +370,6 @@ def to_html(document: dict, lang: str = "en") -> str:
 def write(records: list[dict], out: Path, lang: str = "en") -> dict:
     """``out/class_report.json`` and ``out/class_report.html`` from the submissions' records."""
     document = build(records, lang)
-    (out / JSON_NAME).write_text(json.dumps(report.for_json(document), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (out / HTML_NAME).write_text(to_html(document, lang), encoding="utf-8")
+    outputs.write_json(out / JSON_NAME, document)
+    outputs.write_text(out / HTML_NAME, to_html(document, lang))
     return document

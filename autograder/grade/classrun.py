@@ -25,8 +25,15 @@ def _refused_or_unreadable(item, lang: str | None):
 
 
 def _with_identity(result, item):
-    """``result`` with where its submission was found (for grades.csv and output names)."""
-    return replace(result, relative=item.relative, student=item.student, assignment=item.assignment, timestamp=item.timestamp)
+    """``result`` with where its submission was found (for grades.csv and output names), and its
+    error naming the file as the class does (its path inside the class folder), never by the
+    grader's own absolute path, which students and markers have no business reading."""
+    error = result.error
+    if error:
+        shown = item.relative or item.path.name
+        for form in {str(item.path), str(Path(item.path).absolute())}:
+            error = error.replace(form, shown)
+    return replace(result, relative=item.relative, student=item.student, assignment=item.assignment, timestamp=item.timestamp, error=error)
 
 
 def grade_found(
@@ -125,7 +132,8 @@ def grade_into(
             if item.path.suffix == ".ipynb" and item.error is None
         ],
     )
-    shards.write_rows_file(out, shard, len(found), indices, results, records)
+    run = {"class": shards.class_identity(found), "grader": cache.corpus_key(None)}  # what m5 merge checks
+    shards.write_rows_file(out, shard, len(found), indices, results, records, run)
     return results, results_files
 
 

@@ -16,6 +16,8 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 import reference_impl
+from autograder.grade import outputs
+from autograder.grade.outputs import json_safe
 from autograder.grade.score import SubmissionResult, TestResult, assignment_total, class_summary
 
 WORDS = {
@@ -79,23 +81,18 @@ def for_terminal(text) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii") for ch in text)
 
 
+def for_block(text) -> str:
+    """Lines of student text (an answer, code) for a page: line breaks kept, tabs expanded, and
+    in each line every control, bidi or other format character shown as an escape
+    (:func:`for_terminal`), so nothing can reorder or hide what the reader sees."""
+    return "\n".join(for_terminal(line) for line in str(text).expandtabs(4).splitlines())
+
+
 def for_csv(text) -> str:
     """A CSV cell a spreadsheet shows as text: one printable line, and a leading
     ``= + - @`` (a formula in Excel, LibreOffice, Google Sheets) prefixed with ``'``."""
     text = for_terminal(text)
     return "'" + text if text.startswith(FORMULA_PREFIXES) else text
-
-
-def for_json(value):
-    """``value`` with every string encodable as UTF-8 (a lone surrogate from an
-    undecodable file name becomes the text ``\\udcff``), so the JSON is always valid."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, dict):
-        return {for_json(k): for_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [for_json(v) for v in value]
-    return value
 
 
 def for_feedback(text) -> str:
@@ -166,7 +163,7 @@ def results_json(result: SubmissionResult, isolation_warning: str | None = None)
     summary += [for_feedback(note.get(lang, "")) for note in result.notes]
     if isolation_warning:
         summary.insert(0, isolation_warning)
-    return for_json(
+    return json_safe(
         {
             "score": round(result.score, 6),
             "execution_time": round(result.seconds, 3),
@@ -191,14 +188,14 @@ def results_json(result: SubmissionResult, isolation_warning: str | None = None)
 
 
 def dump_json(data) -> str:
-    """JSON text that is always valid UTF-8 (see :func:`for_json`)."""
-    return json.dumps(for_json(data), indent=2, ensure_ascii=False)
+    """JSON text that is always valid UTF-8 (see :func:`outputs.json_safe`)."""
+    return json.dumps(json_safe(data), indent=2, ensure_ascii=False)
 
 
 def write_results(result: SubmissionResult, out_dir: Path, isolation_warning: str | None = None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "results.json"
-    path.write_text(dump_json(results_json(result, isolation_warning)) + "\n", encoding="utf-8")
+    outputs.write_text(path, dump_json(results_json(result, isolation_warning)) + "\n")
     return path
 
 
@@ -304,7 +301,7 @@ def write_grades_csv(results: list[SubmissionResult | GradeRow], path: Path) -> 
     one per exercise, and the reason when it could not be graded."""
     rows = _rows(results)
     kernels, exercises = _groups(rows)
-    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
+    with outputs.open_text(path) as fh:
         writer = csv.writer(fh)
         writer.writerow([*IDENTITY_COLUMNS, "score", "max_score", *kernels, *exercises, "error"])
         for r in rows:
@@ -360,7 +357,7 @@ def write_lms_csv(results: list[SubmissionResult | GradeRow], path: Path, fmt: s
     best = best_per_student(results)
     assignments = sorted({a for row in best.values() for a in row})
     total = f"{assignment_total() if total is None else total:g}"
-    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
+    with outputs.open_text(path) as fh:
         writer = csv.writer(fh)
         if fmt == "moodle":
             writer.writerow(["Username", *map(for_csv, assignments)])

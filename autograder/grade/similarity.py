@@ -70,7 +70,7 @@ def fingerprints(source: str) -> set[int]:
     """The winnowed k-gram hashes of ``source``."""
     tokens = normalized_tokens(source)
     hashes = [
-        int.from_bytes(hashlib.blake2b(" ".join(tokens[i : i + K_GRAM]).encode(), digest_size=8).digest(), "big")
+        int.from_bytes(hashlib.blake2b(" ".join(tokens[i : i + K_GRAM]).encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
         for i in range(len(tokens) - K_GRAM + 1)
     ]
     if len(hashes) <= WINDOW:

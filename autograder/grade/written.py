@@ -14,6 +14,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.grade import outputs
 from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, SubmissionError, read_bytes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,8 +111,7 @@ def write_class_answers(out: Path, entries: list[dict]) -> Path:
     """``out/written_answers.json``: for each notebook (``label``, ``student``, ``notebook``,
     ``answers``), in class order."""
     path = out / ANSWERS_FILE
-    path.write_text(json.dumps({"format": 1, "submissions": entries}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return path
+    return outputs.write_json(path, {"format": 1, "submissions": entries})
 
 
 def entry(item, kind: str, answers: dict[str, str]) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 import json
 
 import nbformat
@@ -64,21 +65,22 @@ def test_review_pages_and_the_marks_sheet(graded):
     assert "&lt;script&gt;" in page and "<script>" not in page and "default-src 'none'" in page
     assert "(пусто)" in page and "Образцовый ответ" in page
     sheet = list(csv.reader((graded / review.MARKS_FILE).open(encoding="utf-8")))
-    assert sheet[0][0] == "student" and sheet[1][0] == review.MAX_ROW and len(sheet) == 2 + 3
-    ids = sheet[0][1:]
-    carol = dict(zip(ids, next(r for r in sheet if r[0] == "carol")[1:]))
+    assert sheet[0][:2] == [review.KEY, "student"] and sheet[1][0] == review.MAX_ROW and len(sheet) == 2 + 3
+    ids = sheet[0][2:]
+    carol = dict(zip(ids, next(r for r in sheet if r[1] == "carol")[2:]))
     assert set(carol.values()) == {"0"}  # nothing answered: nothing to mark
-    alice = dict(zip(ids, next(r for r in sheet if r[0] == "alice")[1:]))
+    alice = dict(zip(ids, next(r for r in sheet if r[1] == "alice")[2:]))
+    assert next(r for r in sheet if r[1] == "alice")[0] == review.student_key("alice")
     assert alice["q01_answer"] == "" and alice["answer_dagger"] == "" and alice["answer_dqn"] == "0"
 
 
 def _filled(graded, tmp_path, change=None):
     sheet = list(csv.reader((graded / review.MARKS_FILE).open(encoding="utf-8")))
-    ids = sheet[0][1:]
+    ids = sheet[0][2:]
     for row in sheet[2:]:
-        for i, cell in enumerate(row[1:], 1):
+        for i, cell in enumerate(row[2:], 2):
             if cell == "":
-                row[i] = "2" if ids[i - 1] in ("q01_answer", "answer_dagger") else "1"
+                row[i] = "2" if ids[i - 2] in ("q01_answer", "answer_dagger") else "1"
     if change:
         change(sheet)
     path = tmp_path / "filled.csv"
@@ -90,10 +92,10 @@ def _filled(graded, tmp_path, change=None):
 @pytest.mark.parametrize(
     "change, says",
     [
-        (lambda s: s[2].__setitem__(1, "9"), "outside 0..3"),
-        (lambda s: s[2].__setitem__(1, "two"), "is not a number"),
-        (lambda s: s.append(["mallory", *["0"] * (len(s[0]) - 1)]), "unknown student"),
-        (lambda s: s[0].__setitem__(1, "q99_answer"), "unknown question"),
+        (lambda s: s[2].__setitem__(2, "9"), "outside 0..3"),
+        (lambda s: s[2].__setitem__(2, "two"), "is not a number"),
+        (lambda s: s.append(["kmallory", "mallory", *["0"] * (len(s[0]) - 2)]), "unknown key"),
+        (lambda s: s[0].__setitem__(2, "q99_answer"), "unknown question"),
         (lambda s: s.pop(), "no row for student"),
     ],
 )
@@ -117,7 +119,7 @@ def test_merged_marks_give_grades_out_of_167(graded, tmp_path):
     before = {r["submission"]: r for r in csv.DictReader((graded / "grades.csv").open(encoding="utf-8"))}
     filled = _filled(graded, tmp_path)
     sheet = list(csv.reader(filled.open(encoding="utf-8")))
-    marks = {row[0]: dict(zip(sheet[0][1:], map(float, row[1:]))) for row in sheet[2:]}
+    marks = {row[1]: dict(zip(sheet[0][2:], map(float, row[2:]))) for row in sheet[2:]}
     assert cli.main(["review", str(graded), "--marks", str(filled), "--csv-format", "canvas"]) == 0
     after = {r["submission"]: r for r in csv.DictReader((graded / "grades.csv").open(encoding="utf-8"))}
     top = assignment_total() + written.maximum()
@@ -144,3 +146,73 @@ def test_without_the_sources_the_answers_the_notebook_marks_are_read(graded, tmp
     finally:
         monkeypatch.undo()
         written.questions.cache_clear()
+
+
+@pytest.mark.parametrize("kind", ["dev_zero", "fifo", "directory", "huge", "link"])
+def test_a_marks_file_that_is_no_file_or_too_big_is_refused_in_one_line_at_once(graded, tmp_path, kind, capsys):
+    import os
+    import time
+
+    assert cli.main(["review", str(graded)]) == 0
+    before = {p.name: p.read_bytes() for p in graded.glob("grades*")}
+    path = {
+        "dev_zero": Path("/dev/zero"),
+        "fifo": tmp_path / "pipe",
+        "directory": tmp_path,
+        "huge": tmp_path / "big.csv",
+        "link": tmp_path / "l.csv",
+    }[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "huge":
+        path.write_bytes(b"key,student\n" + b"\n" * (review.MAX_MARKS_BYTES + 1))
+    elif kind == "link":
+        os.symlink(graded / review.MARKS_FILE, path)
+    capsys.readouterr()
+    started = time.monotonic()
+    assert cli.main(["review", str(graded), "--marks", str(path)]) == cli.EXIT_USAGE
+    assert time.monotonic() - started < 5  # answered at once (a FIFO or /dev/zero is never read)
+    said = capsys.readouterr().err.strip().splitlines()
+    assert (
+        len(said) == 1
+        and {"dev_zero": "a device", "fifo": "a FIFO", "directory": "a directory", "huge": "more than", "link": "symbolic link"}[kind]
+        in said[0]
+    )
+    assert {p.name: p.read_bytes() for p in graded.glob("grades*")} == before
+
+
+@pytest.mark.parametrize("dialect", ["excel_bom_semicolon", "tab", "decimal_comma"])
+def test_a_marks_file_as_spreadsheets_save_it_is_read(graded, tmp_path, dialect):
+    assert cli.main(["review", str(graded)]) == 0
+    sheet = list(csv.reader(_filled(graded, tmp_path).open(encoding="utf-8")))
+    path = tmp_path / "saved.csv"
+    if dialect == "excel_bom_semicolon":  # Excel's "CSV UTF-8" in a locale whose list separator is ";"
+        text = "\ufeff" + "\r\n".join(";".join(row) for row in sheet) + "\r\n"
+    elif dialect == "tab":
+        text = "\n".join("\t".join(row) for row in sheet) + "\n"
+    else:
+        text = "\n".join(";".join(cell.replace(".", ",") if cell.replace(".", "").isdigit() else cell for cell in row) for row in sheet)
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["review", str(graded), "--marks", str(path)]) == cli.EXIT_OK
+
+
+def test_two_students_whose_names_escape_alike_keep_their_own_rows(tmp_path):
+    answers = [
+        {"label": f"{name}.ipynb", "student": name, "notebook": "assignment", "answers": {"q01_answer": "yes"}} for name in ("=x", "'=x")
+    ]
+    by_student = review.students(answers)
+    assert report_for_csv_collides() and len({review.student_key(s) for s in by_student}) == 2
+
+
+def report_for_csv_collides() -> bool:
+    from autograder.grade import report
+
+    return report.for_csv("=x") == report.for_csv("'=x")
+
+
+def test_marks_also_rewrite_an_older_lms_export(graded, tmp_path):
+    assert cli.main(["review", str(graded)]) == 0
+    (graded / "grades_moodle.csv").write_text("Username,module05\nalice,100\n", encoding="utf-8")
+    assert cli.main(["review", str(graded), "--marks", str(_filled(graded, tmp_path))]) == 0
+    assert "alice" in (graded / "grades_moodle.csv").read_text(encoding="utf-8")
+    assert (graded / "grades_moodle.csv").read_text(encoding="utf-8") != "Username,module05\nalice,100\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -75,76 +74,3 @@ def test_three_shards_merged_give_the_unsharded_sheets_byte_for_byte(tmp_path, c
     for document in reports:
         document.pop("slowest")
     assert reports[0] == reports[1]
-
-
-def _shard_out(folder: Path, shard, size, rows) -> Path:
-    folder.mkdir(parents=True)
-    row = {
-        "label": "a.py",
-        "student": "a",
-        "assignment": "",
-        "language": "en",
-        "timestamp": "",
-        "score": 1.0,
-        "maximum": 120.0,
-        "groups": [["dqn_targets", 1.0]],
-        "error": "",
-    }
-    record = {
-        "label": "a.py",
-        "score": 1.0,
-        "maximum": 120.0,
-        "graded": True,
-        "error": "",
-        "seconds": 0.5,
-        "failed": [],
-        "mistakes": [],
-        "answers": [],
-        "limits": [],
-    }
-    document = {
-        "format": shards.FORMAT,
-        "shard": list(shard),
-        "class_size": size,
-        "rows": [{**row, "index": i, "label": f"s{i}.py", "record": record} for i in rows],
-    }
-    (folder / shards.ROWS_FILE).write_text(json.dumps(document))
-    (folder / f"s{rows[0] if rows else 0}.py").mkdir()
-    return folder
-
-
-@pytest.mark.parametrize(
-    "layout, says",
-    [
-        ({(1, 2): [0], (2, 2): [0]}, "also in another shard"),
-        ({(1, 2): [0]}, "shard\\(s\\) 2/2 missing"),
-        ({(1, 2): [0], (1, 2, "again"): [1]}, "shard 1/2 again"),
-        ({(1, 2): [0], (2, 3): [1]}, "shard 2/3"),
-        ({(1, 2): [0], (2, 2): []}, "in no shard"),
-        ({(1, 2): [0], (2, 2): [7]}, "no valid index"),
-    ],
-)
-def test_a_merge_that_cannot_be_right_is_refused_and_writes_nothing(tmp_path, layout, says):
-    folders = []
-    for n, (shard, rows) in enumerate(layout.items()):
-        folders.append(_shard_out(tmp_path / f"s{n}", shard[:2], 2, rows))
-    out = tmp_path / "merged"
-    with pytest.raises(shards.ShardError, match=says):
-        shards.merge(folders, out)
-    assert not out.exists()
-    assert cli.main(["merge", *map(str, folders), "--out", str(out)]) == cli.EXIT_USAGE
-
-
-def test_a_merge_refuses_a_folder_without_a_shard_file_and_an_out_among_the_shards(tmp_path):
-    plain = tmp_path / "plain"
-    plain.mkdir()
-    with pytest.raises(shards.ShardError, match="no grades.json"):
-        shards.merge([plain], tmp_path / "out")
-    one = _shard_out(tmp_path / "one", (1, 1), 1, [0])
-    with pytest.raises(shards.ShardError, match="is one of the shard folders"):
-        shards.merge([one], one)
-    (tmp_path / "bad").mkdir()
-    (tmp_path / "bad" / shards.ROWS_FILE).write_text('{"format": 1, "shard": [1, 1], "class_size": 1, "rows": [{"index": 0}]}')
-    with pytest.raises(shards.ShardError, match="row 1 is malformed"):
-        shards.merge([tmp_path / "bad"], tmp_path / "out")
-    shutil.rmtree(tmp_path / "bad")
