@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.grade import outputs, report, similarity
+from autograder.grade import copy_clusters, outputs, report, similarity
 from autograder.grade.score import SubmissionResult, assignment_total
 
 JSON_NAME = "class_report.json"
@@ -69,9 +69,15 @@ WORDS = {
         "missing": "(missing)",
         "similar": "Near-identical code",
         "shared": "of their fingerprints shared",
+        "cluster": "Cluster",
+        "alike": "graded like the first (same failed tests and answers)",
+        "yes": "yes",
+        "no": "no",
         "similar_note": (
-            "Pairs whose code is the same once names, comments and layout are set aside (the released "
-            "notebook's code does not count). A flag changes no grade: read the two side by side."
+            "Groups of submissions whose code is the same once names, comments, layout and statements that "
+            "do nothing are set aside, or one of which holds the other (the released notebook's code does not "
+            "count). A member graded differently from the first has the same shape with different logic. A "
+            "flag changes no grade: read the codes side by side. All {pairs} flagged pairs are in {file}."
         ),
     },
     "ru": {
@@ -106,9 +112,15 @@ WORDS = {
         "missing": "(нет ответа)",
         "similar": "Почти одинаковый код",
         "shared": "общих отпечатков",
+        "cluster": "Группа",
+        "alike": "оценено как первое (те же проваленные тесты и ответы)",
+        "yes": "да",
+        "no": "нет",
         "similar_note": (
-            "Пары решений, чей код совпадает, если не считать имён, комментариев и оформления (код "
-            "из выданного ноутбука не учитывается). Отметка не меняет оценку: прочитайте оба решения рядом."
+            "Группы решений, чей код совпадает, если не считать имён, комментариев, оформления и ничего не "
+            "делающих инструкций, или одно из которых содержит другое (код из выданного ноутбука не "
+            "учитывается). Решение, оценённое иначе, чем первое, — та же форма с другой логикой. Отметка не "
+            "меняет оценку: прочитайте код рядом. Все отмеченные пары ({pairs}) — в {file}."
         ),
     },
 }
@@ -162,7 +174,7 @@ def record(result: SubmissionResult, code: str = "", given: frozenset | set = fr
         "answers": answers,
         "limits": limits,
         "fingerprints": sorted(similarity.fingerprints(code) - given) if code else [],
-        "code": code[: similarity.MAX_CODE_CHARS],
+        "code": similarity.shown(code),
     }
 
 
@@ -223,8 +235,25 @@ def build(records: list[dict], lang: str = "en") -> dict:
             {"submission": r["label"], "seconds": r["seconds"]} for r in sorted(graded, key=lambda r: (-r["seconds"], r["label"]))[:TOP]
         ],
         "limits": [{"submission": r["label"], "kernel": group, "what": text} for r in records for group, text in r["limits"]],
-        "similar": similarity.flag_pairs(graded),
+        "similar": _clusters(graded),
     }
+
+
+# Code shown per cluster: the first two members side by side, short excerpts of the next ones.
+SIDE_CHARS = 6_000
+EXCERPT_CHARS = 600
+EXCERPTS = 10
+PAIRS_NAME = "similarity_pairs.json"
+
+
+def _clusters(graded: list[dict]) -> dict:
+    """The similarity section: flagged clusters with bounded code (every pair goes to :data:`PAIRS_NAME`)."""
+    pairs = copy_clusters.flagged_pairs(graded)
+    found = copy_clusters.clusters(graded, pairs)
+    for cluster in found:
+        for k, member in enumerate(cluster["members"]):
+            member["code"] = member["code"][: SIDE_CHARS if k < 2 else EXCERPT_CHARS if k < 2 + EXCERPTS else 0]
+    return {"clusters": found, "pairs": len(pairs), "pairs_file": PAIRS_NAME, "_pairs": pairs}
 
 
 # ---------------------------------------------------------------- writing it
@@ -261,19 +290,30 @@ def _table(head: list[str], rows: list[list[str]], table_id: str, empty: str) ->
     return f'<table id="{table_id}"><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _similar(pairs: list[dict], w: dict) -> str:
-    """Each flagged pair: who, how similar, their scores, and the two codes side by side."""
-    if not pairs:
+def _similar(similar: dict, w: dict) -> str:
+    """Each cluster once: who, how alike, their scores and whether they were graded alike, the
+    first two codes side by side and short excerpts of the next members (every pair is in the
+    pairs file)."""
+    if not similar["clusters"]:
         return f'<p id="similar">{w["none"]}</p>'
     blocks = []
-    for pair in pairs:
+    for n, cluster in enumerate(similar["clusters"], 1):
+        low, high = cluster["similarity"]
         head = (
-            f"<p><b>{_e(pair['a'])}</b> ({pair['scores'][0]:g}) — <b>{_e(pair['b'])}</b> ({pair['scores'][1]:g}): "
-            f"{100 * pair['similarity']:.0f} % {w['shared']}</p>"
+            f"<h3>{w['cluster']} {n}: {cluster['size']} {w['submissions']}, {100 * low:.0f}–{100 * high:.0f} % "
+            f"{w['shared']}, {w['score']} {cluster['scores'][0]:g}–{cluster['scores'][1]:g}</h3>"
         )
-        codes = "".join(f"<pre>{html.escape(report.for_block(code), quote=True)}</pre>" for code in pair["code"])
-        blocks.append(f'<div class="pair">{head}<div class="side">{codes}</div></div>')
-    return f'<div id="similar"><p>{w["similar_note"]}</p>' + "".join(blocks) + "</div>"
+        rows = [[_e(m["label"]), f"{m['score']:g}", w["yes"] if m["graded_alike"] else f"<b>{w['no']}</b>"] for m in cluster["members"]]
+        table = _table([w["submissions"], w["score"], w["alike"]], rows, f"cluster-{n}", w["none"])
+        side = "".join(f"<pre>{html.escape(report.for_block(m['code']), quote=True)}</pre>" for m in cluster["members"][:2])
+        more = "".join(
+            f'<p>{_e(m["label"])}</p><pre class="excerpt">{html.escape(report.for_block(m["code"]), quote=True)}</pre>'
+            for m in cluster["members"][2:]
+            if m["code"]
+        )
+        blocks.append(f'<div class="pair">{head}{table}<div class="side">{side}</div>{more}</div>')
+    note = w["similar_note"].format(pairs=similar["pairs"], file=similar["pairs_file"])
+    return f'<div id="similar"><p>{note}</p>' + "".join(blocks) + "</div>"
 
 
 def to_html(document: dict, lang: str = "en") -> str:
@@ -355,7 +395,7 @@ def to_html(document: dict, lang: str = "en") -> str:
         "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
         "text-align:left;vertical-align:top}th{background:#eee}svg{max-width:100%;height:auto}"
-        ".side{display:flex;gap:1em}.side pre{flex:1;overflow:auto;max-height:30em;background:#f6f6f6;padding:.5em;"
+        ".side{display:flex;gap:1em}.side pre,pre.excerpt{flex:1;overflow:auto;max-height:30em;background:#f6f6f6;padding:.5em;"
         "font-size:80%}"
     )
     return (
@@ -368,8 +408,11 @@ def to_html(document: dict, lang: str = "en") -> str:
 
 
 def write(records: list[dict], out: Path, lang: str = "en") -> dict:
-    """``out/class_report.json`` and ``out/class_report.html`` from the submissions' records."""
+    """``out/class_report.json``, ``out/class_report.html`` and every flagged pair in
+    ``out/similarity_pairs.json``, from the submissions' records."""
     document = build(records, lang)
+    pairs = document["similar"].pop("_pairs")
+    outputs.write_json(out / PAIRS_NAME, {"pairs": pairs}, indent=None)
     outputs.write_json(out / JSON_NAME, document)
     outputs.write_text(out / HTML_NAME, to_html(document, lang))
     return document

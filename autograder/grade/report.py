@@ -329,6 +329,7 @@ CLASS_FILES = {
     "written_answers.json",
     "marks.csv",
     "review",
+    "similarity_pairs.json",
 }  # beside the submissions' folders
 
 

@@ -1,136 +1,139 @@
-"""Similarity flags for the class report: pairs of submissions whose code is near-identical.
+"""Fingerprints of a submission's code, for the class report's similarity flags (:mod:`.copy_clusters`).
 
 The method is winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003; the method of
-MOSS) over a normalized token stream, written here on the standard library's
-``tokenize`` rather than taken from a package: the grader never parses student code
-into a syntax tree (``docs/sandbox.md``), and the lexer reads it as text, so nothing a
-student wrote is compiled or run in the grading process. A maintained implementation
-such as ``copydetect`` does the same on top of Pygments; one more dependency in the
-grader's process buys nothing here.
+MOSS) over a normalized token stream. The lexer here is a small regular expression over
+the text, written for this purpose: the grader never parses student code into a syntax
+tree (``docs/sandbox.md``), and a lexer that cannot fail is the point: the standard
+``tokenize`` stops at the first unterminated string, so one ``'''`` line used to hide a
+whole submission.
 
-* **Normalized tokens**: comments, blank lines and indentation are dropped; every
-  identifier becomes ``N``, every number ``0``, every string ``S`` (docstrings too), so
-  renaming variables, rewording comments or reformatting changes nothing; keywords and
-  operators stay.
+* **Tokens**: comments, blank lines, indentation and layout are dropped; every identifier
+  becomes ``N``, every number ``0``, every string ``S`` (an opening quote that never closes
+  is one ``S`` and lexing goes on); keywords and operators stay. Statements that do nothing
+  (``pass``, ``...``, a lone constant, string or name) are dropped, so padding a copy with
+  them changes nothing.
 * **Fingerprints**: a hash per run of :data:`K_GRAM` tokens; of every :data:`WINDOW`
-  consecutive hashes the smallest is kept. Fingerprints of the released notebooks'
-  code (the stubs and the given cells) are removed first, so shared starter code is
-  never evidence.
-* **A flag**: two submissions sharing at least :data:`THRESHOLD` of their fingerprints
-  (Jaccard index), each with at least :data:`MIN_FINGERPRINTS` of its own. A fingerprint
-  that more than :func:`common_limit` submissions hold is an idiom of the task, not
-  evidence, and is not counted (MOSS's ``-m``, default 10, does the same); a ring of
-  more copies of one solution than that limit is therefore not flagged.
-
-Flags never change a grade; they point the instructor at code to read side by side.
+  consecutive hashes the smallest is kept. The released notebooks' cells are left out of
+  the code a record keeps, and their fingerprints removed, so starter code is never evidence.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import keyword
-import tokenize
+import re
+from functools import lru_cache
 from pathlib import Path
 
 from autograder.grade.extract import from_notebook
 
 K_GRAM = 12
 WINDOW = 8
-THRESHOLD = 0.8
-MIN_FINGERPRINTS = 20
-MAX_CODE_CHARS = 20_000  # code kept per submission for the side-by-side view
+CELL_BREAK = "\n\x1e\n"  # between cells in a record's code: a string never runs on into the next cell
+MAX_CODE_CHARS = 20_000  # the student's own code kept per submission (released cells left out)
 REPO = Path(__file__).resolve().parents[2]
 RELEASED = tuple(REPO / "release" / f"module05_{lang}" / f"m05_assignment_{lang}.ipynb" for lang in ("en", "ru"))
-_SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
+
+_TOKEN = re.compile(
+    r"""
+    (?P<comment>\#[^\r\n]*)
+  | (?P<newline>\r?\n|\r)
+  | (?P<continuation>\\\r?\n)
+  | (?P<space>[ \t\f]+)
+  | (?P<string>[rRbBuUfF]{0,2}(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\r\n])*'|"(?:\\.|[^"\\\r\n])*"))
+  | (?P<unclosed>[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|"))
+  | (?P<number>0[xXoObB][0-9a-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)
+  | (?P<name>[^\W\d]\w*)
+  | (?P<op>\.\.\.|\*\*=?|//=?|>>=?|<<=?|->|:=|[-+*/%&|^@<>=!]=|[-+*/%&|^~@<>=()\[\]{},:;.])
+  | (?P<other>[\s\S])
+    """,
+    re.VERBOSE,
+)
+_OPEN, _CLOSE = set("([{"), set(")]}")
+# A statement made of one of these does nothing: padding, never evidence.
+_NO_OPS = {("pass",), ("...",), ("S",), ("0",), ("N",), ("None",), ("True",), ("False",)}
+
+
+def _statements(source: str):
+    """The source's statements as lists of normalized tokens (a statement ends at a newline
+    outside brackets, or at ``;``)."""
+    depth, current = 0, []
+    for match in _TOKEN.finditer(source):
+        kind, text = match.lastgroup, match.group()
+        if kind in ("comment", "space", "continuation"):
+            continue
+        if kind == "newline":
+            if depth == 0 and current:
+                yield current
+                current = []
+            continue
+        if kind == "name":
+            current.append(text if keyword.iskeyword(text) else "N")
+        elif kind == "number":
+            current.append("0")
+        elif kind in ("string", "unclosed"):
+            if current and current[-1] == "S":
+                continue  # adjacent literals are one string
+            current.append("S")
+        elif text == ";" and depth == 0:
+            if current:
+                yield current
+            current = []
+        else:
+            depth = max(0, depth + (text in _OPEN) - (text in _CLOSE))
+            if not (kind == "other" and text.isspace()):
+                current.append(text)
+    if current:
+        yield current
 
 
 def normalized_tokens(source: str) -> list[str]:
-    """The token stream that :func:`fingerprints` reads (see the module docstring); code
-    that stops lexing (an unfinished cell) keeps the tokens before the error."""
+    """The token stream that :func:`fingerprints` reads (see the module docstring); never fails.
+    Each cell (the parts between :data:`CELL_BREAK`) is lexed on its own."""
     out: list[str] = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type in _SKIP:
-                continue
-            if token.type == tokenize.NAME:
-                out.append(token.string if keyword.iskeyword(token.string) else "N")
-            elif token.type == tokenize.NUMBER:
-                out.append("0")
-            elif token.type == tokenize.STRING or token.type >= tokenize.N_TOKENS:  # f-string parts too
-                out.append("S")
-            else:
-                out.append(token.string)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
+    for cell in str(source).split(CELL_BREAK):
+        for statement in _statements(cell):
+            if tuple(statement) not in _NO_OPS:
+                out.extend(statement)
     return out
+
+
+def _hash(tokens: list[str]) -> int:
+    data = " ".join(tokens).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
 def fingerprints(source: str) -> set[int]:
     """The winnowed k-gram hashes of ``source``."""
     tokens = normalized_tokens(source)
-    hashes = [
-        int.from_bytes(hashlib.blake2b(" ".join(tokens[i : i + K_GRAM]).encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
-        for i in range(len(tokens) - K_GRAM + 1)
-    ]
+    hashes = [_hash(tokens[i : i + K_GRAM]) for i in range(len(tokens) - K_GRAM + 1)]
     if len(hashes) <= WINDOW:
         return set(hashes)
     return {min(hashes[i : i + WINDOW]) for i in range(len(hashes) - WINDOW + 1)}
 
 
-def common_limit(n: int) -> int:
-    """Most submissions a fingerprint may be shared by and still count, in a class of ``n``:
-    a fifth of the class, at least 10 and at most 50 (the pairs a fingerprint makes grow
-    with the square of its holders: 50 keeps a class of thousands to seconds)."""
-    return max(10, min(n // 5, 50))
+@lru_cache(maxsize=1)
+def released_cells() -> frozenset[str]:
+    """The sources of every code cell the students were given (both languages' notebooks)."""
+    return frozenset(cell.source.strip() for path in RELEASED if path.is_file() for cell in from_notebook(path).cells)
 
 
 def released_fingerprints() -> set[int]:
-    """Fingerprints of the code the students were given (both languages' notebooks)."""
+    """Fingerprints of the code the students were given (each notebook's cells in order): no evidence of copying."""
     found: set[int] = set()
     for path in RELEASED:
         if path.is_file():
-            found |= fingerprints("\n".join(cell.source for cell in from_notebook(path).cells))
+            found |= fingerprints(CELL_BREAK.join(cell.source for cell in from_notebook(path).cells))
     return found
 
 
 def code_of(submission) -> str:
-    """A submission's code (an ``extract.Submission``): its cells, in order."""
-    return "\n".join(cell.source for cell in submission.cells)
+    """A submission's own code (an ``extract.Submission``): its cells in order, separated by
+    :data:`CELL_BREAK`, those that are the release's unchanged left out."""
+    given = released_cells()
+    return CELL_BREAK.join(cell.source for cell in submission.cells if cell.source.strip() not in given)
 
 
-def flag_pairs(records: list[dict], threshold: float = THRESHOLD) -> list[dict]:
-    """Pairs of records (each with ``label``, ``score`` and ``fingerprints``, a list of ints)
-    at or above ``threshold``, most similar first."""
-    sets = [set(r.get("fingerprints") or ()) for r in records]
-    limit = common_limit(len(records))
-    owned: dict[int, int] = {}
-    for prints in sets:
-        for p in prints:
-            owned[p] = owned.get(p, 0) + 1
-    sets = [{p for p in prints if owned[p] <= limit} for prints in sets]
-    owners: dict[int, list[int]] = {}
-    for i, prints in enumerate(sets):
-        if len(prints) >= MIN_FINGERPRINTS:
-            for p in prints:
-                owners.setdefault(p, []).append(i)
-    shared: dict[tuple[int, int], int] = {}
-    for members in owners.values():
-        for a in range(len(members)):
-            for b in range(a + 1, len(members)):
-                pair = (members[a], members[b])
-                shared[pair] = shared.get(pair, 0) + 1
-    flags = []
-    for (a, b), common in shared.items():
-        similarity = common / len(sets[a] | sets[b])
-        if similarity >= threshold:
-            flags.append(
-                {
-                    "a": records[a]["label"],
-                    "b": records[b]["label"],
-                    "similarity": round(similarity, 4),
-                    "scores": [records[a]["score"], records[b]["score"]],
-                    "code": [records[a].get("code", ""), records[b].get("code", "")],
-                }
-            )
-    return sorted(flags, key=lambda f: (-f["similarity"], f["a"], f["b"]))
+def shown(code: str) -> str:
+    """A record's code as a reader sees it: cells one blank line apart, at most :data:`MAX_CODE_CHARS`."""
+    return code.replace(CELL_BREAK, "\n\n")[:MAX_CODE_CHARS]

@@ -127,7 +127,12 @@ def test_a_class_run_writes_a_report_whose_figures_match_grades_csv(tmp_path, co
     carol = [a for a in document["answers"] if a["name"] == "ex09_active_mean_nll"]
     assert carol and {"answer": "12345.0", "count": 1} in carol[0]["wrong"]
     assert [x["submission"] for x in document["not_graded"]] == ["dave.ipynb"]
-    # bob is alice's code with one kernel redefined: flagged, with both scores, grades untouched
-    assert [(f["a"], f["b"]) for f in document["similar"]] == [("alice.py", "bob.py")]
-    assert document["similar"][0]["scores"] == [float(r["score"]) for r in rows if r["submission"] in ("alice.py", "bob.py")]
+    # bob is alice's code with one kernel redefined: flagged, with both scores, read as graded differently
+    (cluster,) = document["similar"]["clusters"]
+    assert [(m["label"], m["score"]) for m in cluster["members"]] == [
+        (r["submission"], float(r["score"])) for r in rows if r["submission"] in ("alice.py", "bob.py")
+    ]
+    assert [m["graded_alike"] for m in cluster["members"]] == [True, False]
+    (pair,) = json.loads((out / "similarity_pairs.json").read_text(encoding="utf-8"))["pairs"]
+    assert (pair["a"], pair["b"]) == ("alice.py", "bob.py") and not pair["graded_alike"]
     assert "Отчёт по группе" in (out / "class_report.html").read_text(encoding="utf-8")
