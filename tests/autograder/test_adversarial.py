@@ -413,7 +413,15 @@ def test_m5_grade_cli_grades_a_folder_of_attacks(tmp_path):
     rows = (out / "grades.csv").read_text().splitlines()
     assert len(rows) == 1 + len(CLI_ATTACKS)
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [*(f"{a}.py" for a in CLI_ATTACKS), "grades.csv", "class_report.html", "class_report.json", "grades.json", "written_answers.json"]
+        [
+            *(f"{a}.py" for a in CLI_ATTACKS),
+            "grades.csv",
+            "class_report.html",
+            "class_report.json",
+            "grades.json",
+            "similarity_pairs.json",
+            "written_answers.json",
+        ]
     )
     assert list(cwd.iterdir()) == [] and list(private_tmp.iterdir()) == []
     leftovers = [p for p in psutil.process_iter(["cmdline"]) if any(str(private_tmp) in part for part in (p.info["cmdline"] or []))]

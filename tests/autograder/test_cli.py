@@ -52,6 +52,7 @@ def test_grade_folder_prints_table_and_summary_without_a_progress_bar_off_a_tty(
         "class_report.json",
         "grades.csv",
         "grades.json",
+        "similarity_pairs.json",
         "written_answers.json",
     ]
 
