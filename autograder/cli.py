@@ -25,7 +25,9 @@ import sys
 import threading
 from pathlib import Path
 
-EXIT_OK, EXIT_USAGE, EXIT_ISOLATION = 0, 2, 3
+# 0 done; 1 done, but some submission could not be graded or a check failed; 2 refused (bad
+# arguments or input, nothing written); 3 the sandbox cannot work under this machine's limits.
+EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_ISOLATION = 0, 1, 2, 3
 # m5's own sheet, then grade.report.LMS_FORMATS (spelled out: the parser must not import the grader)
 CSV_FORMATS = ("m5", "moodle", "canvas")
 
@@ -56,16 +58,16 @@ class _ShowVersion(argparse.Action):
         parser.exit()
 
 
-def find_submissions(paths: list[str], skipped: list | None = None):
-    """The discovery of ``paths`` (see autograder.grade.discover), skipped notebooks
-    reported on stderr one line each (and appended to ``skipped``); a usage error when
-    nothing is left to grade."""
+def find_submissions(paths: list[str], skipped: list | None = None, root: Path | None = None):
+    """The discovery of ``paths`` (see autograder.grade.discover; ``root``: the class folder the
+    relative paths are taken from), skipped notebooks reported on stderr one line each (and
+    appended to ``skipped``); a usage error when nothing is left to grade."""
     from autograder.grade import discover, pipeline
     from autograder.grade.report import for_terminal
 
     try:
-        found = discover.discover(paths, set(pipeline.KERNELS))
-    except FileNotFoundError as exc:
+        found = discover.discover(paths, set(pipeline.KERNELS), root=root)
+    except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for item in found.skipped:
         print(f"{for_terminal(item.relative)}: {item.skip}", file=sys.stderr)
@@ -143,16 +145,45 @@ def cmd_grade(args) -> int:
         early.close()
 
 
+def _gradebook_root(args) -> Path | None:
+    """The class folder of the gradebook ``--update`` regrades into (None for a new gradebook);
+    a usage error for a gradebook given without --update, or --update without one."""
+    from autograder.grade import gradebook
+
+    out = Path(args.out)
+    if args.update:
+        if args.shard is not None:
+            raise UsageError("--update regrades into a whole gradebook, not a shard: drop --shard")
+        try:
+            book = gradebook.load(out)
+        except gradebook.GradebookError as exc:
+            raise UsageError(f"--update: {exc}") from None
+        root = book.document.get("root")
+        if not root:
+            raise UsageError(f"--update: {out}/grades.json does not say which class folder it was graded from: grade the class again")
+        return Path(root)
+    if gradebook.exists(out):
+        raise UsageError(
+            f"{out} already holds a gradebook: add --update to regrade these submissions into it (every other row, "
+            "mark and adjustment is kept), or choose another --out"
+        )
+    return None
+
+
 def _grade(args, early: _EarlyStart) -> int:
-    from autograder.grade import classrun, pipeline, report, sandbox, shards
+    from autograder.grade import classrun, discover, pipeline, report, sandbox, shards
     from autograder.grade.extract import SubmissionError, extract
 
     try:
         shard = None if args.shard is None else shards.parse_shard(args.shard)
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
+    root = _gradebook_root(args)
     skipped: list = []
-    found = find_submissions(args.paths, skipped)
+    found = find_submissions(args.paths, skipped, root=root)
+    if root is None:
+        named = [Path(p) for p in args.paths]
+        root = discover.common_root([p for p in named if not p.is_dir()], [p for p in named if p.is_dir()])
     if len(found) == 1 and shard is None:  # a single unreadable submission is a usage error (exit 2)
         if found[0].error:
             raise UsageError(report.for_terminal(found[0].error))
@@ -177,7 +208,7 @@ def _grade(args, early: _EarlyStart) -> int:
     # on by default for one submission (a student's feedback), off for a class run.
     shrink = args.shrink if args.shrink is not None else len(found) == 1
     out = Path(args.out)
-    results, written = classrun.grade_into(
+    results, written, unchanged = classrun.grade_into(
         found,
         out,
         jobs=args.jobs,
@@ -190,6 +221,8 @@ def _grade(args, early: _EarlyStart) -> int:
         first=early.worker,
         shard=shard,
         also_answers=skipped,
+        root=Path(os.path.abspath(root)),
+        update=args.update,
     )
     if bar:
         bar.close()
@@ -209,15 +242,20 @@ def _grade(args, early: _EarlyStart) -> int:
                 for i, (r, doc) in enumerate(zip(results, documents))
             ]
         print(report.dump_json(documents if len(documents) > 1 else documents[0]))
-        return EXIT_OK
+        return EXIT_OK if all(r.error is None for r in results) else EXIT_INCOMPLETE
     lang = args.lang or "en"
     print(report.grade_table(results, lang))
     graded = [r for r in results if r.error is None]
     if len(graded) > 1:
         print()
         print(report.summary_table(graded, lang))
+    for label in unchanged:
+        print(f"{report.for_terminal(label)}: unchanged since it was last graded (same file): the same score")
     print(f"\nresults: {report.for_terminal(out)}/<submission>/results.json, {report.for_terminal(out / 'grades.csv')}")
-    return EXIT_OK
+    not_graded = len(results) - len(graded)
+    if not_graded:
+        print(f"m5 grade: {not_graded} of {len(results)} submissions could not be graded (their rows say why)", file=sys.stderr)
+    return EXIT_OK if not not_graded else EXIT_INCOMPLETE
 
 
 def cmd_merge(args) -> int:
@@ -239,10 +277,21 @@ def cmd_review(args) -> int:
             path = review.merge_marks(Path(args.grades_dir), Path(args.marks), args.csv_format)
             print(f"marks merged into {path}")
         else:
-            files = review.write_review(Path(args.grades_dir), args.lang or "en")
+            files = review.write_review(Path(args.grades_dir), args.lang or "en", force=args.force)
             print(f"wrote {files[0]} ({len(files) - 2} questions) and {files[-1]}: fill the marks, then --marks")
     except review.ReviewError as exc:
         raise UsageError(str(exc)) from None
+    return EXIT_OK
+
+
+def cmd_adjust(args) -> int:
+    from autograder.grade import gradebook
+
+    try:
+        entry = gradebook.add_adjustment(Path(args.grades_dir), args.student, args.points, args.reason, args.item)
+    except gradebook.GradebookError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{entry['student']}: {entry['points']} points ({entry['reason']}); sheets rebuilt in {args.grades_dir}")
     return EXIT_OK
 
 
@@ -375,6 +424,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="start a new sandbox for every submission instead of handing on a cleaned one (slower; docs/sandbox.md, 'Recycling')",
     )
     g.add_argument(
+        "--update",
+        action="store_true",
+        help="regrade these submissions into the gradebook already in --out: their rows are replaced, every other row, "
+        "mark and adjustment is kept (without it an existing gradebook is refused)",
+    )
+    g.add_argument(
         "--shard",
         metavar="K/N",
         help="grade only the K-th of N fixed parts of the class (by submission path), for m5 merge (docs/sharding.md)",
@@ -417,6 +472,25 @@ def build_parser() -> argparse.ArgumentParser:
                 ),
             ),
             (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv")),
+            (("--force",), dict(action="store_true", help="write a blank marks.csv over one that has marks in it")),
+        ],
+    )
+    _subcommand(
+        sub,
+        "adjust",
+        "add points to (or take them from) one student's grade, with the reason",
+        "Appends a row to GRADES_DIR/adjustments.csv (student, points, item, reason, who, when; edit it by hand if you "
+        "like: every command re-reads it and refuses a bad row by name) and rebuilds every sheet. An adjustment "
+        "survives regrades (m5 grade --update) and m5 review --marks. Exit status: 0 done, 2 refused (an unknown "
+        "student, points that are not a number, no reason; nothing written).",
+        "m5 adjust grades alice 2 --reason 'regrade request: ex13 (b) accepted' --item ex13",
+        cmd_adjust,
+        [
+            (("grades_dir",), dict(metavar="GRADES_DIR", help="the gradebook (the --out folder of m5 grade or m5 merge)")),
+            (("student",), dict(help="the student id as the sheets name it")),
+            (("points",), dict(type=float, help="points to add (negative to take away)")),
+            (("--reason",), dict(required=True, help="why (the student reads it)")),
+            (("--item",), dict(default="", help="what it is about (a kernel, an exercise, a question id)")),
         ],
     )
     _subcommand(

@@ -78,7 +78,7 @@ def main() -> int:
     subs = write_demo_submissions(out / "submissions")
     print(f"== Grading {len(subs)} example submissions: {', '.join(p.name for p in subs)} ==")
     found = discover(subs, set(pipeline.KERNELS)).submissions
-    results, _ = grade_into(found, out / "grades", jobs=2, isolation_warning=iso.warning)
+    results, _, _ = grade_into(found, out / "grades", jobs=2, isolation_warning=iso.warning)
     print(report.grade_table(results))
     print()
     print(report.summary_table(results))

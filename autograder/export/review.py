@@ -22,13 +22,11 @@ import hashlib
 import html
 import io
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import markdown
 
-from autograder.grade import outputs, report, shards, written
-from autograder.grade.score import assignment_total
+from autograder.grade import gradebook, outputs, report, shards, written
 from autograder.grade.student_files import SubmissionError, read_bytes
 
 REVIEW_DIR = "review"
@@ -107,11 +105,14 @@ def student_key(student: str) -> str:
     return "k" + hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
-    """The review pages and ``marks.csv`` (see the module docstring); returns the files written."""
+def write_review(grades_dir: Path, lang: str = "en", force: bool = False) -> list[Path]:
+    """The review pages and ``marks.csv`` (see the module docstring); returns the files written.
+    A ``marks.csv`` with marks in it is never overwritten unless ``force``: ReviewError instead."""
     grades_dir = Path(grades_dir)
     answers, _ = _load(grades_dir)
     by_student = students(answers)
+    if not force and _has_marks(grades_dir / MARKS_FILE):
+        raise ReviewError(f"{grades_dir / MARKS_FILE} has marks in it: merge it with --marks, or add --force to write a blank one over it")
     w = WORDS[lang]
     folder = grades_dir / REVIEW_DIR
     folder.mkdir(exist_ok=True)
@@ -146,6 +147,18 @@ def write_review(grades_dir: Path, lang: str = "en") -> list[Path]:
         for student, given in sorted(by_student.items()):
             sheet.writerow([student_key(student), report.for_csv(student), *("" if given.get(i) else "0" for i in ids)])
     return [index, *written_files, marks]
+
+
+def _has_marks(path: Path) -> bool:
+    """Whether ``marks.csv`` holds a mark someone entered (a cell m5 review did not write)."""
+    if not path.exists():
+        return False
+    try:
+        rows = _marks_rows(path)
+    except ReviewError:
+        return True  # unreadable as ours: somebody's file, not ours to overwrite
+    first = 2 if rows and rows[0][:2] == [KEY, "student"] else 1
+    return any(cell.strip() not in ("", "0") for row in rows[2:] for cell in row[first:])
 
 
 def _marks_rows(path: Path) -> list[list[str]]:
@@ -219,29 +232,16 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, d
 
 
 def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> Path:
-    """``grades.csv`` (and the LMS export) with the written marks; nothing is written
-    unless the whole marks file is valid. Returns the path of ``grades.csv``."""
+    """Keep the written marks in the gradebook (``written_marks.json``) and rebuild every sheet from
+    it (``grades.csv``, ``grades_final.csv``, every LMS export; :mod:`autograder.grade.gradebook`).
+    Nothing is written unless the whole marks file is valid. Returns the path of ``grades.csv``."""
     grades_dir = Path(grades_dir)
-    answers, document = _load(grades_dir)
-    by_student = students(answers)
-    marks = read_marks(marks_path, by_student)
-    ids = [q["id"] for q in written.questions("en")]
-    extra = written.maximum()
-    rows = []
-    for entry in document.get("rows", []):
-        row = report.GradeRow.from_dict(entry)
-        given = marks.get(row.student or row.label, {})
-        rows.append(
-            replace(
-                row,
-                score=row.score + sum(given.values()),
-                maximum=row.maximum + extra,
-                groups=[*row.groups, *([q, given[q]] for q in ids if q in given)],
-            )
-        )
-    report.write_grades_csv(rows, grades_dir / "grades.csv")
-    total = assignment_total() + extra
-    for fmt in report.LMS_FORMATS:  # every export there is, so none is left out of the written points
-        if fmt == csv_format or (grades_dir / f"grades_{fmt}.csv").exists():
-            report.write_lms_csv(rows, grades_dir / f"grades_{fmt}.csv", fmt, total=total)
+    answers, _ = _load(grades_dir)
+    marks = read_marks(marks_path, students(answers))
+    try:
+        gradebook.load(grades_dir)  # every gradebook file readable before anything changes
+        gradebook.save_marks(grades_dir, marks)
+        gradebook.rebuild(grades_dir, None if csv_format == "m5" else csv_format)
+    except gradebook.GradebookError as exc:
+        raise ReviewError(str(exc)) from None
     return grades_dir / "grades.csv"

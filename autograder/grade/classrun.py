@@ -13,7 +13,7 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, class_report, pipeline, shards, similarity, written
+from autograder.grade import cache, class_report, gradebook, pipeline, shards, similarity, written
 from autograder.grade.extract import SubmissionError, extract
 
 
@@ -97,44 +97,70 @@ def grade_into(
     first=None,
     shard: tuple[int, int] | None = None,
     also_answers: list = (),
+    root: Path | None = None,
+    update: bool = False,
 ):
-    """Grade ``found`` into ``out``: ``<out>/<relative path>/results.json`` per submission,
-    written as each finishes, then ``grades.csv`` (and ``grades_<csv_format>.csv``), ``grades.json``
-    (the sheet's rows) and the class report (``class_report.html`` and ``.json``, in ``lang`` or English).
-    ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), with its
-    ``grades.json`` naming its shard, for ``m5 merge``; folders are named as in the whole class's run. The
-    written answers of the graded notebooks, and of ``also_answers`` (notebooks not
-    graded here, such as the lab's), go to ``written_answers.json`` for ``m5 review``.
-    Returns (results of the submissions graded, in input order, {their index: results.json path})."""
+    """Grade ``found`` into the gradebook ``out`` (:mod:`.gradebook`): ``<out>/<relative path>/results.json``
+    per submission, written as each finishes, then ``grades.json`` (the rows, ``root`` the class
+    folder they were found in), the class report (``class_report.html`` and ``.json``, in ``lang``
+    or English), ``written_answers.json`` (of the graded notebooks and of ``also_answers``, such
+    as the lab's, for ``m5 review``) and every sheet rebuilt from the gradebook.
+    ``update``: ``out`` already holds a gradebook of this class; the rows of the submissions
+    graded now are replaced, every other row, mark and adjustment is kept.
+    ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), for ``m5 merge``.
+    Returns (results of the submissions graded, in input order, {their index: results.json path},
+    the labels graded again whose files had not changed)."""
     out.mkdir(parents=True, exist_ok=True)
-    folders = report.output_dirs([item.relative for item in found], reserved=report.CLASS_FILES)
+    before = gradebook.load(out) if update else None
+    kept = [row for row in before.rows] if before else []
+    new_labels = [item.relative for item in found]
+    order = [row["label"] for row in kept] + [label for label in new_labels if label not in {row["label"] for row in kept}]
+    folder_of = dict(zip(order, report.output_dirs(order, reserved=report.CLASS_FILES)))
     indices = list(range(len(found))) if shard is None else shards.select(found, shard)
     results_files: dict[int, Path] = {}
 
     def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
-        results_files[index] = report.write_results(result, out / folders[indices[index]], isolation_warning)
+        results_files[index] = report.write_results(result, out / folder_of[found[indices[index]].relative], isolation_warning)
 
     mine = [found[i] for i in indices]
     results = grade_found(mine, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress, recycle=recycle, first=first)
-    report.write_grades_csv(results, out / "grades.csv")
-    if csv_format != "m5":
-        report.write_lms_csv(results, out / f"grades_{csv_format}.csv", csv_format)
     given = similarity.released_fingerprints()
     records = [class_report.record(result, _code(item.path), given) for item, result in zip(mine, results)]
-    class_report.write(records, out, lang or "en")
+    class_digest, digests = shards.class_identity(found)
+    fresh = {
+        item.relative: {**report.row_dict(result), "record": record, "digest": digests[item.relative]}
+        for item, result, record in zip(mine, results, records)
+    }
+    unchanged = [label for label, row in fresh.items() if any(k["label"] == label and k.get("digest") == row["digest"] for k in kept)]
+    rows = [fresh.pop(row["label"], row) for row in kept] + list(fresh.values())
+    class_report.write([row["record"] for row in rows], out, lang or "en")
     others = [item for item in also_answers if shard is None or shards.shard_of(item.relative, shard[1]) == shard[0]]
     ids = written.question_ids()
+    regraded = {item.relative for item in [*mine, *others]}
+    previous_answers = [e for e in written.class_answers(out) if e["label"] not in regraded] if update else []
     written.write_class_answers(
         out,
-        [
+        previous_answers
+        + [
             written.entry(item, *written.answers_in(item.path, ids))
             for item in [*mine, *others]
             if item.path.suffix == ".ipynb" and item.error is None
         ],
     )
-    run = {"class": shards.class_identity(found), "grader": cache.corpus_key(None)}  # what m5 merge checks
-    shards.write_rows_file(out, shard, len(found), indices, results, records, run)
-    return results, results_files
+    run = {"class": class_digest, "grader": cache.corpus_key(None)}  # what m5 merge checks
+    if before:
+        run["class"] = shards.digest_of_rows(rows)  # an updated gradebook: no shard of anything
+        class_root = before.document.get("root")
+    else:
+        class_root = str(root) if root is not None else None
+    size = len(rows) if shard is None else len(found)
+    positions = list(range(len(rows))) if shard is None else indices
+    shards.write_rows_file(out, shard, size, positions, rows, [row["record"] for row in rows], run, root=class_root)
+    if shard is None:
+        gradebook.rebuild(out, csv_format)
+    else:  # a shard's own sheet (m5 merge rebuilds the class's)
+        report.write_grades_csv(results, out / "grades.csv")
+    return results, results_files, unchanged
 
 
 def _code(path: Path) -> str:

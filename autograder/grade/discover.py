@@ -178,12 +178,14 @@ def refusal(path: Path) -> str | None:
 
 
 # ---------------------------------------------------------------- the front door
-def discover(paths: list[str | Path], kernels: set[str]) -> Discovery:
+def discover(paths: list[str | Path], kernels: set[str], root: Path | None = None) -> Discovery:
     """Everything to grade under ``paths`` (files or folders, recursed), in order.
 
-    Raises FileNotFoundError naming a path that does not exist. A named folder is
-    entered even through a link (the instructor chose it); inside it no link is
-    followed, and a submission file that is a link is refused wherever it is.
+    Raises FileNotFoundError naming a path that does not exist, ValueError naming one outside
+    ``root`` when it is given (relative paths are then taken from it: a regrade names its
+    submissions as the class run did). A named folder is entered even through a link (the
+    instructor chose it); inside it no link is followed, and a submission file that is a link
+    is refused wherever it is.
     """
     files: list[Path] = []
     folders: list[Path] = []
@@ -198,7 +200,12 @@ def discover(paths: list[str | Path], kernels: set[str]) -> Discovery:
             named.append(path)
         else:
             raise FileNotFoundError(f"{raw}: no such file or directory")
-    root = common_root(files, folders)
+    if root is None:
+        root = common_root(files, folders)
+    else:
+        outside = [p for p in [*files, *folders] if not Path(os.path.abspath(p)).is_relative_to(os.path.abspath(root))]
+        if outside:
+            raise ValueError(f"{outside[0]} is not inside the class folder {root} the gradebook was graded from")
     submissions, skipped, seen = [], [], set()
     for path in named:
         key = os.path.abspath(path)

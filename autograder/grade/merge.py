@@ -27,7 +27,7 @@ import os
 import stat
 from pathlib import Path
 
-from autograder.grade import class_report, outputs, report, written
+from autograder.grade import class_report, gradebook, outputs, report, written
 from autograder.grade.score import assignment_total
 from autograder.grade.shards import FORMAT, ROWS_FILE, ShardError, write_rows_file
 from autograder.grade.student_files import SubmissionError, read_bytes
@@ -247,12 +247,12 @@ def merge_shards(folders: list[Path], out: Path, csv_format: str = "m5", lang: s
         outputs.write_bytes(out / relative, data)
     ordered = [rows[i] for i in range(size)]
     in_order = [records[i] for i in range(size)]
-    report.write_grades_csv(ordered, out / "grades.csv")
-    if csv_format != "m5":
-        report.write_lms_csv(ordered, out / f"grades_{csv_format}.csv", csv_format)
+    digests = {entry["index"]: entry.get("digest", "") for document in documents for entry in document["rows"]}
     class_report.write(in_order, out, lang)
     written.write_class_answers(out, sorted(answers, key=lambda e: e["label"]))
-    write_rows_file(out, None, size, list(range(size)), ordered, in_order, documents[0]["run"])
+    rows_out = [{**report.row_dict(row), "digest": digests[i]} for i, row in enumerate(ordered)]
+    write_rows_file(out, None, size, list(range(size)), rows_out, in_order, documents[0]["run"], root=documents[0].get("root"))
+    gradebook.rebuild(out, csv_format)
     return ordered
 
 

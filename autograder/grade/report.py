@@ -10,7 +10,8 @@ import csv
 import html
 import inspect
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -282,6 +283,14 @@ class GradeRow:
         return cls(**{k: data[k] for k in (*texts, "score", "maximum", "groups")})
 
 
+def row_dict(value) -> dict:
+    """A grade-sheet row as plain data: :class:`GradeRow`'s fields, from a result, a GradeRow or
+    a dict holding them (other keys of the dict are dropped)."""
+    if isinstance(value, dict):
+        return asdict(GradeRow.from_dict(value))
+    return asdict(GradeRow.of(value))
+
+
 def _rows(results: list) -> list[GradeRow]:
     return [GradeRow.of(r) for r in results]
 
@@ -330,16 +339,27 @@ CLASS_FILES = {
     "marks.csv",
     "review",
     "similarity_pairs.json",
+    "grades_final.csv",
+    "written_marks.json",
+    "adjustments.csv",
 }  # beside the submissions' folders
 
 
+_LANGUAGE_SUFFIX = re.compile(r"_(en|ru)$")
+
+
+def module_of(assignment: str) -> str:
+    """One module's column for both languages: ``module05_en`` and ``module05_ru`` are ``module05``."""
+    return _LANGUAGE_SUFFIX.sub("", assignment) or "module05"
+
+
 def best_per_student(results: list[SubmissionResult | GradeRow]) -> dict[str, dict[str, float]]:
-    """{student: {assignment: best score}}: a student who handed in the EN and the RU
-    notebook (one of them untouched) keeps the higher score, as on Gradescope."""
+    """{student: {module: best score}}: a student who handed in the EN and the RU notebook
+    (of one module, in one folder or as the two nbgrader assignments) keeps the higher score."""
     best: dict[str, dict[str, float]] = {}
     for r in _rows(results):
         row = best.setdefault(r.student or r.label, {})
-        column = r.assignment or "module05"
+        column = module_of(r.assignment)
         row[column] = max(row.get(column, 0.0), r.score)
     return best
 

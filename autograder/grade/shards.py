@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict
 from pathlib import Path
 
 from autograder.grade import outputs, report
@@ -50,18 +49,30 @@ def select(found: list, shard: tuple[int, int]) -> list[int]:
     return [i for i, item in enumerate(found) if shard_of(item.relative or item.path.name, n) == k]
 
 
-def class_identity(found: list, cap: int = 64 * 1024 * 1024) -> str:
-    """A digest of the whole class as found: every submission's relative path and bytes (or
-    why it was refused), in a fixed order. Shards of one class on any machine agree on it."""
-    digest = hashlib.sha256()
-    for item in sorted(found, key=lambda f: (f.relative or f.path.name).encode("utf-8", "surrogatepass")):
-        digest.update((item.relative or item.path.name).encode("utf-8", "surrogatepass") + b"\0")
+def class_identity(found: list, cap: int = 64 * 1024 * 1024) -> tuple[str, dict[str, str]]:
+    """(a digest of the whole class as found, {relative path: the digest of that submission's
+    bytes, or of why it was refused}). Shards of one class on any machine agree on both."""
+    digests = {}
+    for item in found:
         try:
             body = b"error:" + item.error.encode("utf-8", "backslashreplace") if item.error else read_bytes(item.path, cap)
         except (SubmissionError, OSError) as exc:
             body = b"unreadable:" + str(exc).encode("utf-8", "backslashreplace")
-        digest.update(hashlib.sha256(body).digest())
-    return digest.hexdigest()
+        digests[item.relative or item.path.name] = hashlib.sha256(body).hexdigest()
+    return digest_of(digests), digests
+
+
+def digest_of(digests: dict[str, str]) -> str:
+    """One digest of {relative path: submission digest}, whatever their order."""
+    whole = hashlib.sha256()
+    for label in sorted(digests, key=lambda label: label.encode("utf-8", "surrogatepass")):
+        whole.update(label.encode("utf-8", "surrogatepass") + b"\0" + digests[label].encode() + b"\0")
+    return whole.hexdigest()
+
+
+def digest_of_rows(rows: list[dict]) -> str:
+    """The class digest of gradebook rows (each with ``label`` and ``digest``)."""
+    return digest_of({row["label"]: row.get("digest", "") for row in rows})
 
 
 def write_rows_file(
@@ -69,14 +80,26 @@ def write_rows_file(
     shard: tuple[int, int] | None,
     class_size: int,
     indices: list[int],
-    results: list,
+    rows: list[dict],
     records: list[dict],
     run: dict | None = None,
+    root: str | None = None,
 ) -> Path:
-    """``out/grades.json``: the run's grade-sheet rows (``results``: SubmissionResults or
-    GradeRows), each with its index in the class and its class-report record; ``shard``
-    (K, N) for a shard, None for a whole class; ``run``: the run's identity
-    (``{"class": ..., "grader": ...}``, see the module docstring)."""
-    rows = [{"index": i, **asdict(report.GradeRow.of(r)), "record": record} for i, r, record in zip(indices, results, records)]
-    document = {"format": FORMAT, "shard": list(shard) if shard else None, "class_size": class_size, "run": run or {}, "rows": rows}
+    """``out/grades.json``: the grade-sheet rows (dicts of :class:`report.GradeRow`'s fields, with
+    the submission's ``digest``; or SubmissionResults or GradeRows), each with its index in the
+    class and its class-report record; ``shard`` (K, N) for a shard, None for a whole class;
+    ``run``: the run's identity (``{"class": ..., "grader": ...}``, see the module docstring);
+    ``root``: the class folder the rows' paths are relative to (for ``m5 grade --update``)."""
+    rows = [
+        {"index": i, **report.row_dict(r), "digest": r.get("digest", "") if isinstance(r, dict) else "", "record": record}
+        for i, r, record in zip(indices, rows, records)
+    ]
+    document = {
+        "format": FORMAT,
+        "shard": list(shard) if shard else None,
+        "class_size": class_size,
+        "run": run or {},
+        "root": root,
+        "rows": rows,
+    }
     return outputs.write_json(out / ROWS_FILE, document)

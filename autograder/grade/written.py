@@ -107,6 +107,18 @@ def question_ids() -> set[str] | None:
         return None
 
 
+def class_answers(out: Path) -> list[dict]:
+    """The entries a class run kept in ``out/written_answers.json`` (none when there is no such file)."""
+    path = Path(out) / ANSWERS_FILE
+    if not path.exists():
+        return []
+    try:
+        entries = json.loads(read_bytes(path, 512 * MAX_NOTEBOOK_BYTES).decode("utf-8"))["submissions"]
+    except (SubmissionError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return []
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("label"), str)] if isinstance(entries, list) else []
+
+
 def write_class_answers(out: Path, entries: list[dict]) -> Path:
     """``out/written_answers.json``: for each notebook (``label``, ``student``, ``notebook``,
     ``answers``), in class order."""

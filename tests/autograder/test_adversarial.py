@@ -419,6 +419,7 @@ def test_m5_grade_cli_grades_a_folder_of_attacks(tmp_path):
             "class_report.html",
             "class_report.json",
             "grades.json",
+            "grades_final.csv",
             "similarity_pairs.json",
             "written_answers.json",
         ]

@@ -136,7 +136,7 @@ def test_a_killed_class_run_leaves_every_file_whole(tmp_path, correct_source):
     (submitted / "bob" / "homework.py").write_text(correct_source)  # the new run grades bob differently
     killed_everywhere(
         tmp_path,
-        lambda out: ["grade", str(submitted), "--no-shrink", "--out", str(out)],
+        lambda out: ["grade", str(submitted / "bob"), "--no-shrink", "--update", "--out", str(out)],
         previous,
         points=lambda n: (1, 3, n),  # a result, the first class file, the last one
         timed=True,  # results.json and the class report hold execution times

@@ -154,7 +154,7 @@ def test_errors_name_a_file_by_its_place_in_the_class_not_the_graders_path(tmp_p
     out = tmp_path / "out"
     assert cli.main(["grade", str(submitted), "--no-shrink", "--out", str(out)]) in (cli.EXIT_OK, 1)
     for path in out.rglob("*"):
-        if path.is_file():
+        if path.is_file() and path.name != "grades.json":  # the gradebook itself records its class folder
             assert str(tmp_path) not in path.read_text(encoding="utf-8"), path
     rows = {row["label"]: row for row in json.loads((out / shards.ROWS_FILE).read_text(encoding="utf-8"))["rows"]}
     assert rows["alice/m05_assignment_en.ipynb"]["error"].startswith("alice/m05_assignment_en.ipynb: not a valid notebook")

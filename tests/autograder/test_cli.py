@@ -52,6 +52,7 @@ def test_grade_folder_prints_table_and_summary_without_a_progress_bar_off_a_tty(
         "class_report.json",
         "grades.csv",
         "grades.json",
+        "grades_final.csv",
         "similarity_pairs.json",
         "written_answers.json",
     ]
@@ -109,7 +110,8 @@ def test_refused_files_get_their_own_row_and_the_class_is_graded(tmp_path, corpu
     (folder / "grades.csv.py").write_text("import numpy as np\n")
     (folder / "=1+1\x1b[2J\nevil.py").write_text("import numpy as np\n")
     proc = run_m5("grade", str(folder), "--no-shrink", "--out", str(tmp_path / "out"))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == cli.EXIT_INCOMPLETE, proc.stderr  # done, but some could not be graded
+    assert "could not be graded" in proc.stderr
     assert "\x1b" not in proc.stdout and "root-only secret" not in proc.stdout
     rows = {r["submission"]: r for r in read_csv(tmp_path / "out" / "grades.csv")}
     assert rows["alice.py"]["score"] == TOTAL
@@ -178,7 +180,19 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
         cli.build_parser().parse_args(["grade", "x.py"])
     parser = cli.build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"grade", "check", "gradescope-bundle", "lab", "release", "solutions", "demo", "course", "merge", "review"}
+    assert set(commands) == {
+        "grade",
+        "check",
+        "gradescope-bundle",
+        "lab",
+        "release",
+        "solutions",
+        "demo",
+        "course",
+        "merge",
+        "review",
+        "adjust",
+    }
     for name, sub in commands.items():
         text = sub.format_help()
         assert sub.description and "example:" in text and f"m5 {name}" in text, name
