@@ -1,16 +1,22 @@
 """`m5`: the course package's command line (a thin layer over the stage packages).
 
     m5 --version
-    m5 grade PATH... [--out DIR] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas] [--shard K/N]
+    m5 grade PATH... [--out DIR] [--update] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas] [--shard K/N]
     m5 merge SHARD_OUT... --out DIR [--csv-format m5|moodle|canvas]
-    m5 review GRADES_DIR [--lang en|ru] [--marks FILLED_CSV] [--csv-format ...]
+    m5 review GRADES_DIR [--lang en|ru] [--marks FILLED_CSV] [--csv-format ...] [--force]
+    m5 adjust GRADES_DIR STUDENT POINTS --reason TEXT [--item ITEM]
     m5 check NOTEBOOK_OR_PY [--lang en|ru]
-    m5 gradescope-bundle --out autograder.zip
-    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin]
+    m5 gradescope-bundle [--out autograder.zip]
+    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]...
     m5 release [--out DIR]
-    m5 solutions [--lang en|ru|both] --out DIR
+    m5 solutions [--lang en|ru]... --out DIR
     m5 demo
-    m5 course init DIR [--course-id ID] [--exchange DIR] [--lang en ru] [--force]
+    m5 course init DIR [--course-id ID] [--exchange DIR] [--lang en|ru]... [--force]
+
+One convention (README, "Command line"): ``--lang en|ru`` everywhere, repeated where a command
+can write both languages; exit status 0 done, 1 done but some submission could not be graded
+or a check failed, 2 refused (bad arguments or input, nothing written), listed in every
+``--help``; no command writes over a file an instructor edits without ``--force``.
 
 Each command imports its stage inside its own function: ``m5 --help``, ``m5 check`` and
 the start of ``m5 grade`` (whose first worker starts before the grading modules load,
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -30,6 +37,17 @@ from pathlib import Path
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_ISOLATION = 0, 1, 2, 3
 # m5's own sheet, then grade.report.LMS_FORMATS (spelled out: the parser must not import the grader)
 CSV_FORMATS = ("m5", "moodle", "canvas")
+LANGS = ("en", "ru")
+# What each --help says under "Exit status" (the codes above, in words).
+
+
+def refused(what: str = "bad arguments or input") -> str:
+    return f"2 refused ({what}; one line says why, nothing written)"
+
+
+EXITS_DONE = f"0 done; {refused()}"
+LANG_ONE = dict(choices=LANGS)  # --lang en|ru: one language
+LANG_EACH = dict(choices=LANGS, action="append")  # --lang en|ru, repeated for both
 
 
 class UsageError(Exception):
@@ -312,7 +330,7 @@ def cmd_gradescope_bundle(args) -> int:
 def cmd_lab(args) -> int:
     from reference_impl import lab
 
-    return lab.main(args.lab_args)
+    return lab.main_parsed(args)
 
 
 def cmd_release(args) -> int:
@@ -325,12 +343,12 @@ def cmd_course(args) -> int:
     from autograder.assign.course import CourseError, init_course, next_steps
 
     try:
-        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force, langs=tuple(args.lang))
+        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force, langs=_langs(args))
     except CourseError as exc:
         raise UsageError(str(exc)) from None
     course = written[-1].parent
     print(f"course ready in {course}: {', '.join(str(p.relative_to(course)) for p in written)}")
-    print("next:\n" + next_steps(course, tuple(dict.fromkeys(args.lang))))
+    print("next:\n" + next_steps(course, _langs(args)))
     return EXIT_OK
 
 
@@ -338,9 +356,16 @@ def cmd_solutions(args) -> int:
     from autograder.export.solution_notebooks import solution_notebooks
     from autograder.export.solutions import build_solution_bundle
 
-    written = build_solution_bundle(Path(args.out), lang=args.lang, notebooks=solution_notebooks(args.lang))
+    langs = _langs(args)
+    lang = langs[0] if len(langs) == 1 else "both"
+    written = build_solution_bundle(Path(args.out), lang=lang, notebooks=solution_notebooks(lang))
     print(f"wrote {len(written)} files to {args.out}")
     return EXIT_OK
+
+
+def _langs(args) -> tuple[str, ...]:
+    """The languages of a command that can write both (``--lang`` repeated; both when not given)."""
+    return tuple(dict.fromkeys(args.lang or LANGS))
 
 
 def cmd_demo(args) -> int:
@@ -349,11 +374,18 @@ def cmd_demo(args) -> int:
     return demo.main()
 
 
-def _subcommand(sub, name: str, summary: str, details: str, example: str, func, arguments=(), **kwargs) -> argparse.ArgumentParser:
-    """A sub-command whose --help gives its purpose, arguments with defaults, and an
-    example; ``arguments`` are (flags, add_argument options) pairs."""
+def _subcommand(
+    sub, name: str, summary: str, details: str, example: str, func, arguments=(), exits: str = EXITS_DONE, **kwargs
+) -> argparse.ArgumentParser:
+    """A sub-command whose --help gives its purpose, arguments with defaults, its exit
+    statuses and an example; ``arguments`` are (flags, add_argument options) pairs."""
     parser = sub.add_parser(
-        name, help=summary, description=f"{summary}. {details}", epilog=f"example:\n  {example}", formatter_class=HelpFormatter, **kwargs
+        name,
+        help=summary,
+        description="\n\n".join(textwrap.fill(text, 100) for text in (f"{summary}. {details}", f"Exit status: {exits}.")),
+        epilog=f"example:\n  {example}",
+        formatter_class=HelpFormatter,
+        **kwargs,
     )
     for flags, options in arguments:
         parser.add_argument(*flags, **options)
@@ -372,7 +404,9 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
+    """m5's parser; ``lab_options=False`` leaves out the lab's options (their import costs ~0.1 s),
+    for every command line that does not run the lab."""
     parser = argparse.ArgumentParser(
         prog="m5",
         formatter_class=HelpFormatter,
@@ -392,17 +426,17 @@ def build_parser() -> argparse.ArgumentParser:
         "Folders are searched recursively and understand nbgrader's submitted/<student>/<assignment>/ layout; "
         "lab and unrelated notebooks are skipped with one line. Writes <out>/<relative path>/results.json "
         "per submission (as each finishes) and <out>/grades.csv. Every assignment is out of "
-        "120 points (10 kernels x 10, 20 numerical answers), notebook or .py. Exit status: 0 when grading "
-        "completed, 2 on bad arguments or one unreadable submission, 3 when the sandbox cannot work under "
-        "this machine's limits.",
+        "120 points (10 kernels x 10, 20 numerical answers), notebook or .py.",
         "m5 grade course/submitted --jobs 2 --csv-format moodle",
         cmd_grade,
+        exits="0 every submission graded; 1 done, but some submission could not be graded (its row says why); "
+        f"{refused('bad arguments or input, or a single unreadable submission')}; 3 the sandbox cannot work under this machine's limits",
     )
     g.add_argument("paths", nargs="+", metavar="PATH", help="notebooks (.ipynb), .py files, or folders of them")
     g.add_argument("--out", default="grades", help="output folder")
     g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (at most one per core)")
     g.add_argument("--json", action="store_true", help="print results.json instead of the table (a JSON list for several submissions)")
-    g.add_argument("--lang", choices=["en", "ru"], help="feedback language (default: each submission's own)")
+    g.add_argument("--lang", **LANG_ONE, help="feedback language (default: each submission's own)")
     g.add_argument(
         "--csv-format",
         choices=CSV_FORMATS,
@@ -441,14 +475,14 @@ def build_parser() -> argparse.ArgumentParser:
         "join the outputs of m5 grade --shard 1/N ... N/N into one class output",
         "Checks that the folders hold shards 1..N of one class, each submission once, before writing anything; "
         "then copies their results.json folders into --out and writes grades.csv (and the LMS export) exactly "
-        "as one unsharded run would. Exit status: 0 merged, 2 refused (the message says why).",
+        "as one unsharded run would.",
         "m5 merge grades-1 grades-2 grades-3 --out grades --csv-format moodle",
         cmd_merge,
         [
             (("folders",), dict(nargs="+", metavar="SHARD_OUT", help="the --out folder of each shard")),
-            (("--out",), dict(required=True, help="the merged output folder (not one of the shard folders)")),
+            (("--out",), dict(default="grades", help="the merged gradebook (not one of the shard folders)")),
             (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also write grades_moodle.csv or grades_canvas.csv")),
-            (("--lang",), dict(choices=["en", "ru"], help="language of the class report (default: en)")),
+            (("--lang",), dict(**LANG_ONE, help="language of the class report (default: en)")),
         ],
     )
     _subcommand(
@@ -462,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_review,
         [
             (("grades_dir",), dict(metavar="GRADES_DIR", help="the --out folder of m5 grade or m5 merge")),
-            (("--lang",), dict(choices=["en", "ru"], help="language of the pages (default: en)")),
+            (("--lang",), dict(**LANG_ONE, help="language of the pages (default: en)")),
             (
                 ("--marks",),
                 dict(
@@ -481,8 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
         "add points to (or take them from) one student's grade, with the reason",
         "Appends a row to GRADES_DIR/adjustments.csv (student, points, item, reason, who, when; edit it by hand if you "
         "like: every command re-reads it and refuses a bad row by name) and rebuilds every sheet. An adjustment "
-        "survives regrades (m5 grade --update) and m5 review --marks. Exit status: 0 done, 2 refused (an unknown "
-        "student, points that are not a number, no reason; nothing written).",
+        "survives regrades (m5 grade --update) and m5 review --marks.",
         "m5 adjust grades alice 2 --reason 'regrade request: ex13 (b) accepted' --item ex13",
         cmd_adjust,
         [
@@ -497,14 +530,14 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "check",
         "run the public self-check tests on a notebook or .py",
-        "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee "
-        "full marks. Exit status: 0 all passed, 1 some failed, 2 unreadable file.",
+        "Runs in your own Python (not sandboxed; only your own code). Passing them does not guarantee full marks.",
         "m5 check release/module05_en/m05_assignment_en.ipynb --lang en",
         cmd_check,
         [
             (("path",), dict(metavar="NOTEBOOK_OR_PY", help="the notebook (.ipynb) or .py file to check")),
-            (("--lang",), dict(choices=["en", "ru"], help="language of the messages (default: the file's own)")),
+            (("--lang",), dict(**LANG_ONE, help="language of the messages (default: the file's own)")),
         ],
+        exits=f"0 every public check passed; 1 some failed; {refused('bad arguments, or a file that cannot be read')}",
     )
     _subcommand(
         sub,
@@ -517,16 +550,21 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_gradescope_bundle,
         [(("--out",), dict(default="autograder.zip", help="where to write the zip"))],
     )
-    _subcommand(
+    lab = _subcommand(
         sub,
         "lab",
         "run the capstone lab (figures, Markdown report, pinned artifacts)",
-        "Takes its own options: --profile smoke|full, --section NAME..., --seeds N, --out DIR, --pin (see `m5 lab --help`).",
-        "m5 lab --profile smoke --out lab-out",
+        "Runs every section (or --section's) on the smoke or full profile and writes <section>.png, report.md "
+        "(report.ru.md with --lang ru) and claims.json into --out; --pin also rewrites the pinned artifacts in "
+        "reference_impl/data/.",
+        "m5 lab --profile smoke --out lab-out --lang en --lang ru",
         cmd_lab,
-        [(("lab_args",), dict(nargs=argparse.REMAINDER, help="the lab's own options"))],
-        add_help=False,
+        exits=f"0 done; {refused('an unknown section or profile, a bad flag')}",
     )
+    if lab_options:  # the lab's own options (the import loads numpy: only when the lab runs)
+        from reference_impl.lab import add_arguments
+
+        add_arguments(lab)
     _subcommand(
         sub,
         "release",
@@ -535,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
         "m5 release --out release",
         cmd_release,
         [(("--out",), dict(default="release", help="output folder"))],
+        exits=f"0 done; {refused('bad arguments, or a source that cannot be built, such as a missing lab report')}",
     )
     _subcommand(
         sub,
@@ -542,15 +581,15 @@ def build_parser() -> argparse.ArgumentParser:
         "set up an nbgrader course folder (sources with their kit, nbgrader_config.py)",
         "`m5 course init FOLDER` builds source/module05_en and source/module05_ru with the student kit from this "
         "checkout and writes FOLDER/nbgrader_config.py; then run nbgrader generate_assignment there. The folder "
-        "must lie outside this checkout. Exit status: 0 done, 2 refused (the message says why).",
+        "must lie outside this checkout.",
         "m5 course init ~/m5-course --course-id m5 --exchange /srv/nbgrader/exchange",
         cmd_course,
         [
-            (("action",), dict(choices=["init"], help="what to do (init: create or rebuild the course folder)")),
+            (("action",), dict(choices=["init"], metavar="init", help="what to do (init: create or rebuild the course folder)")),
             (("folder",), dict(metavar="FOLDER", help="the course folder (created if missing)")),
             (("--course-id",), dict(help="nbgrader course id, for the exchange")),
             (("--exchange",), dict(help="nbgrader exchange folder shared with the students")),
-            (("--lang",), dict(nargs="+", choices=["en", "ru"], default=["en", "ru"], help="the assignments' languages (default: en ru)")),
+            (("--lang",), dict(**LANG_EACH, help="an assignment language, en or ru; repeat for both (default: both)")),
             (("--force",), dict(action="store_true", help="rewrite an existing nbgrader_config.py and rebuild source/")),
         ],
     )
@@ -559,11 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
         "solutions",
         "build the worked-solution bundle (HTML) for students",
         "Worked answers to all exercises, in one or both languages.",
-        "m5 solutions --lang both --out solutions-html",
+        "m5 solutions --lang en --lang ru --out solutions-html",
         cmd_solutions,
         [
-            (("--lang",), dict(choices=["en", "ru", "both"], default="both", help="language(s) of the bundle")),
-            (("--out",), dict(required=True, help="output folder (required)")),
+            (("--lang",), dict(**LANG_EACH, help="a language of the bundle, en or ru; repeat for both (default: both)")),
+            (("--out",), dict(default="solutions-html", help="output folder")),
         ],
     )
     _subcommand(
@@ -573,6 +612,7 @@ def build_parser() -> argparse.ArgumentParser:
         "What `make demo` runs: worked examples, the sandbox level, a class table and one feedback report.",
         "m5 demo",
         cmd_demo,
+        exits=f"0 done; {refused('bad arguments')}; 3 the sandbox cannot work under this machine's limits",
     )
     return parser
 
@@ -599,12 +639,8 @@ def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["lab"]:
-        # argparse.REMAINDER loses a sub-command's arguments when the first of them is
-        # an option (`m5 lab --profile full`), so the lab parses its own command line.
-        return cmd_lab(argparse.Namespace(lab_args=argv[1:]))
     try:
-        return run(build_parser(), argv)
+        return run(build_parser(lab_options="lab" in argv), argv)
     except BrokenPipeError:
         # The reader has what it wanted; the work (grades, results files) is on disk.
         _quiet_stdout()

@@ -71,6 +71,9 @@ def main() -> int:
     worked_examples()
     iso = sandbox.isolation()
     print(f"== Sandbox: {iso.level} (process cap: {iso.process_cap}) ==")
+    if iso.fatal:  # grading would score every example 0
+        print(f"m5 demo: {iso.fatal}", file=sys.stderr)
+        return 3
     if iso.warning:
         print(iso.warning)
     print("== Building or loading the grading corpus (first run: ~30-60 s) ==")

@@ -1,6 +1,6 @@
 """``m5 lab``: rerun the Module 5 lab, draw its figures, write a report, re-pin artifacts.
 
-    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru ...]
+    m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]...
 
 Sections (in lab order): environment, dagger, dqn, log, offline, fqe, dt, language.
 Each section calls the reference implementation with the parameters of the lab
@@ -27,7 +27,7 @@ every claim of :mod:`reference_impl.lab_results` with its per-seed values, mean 
   ``make pin`` (10 seeds); a pin from fewer seeds changes what the notebook shows, and
   the tests that compare the pins with ``docs/lab-results/claims.json`` say so.
 
-``--lang en|ru`` (default en; ``--lang en ru`` writes both from one run: ``report.md``
+``--lang en|ru`` (default en; ``--lang en --lang ru`` writes both from one run: ``report.md``
 with ``<section>.png`` and ``report.ru.md`` with ``<section>.ru.png``) sets the
 language of the report (headers included), the figure titles, legends and tick labels
 and the printed lines (those follow the first language); it comes only from this
@@ -116,8 +116,8 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- command line
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="m5 lab", description="Rerun the Module 5 lab: figures, report, pinned artifacts.")
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The lab's options, added to ``parser`` (this module's own, or ``m5``'s ``lab`` sub-command)."""
     parser.add_argument(
         "--profile", default=None, help=f"smoke (reduced, ~1 min) or full (the lab notebook's numbers); default ${PROFILE_ENV}, else smoke"
     )
@@ -127,12 +127,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite reference_impl/data/")
     parser.add_argument(
         "--lang",
-        nargs="+",
-        default=["en"],
-        metavar="LANG",
-        help="language(s) of figures and report: en, ru or both (one run, report.md and report.ru.md)",
+        action="append",
+        choices=LANGUAGES,
+        help="language of figures and report, en or ru (default en); repeat it for both from one run: "
+        "--lang en --lang ru writes report.md and report.ru.md",
     )
     return parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    return add_arguments(argparse.ArgumentParser(prog="m5 lab", description="Rerun the Module 5 lab: figures, report, pinned artifacts."))
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,11 @@ def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions
         if stop.code in (0, None):
             raise
         raise LabUsageError("invalid arguments (see the usage above)") from None
+    return options_from_args(args, environ)
+
+
+def options_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> LabOptions:
+    """The options of parsed arguments (:func:`add_arguments`), checked; LabUsageError on bad input."""
     if args.profile is not None and args.profile not in PROFILES:
         raise LabUsageError(f"--profile must be 'smoke' or 'full', got {args.profile!r}")
     profile = resolve_profile(args.profile, environ)
@@ -174,10 +183,11 @@ def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions
         seeds = 0
     if seeds < 1:
         raise LabUsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
-    bad = [lang for lang in args.lang if lang not in LANGUAGES]
+    asked = args.lang or ["en"]
+    bad = [lang for lang in asked if lang not in LANGUAGES]
     if bad:
-        raise LabUsageError(f"--lang must be one or more of {', '.join(LANGUAGES)}, got {bad[0]!r}")
-    langs = tuple(dict.fromkeys(args.lang))  # in the order typed, without repeats
+        raise LabUsageError(f"--lang must be {' or '.join(LANGUAGES)} (repeat it for both), got {bad[0]!r}")
+    langs = tuple(dict.fromkeys(asked))  # in the order typed, without repeats
     if args.pin:
         if args.profile == "smoke":
             raise LabUsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
@@ -200,7 +210,8 @@ def _command(options: LabOptions) -> str:
     parts = ["m5 lab", "--profile", options.profile]
     if options.sections != SECTIONS:
         parts += ["--section", *options.sections]
-    parts += ["--seeds", str(options.seeds), "--out", options.out.as_posix(), "--lang", *options.langs]
+    parts += ["--seeds", str(options.seeds), "--out", options.out.as_posix()]
+    parts += [word for lang in options.langs for word in ("--lang", lang)]
     return " ".join(parts + (["--pin"] if options.pin else []))
 
 
@@ -313,7 +324,7 @@ def write_outputs(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``m5 lab``; returns the exit status (0 ok, 2 usage error)."""
+    """Entry point of ``python -m reference_impl.lab``; returns the exit status (0 ok, 2 usage error)."""
     argv = sys.argv[1:] if argv is None else argv
     make_console_safe()  # a Russian report on a console whose locale cannot show it
     try:
@@ -321,6 +332,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LabUsageError as error:
         print(f"m5 lab: error: {error}", file=sys.stderr)
         return 2
+    return run_and_report(options)
+
+
+def main_parsed(args: argparse.Namespace) -> int:
+    """Entry point of ``m5 lab`` (the arguments parsed by ``m5``'s parser, :func:`add_arguments`)."""
+    make_console_safe()
+    try:
+        options = options_from_args(args, os.environ)
+    except LabUsageError as error:
+        print(f"m5 lab: error: {error}", file=sys.stderr)
+        return 2
+    return run_and_report(options)
+
+
+def run_and_report(options: LabOptions) -> int:
+    """Run the lab and print where its report went (and what it pinned); exit status 0."""
     run = run_lab(options)
     labels = labels_for(options.lang)
     print(

@@ -73,7 +73,7 @@ def _read_report(claims_path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ClaimError(
             f"claims report `{path}` is missing: "
-            "run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en ru --pin` (make pin) "
+            "run `m5 lab --profile full --seeds 10 --out docs/lab-results --lang en --lang ru --pin` (make pin) "
             "to write it before building texts that cite lab numbers"
         )
     if path.stat().st_size > MAX_REPORT_BYTES:

@@ -3,7 +3,7 @@
 One command instead of copying folders and writing ``nbgrader_config.py`` by hand (the
 convention of ``nbgrader quickstart``)::
 
-    m5 course init ~/m5-course [--course-id m5] [--exchange /srv/nbgrader/exchange] [--lang en ru] [--force]
+    m5 course init ~/m5-course [--course-id m5] [--exchange /srv/nbgrader/exchange] [--lang en|ru]... [--force]
 
 It builds the instructor sources with their kit (notebooks, ``m5_student/``,
 ``requirements.txt``) into ``<course>/source/module05_<lang>/`` from this checkout (both

@@ -428,7 +428,7 @@ def main(out: Path = RELEASE_ROOT, source_root: Path = SOURCE_ROOT) -> int:
         folders = build_sources(source_root) + build_release(Path(out), source_root)
     except (ReleaseError, ClaimError) as exc:  # a missing lab report is a one-line error too
         print(f"m5 release: {exc}", file=sys.stderr)
-        return 1
+        return 2  # refused: nothing released
     for folder in folders:
         files = release_files(folder)
         print(f"wrote {len(files)} files to {folder}: " + ", ".join(sorted(f for f in files if f.endswith(".ipynb"))))

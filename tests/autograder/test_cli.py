@@ -202,6 +202,45 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
     assert f"enter {TOTAL} as the assignment total" in " ".join(commands["gradescope-bundle"].format_help().split())
 
 
+def _options(sub):
+    return {flag: action for action in sub._actions for flag in action.option_strings}
+
+
+def test_every_command_follows_one_convention():
+    """The README's "Command line" section, checked across the parser: exit statuses in every
+    --help, --lang en|ru only (repeated, never a second spelling, for a command that writes both),
+    --out always defaulted."""
+    commands = cli.build_parser()._subparsers._group_actions[0].choices
+    for name, sub in commands.items():
+        text = " ".join(sub.format_help().split())
+        assert "Exit status: 0 " in text and "; 2 refused (" in text, name
+        options = _options(sub)
+        lang = options.get("--lang")
+        if lang is not None:
+            assert tuple(lang.choices or ()) == ("en", "ru"), name
+            assert lang.nargs is None and type(lang).__name__ in ("_StoreAction", "_AppendAction"), name
+        out = options.get("--out")
+        if out is not None:
+            assert not out.required and out.default, name
+    for old in (["lab", "--lang", "both"], ["lab", "--lang", "en", "ru"], ["release", "--lang", "en"]):
+        with pytest.raises(SystemExit) as info:  # refused by the parser, never half-read
+            cli.main(old)
+        assert info.value.code == 2
+
+
+def test_commands_that_write_both_languages_take_lang_repeated():
+    parser = cli.build_parser()
+    assert cli._langs(parser.parse_args(["solutions"])) == ("en", "ru")
+    assert cli._langs(parser.parse_args(["solutions", "--lang", "ru"])) == ("ru",)
+    assert cli._langs(parser.parse_args(["course", "init", "x", "--lang", "ru", "--lang", "en"])) == ("ru", "en")
+    for old in (["solutions", "--lang", "both"], ["course", "init", "x", "--lang", "en", "ru"]):
+        with pytest.raises(SystemExit) as info:
+            parser.parse_args(old)
+        assert info.value.code == 2
+    lab = parser.parse_args(["lab", "--profile", "smoke", "--lang", "en", "--lang", "ru"])  # m5 lab under the main parser
+    assert lab.func is cli.cmd_lab and lab.lang == ["en", "ru"] and lab.profile == "smoke"
+
+
 @pytest.mark.parametrize("args", [["check", str(CORRECT)], ["--help"]])
 def test_a_closed_pipe_exits_cleanly(args):
     proc = subprocess.Popen([sys.executable, "-m", "autograder.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

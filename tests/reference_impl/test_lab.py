@@ -538,7 +538,7 @@ def test_russian_report_is_russian_line_by_line(tiny, tmp_path, capsys):
 
 
 def test_both_languages_from_one_run_share_the_folder(tiny, tmp_path):
-    run = lab.run_lab(lab.parse_options(["--section", "dt", "--lang", "en", "ru", "--out", str(tmp_path)], {}))
+    run = lab.run_lab(lab.parse_options(["--section", "dt", "--lang", "en", "--lang", "ru", "--out", str(tmp_path)], {}))
     assert set(run["reports"]) == {"en", "ru"} and run["report"] == tmp_path / "report.md"
     assert (tmp_path / "dt.png").is_file() and (tmp_path / "dt.ru.png").is_file()
     assert "(dt.ru.png)" in (tmp_path / "report.ru.md").read_text(encoding="utf-8")
