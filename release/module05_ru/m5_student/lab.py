@@ -2,7 +2,7 @@
 # The graded kernels are stubs here: write them in the notebooks.
 """``python -m m5_student.lab``: rerun the Module 5 lab, draw its figures, write a report, re-pin artifacts.
 
-    python -m m5_student.lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru ...]
+    python -m m5_student.lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]...
 
 Sections (in lab order): environment, dagger, dqn, log, offline, fqe, dt, language.
 Each section calls the reference implementation with the parameters of the lab
@@ -29,7 +29,7 @@ every claim of :mod:`m5_student.lab_results` with its per-seed values, mean and 
   ``make pin`` (10 seeds); a pin from fewer seeds changes what the notebook shows, and
   the tests that compare the pins with the course's notes say so.
 
-``--lang en|ru`` (default en; ``--lang en ru`` writes both from one run: ``report.md``
+``--lang en|ru`` (default en; ``--lang en --lang ru`` writes both from one run: ``report.md``
 with ``<section>.png`` and ``report.ru.md`` with ``<section>.ru.png``) sets the
 language of the report (headers included), the figure titles, legends and tick labels
 and the printed lines (those follow the first language); it comes only from this
@@ -118,8 +118,8 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- command line
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m m5_student.lab", description="Rerun the Module 5 lab: figures, report, pinned artifacts.")
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The lab's options, added to ``parser`` (this module's own, or ``m5``'s ``lab`` sub-command)."""
     parser.add_argument(
         "--profile", default=None, help=f"smoke (reduced, ~1 min) or full (the lab notebook's numbers); default ${PROFILE_ENV}, else smoke"
     )
@@ -129,12 +129,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite m5_student/data/")
     parser.add_argument(
         "--lang",
-        nargs="+",
-        default=["en"],
-        metavar="LANG",
-        help="language(s) of figures and report: en, ru or both (one run, report.md and report.ru.md)",
+        action="append",
+        choices=LANGUAGES,
+        help="language of figures and report, en or ru (default en); repeat it for both from one run: "
+        "--lang en --lang ru writes report.md and report.ru.md",
     )
     return parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    return add_arguments(argparse.ArgumentParser(prog="python -m m5_student.lab", description="Rerun the Module 5 lab: figures, report, pinned artifacts."))
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,11 @@ def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions
         if stop.code in (0, None):
             raise
         raise LabUsageError("invalid arguments (see the usage above)") from None
+    return options_from_args(args, environ)
+
+
+def options_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> LabOptions:
+    """The options of parsed arguments (:func:`add_arguments`), checked; LabUsageError on bad input."""
     if args.profile is not None and args.profile not in PROFILES:
         raise LabUsageError(f"--profile must be 'smoke' or 'full', got {args.profile!r}")
     profile = resolve_profile(args.profile, environ)
@@ -176,10 +185,11 @@ def parse_options(argv: Sequence[str], environ: Mapping[str, str]) -> LabOptions
         seeds = 0
     if seeds < 1:
         raise LabUsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
-    bad = [lang for lang in args.lang if lang not in LANGUAGES]
+    asked = args.lang or ["en"]
+    bad = [lang for lang in asked if lang not in LANGUAGES]
     if bad:
-        raise LabUsageError(f"--lang must be one or more of {', '.join(LANGUAGES)}, got {bad[0]!r}")
-    langs = tuple(dict.fromkeys(args.lang))  # in the order typed, without repeats
+        raise LabUsageError(f"--lang must be {' or '.join(LANGUAGES)} (repeat it for both), got {bad[0]!r}")
+    langs = tuple(dict.fromkeys(asked))  # in the order typed, without repeats
     if args.pin:
         if args.profile == "smoke":
             raise LabUsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
@@ -202,7 +212,8 @@ def _command(options: LabOptions) -> str:
     parts = ["python -m m5_student.lab", "--profile", options.profile]
     if options.sections != SECTIONS:
         parts += ["--section", *options.sections]
-    parts += ["--seeds", str(options.seeds), "--out", options.out.as_posix(), "--lang", *options.langs]
+    parts += ["--seeds", str(options.seeds), "--out", options.out.as_posix()]
+    parts += [word for lang in options.langs for word in ("--lang", lang)]
     return " ".join(parts + (["--pin"] if options.pin else []))
 
 
@@ -323,6 +334,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LabUsageError as error:
         print(f"python -m m5_student.lab: error: {error}", file=sys.stderr)
         return 2
+    return run_and_report(options)
+
+
+def main_parsed(args: argparse.Namespace) -> int:
+    """Entry point of ``python -m m5_student.lab`` (the arguments parsed by ``m5``'s parser, :func:`add_arguments`)."""
+    make_console_safe()
+    try:
+        options = options_from_args(args, os.environ)
+    except LabUsageError as error:
+        print(f"python -m m5_student.lab: error: {error}", file=sys.stderr)
+        return 2
+    return run_and_report(options)
+
+
+def run_and_report(options: LabOptions) -> int:
+    """Run the lab and print where its report went (and what it pinned); exit status 0."""
     run = run_lab(options)
     labels = labels_for(options.lang)
     print(

@@ -150,7 +150,7 @@ def load_pinned(name: str, data_dir: str | os.PathLike | None = None):
     if not path.is_file():
         raise FileNotFoundError(
             f"load_pinned: {path} is missing; regenerate it with `make pin` "
-            "(python -m m5_student.lab --profile full --seeds 10 --out the course's notes --lang en ru --pin)"
+            "(python -m m5_student.lab --profile full --seeds 10 --out the course's notes --lang en --lang ru --pin)"
         )
     if path.suffix == ".json":
         return json.loads(path.read_text(encoding="utf-8"))
