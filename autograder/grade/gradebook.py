@@ -183,6 +183,30 @@ def add_adjustment(folder: Path, student: str, points: float, reason: str, item:
     return entry
 
 
+# ------------------------------------------------------------------ lateness
+@dataclass(frozen=True)
+class Lateness:
+    """One submission measured against the late policy (:mod:`.late`)."""
+
+    submitted: str  # ISO 8601 with its offset; "" when no time is known
+    source: str  # where the time came from: "nbgrader timestamp.txt", "Moodle worksheet", "Canvas export", "file time (fallback)"
+    due: str  # the student's due date (their extension applied), ISO 8601 with its offset
+    extension: str  # "" or what the extension says (new due date and reason)
+    late_hours: float  # hours late after the grace period; 0 when on time
+    penalty_percent: float  # of the assignment's points (automatic + written), capped
+    penalty_points: float
+
+
+def lateness(book: Gradebook) -> dict[str, Lateness]:
+    """Each row's lateness by its label; empty when the gradebook has no late policy."""
+    return {}
+
+
+def policy_lines(book: Gradebook, lang: str) -> list[str]:
+    """The late policy in words (due date, grace, penalty, cap), in ``lang``; empty without one."""
+    return []
+
+
 # ------------------------------------------------------------------ the sheets
 def sheet_rows(book: Gradebook) -> list[report.GradeRow]:
     """Each submission's line: automatic points + the student's written marks + adjustments (floored at 0)."""
