@@ -99,6 +99,7 @@ def grade_into(
     also_answers: list = (),
     root: Path | None = None,
     update: bool = False,
+    submitted=None,
 ):
     """Grade ``found`` into the gradebook ``out`` (:mod:`.gradebook`): ``<out>/<relative path>/results.json``
     per submission, written as each finishes, then ``grades.json`` (the rows, ``root`` the class
@@ -108,6 +109,8 @@ def grade_into(
     ``update``: ``out`` already holds a gradebook of this class; the rows of the submissions
     graded now are replaced, every other row, mark and adjustment is kept.
     ``shard`` (K, N): only the class's K-th of N shards (:mod:`.shards`), for ``m5 merge``.
+    ``submitted``: (ISO time, its source) of a found submission (:func:`.late.submission_time`), kept
+    in its row for the late policy; None keeps no time.
     Returns (results of the submissions graded, in input order, {their index: results.json path},
     the labels graded again whose files had not changed)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -128,7 +131,7 @@ def grade_into(
     records = [class_report.record(result, _code(item.path), given) for item, result in zip(mine, results)]
     class_digest, digests = shards.class_identity(found)
     fresh = {
-        item.relative: {**report.row_dict(result), "record": record, "digest": digests[item.relative]}
+        item.relative: {**report.row_dict(result), "record": record, "digest": digests[item.relative], **_times(item, submitted)}
         for item, result, record in zip(mine, results, records)
     }
     unchanged = [label for label, row in fresh.items() if any(k["label"] == label and k.get("digest") == row["digest"] for k in kept)]
@@ -161,6 +164,13 @@ def grade_into(
     else:  # a shard's own sheet (m5 merge rebuilds the class's)
         report.write_grades_csv(results, out / "grades.csv")
     return results, results_files, unchanged
+
+
+def _times(item, submitted) -> dict:
+    if submitted is None:
+        return {}
+    when, source = submitted(item)
+    return {"submitted": when, "time_source": source}
 
 
 def _code(path: Path) -> str:

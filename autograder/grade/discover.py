@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.grade.extract import _mapping, _text, read_notebook
+from autograder.grade.late import MOODLE_FOLDER
 from autograder.grade.student_files import SubmissionError, read_bytes
 
 SUFFIXES = (".ipynb", ".py")
@@ -83,7 +84,8 @@ def identity(path: Path, relative: str) -> tuple[str, str]:
     """(student, assignment) of a submission from where it lies.
 
     nbgrader layout ``.../submitted/<student>/<assignment>/<file>`` (or ``autograded``)
-    first; otherwise the relative path: ``<student>/<assignment>/<file>``,
+    first; Moodle's download ``<Full name>_<participant>_assignsubmission_file_/<file>`` (student
+    ``<Full name>_<participant>``); otherwise the relative path: ``<student>/<assignment>/<file>``,
     ``<student>/<file>``, or a bare file whose stem is the student id.
     """
     parts = Path(os.path.abspath(path)).parts
@@ -91,6 +93,9 @@ def identity(path: Path, relative: str) -> tuple[str, str]:
         if parts[i] in NBGRADER_STEPS:
             return parts[i + 1], parts[i + 2]
     rel = relative.split("/")
+    moodle = MOODLE_FOLDER.fullmatch(rel[0]) if len(rel) >= 2 else None
+    if moodle:  # Moodle's "Download all submissions": <Full name>_<participant>_assignsubmission_file_/...
+        return f"{moodle.group('name')}_{moodle.group('id')}", ""
     if len(rel) >= 3:
         return rel[0], rel[1]
     if len(rel) == 2:

@@ -7,13 +7,17 @@ What it holds (every file written atomically, :mod:`.outputs`):
   ``m5 grade --update`` replaces the rows of the submissions it grades again, keeping the others);
 * ``written_marks.json``: the written answers' marks per student (``m5 review --marks``);
 * ``adjustments.csv``: per-student adjustments with who, when and why (``m5 adjust``; an
-  instructor may also edit it by hand: every command re-reads it and refuses a bad row by name).
+  instructor may also edit it by hand: every command re-reads it and refuses a bad row by name);
+* ``policy.json``: where the late policy is declared (the course's ``m5_course.toml``, given to
+  ``m5 grade --policy``; read again by every command, never copied: :mod:`.late`);
+* ``extensions.csv``: per-student extensions (``student,due,reason``), edited by the instructor.
 
 The sheets (``grades.csv``, every LMS export, ``grades_final.csv``) are never edited: every
 command that changes the gradebook rebuilds them from it (:func:`rebuild`), so running a command
-again loses nothing. A row's total is its automatic points, plus its student's written marks, plus
-the student's adjustments, never below 0. ``grades_final.csv`` has one mark per student and module:
-the English and Russian assignments of one module count once, by :data:`FINAL_RULE`.
+again loses nothing. A row's total is its raw points (automatic plus its student's written marks),
+minus the late penalty (a percentage of the raw points), plus the student's adjustments, never
+below 0. ``grades_final.csv`` has one mark per student and module (the English and Russian
+assignments of one module count once, by :data:`FINAL_RULE`), with every term of it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder.grade import outputs, report, written
+from autograder.grade import late, outputs, report, written
 from autograder.grade.shards import ROWS_FILE
 from autograder.grade.student_files import SubmissionError, read_bytes
 
@@ -36,6 +40,12 @@ ADJUSTMENTS_FILE = "adjustments.csv"
 FINAL_FILE = "grades_final.csv"
 ADJUSTMENT_COLUMNS = ["student", "points", "item", "reason", "by", "at"]
 ADJUSTMENT = "adjustment"  # its column in the sheets
+LATE_PENALTY = "late_penalty"  # its column in grades.csv
+POLICY_LINK = "policy.json"
+FINAL_COLUMNS = [
+    "student", "module", "automatic", "written", "raw", "submitted", "time_source", "late_hours", "penalty_percent",
+    "penalty", "adjustment", "final", "max_score", "from", "rule",
+]  # fmt: skip
 MAX_FILE_BYTES = 64 * 1024 * 1024
 FINAL_RULE = "the assignment the student submitted; the better one when they submitted both languages of the module"
 
@@ -50,6 +60,8 @@ class Gradebook:
     document: dict  # grades.json
     marks: dict[str, dict[str, float]] = field(default_factory=dict)
     adjustments: list[dict] = field(default_factory=list)
+    policy: late.Policy | None = None
+    extensions: dict[str, late.Extension] = field(default_factory=dict)
 
     @property
     def rows(self) -> list[dict]:
@@ -91,7 +103,40 @@ def load(folder: Path) -> Gradebook:
     book = Gradebook(folder, document)
     book.marks = _load_marks(folder / MARKS_FILE)
     book.adjustments = read_adjustments(folder / ADJUSTMENTS_FILE, book.students)
+    try:
+        book.policy = _load_policy(folder)
+        extensions = folder / late.EXTENSIONS_FILE
+        if book.policy is not None:
+            book.extensions = late.read_extensions(extensions, book.students, late.zone(book.policy.timezone, "policy"))
+        elif extensions.exists():
+            raise GradebookError(f"{extensions}: extensions without a late policy (give m5 grade --update --policy FILE)")
+    except late.PolicyError as exc:
+        raise GradebookError(str(exc)) from None
     return book
+
+
+def _load_policy(folder: Path) -> late.Policy | None:
+    link = folder / POLICY_LINK
+    if not link.exists():
+        return None
+    try:
+        source = json.loads(_read(link, "where the late policy is").decode("utf-8"))["file"]
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise GradebookError(f"{link}: unreadable ({type(exc).__name__})") from None
+    if not isinstance(source, str) or not Path(source).is_file():
+        raise GradebookError(f"{link}: the late policy {source!r} is not a file (moved? give m5 grade --update --policy FILE)")
+    return late.read_policy(Path(source))
+
+
+def set_policy(folder: Path, policy_file: Path) -> late.Policy:
+    """Check ``policy_file`` (GradebookError naming the field) and make it this gradebook's late policy."""
+    try:
+        policy = late.read_policy(policy_file)
+    except late.PolicyError as exc:
+        raise GradebookError(str(exc)) from None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    outputs.write_json(Path(folder) / POLICY_LINK, {"format": 1, "file": str(Path(policy_file).resolve())})
+    return policy
 
 
 def _load_marks(path: Path) -> dict[str, dict[str, float]]:
@@ -197,14 +242,39 @@ class Lateness:
     penalty_points: float
 
 
+def _raw(book: Gradebook, row: dict) -> float:
+    """A row's raw points: automatic plus its student's written marks."""
+    return row["score"] + sum(book.marks.get(row["student"] or row["label"], {}).values())
+
+
 def lateness(book: Gradebook) -> dict[str, Lateness]:
     """Each row's lateness by its label; empty when the gradebook has no late policy."""
-    return {}
+    policy = book.policy
+    if policy is None:
+        return {}
+    out = {}
+    for row in book.rows:
+        student = row["student"] or row["label"]
+        extension = book.extensions.get(student)
+        due = extension.due if extension else policy.due
+        submitted = row.get("submitted", "")
+        seconds = late.late_seconds(policy, datetime.datetime.fromisoformat(submitted), due) if submitted else 0.0
+        percent = late.penalty_percent(policy, seconds)
+        out[row["label"]] = Lateness(
+            submitted=submitted,
+            source=row.get("time_source", "") or "none",
+            due=late.iso(due),
+            extension=f"{late.iso(extension.due)}: {extension.reason}" if extension else "",
+            late_hours=round(seconds / 3600, 2),
+            penalty_percent=percent,
+            penalty_points=round(_raw(book, row) * percent / 100, 6),
+        )
+    return out
 
 
 def policy_lines(book: Gradebook, lang: str) -> list[str]:
     """The late policy in words (due date, grace, penalty, cap), in ``lang``; empty without one."""
-    return []
+    return late.describe(book.policy, lang) if book.policy else []
 
 
 # ------------------------------------------------------------------ the sheets
@@ -215,30 +285,61 @@ def sheet_rows(book: Gradebook) -> list[report.GradeRow]:
     for entry in book.adjustments:
         adjusted[entry["student"]] = adjusted.get(entry["student"], 0.0) + entry["points"]
     ids = [q["id"] for q in written.questions("en")] if book.marks else []
+    late_of = lateness(book)
     out = []
     for data in book.rows:
         row = report.GradeRow.from_dict(data)
         student = row.student or row.label
         given = book.marks.get(student, {})
-        extra = sum(given.values()) + adjusted.get(student, 0.0)
+        penalty = late_of[row.label].penalty_points if row.label in late_of else 0.0
+        extra = sum(given.values()) - penalty + adjusted.get(student, 0.0)
         groups = [*row.groups, *([q, given[q]] for q in ids if q in given)]
+        if book.policy is not None:
+            groups.append([LATE_PENALTY, -penalty])
         if student in adjusted:
             groups.append([ADJUSTMENT, adjusted[student]])
         out.append(replace(row, score=max(0.0, row.score + extra), maximum=row.maximum + written_max, groups=groups))
     return out
 
 
-def final_rows(rows: list[report.GradeRow]) -> list[list[str]]:
-    """grades_final.csv's rows: per student and module, the better assignment (:data:`FINAL_RULE`)."""
+def final_rows(book: Gradebook, rows: list[report.GradeRow]) -> list[list[str]]:
+    """grades_final.csv's rows (:data:`FINAL_COLUMNS`): per student and module, the better assignment
+    (:data:`FINAL_RULE`), with how its mark is made: final = raw - penalty + adjustment (never below 0),
+    raw = automatic + written."""
+    by_label = {data["label"]: data for data in book.rows}
+    late_of = lateness(book)
     best: dict[tuple[str, str], report.GradeRow] = {}
     for row in rows:
         key = (row.student or row.label, report.module_of(row.assignment))
         if key not in best or row.score > best[key].score:
             best[key] = row
-    return [
-        [report.for_csv(student), report.for_csv(module), f"{row.score:g}", f"{row.maximum:g}", report.for_csv(row.label), FINAL_RULE]
-        for (student, module), row in sorted(best.items())
-    ]
+    out = []
+    for (student, module), row in sorted(best.items()):
+        data = by_label[row.label]
+        automatic = data["score"]
+        written_points = _raw(book, data) - automatic
+        adjustment = dict(row.groups).get(ADJUSTMENT, 0.0)
+        lag = late_of.get(row.label)
+        out.append(
+            [
+                report.for_csv(student),
+                report.for_csv(module),
+                f"{automatic:g}",
+                f"{written_points:g}",
+                f"{automatic + written_points:g}",
+                lag.submitted if lag else "",
+                lag.source if lag else "",
+                f"{lag.late_hours:g}" if lag else "",
+                f"{lag.penalty_percent:g}" if lag else "",
+                f"{lag.penalty_points:g}" if lag else "0",
+                f"{adjustment:g}",
+                f"{row.score:g}",
+                f"{row.maximum:g}",
+                report.for_csv(row.label),
+                FINAL_RULE,
+            ]
+        )
+    return out
 
 
 def rebuild(folder: Path, csv_format: str | None = None) -> list[Path]:
@@ -250,8 +351,8 @@ def rebuild(folder: Path, csv_format: str | None = None) -> list[Path]:
     written_files = [report.write_grades_csv(rows, folder / "grades.csv")]
     with outputs.open_text(folder / FINAL_FILE) as fh:
         sheet = csv.writer(fh)
-        sheet.writerow(["student", "module", "score", "max_score", "from", "rule"])
-        sheet.writerows(final_rows(rows))
+        sheet.writerow(FINAL_COLUMNS)
+        sheet.writerows(final_rows(book, rows))
     written_files.append(folder / FINAL_FILE)
     total = max((r.maximum for r in rows), default=None)
     for fmt in report.LMS_FORMATS:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from autograder.grade import class_report, gradebook, outputs, report, written
 from autograder.grade.score import assignment_total
-from autograder.grade.shards import FORMAT, ROWS_FILE, ShardError, write_rows_file
+from autograder.grade.shards import FORMAT, ROWS_FILE, ShardError, row_extras, write_rows_file
 from autograder.grade.student_files import SubmissionError, read_bytes
 
 MAX_JSON_BYTES = 512 * 1024 * 1024  # a class of thousands with every code kept is tens of MB
@@ -244,6 +244,7 @@ def merge_shards(folders: list[Path], out: Path, csv_format: str = "m5", lang: s
             contents.append((relative, read_bytes(source, MAX_RESULT_BYTES)))
         except SubmissionError as exc:
             raise ShardError(f"merge: {exc}") from None
+    policy = _policy_link(folders)
     # Everything is checked: write.
     out.mkdir(parents=True, exist_ok=True)
     for relative, data in contents:
@@ -251,13 +252,29 @@ def merge_shards(folders: list[Path], out: Path, csv_format: str = "m5", lang: s
         outputs.write_bytes(out / relative, data)
     ordered = [rows[i] for i in range(size)]
     in_order = [records[i] for i in range(size)]
-    digests = {entry["index"]: entry.get("digest", "") for document in documents for entry in document["rows"]}
+    extras = {entry["index"]: row_extras(entry) for document in documents for entry in document["rows"]}
     class_report.write(in_order, out, lang)
     written.write_class_answers(out, sorted(answers, key=lambda e: e["label"]))
-    rows_out = [{**report.row_dict(row), "digest": digests[i]} for i, row in enumerate(ordered)]
+    rows_out = [{**report.row_dict(row), **extras[i]} for i, row in enumerate(ordered)]
     write_rows_file(out, None, size, list(range(size)), rows_out, in_order, documents[0]["run"], root=documents[0].get("root"))
+    if policy is not None:
+        outputs.write_bytes(out / gradebook.POLICY_LINK, policy)
     gradebook.rebuild(out, csv_format)
     return ordered
+
+
+def _policy_link(folders: list[Path]) -> bytes | None:
+    """The shards' common late policy link (each graded with the same --policy), or None for none."""
+    links = set()
+    for folder in folders:
+        path = folder / gradebook.POLICY_LINK
+        try:
+            links.add(read_bytes(path, 64 * 1024) if path.exists() else None)
+        except SubmissionError as exc:
+            raise ShardError(f"merge: {exc}") from None
+    if len(links) > 1:
+        raise ShardError("merge: the shards were graded with different late policies (--policy): grade them with one")
+    return links.pop()
 
 
 def _record(data) -> dict:

@@ -75,6 +75,17 @@ def digest_of_rows(rows: list[dict]) -> str:
     return digest_of({row["label"]: row.get("digest", "") for row in rows})
 
 
+# Text a gradebook row keeps besides the sheet's fields: the file's digest (is a regrade the same
+# file?) and its submission time with where it came from (the late policy, grade/late.py).
+EXTRA_ROW_KEYS = ("digest", "submitted", "time_source")
+
+
+def row_extras(row) -> dict:
+    """The :data:`EXTRA_ROW_KEYS` of a row dict (text; "" when absent or not text)."""
+    data = row if isinstance(row, dict) else {}
+    return {key: data[key] if isinstance(data.get(key), str) else "" for key in EXTRA_ROW_KEYS}
+
+
 def write_rows_file(
     out: Path,
     shard: tuple[int, int] | None,
@@ -90,10 +101,7 @@ def write_rows_file(
     class and its class-report record; ``shard`` (K, N) for a shard, None for a whole class;
     ``run``: the run's identity (``{"class": ..., "grader": ...}``, see the module docstring);
     ``root``: the class folder the rows' paths are relative to (for ``m5 grade --update``)."""
-    rows = [
-        {"index": i, **report.row_dict(r), "digest": r.get("digest", "") if isinstance(r, dict) else "", "record": record}
-        for i, r, record in zip(indices, rows, records)
-    ]
+    rows = [{"index": i, **report.row_dict(r), **row_extras(r), "record": record} for i, r, record in zip(indices, rows, records)]
     document = {
         "format": FORMAT,
         "shard": list(shard) if shard else None,
