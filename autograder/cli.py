@@ -10,6 +10,7 @@
     m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]...
     m5 release [--out DIR]
     m5 solutions [--lang en|ru]... --out DIR
+    m5 validate [--lang en|ru]... [--out DIR] [--bundle ZIP]
     m5 demo
     m5 course init DIR [--course-id ID] [--exchange DIR] [--lang en|ru]... [--force]
 
@@ -188,8 +189,43 @@ def _gradebook_root(args) -> Path | None:
     return None
 
 
+def _submission_times(args):
+    """What finds each submission's time (:func:`late.submission_time`), the policy and --times checked
+    first (a usage error naming the file, row and field)."""
+    from autograder.grade import gradebook, late
+
+    try:
+        if args.policy:
+            policy = late.read_policy(Path(args.policy))
+        elif args.update:
+            policy = gradebook.load(Path(args.out)).policy
+        else:
+            policy = None
+        tz = late.zone(policy.timezone if policy else "UTC", "timezone")
+        times = late.read_times(Path(args.times), tz) if args.times else {}
+    except (late.PolicyError, gradebook.GradebookError) as exc:
+        raise UsageError(str(exc)) from None
+    return lambda item: late.submission_time(item.relative, item.student, item.path, item.timestamp, times, tz)
+
+
+def _refuse_two_of_one_student(found) -> None:
+    """Two files of one student in one assignment (nbgrader's layout names both): which one counts is
+    the instructor's call, not the grader's."""
+    from autograder.grade.report import for_terminal
+
+    seen: dict = {}
+    for item in found:
+        if item.error is None and item.assignment:
+            first = seen.setdefault((item.student, item.assignment), item.relative)
+            if first != item.relative:
+                raise UsageError(
+                    f"{for_terminal(first)} and {for_terminal(item.relative)}: two submissions of {for_terminal(item.student)!r} "
+                    f"in {for_terminal(item.assignment)!r}: keep one (or grade them apart)"
+                )
+
+
 def _grade(args, early: _EarlyStart) -> int:
-    from autograder.grade import classrun, discover, pipeline, report, sandbox, shards
+    from autograder.grade import classrun, discover, gradebook, pipeline, report, sandbox, shards
     from autograder.grade.extract import SubmissionError, extract
 
     try:
@@ -197,8 +233,10 @@ def _grade(args, early: _EarlyStart) -> int:
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
     root = _gradebook_root(args)
+    submitted = _submission_times(args)
     skipped: list = []
     found = find_submissions(args.paths, skipped, root=root)
+    _refuse_two_of_one_student(found)
     if root is None:
         named = [Path(p) for p in args.paths]
         root = discover.common_root([p for p in named if not p.is_dir()], [p for p in named if p.is_dir()])
@@ -226,22 +264,29 @@ def _grade(args, early: _EarlyStart) -> int:
     # on by default for one submission (a student's feedback), off for a class run.
     shrink = args.shrink if args.shrink is not None else len(found) == 1
     out = Path(args.out)
-    results, written, unchanged = classrun.grade_into(
-        found,
-        out,
-        jobs=args.jobs,
-        lang=args.lang,
-        shrink=shrink,
-        isolation_warning=iso.warning,
-        csv_format=args.csv_format,
-        progress=bar.update if bar else None,
-        recycle=not args.fresh_sandbox,
-        first=early.worker,
-        shard=shard,
-        also_answers=skipped,
-        root=Path(os.path.abspath(root)),
-        update=args.update,
-    )
+    if args.policy:
+        gradebook.set_policy(out, Path(args.policy))  # checked above; read again by every later command
+    try:
+        graded_run = classrun.grade_into(
+            found,
+            out,
+            jobs=args.jobs,
+            lang=args.lang,
+            shrink=shrink,
+            isolation_warning=iso.warning,
+            csv_format=args.csv_format,
+            progress=bar.update if bar else None,
+            recycle=not args.fresh_sandbox,
+            first=early.worker,
+            shard=shard,
+            also_answers=skipped,
+            root=Path(os.path.abspath(root)),
+            update=args.update,
+            submitted=submitted,
+        )
+    except gradebook.GradebookError as exc:  # an extensions.csv or adjustments.csv naming no student of the class
+        raise UsageError(f"{exc} (the results.json files are kept: fix it, then run m5 sheets {args.out})") from None
+    results, written, unchanged = graded_run
     if bar:
         bar.close()
     if args.json:
@@ -313,6 +358,17 @@ def cmd_adjust(args) -> int:
     return EXIT_OK
 
 
+def cmd_sheets(args) -> int:
+    from autograder.grade import gradebook
+
+    try:
+        files = gradebook.rebuild(Path(args.grades_dir), args.csv_format)
+    except gradebook.GradebookError as exc:
+        raise UsageError(str(exc)) from None
+    print("rebuilt " + ", ".join(str(f) for f in files))
+    return EXIT_OK
+
+
 def cmd_check(args) -> int:
     from autograder.check import selfcheck
 
@@ -343,13 +399,29 @@ def cmd_course(args) -> int:
     from autograder.assign.course import CourseError, init_course, next_steps
 
     try:
-        written = init_course(args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force, langs=_langs(args))
+        written = init_course(
+            args.folder, course_id=args.course_id, exchange=args.exchange, force=args.force, langs=_langs(args), policy=_policy_table(args)
+        )
     except CourseError as exc:
         raise UsageError(str(exc)) from None
     course = written[-1].parent
     print(f"course ready in {course}: {', '.join(str(p.relative_to(course)) for p in written)}")
     print("next:\n" + next_steps(course, _langs(args)))
     return EXIT_OK
+
+
+POLICY_OPTIONS = {"timezone": "timezone", "grace_minutes": "grace-minutes", "penalty_percent": "penalty-percent", "per": "per",
+                  "cap_percent": "cap-percent"}  # fmt: skip
+
+
+def _policy_table(args) -> dict | None:
+    """The [policy] table of ``m5 course init --due ...`` (None without --due)."""
+    given = {key: getattr(args, key) for key in POLICY_OPTIONS if getattr(args, key) is not None}
+    if args.due is None:
+        if given:
+            raise UsageError(f"--{POLICY_OPTIONS[next(iter(given))]} is part of the late policy: give --due too")
+        return None
+    return {"due": args.due, **given}
 
 
 def cmd_solutions(args) -> int:
@@ -361,6 +433,16 @@ def cmd_solutions(args) -> int:
     written = build_solution_bundle(Path(args.out), lang=lang, notebooks=solution_notebooks(lang))
     print(f"wrote {len(written)} files to {args.out}")
     return EXIT_OK
+
+
+def cmd_validate(args) -> int:
+    from autograder.export import validate
+
+    try:
+        roots = validate.Roots.default(Path(args.bundle) if args.bundle else None)
+        return validate.main(_langs(args), Path(args.out), roots)
+    except validate.ValidateError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _langs(args) -> tuple[str, ...]:
@@ -464,6 +546,18 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
         "mark and adjustment is kept (without it an existing gradebook is refused)",
     )
     g.add_argument(
+        "--policy",
+        metavar="M5_COURSE_TOML",
+        help="the late policy: a TOML file with a [policy] table (the course's m5_course.toml, written by m5 course init); "
+        "checked first, then read again by every command on this gradebook (docs/instructor_workflow.md, 'Deadlines')",
+    )
+    g.add_argument(
+        "--times",
+        metavar="CSV",
+        help="submission times from the platform: Moodle's grading worksheet, or a CSV with columns student and submitted "
+        "(ISO 8601, e.g. Canvas's submitted_at); without it nbgrader's timestamp.txt, else the file's time (flagged)",
+    )
+    g.add_argument(
         "--shard",
         metavar="K/N",
         help="grade only the K-th of N fixed parts of the class (by submission path), for m5 merge (docs/sharding.md)",
@@ -524,6 +618,20 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
             (("points",), dict(type=float, help="points to add (negative to take away)")),
             (("--reason",), dict(required=True, help="why (the student reads it)")),
             (("--item",), dict(default="", help="what it is about (a kernel, an exercise, a question id)")),
+        ],
+    )
+    _subcommand(
+        sub,
+        "sheets",
+        "rebuild every sheet of a gradebook from it",
+        "grades.csv, grades_final.csv (one mark per student and module, with raw points, lateness, penalty, "
+        "adjustment and final) and the LMS exports, after editing adjustments.csv, extensions.csv or the course's "
+        "late policy by hand (every other command rebuilds them too).",
+        "m5 sheets grades --csv-format moodle",
+        cmd_sheets,
+        [
+            (("grades_dir",), dict(metavar="GRADES_DIR", help="the gradebook (the --out folder of m5 grade or m5 merge)")),
+            (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also write grades_moodle.csv or grades_canvas.csv")),
         ],
     )
     _subcommand(
@@ -590,7 +698,24 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
             (("--course-id",), dict(help="nbgrader course id, for the exchange")),
             (("--exchange",), dict(help="nbgrader exchange folder shared with the students")),
             (("--lang",), dict(**LANG_EACH, help="an assignment language, en or ru; repeat for both (default: both)")),
-            (("--force",), dict(action="store_true", help="rewrite an existing nbgrader_config.py and rebuild source/")),
+            (
+                ("--force",),
+                dict(
+                    action="store_true", help="rewrite an existing nbgrader_config.py (and m5_course.toml with --due) and rebuild source/"
+                ),
+            ),
+            (
+                ("--due",),
+                dict(
+                    metavar="ISO_TIME",
+                    help="declare the late policy in m5_course.toml: the deadline with its UTC offset, e.g. 2026-12-20T23:59+03:00",
+                ),
+            ),
+            (("--timezone",), dict(help="IANA zone for platform times written without an offset, e.g. Moodle's (default: UTC)")),
+            (("--grace-minutes",), dict(type=float, help="lateness up to this counts as on time (default: 0)")),
+            (("--penalty-percent",), dict(type=float, help="percent of the points lost per started period late (required with --due)")),
+            (("--per",), dict(choices=["hour", "day"], help="the period of the penalty (default: day)")),
+            (("--cap-percent",), dict(type=float, help="the penalty never exceeds this percent (default: 100)")),
         ],
     )
     _subcommand(
@@ -604,6 +729,26 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
             (("--lang",), dict(**LANG_EACH, help="a language of the bundle, en or ru; repeat for both (default: both)")),
             (("--out",), dict(default="solutions-html", help="output folder")),
         ],
+    )
+    _subcommand(
+        sub,
+        "validate",
+        "dry run before release: grade the source, the blank release, the solutions and the Gradescope zip",
+        "Grades in the sandbox, per language: the instructor notebook in source/ (120 points expected, no grading "
+        "error, every cell loading), the blank student notebook in release/ (0 points, read and graded), the worked "
+        "solution notebook in solutions/notebooks/ (120); then unpacks the Gradescope zip into a temporary "
+        "autograder/ layout and runs its run_autograder on the source notebook (the same score and per-test scores). "
+        "Prints a table of the checks and one line per difference; writes <out>/<check>_<lang>/results.json and "
+        "<out>/validation.json.",
+        "m5 validate --lang en --lang ru --out validation",
+        cmd_validate,
+        [
+            (("--lang",), dict(**LANG_EACH, help="a language to validate, en or ru; repeat for both (default: both)")),
+            (("--out",), dict(default="validation", help="output folder")),
+            (("--bundle",), dict(metavar="ZIP", help="a Gradescope zip to check (default: one built from this checkout)")),
+        ],
+        exits="0 every check as expected; 1 some check failed (one line each says which); "
+        f"{refused('bad arguments, or a --bundle that is not a file')}; 3 the sandbox cannot work under this machine's limits",
     )
     _subcommand(
         sub,
