@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.grade import late, outputs, report, written
-from autograder.grade.shards import ROWS_FILE
+from autograder.grade.shards import FORMAT, ROWS_FILE
 from autograder.grade.student_files import SubmissionError, read_bytes
 
 MARKS_FILE = "written_marks.json"
@@ -95,6 +95,10 @@ def load(folder: Path) -> Gradebook:
         raise GradebookError(f"{path}: unreadable ({type(exc).__name__})") from None
     if not isinstance(document, dict) or not isinstance(document.get("rows"), list):
         raise GradebookError(f"{path}: not a gradebook (no rows)")
+    if document.get("format") != FORMAT:
+        raise GradebookError(
+            f"{path}: written by another version of m5 (format {document.get('format')!r}, not {FORMAT}): grade the class again"
+        )
     for number, row in enumerate(document["rows"], 1):
         try:
             report.GradeRow.from_dict(row)

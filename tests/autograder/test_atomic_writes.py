@@ -141,3 +141,15 @@ def test_a_killed_class_run_leaves_every_file_whole(tmp_path, correct_source):
         points=lambda n: (1, 3, n),  # a result, the first class file, the last one
         timed=True,  # results.json and the class report hold execution times
     )
+
+
+@pytest.mark.parametrize("command", ["adjust", "sheets"])
+def test_a_killed_adjustment_or_rebuild_leaves_every_file_whole(tmp_path, command):
+    previous = tmp_path / "previous"
+    assert run(["merge", *map(str, _shards(tmp_path / "s", 5.0)), "--out", str(previous)]).returncode == 0
+    if command == "sheets":  # a hand edit the rebuild takes in
+        (previous / "adjustments.csv").write_text("student,points,item,reason,by,at\ns1,3,,oral exam,me,today\n", encoding="utf-8")
+    args = ["adjust", "s0", "2.5", "--reason", "regrade request accepted"] if command == "adjust" else ["sheets"]
+    # timed: an adjustment records when it was made, so each run's row differs by its time
+    renames = killed_everywhere(tmp_path, lambda out: [args[0], str(out), *args[1:]], previous, timed=command == "adjust")
+    assert renames >= (3 if command == "adjust" else 2)  # adjustments.csv (adjust only), grades.csv, grades_final.csv
