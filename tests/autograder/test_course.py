@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from traitlets.config import Config
 
@@ -101,3 +103,44 @@ def test_the_documented_set_up_runs_as_written(tmp_path):
         folder = tmp_path / "m5-course" / "release" / sources.ASSIGNMENTS[lang]
         assert (folder / sources.NOTEBOOK_NAMES["assignment", lang]).is_file()
         assert (folder / "m5_student" / "__init__.py").is_file()
+
+
+POLICY = {"due": "2026-12-20T23:59:00+03:00", "timezone": "Europe/Moscow", "penalty_percent": 10, "per": "day", "cap_percent": 50}
+
+
+def test_a_declared_policy_reaches_nbgrader(tmp_path):
+    from nbgrader.api import Gradebook
+
+    from autograder.assign.nbgrader_late import PolicyLatePenalty
+    from autograder.grade import late
+
+    course = tmp_path / "курс"
+    written = init_course(course, langs=("ru",), policy=POLICY)
+    assert course / late.COURSE_FILE in written
+    assert late.read_policy(course / late.COURSE_FILE) == late.policy_from_table(POLICY, "x")
+    c = _config(course)
+    assert c.AssignLatePenalties.plugin_class == "autograder.assign.nbgrader_late.PolicyLatePenalty"
+    with Gradebook(f"sqlite:///{course / GRADEBOOK}") as gradebook:  # nbgrader keeps the due date as naive UTC
+        assert str(gradebook.find_assignment(sources.ASSIGNMENTS["ru"]).duedate) == "2026-12-20 20:59:00"
+    plugin = PolicyLatePenalty(config=c)
+    assert plugin.late_submission_penalty("alice", 100.0, 2 * 86400) == 20.0  # two started days
+    (course / late.EXTENSIONS_FILE).write_text("student,due,reason\nalice,2026-12-23T23:59+03:00,illness\n", encoding="utf-8")
+    assert plugin.late_submission_penalty("alice", 100.0, 2 * 86400) == 0.0  # within her extension
+    with pytest.raises(CourseError, match="already"):  # the instructor's files are kept without --force
+        init_course(course, langs=("ru",), policy={**POLICY, "penalty_percent": 20}, force=False)
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--due", "2026-12-20T23:59", "--penalty-percent", "10"], r"\[policy\] due: .* has no time zone"),
+        (["--due", "2026-12-20T23:59+03:00", "--penalty-percent", "150"], r"\[policy\] penalty_percent"),
+        (["--due", "2026-12-20T23:59+03:00"], r"\[policy\] penalty_percent: missing"),
+        (["--penalty-percent", "10"], "give --due too"),
+    ],
+)
+def test_a_malformed_policy_is_refused_before_anything_is_written(tmp_path, capsys, args, says):
+    course = tmp_path / "c"
+    assert cli.main(["course", "init", str(course), "--lang", "en", *args]) == cli.EXIT_USAGE
+    assert not course.exists()
+    assert re.search(says, capsys.readouterr().err)
