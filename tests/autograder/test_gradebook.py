@@ -176,3 +176,32 @@ def test_grades_csv_carries_the_penalty_column(book):
 
 def test_policy_link_is_a_pointer_not_a_copy(book, tmp_path):
     assert json.loads((book / gradebook.POLICY_LINK).read_text())["file"] == str((tmp_path / "m5_course.toml").resolve())
+
+
+def test_grade_refuses_before_grading_and_writes_nothing(tmp_path, capsys):
+    course = tmp_path / "course" / "submitted"
+    for name in ("a.py", "b.py"):
+        (course / "alice" / "module05_en").mkdir(parents=True, exist_ok=True)
+        (course / "alice" / "module05_en" / name).write_text("import numpy as np\n")
+    out = tmp_path / "grades"
+    assert cli.main(["grade", str(course), "--out", str(out)]) == cli.EXIT_USAGE
+    assert "two submissions of 'alice' in 'module05_en'" in capsys.readouterr().err and not out.exists()
+    (course / "alice" / "module05_en" / "b.py").unlink()
+    bad = tmp_path / "m5_course.toml"
+    bad.write_text(POLICY.replace('"2026-12-20T23:59:00+03:00"', '"2026-12-20T23:59:00"'), encoding="utf-8")
+    assert cli.main(["grade", str(course), "--out", str(out), "--policy", str(bad)]) == cli.EXIT_USAGE
+    assert "[policy] due" in capsys.readouterr().err and not out.exists()
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted\nalice,the day after\n", encoding="utf-8")
+    assert cli.main(["grade", str(course), "--out", str(out), "--times", str(times)]) == cli.EXIT_USAGE
+    assert "times.csv: row 2, column 'submitted'" in capsys.readouterr().err and not out.exists()
+    assert cli.main(["grade", str(course), "--out", str(out), "--update"]) == cli.EXIT_USAGE
+    assert "--update" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_gradebook_of_another_version_is_refused(book):
+    document = json.loads((book / "grades.json").read_text(encoding="utf-8"))
+    document["format"] = 1
+    (book / "grades.json").write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(gradebook.GradebookError, match="another version of m5"):
+        gradebook.load(book)
