@@ -3,10 +3,11 @@
     m5 --version
     m5 grade PATH... [--out DIR] [--update] [--jobs N] [--json] [--lang en|ru] [--csv-format m5|moodle|canvas] [--shard K/N]
     m5 merge SHARD_OUT... --out DIR [--csv-format m5|moodle|canvas]
-    m5 review GRADES_DIR [--lang en|ru] [--marks FILLED_CSV] [--csv-format ...] [--force]
+    m5 review GRADES_DIR [--lang en|ru] [--marks FILLED_CSV] [--csv-format ...] [--force] [--anonymize]
     m5 adjust GRADES_DIR STUDENT POINTS --reason TEXT [--item ITEM]
+    m5 feedback GRADES_DIR [--out DIR] [--lang en|ru]
     m5 check NOTEBOOK_OR_PY [--lang en|ru]
-    m5 gradescope-bundle [--out autograder.zip]
+    m5 gradescope-bundle [--out autograder.zip] [--visibility after_due_date|after_published|hidden|visible]
     m5 lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]...
     m5 release [--out DIR]
     m5 solutions [--lang en|ru]... --out DIR
@@ -38,6 +39,8 @@ from pathlib import Path
 EXIT_OK, EXIT_INCOMPLETE, EXIT_USAGE, EXIT_ISOLATION = 0, 1, 2, 3
 # m5's own sheet, then grade.report.LMS_FORMATS (spelled out: the parser must not import the grader)
 CSV_FORMATS = ("m5", "moodle", "canvas")
+# Gradescope's test visibilities, the bundle's default first (export.gradescope.VISIBILITIES, spelled out)
+GS_VISIBILITIES = ("after_due_date", "after_published", "hidden", "visible")
 LANGS = ("en", "ru")
 # What each --help says under "Exit status" (the codes above, in words).
 
@@ -322,23 +325,29 @@ def _grade(args, early: _EarlyStart) -> int:
 
 
 def cmd_merge(args) -> int:
-    from autograder.grade import merge, shards
+    from autograder.grade import gradebook, merge, shards
 
     try:
         rows = merge.merge_shards([Path(f) for f in args.folders], Path(args.out), args.csv_format, args.lang or "en")
-    except shards.ShardError as exc:
+    except (shards.ShardError, gradebook.GradebookError) as exc:
         raise UsageError(str(exc)) from None
     print(f"merged {len(args.folders)} shards, {len(rows)} submissions, into {args.out}/grades.csv")
     return EXIT_OK
 
 
 def cmd_review(args) -> int:
-    from autograder.export import review
+    from autograder.export import anonymize, review
 
     try:
         if args.marks:
             path = review.merge_marks(Path(args.grades_dir), Path(args.marks), args.csv_format)
             print(f"marks merged into {path}")
+        elif args.anonymize:
+            files = review.write_review(Path(args.grades_dir), args.lang or "en", force=args.force, anonymize=True)
+            print(
+                f"wrote {files[0].parent} under pseudonyms (review pages, class report, similarity pairs) and {files[-1]}; "
+                f"the pseudonyms are in {Path(args.grades_dir) / anonymize.KEY_FILE}: keep it to yourself"
+            )
         else:
             files = review.write_review(Path(args.grades_dir), args.lang or "en", force=args.force)
             print(f"wrote {files[0]} ({len(files) - 2} questions) and {files[-1]}: fill the marks, then --marks")
@@ -355,6 +364,24 @@ def cmd_adjust(args) -> int:
     except gradebook.GradebookError as exc:
         raise UsageError(str(exc)) from None
     print(f"{entry['student']}: {entry['points']} points ({entry['reason']}); sheets rebuilt in {args.grades_dir}")
+    return EXIT_OK
+
+
+FEEDBACK_OUT = "GRADES_DIR/feedback"  # --out's default: the folder feedback/ inside the gradebook
+
+
+def cmd_feedback(args) -> int:
+    from autograder.export import feedback, feedback_lms
+
+    out = None if args.out == FEEDBACK_OUT else Path(args.out)
+    try:
+        done = feedback.build_feedback(Path(args.grades_dir), out, args.lang)
+    except feedback.FeedbackError as exc:
+        raise UsageError(str(exc)) from None
+    folder = out if out is not None else Path(args.grades_dir) / feedback.FEEDBACK_DIR
+    print(f"wrote {done.pages} feedback pages and {feedback.INDEX_NAME} (for you, not for students) to {folder}")
+    for name, package in done.packages.items():
+        print(feedback_lms.summary(name, package))
     return EXIT_OK
 
 
@@ -378,8 +405,8 @@ def cmd_check(args) -> int:
 def cmd_gradescope_bundle(args) -> int:
     from autograder.export import gradescope
 
-    path = gradescope.build_bundle(Path(args.out))
-    print(f"wrote {path}")
+    path = gradescope.build_bundle(Path(args.out), visibility=args.visibility)
+    print(f"wrote {path} (test visibility: {args.visibility})")
     return EXIT_OK
 
 
@@ -601,6 +628,16 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
             ),
             (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv")),
             (("--force",), dict(action="store_true", help="write a blank marks.csv over one that has marks in it")),
+            (
+                ("--anonymize",),
+                dict(
+                    action="store_true",
+                    help="write GRADES_DIR/review/anonymized/ instead, for markers and projectors: the pages, marks.csv, "
+                    "class_report.html/.json and similarity_pairs.json with every student under a pseudonym (Student 017), "
+                    "the same on every run; the pseudonyms are kept in GRADES_DIR/anonymization_key.csv, which nothing "
+                    "there names; --marks reads that marks.csv back",
+                ),
+            ),
         ],
     )
     _subcommand(
@@ -619,6 +656,24 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
             (("--reason",), dict(required=True, help="why (the student reads it)")),
             (("--item",), dict(default="", help="what it is about (a kernel, an exercise, a question id)")),
         ],
+    )
+    _subcommand(
+        sub,
+        "feedback",
+        "write one feedback page per student, and the LMS bulk-upload archives",
+        "One self-contained HTML page per student (final mark and how it is made: automatic, written, late penalty, "
+        "adjustments with their reasons; points per kernel, property and answer; every failing test's input and "
+        "hint; each written answer's mark, rubric and comment), an index.html for you, and feedback_moodle.zip / "
+        "feedback_canvas.zip named as Moodle's and Canvas's feedback uploads expect, for the submissions graded from "
+        "their downloads. The same gradebook gives the same files.",
+        "m5 feedback grades --lang ru",
+        cmd_feedback,
+        [
+            (("grades_dir",), dict(metavar="GRADES_DIR", help="the gradebook (the --out folder of m5 grade or m5 merge)")),
+            (("--out",), dict(default=FEEDBACK_OUT, help="where to write the pages and the archives")),
+            (("--lang",), dict(**LANG_ONE, help="language of every page (default: each student's submission's own)")),
+        ],
+        exits=f"0 done; {refused('a gradebook that cannot be read')}",
     )
     _subcommand(
         sub,
@@ -653,10 +708,26 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
         "write the Gradescope autograder zip",
         "Upload the zip as a Gradescope programming assignment's autograder; enter 120 as the assignment "
         "total. run_autograder picks the assignment notebook with content among everything uploaded "
-        "(nested folders, .py, .zip).",
-        "m5 gradescope-bundle --out autograder.zip",
+        "(nested folders, .py, .zip) and lists the written answers (the assignment's and the lab's) for the marker. "
+        "Built for Gradescope's default base image, Ubuntu 22.04: setup.sh installs Python 3.11 there (deadsnakes PPA).",
+        "m5 gradescope-bundle --out autograder.zip --visibility after_due_date",
         cmd_gradescope_bundle,
-        [(("--out",), dict(default="autograder.zip", help="where to write the zip"))],
+        [
+            (("--out",), dict(default="autograder.zip", help="where to write the zip")),
+            (
+                ("--visibility",),
+                dict(
+                    choices=GS_VISIBILITIES,
+                    default=GS_VISIBILITIES[0],
+                    help="when students see each test's result and failing input (Gradescope's test visibility, also "
+                    "the results' top-level one): after_due_date (default: the safe choice for hidden tests, whose "
+                    "inputs cannot then be mined by resubmitting before the deadline), after_published (when you "
+                    "publish the grades), hidden (never), visible (at once, as m5 grade). Whatever the choice, a first "
+                    "entry is always visible: the total, how many tests failed (no input) and which file was graded",
+                ),
+            ),
+        ],
+        exits=f"0 the zip was written; {refused('an unknown --visibility or another bad argument, from argparse')}",
     )
     lab = _subcommand(
         sub,

@@ -274,7 +274,13 @@ def _policy_link(folders: list[Path]) -> bytes | None:
             raise ShardError(f"merge: {exc}") from None
     if len(links) > 1:
         raise ShardError("merge: the shards were graded with different late policies (--policy): grade them with one")
-    return links.pop()
+    link = links.pop()
+    if link is not None:  # the policy must be readable now: the sheets are built from it
+        try:
+            gradebook.late.read_policy(Path(json.loads(link.decode("utf-8"))["file"]))
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, OSError) as exc:
+            raise ShardError(f"merge: {folders[0] / gradebook.POLICY_LINK}: {exc}") from None
+    return link
 
 
 def _record(data) -> dict:

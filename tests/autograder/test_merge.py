@@ -201,3 +201,20 @@ def test_an_interrupted_writes_temporary_files_are_not_copied(tmp_path):
 def test_the_number_check_names_each_problem():
     assert merge._number_problem({"score": 1.0, "maximum": 2.0}, 120.0) is None
     assert "not finite" in merge._number_problem({"score": math.nan, "maximum": 2.0}, 120.0)
+
+
+def test_the_shards_late_policy_is_merged_or_their_disagreement_refused(tmp_path):
+    folders = two_shards(tmp_path)
+    for folder in folders:
+        (folder / "policy.json").write_text('{"format": 1, "file": "/course/m5_course.toml"}')
+    (tmp_path / "p2" / "policy.json").write_text('{"format": 1, "file": "/other/m5_course.toml"}')
+    refused(folders, tmp_path / "out", "different late policies")
+    (tmp_path / "p2" / "policy.json").write_text('{"format": 1, "file": "/course/m5_course.toml"}')
+    refused(folders, tmp_path / "out", "m5_course.toml")  # the policy the sheets are built from must be readable
+    policy = tmp_path / "m5_course.toml"
+    policy.write_text('[policy]\ndue = "2026-12-20T23:59:00+03:00"\npenalty_percent = 10\n', encoding="utf-8")
+    link = json.dumps({"format": 1, "file": str(policy)})
+    for folder in folders:
+        (folder / "policy.json").write_text(link)
+    merge.merge_shards(folders, tmp_path / "out")
+    assert (tmp_path / "out" / "policy.json").read_text() == link
