@@ -26,6 +26,7 @@ from pathlib import Path
 
 import markdown
 
+from autograder.export import anonymize as anonymize_views
 from autograder.grade import gradebook, outputs, report, shards, written
 from autograder.grade.student_files import SubmissionError, read_bytes
 
@@ -105,25 +106,43 @@ def student_key(student: str) -> str:
     return "k" + hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def write_review(grades_dir: Path, lang: str = "en", force: bool = False) -> list[Path]:
+def write_review(grades_dir: Path, lang: str = "en", force: bool = False, anonymize: bool = False) -> list[Path]:
     """The review pages and ``marks.csv`` (see the module docstring); returns the files written.
-    A ``marks.csv`` with marks in it is never overwritten unless ``force``: ReviewError instead."""
+    A ``marks.csv`` with marks in it is never overwritten unless ``force``: ReviewError instead.
+
+    ``anonymize``: the same in ``review/anonymized/`` with every student under a pseudonym, the
+    marks sheet keyed by pseudonym, and the class report and similarity pairs rebuilt there with
+    pseudonyms too (:mod:`.anonymize`); returns the pages, the report's files, then ``marks.csv``."""
     grades_dir = Path(grades_dir)
-    answers, _ = _load(grades_dir)
+    answers, rows = _load(grades_dir)
     by_student = students(answers)
-    if not force and _has_marks(grades_dir / MARKS_FILE):
-        raise ReviewError(f"{grades_dir / MARKS_FILE} has marks in it: merge it with --marks, or add --force to write a blank one over it")
+    folder, marks = grades_dir / REVIEW_DIR, grades_dir / MARKS_FILE
+    shown, keys = {s: s for s in by_student}, {s: student_key(s) for s in by_student}
+    if anonymize:
+        folder = folder / anonymize_views.FOLDER
+        marks = folder / MARKS_FILE
+    if not force and _has_marks(marks):
+        raise ReviewError(f"{marks} has marks in it: merge it with --marks, or add --force to write a blank one over it")
+    if anonymize:  # everything read and built before anything is written
+        try:
+            views = anonymize_views.Views(grades_dir, rows.get("rows") if isinstance(rows, dict) else None, answers, lang)
+        except anonymize_views.AnonymizeError as exc:
+            raise ReviewError(f"--anonymize: {exc}") from None
+        shown = keys = {s: views.anonymizer.student(s) for s in by_student}
+        by_student = {s: {q: views.anonymizer.text(s, text) for q, text in given.items()} for s, given in by_student.items()}
+        views.write_key()
+    order = sorted(by_student, key=lambda s: (anonymize_views.number(shown[s]), shown[s])) if anonymize else sorted(by_student)
     w = WORDS[lang]
-    folder = grades_dir / REVIEW_DIR
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     written_files = []
     links = []
     for q in written.questions(lang):
         items = []
-        for student, given in sorted(by_student.items()):
-            text = given.get(q["id"], "")
-            shown = f"<pre>{html.escape(report.for_block(text))}</pre>" if text else f'<p class="blank">{w["blank"]}</p>'
-            items.append(f'<h3 id="{html.escape(student, quote=True)}">{html.escape(report.for_terminal(student))}</h3>{shown}')
+        for student in order:
+            text = by_student[student].get(q["id"], "")
+            shown_text = f"<pre>{html.escape(report.for_block(text))}</pre>" if text else f'<p class="blank">{w["blank"]}</p>'
+            name = shown[student]
+            items.append(f'<h3 id="{html.escape(name, quote=True)}">{html.escape(report.for_terminal(name))}</h3>{shown_text}')
         body = (
             f"<h1>{html.escape(q['id'])} ({q['points']:g} {w['points']})</h1>"
             f"<h2>{w['question']}</h2>{markdown.markdown(q['question'], extensions=['fenced_code'])}"
@@ -138,14 +157,16 @@ def write_review(grades_dir: Path, lang: str = "en", force: bool = False) -> lis
     outputs.write_text(
         index, _page(w["title"], f"<h1>{w['title']}</h1><p>{w['note']}</p><h2>{w['index']}</h2><ul>" + "".join(links) + "</ul>", lang)
     )
+    if anonymize:
+        written_files += views.write_report(folder)
     ids = [q["id"] for q in written.questions(lang)]
-    marks = grades_dir / MARKS_FILE
     with outputs.open_text(marks) as fh:
         sheet = csv.writer(fh)
         sheet.writerow([KEY, "student", *ids])
         sheet.writerow([MAX_ROW, "", *(f"{q['points']:g}" for q in written.questions(lang))])
-        for student, given in sorted(by_student.items()):
-            sheet.writerow([student_key(student), report.for_csv(student), *("" if given.get(i) else "0" for i in ids)])
+        for student in order:
+            given = by_student[student]
+            sheet.writerow([keys[student], report.for_csv(shown[student]), *("" if given.get(i) else "0" for i in ids)])
     return [index, *written_files, marks]
 
 
@@ -180,10 +201,11 @@ def _marks_rows(path: Path) -> list[list[str]]:
         raise ReviewError(f"{path}: unreadable CSV ({exc})") from None
 
 
-def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, dict[str, float]]:
+def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[str, str] | None = None) -> dict[str, dict[str, float]]:
     """{student: {question id: mark}} from a filled ``marks.csv``; ReviewError naming the row and column.
 
-    Rows are matched by their ``key`` (the student's id that :func:`write_review` wrote); a file
+    Rows are matched by their ``key`` (the student's id that :func:`write_review` wrote, or, in the
+    sheet written with ``anonymize``, a pseudonym of ``aliases``: {pseudonym: student}); a file
     written before the key column existed is matched by its ``student`` column."""
     points = {q["id"]: q["points"] for q in written.questions("en")}
     rows = _marks_rows(path)
@@ -199,6 +221,8 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]]) -> dict[str, d
     if rows[1][:1] != [MAX_ROW]:
         raise ReviewError(f"{path}: row 2 must be the {MAX_ROW!r} row m5 review wrote")
     known = {student_key(s): s for s in by_student} if keyed else {report.for_csv(s): s for s in by_student}
+    if keyed:  # a sheet filled under pseudonyms (m5 review --anonymize)
+        known.update({p: s for p, s in (aliases or {}).items() if s in by_student})
     marks: dict[str, dict[str, float]] = {}
     for number, row in enumerate(rows[2:], 3):
         if not row or not any(cell.strip() for cell in row):
@@ -237,7 +261,12 @@ def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> P
     Nothing is written unless the whole marks file is valid. Returns the path of ``grades.csv``."""
     grades_dir = Path(grades_dir)
     answers, _ = _load(grades_dir)
-    marks = read_marks(marks_path, students(answers))
+    by_student = students(answers)
+    try:
+        aliases = anonymize_views.aliases(grades_dir, by_student)
+    except anonymize_views.AnonymizeError as exc:
+        raise ReviewError(str(exc)) from None
+    marks = read_marks(marks_path, by_student, aliases)
     try:
         gradebook.load(grades_dir)  # every gradebook file readable before anything changes
         gradebook.save_marks(grades_dir, marks)
