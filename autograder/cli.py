@@ -212,14 +212,17 @@ def _submission_times(args):
 
 
 def _refuse_two_of_one_student(found) -> None:
-    """Two files of one student in one assignment (nbgrader's layout names both): which one counts is
-    the instructor's call, not the grader's."""
-    from autograder.grade.report import for_terminal
+    """Two files of one student in one assignment and language (nbgrader's layout names both; the
+    English and the Russian notebook of one assignment may both be there, the final mark takes the
+    better): which one counts is the instructor's call, not the grader's."""
+    from autograder.grade.report import for_terminal, module_of
 
     seen: dict = {}
     for item in found:
         if item.error is None and item.assignment:
-            first = seen.setdefault((item.student, item.assignment), item.relative)
+            stem = Path(item.relative).stem
+            language = stem[len(module_of(stem)) :]  # "_en", "_ru" or ""
+            first = seen.setdefault((item.student, item.assignment, language), item.relative)
             if first != item.relative:
                 raise UsageError(
                     f"{for_terminal(first)} and {for_terminal(item.relative)}: two submissions of {for_terminal(item.student)!r} "
