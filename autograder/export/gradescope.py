@@ -3,11 +3,26 @@
 The zip holds the project's installable source (``reference_impl``, ``autograder``,
 ``pyproject.toml``, ``requirements.lock``) and the two scripts Gradescope runs:
 
-* ``setup.sh`` (once, when the image is built): installs bubblewrap and the pinned
-  Python environment, then builds the grading corpus so submissions do not pay for it;
+* ``setup.sh`` (once, when the image is built): installs bubblewrap, a Python the lock
+  supports and the pinned environment, then builds the grading corpus so submissions do
+  not pay for it;
 * ``run_autograder`` (per submission): ``python -m autograder.export.gradescope ROOT``,
   which grades what the student uploaded to ``$ROOT/submission`` and writes
-  ``$ROOT/results/results.json``.
+  ``$ROOT/results/results.json``;
+* ``m5_gradescope.json``: the bundle's settings (the ``visibility`` of the test entries),
+  read by ``run_autograder``.
+
+**Base image: Gradescope's default, Ubuntu 22.04 (the "Base" variant).** Its ``python3`` is
+3.10, older than the lock's floor (``requires-python >= 3.11.5``), so ``setup.sh`` installs
+``python3.11`` from the deadsnakes PPA there; an image whose ``python3.11`` or ``python3``
+is already new enough uses it; any other image is refused in one line (``setup.sh`` is
+tested with stand-ins for ``apt-get`` and ``python3``, not on Gradescope's image).
+
+**Visibility** (``m5 gradescope-bundle --visibility``, default ``after_due_date``): when
+students see each test's entry, with its failing input; Gradescope's top-level field gets
+the same value. A first entry, always visible, says the total and how many tests failed
+(no input) and which file was graded, so a student can fix a wrong upload before the due
+date without mining the hidden tests' inputs by resubmitting. Instructors see everything.
 
 Gradescope's container (Docker's default profile) may refuse bubblewrap its
 namespaces. Student code then runs in the sandbox's fallback as uid 65534, so, as root,
@@ -22,7 +37,9 @@ anywhere in nested folders, possibly next to the lab notebooks; a ``.py`` file; 
 and count caps). Lab and unrelated notebooks are skipped by their metadata. Every
 remaining candidate is graded in the sandbox; one that earns no point has no
 implemented content (an untouched release notebook). When several have content the
-higher score is kept and the feedback says so.
+higher score is kept and the feedback says so. The written answers of the graded notebook
+and of an uploaded lab notebook are listed in the top-level output for the person who
+marks them (Gradescope questions marked by hand, not part of this score).
 
 **Assignment total to enter in Gradescope: 120 points** (10 kernels x 10 points and
 20 numerical answers x 1 point; ``autograder.grade.score.assignment_total()``), the same
@@ -35,6 +52,7 @@ for a notebook and a ``.py`` file.
 from __future__ import annotations
 
 import io
+import json
 import os
 import stat
 import sys
@@ -49,19 +67,66 @@ PROJECT = Path(__file__).resolve().parents[2]
 INCLUDE = ("pyproject.toml", "requirements.lock", "README.md", "reference_impl", "autograder", "release/module05_en/m5_student")
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 
+# Gradescope's test visibilities (grade.report.VISIBILITIES, spelled out: building the bundle
+# loads no grader module) and the bundle's default: the failing inputs wait for the due date.
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+DEFAULT_VISIBILITY = "after_due_date"
+CONFIG_NAME = "m5_gradescope.json"  # at the zip's root: $ROOT/source/m5_gradescope.json
+BASE_IMAGE = "Ubuntu 22.04"  # Gradescope's default base image, "Base" variant
+PYTHON_FLOOR = "3.11.5"  # pyproject.toml's requires-python (the lock's floor)
+
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope image setup: sandbox, pinned Python environment, prebuilt grading corpus.
+# Gradescope image setup: sandbox, a Python the lock supports, pinned environment, prebuilt corpus.
+# Target: Gradescope's default base image, Ubuntu 22.04 ("Base" variant). Its python3 is 3.10,
+# older than the lock's floor (requires-python >= 3.11.5): python3.11 comes from the deadsnakes
+# PPA there. An image whose python3.11 or python3 is new enough uses it; any other is refused.
 set -euo pipefail
 ROOT="${M5_GS_ROOT:-/autograder}"
 SRC="$ROOT/source"
+FLOOR=3.11.5
+refuse() { echo "setup.sh: $*" >&2; exit 1; }
+version_of() { "$1" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null; }
+at_least() {  # at_least 3.11.7 3.11.5: the first version is not older
+  local IFS=. i
+  local -a a=($1) b=($2)
+  for i in 0 1 2; do
+    if (( ${a[i]:-0} > ${b[i]:-0} )); then return 0; fi
+    if (( ${a[i]:-0} < ${b[i]:-0} )); then return 1; fi
+  done
+  return 0
+}
+pick_python() {  # the first of python3.11, python3 that is at least $FLOOR
+  local py version
+  for py in python3.11 python3; do
+    command -v "$py" >/dev/null 2>&1 || continue
+    version=$(version_of "$py") || continue
+    if at_least "$version" "$FLOOR"; then command -v "$py"; return 0; fi
+  done
+  return 1
+}
+command -v apt-get >/dev/null 2>&1 || refuse "no apt-get on this image: the bundle targets Gradescope's Ubuntu 22.04 base image"
+export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap libseccomp2 python3 python3-venv python3-pip >/dev/null
-python3 -m venv "$ROOT/venv"
+apt-get install -y -qq bubblewrap libseccomp2 ca-certificates python3 python3-venv >/dev/null
+if ! PY=$(pick_python); then
+  OS_RELEASE="${M5_OS_RELEASE:-/etc/os-release}"
+  if [ -r "$OS_RELEASE" ]; then . "$OS_RELEASE"; fi
+  if [ "${ID:-}" = ubuntu ] && [ "${VERSION_ID:-}" = 22.04 ]; then
+    { apt-get install -y -qq software-properties-common >/dev/null \\
+      && add-apt-repository -y ppa:deadsnakes/ppa >/dev/null \\
+      && apt-get update -qq \\
+      && apt-get install -y -qq python3.11 python3.11-venv >/dev/null; } \\
+      || refuse "could not install python3.11 from the deadsnakes PPA on Ubuntu 22.04 (no network?)"
+  fi
+  PY=$(pick_python) || refuse "no Python >= $FLOOR on ${PRETTY_NAME:-this image} (python3 is $(version_of python3 || echo missing)) and no known way to install one: choose Gradescope's Ubuntu 22.04 base image"
+fi
+echo "setup.sh: Python $(version_of "$PY") ($PY)"
+"$PY" -m venv "$ROOT/venv"
 "$ROOT/venv/bin/pip" install -q --upgrade pip
 "$ROOT/venv/bin/pip" install -q -r "$SRC/requirements.lock"
 "$ROOT/venv/bin/pip" install -q --no-deps "$SRC"
 M5_CACHE_DIR="$ROOT/cache" "$ROOT/venv/bin/python" -c "from autograder.grade.pipeline import load_corpus; load_corpus()"
-"""
+"""  # noqa: E501  (one refusal, one line)
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Grade what the student uploaded to $ROOT/submission; write $ROOT/results/results.json.
@@ -88,6 +153,10 @@ TEXT = {
     "written": {
         "en": "Written answers (marked by hand in Gradescope, not part of this score):",
         "ru": "Письменные ответы (оцениваются вручную в Gradescope, в этот балл не входят):",
+    },
+    "lab_written": {
+        "en": "Written answers of the lab notebook {name} (marked by hand in Gradescope, not part of this score):",
+        "ru": "Письменные ответы лабораторного ноутбука {name} (оцениваются вручную в Gradescope, в этот балл не входят):",
     },
     "blank": {"en": "(blank)", "ru": "(пусто)"},
     "none": {
@@ -174,9 +243,10 @@ def _zips(folder: Path) -> list[Path]:
 
 
 # ---------------------------------------------------------------- grading an upload
-def _candidates(submission: Path, unpacked: Path, notes: list[dict]) -> list:
+def _candidates(submission: Path, unpacked: Path, notes: list[dict], skipped: list | None = None) -> list:
     """Assignment notebooks and .py files of the upload (zips unpacked), in order;
-    skipped notebooks and refused zips become notes (results_json escapes them)."""
+    skipped notebooks and refused zips become notes (results_json escapes them), and the
+    skipped ones are appended to ``skipped`` (the lab's written answers are read from them)."""
     from autograder.grade import discover, pipeline  # (the same)
 
     for number, archive in enumerate(_zips(submission)):
@@ -192,6 +262,8 @@ def _candidates(submission: Path, unpacked: Path, notes: list[dict]) -> list:
     for folder in (submission, unpacked):
         discovery = discover.discover([folder], kernels)
         found += discovery.submissions
+        if skipped is not None:
+            skipped += discovery.skipped
         for item in discovery.skipped:
             name = item.relative
             notes.append(
@@ -223,29 +295,46 @@ def choose(results: list) -> tuple[object, list[dict]]:
     return best, notes
 
 
-def grade_upload(root: Path) -> dict:
-    """results.json (a dict) for the upload in ``root/submission``."""
+def grade_upload(root: Path, visibility: str | None = None) -> dict:
+    """results.json (a dict) for the upload in ``root/submission``; ``visibility``: the test
+    entries' (default: the bundle's setting, :func:`read_visibility`)."""
     from autograder.grade.classrun import grade_found  # (the same)
     from autograder.grade import report, sandbox  # (the same)
     from autograder.grade.score import SubmissionResult  # (the same)
 
+    visibility = read_visibility(root) if visibility is None else visibility
     warning = sandbox.isolation().warning
     notes: list[dict] = []
+    skipped: list = []
     with tempfile.TemporaryDirectory(prefix="m5-gs-") as tmp:
-        found = _candidates(root / "submission", Path(tmp), notes)
+        found = _candidates(root / "submission", Path(tmp), notes, skipped)
         if len(found) > MAX_CANDIDATES:
             notes.append({lang: t.format(n=MAX_CANDIDATES) for lang, t in TEXT["too_many"].items()})
             found = found[:MAX_CANDIDATES]
+        labs = _noted(_lab_answers, skipped)  # read while the unpacked upload is still there
         if not found:
             empty = SubmissionResult("", "en", [], notes=[TEXT["none"], *notes])
-            return report.results_json(empty, warning)
+            return report.results_json(empty, warning, visibility, summary=True, marker_notes=labs)
         results = grade_found(found, jobs=1, lang=None, shrink=True, on_result=lambda index, result: None)
         best, why = choose(results)
-        try:  # read while the unpacked upload is still there; a note never costs the grade
-            answers = _written_answers(found, best)
-        except Exception:  # noqa: BLE001 - the score stands without the notes
-            answers = []
-    return report.results_json(replace(best, notes=[*why, *notes, *best.notes, *answers]), warning)
+        answers = _noted(_written_answers, found, best)
+    best = replace(best, notes=[*why, *notes, *best.notes])
+    return report.results_json(best, warning, visibility, summary=True, marker_notes=[*answers, *labs])
+
+
+def _noted(read, *args) -> list[dict]:
+    """The notes ``read(*args)`` gives, or none: a note never costs the grade."""
+    try:
+        return read(*args)
+    except Exception:  # noqa: BLE001 - the score stands without the notes
+        return []
+
+
+def _answer_lines(answers: dict) -> list[dict]:
+    """One note per question: its id and the answer (cut at 2,000 characters), or blank."""
+    return [
+        {lang: f"{question}: {text[:2000] if text else TEXT['blank'][lang]}" for lang in ("en", "ru")} for question, text in answers.items()
+    ]
 
 
 def _written_answers(found: list, best) -> list[dict]:
@@ -259,10 +348,44 @@ def _written_answers(found: list, best) -> list[dict]:
     _, answers = written.answers_in(item.path)  # the bundle has no sources: the cells the notebook marks
     if not answers:
         return []
-    notes = [dict(TEXT["written"])]
-    for question, text in answers.items():
-        notes.append({lang: f"{question}: {text[:2000] if text else TEXT['blank'][lang]}" for lang in ("en", "ru")})
+    return [dict(TEXT["written"]), *_answer_lines(answers)]
+
+
+def _lab_answers(skipped: list) -> list[dict]:
+    """The written answers of the lab notebook the student uploaded beside (or instead of) the
+    assignment: a notebook whose ``metadata.m5.kind`` is "lab" (discovery skipped it), read like
+    the assignment's (the cells it marks as answers: answer_dagger, answer_dqn, ...). Of several
+    lab notebooks (English and Russian), those with an answer written; the first when none has."""
+    from autograder.grade import written  # (the same)
+
+    labs = []
+    for item in skipped[:MAX_CANDIDATES]:
+        if item.path.suffix == ".ipynb":
+            kind, answers = written.answers_in(item.path)
+            if kind == "lab" and answers:
+                labs.append((item.relative or item.path.name, answers))
+    notes = []
+    for name, answers in [lab for lab in labs if any(lab[1].values())] or labs[:1]:
+        notes += [{lang: t.format(name=name) for lang, t in TEXT["lab_written"].items()}, *_answer_lines(answers)]
     return notes
+
+
+def read_visibility(root: Path) -> str:
+    """The bundle's test visibility (``root/source/m5_gradescope.json``, written by
+    :func:`build_bundle`); the default when the file is missing, and when it is unreadable
+    or names no Gradescope visibility (said on stderr, which only instructors see)."""
+    path = root / "source" / CONFIG_NAME
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))["visibility"]
+    except FileNotFoundError:
+        return DEFAULT_VISIBILITY
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"m5: {path}: unreadable ({exc}); test visibility {DEFAULT_VISIBILITY}", file=sys.stderr)
+        return DEFAULT_VISIBILITY
+    if value not in VISIBILITIES:
+        print(f"m5: {path}: unknown visibility {value!r}; test visibility {DEFAULT_VISIBILITY}", file=sys.stderr)
+        return DEFAULT_VISIBILITY
+    return value
 
 
 def write_results(root: Path) -> Path:
@@ -310,8 +433,12 @@ def _files():
                     yield child
 
 
-def build_bundle(out: Path) -> Path:
-    """Write the Gradescope autograder zip; returns its path."""
+def build_bundle(out: Path, visibility: str = DEFAULT_VISIBILITY) -> Path:
+    """Write the Gradescope autograder zip, its test entries shown to students as ``visibility``
+    says (one of :data:`VISIBILITIES`); returns its path."""
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility: expected one of {', '.join(VISIBILITIES)}, got {visibility!r}")
+    config = json.dumps({"visibility": visibility}, indent=2) + "\n"
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     executable = (stat.S_IFREG | 0o755) << 16
@@ -320,6 +447,9 @@ def build_bundle(out: Path) -> Path:
             info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
             info.external_attr = executable
             zf.writestr(info, text)
+        info = zipfile.ZipInfo(CONFIG_NAME, date_time=(2026, 1, 1, 0, 0, 0))
+        info.external_attr = (stat.S_IFREG | 0o644) << 16
+        zf.writestr(info, config)
         for path in _files():
             rel = path.relative_to(PROJECT).as_posix()
             info = zipfile.ZipInfo(rel, date_time=(2026, 1, 1, 0, 0, 0))

@@ -38,6 +38,13 @@ WORDS = {
         "submission": "submission",
         "time": "time",
         "unreadable": "the submission could not be graded",
+        "summary": "Summary",
+        "failed_count": "{failed} of {tests} tests failed",
+        "details": {
+            "after_due_date": "each test's result and failing input are shown after the due date",
+            "after_published": "each test's result and failing input are shown when the grades are published",
+            "hidden": "each test's result and failing input are not shown",
+        },
         "disclaimer": (
             "Hidden tests check each kernel on hundreds of generated inputs; "
             "the score is the sum of the properties that held on all of them."
@@ -59,6 +66,13 @@ WORDS = {
         "time": "время",
         "unreadable": "решение не удалось проверить",
         "most_failed": "чаще всего не пройден",
+        "summary": "Итог",
+        "failed_count": "не пройдено тестов: {failed} из {tests}",
+        "details": {
+            "after_due_date": "результат и входные данные каждого теста будут показаны после срока сдачи",
+            "after_published": "результат и входные данные каждого теста будут показаны после публикации оценок",
+            "hidden": "результат и входные данные тестов не показываются",
+        },
         "disclaimer": (
             "Скрытые тесты проверяют каждое ядро на сотнях сгенерированных входов; балл — сумма свойств, выполненных на всех входах."
         ),
@@ -148,42 +162,90 @@ def maximum(result: SubmissionResult) -> float:
     return result.max_score if result.tests else assignment_total()
 
 
-def results_json(result: SubmissionResult, isolation_warning: str | None = None) -> dict:
+# When students see a test's entry on Gradescope (its autograder specifications, "Controlling Test
+# Case Visibility"); instructors always see everything. The top-level field is the default of the
+# whole result, which a test's own field overrides.
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+
+
+def summary_line(result: SubmissionResult, visibility: str = "visible") -> str:
+    """One line a student may always see: the total and how many tests failed (never which
+    input), or why nothing could be graded, and when the details come."""
+    lang = result.language if result.language in WORDS else "en"
+    w = WORDS[lang]
+    parts = [f"{w['total']}: {result.score:g} / {maximum(result):g}"]
+    if result.tests:
+        parts.append(w["failed_count"].format(failed=sum(not t.passed for t in result.tests), tests=len(result.tests)))
+        if visibility in w["details"]:
+            parts.append(w["details"][visibility])
+    if result.error:
+        parts.append(f"{w['unreadable']}: {for_feedback(result.error)}")
+    return "; ".join(parts)
+
+
+def results_json(
+    result: SubmissionResult,
+    isolation_warning: str | None = None,
+    visibility: str = "visible",
+    *,
+    summary: bool = False,
+    marker_notes: list[dict] | tuple = (),
+) -> dict:
     """Gradescope's results.json for one submission (also written by ``m5 grade``).
 
     Plain text throughout (``output_format`` and ``test_output_format``): student text
     inside it is one line each and HTML-escaped, so it can neither add lines nor markup.
+
+    ``visibility`` (one of :data:`VISIBILITIES`) is every test entry's, with its failing input,
+    and the top-level one. Other than "visible" (or with ``summary``), a first entry, always
+    visible and worth no points, gives :func:`summary_line` and the notes (which file was
+    graded, what was skipped and why); ``marker_notes`` (the written answers, for the marker)
+    go to the top-level output only. The defaults give ``m5 grade``'s document: everything
+    visible, no summary entry.
     """
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility: expected one of {', '.join(VISIBILITIES)}, got {visibility!r}")
     lang = result.language if result.language in WORDS else "en"
     w = WORDS[lang]
-    summary = [f"{w['total']}: {result.score:g} / {maximum(result):g}"]
+    notes = [for_feedback(note.get(lang, "")) for note in result.notes]
+    summary_lines = [f"{w['total']}: {result.score:g} / {maximum(result):g}"]
     if result.error:
-        summary.append(f"{w['unreadable']}: {for_feedback(result.error)}")
+        summary_lines.append(f"{w['unreadable']}: {for_feedback(result.error)}")
     else:
-        summary.append(w["disclaimer"])
-    summary += [for_feedback(note.get(lang, "")) for note in result.notes]
+        summary_lines.append(w["disclaimer"])
+    summary_lines += notes + [for_feedback(note.get(lang, "")) for note in marker_notes]
     if isolation_warning:
-        summary.insert(0, isolation_warning)
+        summary_lines.insert(0, isolation_warning)
+    tests = [
+        {
+            "name": t.name[lang],
+            "score": t.score,
+            "max_score": t.max_score,
+            "status": "passed" if t.passed else "failed",
+            "output": feedback(t, lang),
+            "visibility": visibility,
+        }
+        for t in result.tests
+    ]
+    if summary or visibility != "visible":
+        line = summary_line(result, visibility)
+        ok = not result.error and all(t.passed for t in result.tests) and bool(result.tests)
+        entry = {
+            "name": f"{w['summary']}: {summary_line(result)}",
+            "status": "passed" if ok else "failed",
+            "output": "\n".join([line, *notes]),
+        }
+        tests.insert(0, {**entry, "visibility": "visible"})
     return json_safe(
         {
             "score": round(result.score, 6),
             "execution_time": round(result.seconds, 3),
-            "output": "\n".join(summary),
+            "output": "\n".join(summary_lines),
             "output_format": "text",
             "test_output_format": "text",
-            "visibility": "visible",
+            "visibility": visibility,
             "stdout_visibility": "hidden",
-            "tests": [
-                {
-                    "name": t.name[lang],
-                    "score": t.score,
-                    "max_score": t.max_score,
-                    "status": "passed" if t.passed else "failed",
-                    "output": feedback(t, lang),
-                    "visibility": "visible",
-                }
-                for t in result.tests
-            ],
+            "tests": tests,
         }
     )
 

@@ -60,7 +60,7 @@ def test_a_py_upload_is_graded_out_of_the_documented_total(root, corpus):
     upload(root, "answer.py", CORRECT)
     results = run_autograder(root)
     assert results["score"] == TOTAL == 120 and len(results["tests"]) > 50
-    assert sum(t["max_score"] for t in results["tests"]) == TOTAL
+    assert sum(t.get("max_score", 0) for t in results["tests"]) == TOTAL  # the summary entry is worth nothing
     assert "120 points" in gradescope.__doc__  # the total the instructor enters in Gradescope
     assert subprocess.run(["bash", "-n", str(root / "source" / "setup.sh")]).returncode == 0
 
@@ -118,6 +118,198 @@ def test_a_control_character_in_the_file_name_keeps_results_json_valid(root):
     assert results["score"] == 0 and "\x1b" not in json.dumps(results, ensure_ascii=False)
     raw = (root / "results" / "results.json").read_bytes()
     raw.decode("utf-8")  # strict UTF-8: no lone surrogates
+
+
+# ---------------------------------------------------------------- visibility and the lab's answers
+LAB_ANSWER = "DAgger queries the expert on the states the learner visits"
+
+
+def lab_with_answer(name: str, text: str) -> nbformat.NotebookNode:
+    """The release lab notebook ``name`` with its first written answer (answer_dagger) filled in."""
+    nb = nbformat.read(release_notebook(name), as_version=4)
+    cell = next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "answer_dagger")
+    cell.source = text
+    return nb
+
+
+@pytest.fixture(scope="module")
+def graded_as(tmp_path_factory, corpus, correct_source):
+    """run(visibility): results.json of one upload (a .py with return_to_go broken, the English lab
+    with one answer written, the Russian lab untouched), through a bundle built with that
+    visibility, unpacked and run as Gradescope does; each visibility graded once per module."""
+    done: dict[str, dict] = {}
+
+    def run(visibility: str) -> dict:
+        if visibility not in done:
+            tmp = tmp_path_factory.mktemp(f"gs-{visibility}")
+            root = tmp / "autograder"
+            (root / "submission").mkdir(parents=True)
+            with zipfile.ZipFile(build_bundle(tmp / "autograder.zip", visibility=visibility)) as zf:
+                zf.extractall(root / "source")
+            broken = correct_source + "\ndef return_to_go(rewards, gamma=1.0):\n    return [0.0]\n"
+            (root / "submission" / "answer.py").write_text(broken, encoding="utf-8")
+            upload(root, f"module05/{LAB[0]}", lab_with_answer(LAB[0], LAB_ANSWER))
+            upload(root, f"module05/{LAB[1]}", release_notebook(LAB[1]))
+            done[visibility] = run_autograder(root)
+        return done[visibility]
+
+    return run
+
+
+@pytest.mark.parametrize("visibility", gradescope.VISIBILITIES)
+def test_each_visibility_reaches_results_json_with_a_visible_summary(graded_as, visibility):
+    results = graded_as(visibility)
+    summary, *graded = results["tests"]
+    assert results["visibility"] == visibility  # the default of the whole result (Gradescope's top-level field)
+    assert len(graded) > 50 and {t["visibility"] for t in graded} == {visibility}
+    failed = [t for t in graded if t["status"] == "failed"]
+    assert any("Failing input: return_to_go(" in t["output"] for t in failed)  # the details carry the visibility
+    assert sum(t["score"] for t in graded) == results["score"] < TOTAL
+    # the one line a student always sees: the total and how many failed, never the failing input
+    assert summary["visibility"] == "visible" and "score" not in summary and "max_score" not in summary
+    line = f"Total: {results['score']:g} / {TOTAL:g}; {len(failed)} of {len(graded)} tests failed"
+    assert summary["name"] == f"Summary: {line}" and summary["output"].startswith(line)
+    assert "Graded: answer.py." in summary["output"]  # a student can see a wrong upload before the due date
+    assert summary["status"] == "failed"
+    for text in (summary["name"], summary["output"], results["output"]):
+        assert "Failing input" not in text and "return_to_go(" not in text and "expected:" not in text
+    if visibility != "visible":
+        assert "shown" in summary["output"].splitlines()[0]  # and when the details come
+    assert [t for t in results["tests"] if t["visibility"] == "visible"] == ([summary] if visibility != "visible" else results["tests"])
+
+
+def test_the_lab_notebooks_written_answers_are_listed_for_the_marker(graded_as):
+    output = graded_as(gradescope.DEFAULT_VISIBILITY)["output"]
+    assert f"Written answers of the lab notebook module05/{LAB[0]} (marked by hand" in output
+    assert f"\nanswer_dagger: {LAB_ANSWER}" in output and "\nanswer_dqn: (blank)" in output
+    assert LAB[1] not in output.split("Written answers of the lab notebook")[-1]  # the untouched copy is not listed
+    assert output.count("a 'lab' notebook") == 2  # both still skipped, not graded
+    summary = graded_as(gradescope.DEFAULT_VISIBILITY)["tests"][0]
+    assert LAB_ANSWER not in summary["output"]  # the answers are for the marker, in the top-level output
+
+
+def test_a_lab_notebook_uploaded_alone_has_its_answers_listed(root):
+    """The lab handed in as its own Gradescope assignment (this autograder, no assignment notebook):
+    0 automatic points, the answers still listed for the marker, nothing graded."""
+    upload(root, LAB[1], lab_with_answer(LAB[1], "Ответ про DAgger"))
+    results = run_autograder(root)
+    assert results["score"] == 0 and "No assignment notebook" in results["output"]
+    assert f"Written answers of the lab notebook {LAB[1]}" in results["output"] and "\nanswer_dagger: Ответ про DAgger" in results["output"]
+    summary, *graded = results["tests"]
+    assert not graded and summary["visibility"] == "visible" and "No assignment notebook" in summary["output"]
+
+
+def test_the_visibility_is_chosen_on_the_command_line_and_m5_grade_keeps_everything_visible(tmp_path, capsys):
+    from autograder import cli
+    from autograder.grade import report
+    from autograder.grade.score import SubmissionResult
+
+    assert set(cli.GS_VISIBILITIES) == set(gradescope.VISIBILITIES) == set(report.VISIBILITIES)
+    assert cli.GS_VISIBILITIES[0] == gradescope.DEFAULT_VISIBILITY == "after_due_date"
+    assert cli.main(["gradescope-bundle", "--out", str(tmp_path / "a.zip"), "--visibility", "after_published"]) == 0
+    with zipfile.ZipFile(tmp_path / "a.zip") as zf:
+        assert json.loads(zf.read(gradescope.CONFIG_NAME)) == {"visibility": "after_published"}
+    with pytest.raises(SystemExit) as info:
+        cli.main(["gradescope-bundle", "--out", str(tmp_path / "b.zip"), "--visibility", "later"])
+    assert info.value.code == 2 and "invalid choice: 'later'" in capsys.readouterr().err
+    assert not (tmp_path / "b.zip").exists()
+    # the local document (m5 grade) is unchanged: everything visible, no summary entry
+    local = report.results_json(SubmissionResult("a.py", "en", [], error="x"))
+    assert local["visibility"] == "visible" and local["tests"] == []
+    # a missing or damaged setting falls back to the default
+    (tmp_path / "source").mkdir()
+    assert gradescope.read_visibility(tmp_path) == "after_due_date"
+    (tmp_path / "source" / gradescope.CONFIG_NAME).write_text('{"visibility": "sometimes"}')
+    assert gradescope.read_visibility(tmp_path) == "after_due_date"
+
+
+# ---------------------------------------------------------------- setup.sh, with stand-ins for the image
+FAKE_PYTHON = """#!/bin/bash
+echo "$(/usr/bin/basename "$0") $*" >> "$FAKE_LOG"
+if [ "$1" = -c ]; then echo {version}; exit 0; fi
+if [ "$1" = -m ] && [ "$2" = venv ]; then
+  /bin/mkdir -p "$3/bin"
+  for tool in python pip; do
+    printf '#!/bin/bash\necho "venv-%s $*" >> "$FAKE_LOG"\n' "$tool" > "$3/bin/$tool"
+    /bin/chmod +x "$3/bin/$tool"
+  done
+fi
+"""
+FAKE_APT_GET = """#!/bin/bash
+echo "apt-get $*" >> "$FAKE_LOG"
+if [ "$1" = install ] && [[ " $* " == *" python3.11 "* ]]; then
+  [ -n "${FAKE_PPA_FAILS:-}" ] && exit 100
+  /bin/cat > "$FAKE_BIN/python3.11" <<'PY'
+%s
+PY
+  /bin/chmod +x "$FAKE_BIN/python3.11"
+fi
+exit 0
+"""
+OS_RELEASE = {
+    "ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\nPRETTY_NAME="Ubuntu 22.04.5 LTS"\n',
+    "ubuntu-20.04": 'ID=ubuntu\nVERSION_ID="20.04"\nPRETTY_NAME="Ubuntu 20.04.6 LTS"\n',
+    "ubuntu-24.04": 'ID=ubuntu\nVERSION_ID="24.04"\nPRETTY_NAME="Ubuntu 24.04.2 LTS"\n',
+}
+
+
+def run_setup(tmp_path, image: str, python3: str | None, apt: bool = True, ppa_fails: bool = False):
+    """setup.sh of the bundle run by bash with nothing on PATH but stand-ins: apt-get (installs a
+    fake python3.11 3.11.13 when asked for it), add-apt-repository and the image's python3;
+    returns (exit status, stderr, the commands logged)."""
+    bin_dir, root = tmp_path / "bin", tmp_path / "autograder"
+    bin_dir.mkdir(parents=True)
+    (root / "source").mkdir(parents=True)
+    with zipfile.ZipFile(build_bundle(tmp_path / "autograder.zip")) as zf:
+        (root / "source" / "setup.sh").write_bytes(zf.read("setup.sh"))
+    tools = {"add-apt-repository": '#!/bin/bash\necho "add-apt-repository $*" >> "$FAKE_LOG"\n'}
+    if apt:
+        tools["apt-get"] = FAKE_APT_GET % FAKE_PYTHON.format(version="3.11.13")
+    if python3:
+        tools["python3"] = FAKE_PYTHON.format(version=python3)
+    for name, text in tools.items():
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    (tmp_path / "os-release").write_text(OS_RELEASE[image])
+    log = tmp_path / "log"
+    log.touch()
+    env = {
+        "PATH": str(bin_dir),
+        "M5_GS_ROOT": str(root),
+        "M5_OS_RELEASE": str(tmp_path / "os-release"),
+        "FAKE_LOG": str(log),
+        "FAKE_BIN": str(bin_dir),
+        **({"FAKE_PPA_FAILS": "1"} if ppa_fails else {}),
+    }
+    proc = subprocess.run(["/bin/bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stderr, log.read_text().splitlines()
+
+
+def test_setup_sh_installs_python_3_11_from_deadsnakes_on_ubuntu_22_04(tmp_path):
+    code, err, log = run_setup(tmp_path, "ubuntu-22.04", python3="3.10.12")
+    assert code == 0, err
+    assert "add-apt-repository -y ppa:deadsnakes/ppa" in log
+    assert any(line.startswith("apt-get install") and "python3.11 python3.11-venv" in line for line in log)
+    assert f"python3.11 -m venv {tmp_path}/autograder/venv" in log  # the venv is 3.11's, not the image's 3.10
+    assert not any(line.startswith("python3 -m venv") for line in log)
+    assert f"venv-pip install -q -r {tmp_path}/autograder/source/requirements.lock" in log
+    assert any(line.startswith("venv-python -c from autograder.grade.pipeline import load_corpus") for line in log)
+
+
+def test_setup_sh_uses_a_new_enough_python3_and_refuses_an_image_it_cannot_serve(tmp_path):
+    code, err, log = run_setup(tmp_path / "noble", "ubuntu-24.04", python3="3.12.3")
+    assert code == 0, err
+    assert f"python3 -m venv {tmp_path}/noble/autograder/venv" in log and not any("deadsnakes" in line for line in log)
+    for case, kwargs, says in (
+        ("focal", dict(image="ubuntu-20.04", python3="3.8.10"), "no Python >= 3.11.5 on Ubuntu 20.04.6 LTS (python3 is 3.8.10)"),
+        ("no-ppa", dict(image="ubuntu-22.04", python3="3.10.12", ppa_fails=True), "could not install python3.11 from the deadsnakes PPA"),
+        ("no-apt", dict(image="ubuntu-22.04", python3="3.10.12", apt=False), "no apt-get on this image"),
+        ("floor", dict(image="ubuntu-20.04", python3="3.11.4"), "no Python >= 3.11.5"),
+    ):
+        code, err, log = run_setup(tmp_path / case, **kwargs)
+        assert code == 1 and err.count("\n") == 1 and err.startswith("setup.sh: ") and says in err, (case, err)
+        assert "Ubuntu 22.04" in err or "deadsnakes" in err  # names the image the bundle targets
+        assert not (tmp_path / case / "autograder" / "venv").exists(), case
 
 
 # ---------------------------------------------------------------- zip safety (no grading needed)
