@@ -33,6 +33,27 @@ def test_a_python_infinite_loop_is_stopped_with_its_limit(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
+def test_a_swallowed_timeout_is_followed_by_another(method):
+    """The kernel (or Hypothesis' engine, which then runs the kernel again) catches the first raise:
+    a second one follows, and the block still ends as timed out."""
+    swallowed = []
+
+    def stubborn():
+        for _ in range(3):
+            try:
+                deadline = time.monotonic() + 3  # bounded: without a second raise the test fails, never hangs
+                while time.monotonic() < deadline:
+                    pass
+            except BaseException:  # noqa: BLE001 - what a student's bare except does
+                swallowed.append(True)
+
+    started = time.monotonic()
+    with pytest.raises(CheckTimeout), time_limit(0.2, method=method):
+        stubborn()
+    assert len(swallowed) == 3 and time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_a_quick_block_is_never_interrupted_later(method):
     with time_limit(0.2, method=method):
         total = sum(range(1000))

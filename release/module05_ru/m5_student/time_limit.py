@@ -23,6 +23,9 @@ import signal
 import threading
 
 
+REPEAT = 0.2  # seconds between raises once the limit is reached
+
+
 class CheckTimeout(BaseException):
     """A check ran past its limit; :attr:`seconds` is that limit."""
 
@@ -67,16 +70,23 @@ def time_limit(seconds: float, *, method: str | None = None):
 
 @contextlib.contextmanager
 def _alarm(seconds: float):
+    fired = []
+
     def on_alarm(signum, frame):
+        fired.append(True)
         raise CheckTimeout(seconds)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Again every REPEAT seconds after the limit: a raise swallowed on its way (by the kernel's bare
+    # ``except:``, or inside Hypothesis' own code, which then runs the kernel again) is followed by another.
+    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if fired:  # the limit was reached but the block ended anyway: the check still timed out
+        raise CheckTimeout(seconds)
 
 
 def _raise_in_thread(thread_id: int, exc_type: type[BaseException] | None) -> int:
@@ -86,7 +96,8 @@ def _raise_in_thread(thread_id: int, exc_type: type[BaseException] | None) -> in
 
 
 class _Watchdog:
-    """One timer for one block; fires at most once, and never after :meth:`stop`."""
+    """One timer thread for one block: raises at the limit and again every :data:`REPEAT` seconds
+    until :meth:`stop`, and never after it."""
 
     def __init__(self, seconds: float):
         self.thread_id = threading.get_ident()
@@ -94,20 +105,24 @@ class _Watchdog:
         self.lock = threading.Lock()
         self.active = True
         self.fired = False
-        self.timer = threading.Timer(seconds, self._fire)
-        self.timer.daemon = True
+        self.stopped = threading.Event()
+        self.timer = threading.Thread(target=self._run, args=(seconds,), name="m5-check-watchdog", daemon=True)
 
-    def _fire(self) -> None:
-        with self.lock:
-            if self.active:
+    def _run(self, seconds: float) -> None:
+        wait = seconds
+        while not self.stopped.wait(wait):
+            with self.lock:
+                if not self.active:
+                    return
                 self.fired = True
                 _raise_in_thread(self.thread_id, self.exc_type)
+            wait = REPEAT
 
     def stop(self) -> bool:
         """Disarm; True when the limit was reached (a raise still pending is cleared, not delivered later)."""
         with self.lock:
             self.active = False
-            self.timer.cancel()
+            self.stopped.set()
             if self.fired:
                 _raise_in_thread(self.thread_id, None)
             return self.fired
