@@ -13,6 +13,10 @@ header, every student by the row's key, every cell a number from 0 to the questi
 maximum, no answered question left unmarked) and refuses it in one line naming the row and
 the column, writing nothing; then it rewrites ``grades.csv`` and every LMS export with one
 column per question and totals out of the automatic points plus the written ones (167).
+
+A marker may add a column ``<question>_comment`` for any question: its cells are comments the
+student reads on their feedback page (``m5 feedback``), never counted in a total; they are kept
+in ``written_marks.json`` under ``comments``, beside the marks.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ MAX_ROW = "max"
 KEY = "key"  # marks.csv's first column: a student's id that no spreadsheet or CSV escaping can change
 MAX_MARKS_BYTES = 5 * 1024 * 1024  # a class of thousands is a few hundred kB
 SEPARATORS = (",", ";", "\t")  # what spreadsheets save as CSV (Excel in a Russian locale writes ";")
+COMMENT_SUFFIX = "_comment"  # an optional column per question: the marker's comment, shown to the student
+MAX_COMMENT_CHARS = 4000
 WORDS = {
     "en": {
         "title": "Written answers",
@@ -46,7 +52,10 @@ WORDS = {
         "blank": "(blank)",
         "student": "student",
         "index": "Questions",
-        "note": "Mark in marks.csv (one row per student), then run m5 review with --marks.",
+        "note": (
+            "Mark in marks.csv (one row per student), then run m5 review with --marks. A column <question>_comment, "
+            "added for any question, holds comments the student reads on their feedback page (m5 feedback)."
+        ),
     },
     "ru": {
         "title": "Письменные ответы",
@@ -57,7 +66,11 @@ WORDS = {
         "blank": "(пусто)",
         "student": "студент",
         "index": "Вопросы",
-        "note": "Поставьте баллы в marks.csv (строка на студента) и запустите m5 review с --marks.",
+        "note": (
+            "Поставьте баллы в marks.csv (строка на студента) и запустите m5 review с --marks. Столбец "
+            "<вопрос>_comment, добавленный для любого вопроса, — комментарии, которые студент прочтёт на своей "
+            "странице отзыва (m5 feedback)."
+        ),
     },
 }
 CSP = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
@@ -207,6 +220,14 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[
     Rows are matched by their ``key`` (the student's id that :func:`write_review` wrote, or, in the
     sheet written with ``anonymize``, a pseudonym of ``aliases``: {pseudonym: student}); a file
     written before the key column existed is matched by its ``student`` column."""
+    return read_marks_and_comments(path, by_student, aliases)[0]
+
+
+def read_marks_and_comments(
+    path: Path, by_student: dict[str, dict[str, str]], aliases: dict[str, str] | None = None
+) -> tuple[dict, dict[str, dict[str, str]]]:
+    """(marks as :func:`read_marks` reads them, {student: {question id: comment}}): the optional
+    ``<question>_comment`` columns (:data:`COMMENT_SUFFIX`), blank comments left out."""
     points = {q["id"]: q["points"] for q in written.questions("en")}
     rows = _marks_rows(path)
     keyed = bool(rows and rows[0][:2] == [KEY, "student"])
@@ -214,8 +235,12 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[
         raise ReviewError(f"{path}: row 1 must be the header written by m5 review (key, student, question ids)")
     first = 2 if keyed else 1
     header = rows[0][first:]
-    unknown = [h for h in header if h not in points]
-    if unknown or sorted(header) != sorted(points):
+    commented = [h for h in header if h.endswith(COMMENT_SUFFIX) and h[: -len(COMMENT_SUFFIX)] in points]
+    if len(set(commented)) != len(commented):
+        raise ReviewError(f"{path}: row 1: a comment column repeated; keep one <question>{COMMENT_SUFFIX} per question")
+    marked = [h for h in header if h not in commented]
+    unknown = [h for h in marked if h not in points]
+    if unknown or sorted(marked) != sorted(points):
         what = f"unknown question {unknown[0]!r}" if unknown else "questions missing or repeated"
         raise ReviewError(f"{path}: row 1: {what}; keep the header m5 review wrote")
     if rows[1][:1] != [MAX_ROW]:
@@ -224,6 +249,7 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[
     if keyed:  # a sheet filled under pseudonyms (m5 review --anonymize)
         known.update({p: s for p, s in (aliases or {}).items() if s in by_student})
     marks: dict[str, dict[str, float]] = {}
+    comments: dict[str, dict[str, str]] = {}
     for number, row in enumerate(rows[2:], 3):
         if not row or not any(cell.strip() for cell in row):
             continue
@@ -237,6 +263,10 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[
         marks[student] = {}
         for question, cell in zip(header, row[first:]):
             where = f"{path}: row {number}, column {question!r}"
+            if question in commented:
+                if cell.strip():
+                    comments.setdefault(student, {})[question[: -len(COMMENT_SUFFIX)]] = cell.strip()[:MAX_COMMENT_CHARS]
+                continue
             if not cell.strip():
                 if by_student[student].get(question):
                     raise ReviewError(f"{where}: an answered question is not marked")
@@ -252,7 +282,7 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[
     missing = sorted(set(by_student) - set(marks))
     if missing:
         raise ReviewError(f"{path}: no row for student {report.for_terminal(missing[0])!r}")
-    return marks
+    return marks, comments
 
 
 def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> Path:
@@ -266,10 +296,13 @@ def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> P
         aliases = anonymize_views.aliases(grades_dir, by_student)
     except anonymize_views.AnonymizeError as exc:
         raise ReviewError(str(exc)) from None
-    marks = read_marks(marks_path, by_student, aliases)
+    marks, comments = read_marks_and_comments(marks_path, by_student, aliases)
     try:
         gradebook.load(grades_dir)  # every gradebook file readable before anything changes
-        gradebook.save_marks(grades_dir, marks)
+        if comments:  # beside the marks, under their own key (the gradebook reads "marks" only)
+            outputs.write_json(grades_dir / gradebook.MARKS_FILE, {"format": 1, "marks": marks, "comments": comments})
+        else:
+            gradebook.save_marks(grades_dir, marks)
         gradebook.rebuild(grades_dir, None if csv_format == "m5" else csv_format)
     except gradebook.GradebookError as exc:
         raise ReviewError(str(exc)) from None
