@@ -192,6 +192,7 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
         "merge",
         "review",
         "adjust",
+        "feedback",
         "validate",
     }
     for name, sub in commands.items():
