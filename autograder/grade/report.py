@@ -404,6 +404,10 @@ CLASS_FILES = {
     "grades_final.csv",
     "written_marks.json",
     "adjustments.csv",
+    "extensions.csv",
+    "policy.json",
+    "anonymization_key.csv",
+    "feedback",
 }  # beside the submissions' folders
 
 

@@ -193,6 +193,7 @@ def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monk
         "review",
         "adjust",
         "feedback",
+        "sheets",
         "validate",
     }
     for name, sub in commands.items():

@@ -4,7 +4,8 @@ course init with a late policy; grade the class with Moodle's grading worksheet 
 (two late, one of them extended); regrade one student (every other row, result and mark
 unchanged byte for byte); adjust one; mark the written answers; then the final sheet's
 totals equal raw - penalty + adjustment + written marks for every row, in each language.
-`make test` runs a class of 6 per language; `make test-slow` the class of 30.
+`m5 feedback` then writes a page per student and Moodle's bulk-feedback zip. `make test` runs a
+class of 6 per language; `make test-slow` the class of 30.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder import cli
+from autograder.export.feedback import page_name
 from autograder.grade import gradebook, late, report
 
 # tests/autograder is on sys.path
@@ -149,6 +152,17 @@ def run_term(tmp_path: Path, lang: str, size: int) -> None:
     assert sum(float(r["penalty"]) > 0 for r in final.values()) == 1
     document = json.loads((out / "grades.json").read_text(encoding="utf-8"))
     assert all(row["submitted"] for row in document["rows"])
+
+    # feedback every student can open, and Moodle's bulk-feedback zip with one file per participant
+    assert cli.main(["feedback", str(out)]) == 0
+    pages = sorted(p for p in (out / "feedback").glob("*.html") if p.name != "index.html")
+    assert len(pages) == size
+    with zipfile.ZipFile(out / "feedback" / "feedback_moodle.zip") as archive:
+        entries = archive.namelist()
+    assert len(entries) == size and all(f"_{500 + i}_assignsubmission_file" in " ".join(entries) for i in range(size))
+    late_page = (out / "feedback" / page_name(students[1])).read_text(encoding="utf-8")
+    assert f"−{final[students[1]]['penalty']} (20 %)" in late_page  # the late penalty, with the policy beside it
+    assert "illness" in (out / "feedback" / page_name(students[2])).read_text(encoding="utf-8")  # the extension
 
 
 def sheet_text(data: bytes) -> list[dict]:
