@@ -21,9 +21,11 @@ import contextlib
 import ctypes
 import signal
 import threading
+import time
 
 
 REPEAT = 0.2  # seconds between raises once the limit is reached
+POLL = 0.01  # seconds between the watchdog's looks at its flag
 
 
 class CheckTimeout(BaseException):
@@ -68,23 +70,46 @@ def time_limit(seconds: float, *, method: str | None = None):
         yield
 
 
+def _disarm(stop) -> bool:
+    """Run ``stop()`` to its end and return what it returns, even when a raise lands while it runs.
+
+    ``stop`` first sets a flag after which no new raise is made (at most one already on its
+    way can still land); a raise that lands before ``stop`` returns is caught here and
+    ``stop`` (idempotent) runs again. Without this, a raise landing in the ``finally`` before
+    the timer was disarmed left it armed, raising every :data:`REPEAT` seconds into whatever
+    the thread ran next.
+    """
+    while True:
+        try:
+            return stop()
+        except CheckTimeout:
+            continue
+
+
 @contextlib.contextmanager
 def _alarm(seconds: float):
-    fired = []
+    state = {"disarming": False, "fired": False}
 
     def on_alarm(signum, frame):
-        fired.append(True)
+        if state["disarming"]:
+            return
+        state["fired"] = True
         raise CheckTimeout(seconds)
+
+    def stop() -> bool:
+        state["disarming"] = True  # from here on the handler never raises
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        return state["fired"]
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
     # Again every REPEAT seconds after the limit: a raise swallowed on its way (by the kernel's bare
     # ``except:``, or inside Hypothesis' own code, which then runs the kernel again) is followed by another.
-    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
     try:
+        signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        fired = _disarm(stop)
     if fired:  # the limit was reached but the block ended anyway: the check still timed out
         raise CheckTimeout(seconds)
 
@@ -97,45 +122,63 @@ def _raise_in_thread(thread_id: int, exc_type: type[BaseException] | None) -> in
 
 class _Watchdog:
     """One timer thread for one block: raises at the limit and again every :data:`REPEAT` seconds
-    until :meth:`stop`, and never after it."""
+    until :meth:`stop`, and never after it returns.
+
+    The two threads share plain attributes only, never a lock or an event: a raise landing
+    in the checked thread between a lock's acquire and its release would leave the lock
+    held and both threads waiting on each other.
+    """
 
     def __init__(self, seconds: float):
         self.thread_id = threading.get_ident()
         self.exc_type = type("CheckTimeout", (CheckTimeout,), {"limit": seconds, "__module__": __name__})
-        self.lock = threading.Lock()
-        self.active = True
+        self.seconds = seconds
+        self.disarming = False
         self.fired = False
-        self.stopped = threading.Event()
-        self.timer = threading.Thread(target=self._run, args=(seconds,), name="m5-check-watchdog", daemon=True)
+        self.exited = False
+        self.armed_at: float | None = None
+        self.timer = threading.Thread(target=self._run, name="m5-check-watchdog", daemon=True)
 
-    def _run(self, seconds: float) -> None:
-        wait = seconds
-        while not self.stopped.wait(wait):
-            with self.lock:
-                if not self.active:
-                    return
+    def _run(self) -> None:
+        try:
+            deadline = None
+            while not self.disarming:
+                now = time.monotonic()
+                if deadline is None and self.armed_at is not None:
+                    deadline = self.armed_at + self.seconds
+                if deadline is None or now < deadline:
+                    time.sleep(POLL if deadline is None else min(deadline - now, POLL))
+                    continue
                 self.fired = True
                 _raise_in_thread(self.thread_id, self.exc_type)
-            wait = REPEAT
+                deadline = now + REPEAT
+        finally:
+            self.exited = True  # from here on this thread never raises
+
+    def arm(self) -> None:
+        """Start the clock, once the timer thread is running (a raise can then only land in the block)."""
+        self.timer.start()
+        self.armed_at = time.monotonic()
 
     def stop(self) -> bool:
-        """Disarm; True when the limit was reached (a raise still pending is cleared, not delivered later)."""
-        with self.lock:
-            self.active = False
-            self.stopped.set()
-            if self.fired:
-                _raise_in_thread(self.thread_id, None)
-            return self.fired
+        """Disarm; True when the limit was reached. Idempotent (see :func:`_disarm`)."""
+        self.disarming = True  # the timer raises at most once more
+        if self.armed_at is not None:  # otherwise it never raised and never will
+            while not self.exited:
+                time.sleep(POLL / 20)
+        _raise_in_thread(self.thread_id, None)  # drop a raise still pending
+        return self.fired
 
 
 @contextlib.contextmanager
 def _watchdog(seconds: float):
     watchdog = _Watchdog(seconds)
-    watchdog.timer.start()
     try:
+        watchdog.arm()
         yield
     finally:
         # Reached the limit but the block ended anyway (the kernel's bare ``except:``
         # swallowed the raise, or it was still pending): the check still timed out.
-        if watchdog.stop():
-            raise CheckTimeout(seconds)
+        fired = _disarm(watchdog.stop)
+    if fired:
+        raise CheckTimeout(seconds)

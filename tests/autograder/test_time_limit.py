@@ -129,3 +129,42 @@ def test_the_alarm_restores_the_previous_handler():
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message), time_limit(**kwargs):
         pass
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_raises_landing_while_the_limit_is_disarmed_never_outlive_the_block(method, monkeypatch):
+    """With raises every 0.5 ms, some land in the ``finally`` that disarms the limit. A limit
+    left armed kept raising into whatever ran next (a worker of the test run, killed by it)."""
+    monkeypatch.setattr(tl, "REPEAT", 0.0005)
+    late = 0
+    for i in range(200):
+        try:
+            with time_limit(0.002 + (i % 7) * 0.0005, method=method):
+                deadline = time.perf_counter() + 0.002 + (i % 7) * 0.0005
+                while time.perf_counter() < deadline:
+                    pass
+        except CheckTimeout:
+            pass
+        try:
+            for _ in range(30000):  # a late raise lands here
+                pass
+        except CheckTimeout:
+            late += 1
+    assert late == 0
+    assert threading.active_count() == 1 or all(t.name != "m5-check-watchdog" for t in threading.enumerate())
+
+
+def test_a_watchdog_is_armed_only_once_its_thread_runs(monkeypatch):
+    """On a loaded machine the thread that starts the watchdog may wait longer than the limit
+    before it runs again: the clock starts only then, so no raise lands before the block."""
+    real_start = threading.Thread.start
+
+    def slow_start(self):
+        real_start(self)
+        time.sleep(0.05)  # 25 times the limit
+
+    monkeypatch.setattr(threading.Thread, "start", slow_start)
+    with time_limit(0.002, method="watchdog"):
+        pass
+    time.sleep(0.05)
+    assert all(t.name != "m5-check-watchdog" for t in threading.enumerate())
