@@ -30,6 +30,7 @@ from pathlib import Path
 from autograder.assign import sources
 from autograder.assign.release import REPO, build_sources, course_config
 from autograder.grade import late
+from autograder.grade import outputs
 
 __all__ = ["CourseError", "CONFIG_FILE", "GRADEBOOK", "init_course", "next_steps"]
 
@@ -94,8 +95,6 @@ def init_course(
     course.mkdir(parents=True, exist_ok=True)
     written = []
     if policy is not None:
-        from autograder.grade import outputs
-
         written.append(outputs.write_text(policy_file, COURSE_HEADER + declared.to_toml()))
     folders = build_sources(course / "source", langs)
     config = course / CONFIG_FILE

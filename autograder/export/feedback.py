@@ -38,6 +38,9 @@ from pathlib import Path, PurePosixPath
 from autograder.export import feedback_lms, review
 from autograder.grade import gradebook, outputs, report, written
 from autograder.grade.student_files import SubmissionError, read_bytes
+from autograder.assign import rubrics
+from reference_impl import exercises
+from autograder.hidden.kernels import PROPERTIES
 
 FEEDBACK_DIR = "feedback"
 INDEX_NAME = "index.html"
@@ -330,8 +333,6 @@ def collect(grades_dir: Path) -> tuple[gradebook.Gradebook, list[Student]]:
 def _suite() -> tuple[dict[str, dict[str, str]], dict[str, float]]:
     """({test name in either language: its name in both}, {kernel or exercise: its points})."""
     from autograder.grade.judge import ANSWER_TITLE  # Hypothesis and the suite: only when pages are written
-    from autograder.hidden.kernels import PROPERTIES
-    from reference_impl import exercises
 
     names: dict[str, dict[str, str]] = {}
     maxima: dict[str, float] = {}
@@ -356,7 +357,6 @@ def _questions(lang: str) -> tuple[dict, ...]:
 
 
 def _rubrics() -> dict:
-    from autograder.assign import rubrics
 
     try:
         return rubrics.load()

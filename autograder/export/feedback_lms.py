@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from autograder.grade import outputs
+from autograder.grade import report
 
 MOODLE_ZIP = "feedback_moodle.zip"
 CANVAS_ZIP = "feedback_canvas.zip"
@@ -146,7 +147,6 @@ SHOWN_LABELS = 10  # submissions named in the one line that says which were not 
 
 def summary(name: str, found: Package) -> str:
     """One line on one archive: how many pages it holds and which submissions it left out."""
-    from autograder.grade import report
 
     lms = LMS_NAMES.get(name, name)
     if not found.entries:

@@ -32,6 +32,15 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from tqdm.auto import tqdm
+from autograder.grade import sandbox
+from autograder.grade.score import assignment_total
+from autograder.grade import outputs
+from autograder.grade.report import for_terminal
+from autograder.export.gradescope import build_bundle as build
+from autograder.grade.cache import cache_dir
+from autograder.grade.classrun import grade_found
+from autograder.grade import discover, pipeline, report
 
 PROJECT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "ru")
@@ -138,8 +147,6 @@ def plan(langs: tuple[str, ...], roots: Roots, kinds: tuple[str, ...] = KINDS) -
 def grade_notebooks(checks: list[Check], tick=lambda: None) -> dict[Check, Outcome]:
     """Grade the notebooks of ``checks`` in one class run; a missing notebook, or one the
     grader skips or refuses, is an outcome with an error."""
-    from autograder.grade import discover, pipeline, report
-    from autograder.grade.classrun import grade_found
 
     outcomes: dict[Check, Outcome] = {}
     present = []
@@ -173,7 +180,6 @@ def run_gradescope(bundle: Path, notebook: Path, work: Path, timeout: float = GR
     """Unpack ``bundle`` into ``work/autograder/source`` (Gradescope's /autograder relocated),
     upload ``notebook`` to ``submission/``, run ``run_autograder`` in its own process and
     read ``results/results.json``."""
-    from autograder.grade.cache import cache_dir
 
     root = work / "autograder"
     for name in ("source", "submission", "results"):
@@ -212,7 +218,6 @@ def _last_line(text: str) -> str:
 
 def build_bundle(into: Path) -> Path:
     """The Gradescope zip of this checkout, as ``m5 gradescope-bundle`` writes it."""
-    from autograder.export.gradescope import build_bundle as build
 
     return build(into / "autograder.zip")
 
@@ -269,7 +274,6 @@ def _compare_gradescope(check: Check, got: Outcome, source: Outcome | None) -> l
 
 # ---------------------------------------------------------------- report
 def _shown(path: Path) -> str:
-    from autograder.grade.report import for_terminal
 
     try:
         text = os.path.relpath(path)
@@ -280,7 +284,6 @@ def _shown(path: Path) -> str:
 
 def difference_lines(differences: list[Difference]) -> list[str]:
     """One line per difference: the notebook, the check, expected vs got, the first tests concerned."""
-    from autograder.grade.report import for_terminal
 
     lines = []
     for d in differences:
@@ -317,7 +320,6 @@ def table(validation: Validation) -> str:
 
 def write(validation: Validation, out: Path) -> Path:
     """``out/<kind>_<lang>/results.json`` per check and ``out/validation.json`` (the rows and the differences)."""
-    from autograder.grade import outputs
 
     for check in validation.checks:
         document = validation.outcomes[check].document
@@ -346,7 +348,6 @@ def write(validation: Validation, out: Path) -> Path:
 # ---------------------------------------------------------------- the command
 def validate(langs: tuple[str, ...], roots: Roots, kinds: tuple[str, ...] = KINDS, tick=lambda: None) -> Validation:
     """Plan, grade and compare (nothing printed, nothing written)."""
-    from autograder.grade.score import assignment_total
 
     checks = plan(langs, roots, kinds)
     outcomes = grade_notebooks([c for c in checks if c.kind != "gradescope"], tick)
@@ -377,7 +378,6 @@ def refuse_bad_input(roots: Roots, out: Path | None) -> None:
 def main(langs: tuple[str, ...] = LANGS, out: Path | None = None, roots: Roots | None = None, kinds: tuple[str, ...] = KINDS) -> int:
     """``m5 validate``: 0 everything as expected; 1 some check failed (one line each on stdout);
     3 the sandbox cannot work here. Raises ValidateError on bad input, before anything is written."""
-    from autograder.grade import sandbox
 
     roots = roots or Roots.default()
     refuse_bad_input(roots, out)
@@ -389,8 +389,6 @@ def main(langs: tuple[str, ...] = LANGS, out: Path | None = None, roots: Roots |
         print(iso.warning, file=sys.stderr)
     bar = None
     if sys.stderr.isatty():
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=len(plan(langs, roots, kinds)), desc="validating", unit="notebook", file=sys.stderr)
     try:
         validation = validate(langs, roots, kinds, tick=(lambda: bar.update(1)) if bar else (lambda: None))

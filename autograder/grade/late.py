@@ -36,6 +36,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from autograder.grade.student_files import SubmissionError, read_bytes
 
 COURSE_FILE = "m5_course.toml"  # in the course folder (m5 course init)
 EXTENSIONS_FILE = "extensions.csv"  # in the gradebook
@@ -197,7 +198,6 @@ def policy_from_table(table: object, where: str) -> Policy:
 
 
 def _text(path: Path, what: str) -> str:
-    from autograder.grade.student_files import SubmissionError, read_bytes
 
     try:
         return read_bytes(path, MAX_FILE_BYTES).decode("utf-8-sig")

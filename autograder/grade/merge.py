@@ -233,8 +233,9 @@ def merge_shards(folders: list[Path], out: Path, csv_format: str = "m5", lang: s
     rows, records = _check_rows(folders, documents, size)
     answers = [entry for folder in folders for entry in _answers(folder)]
     if gradebook.exists(out):  # a re-run of this merge keeps the marks and adjustments; another class's is refused
-        before = _rows_document(out).get("run", {})
-        if before.get("class") != documents[0]["run"].get("class"):
+        document = _read_json(out / ROWS_FILE, "not the output of m5 merge")
+        before = (document.get("run") if isinstance(document, dict) else None) or {}
+        if not isinstance(before, dict) or before.get("class") != documents[0]["run"].get("class"):
             raise ShardError(f"merge: {out} already holds the gradebook of another class run: choose another --out")
     copies = [copy for folder in folders for copy in _plan_copies(folder)]
     _check_targets(out, [relative for _, relative in copies])

@@ -1,5 +1,6 @@
 """`m5` command line: exit codes, --json, outputs, course folders, hostile names, help."""
 
+import argparse
 import csv
 import json
 import shlex
@@ -9,7 +10,7 @@ import sys
 
 import pytest
 
-from autograder import cli
+from autograder import cli, cli_parser
 from autograder.demo import CORRECT
 from autograder.grade.score import assignment_total
 from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
@@ -174,9 +175,9 @@ def test_limits_the_grader_cannot_work_with_stop_it(tmp_path):
 def test_version_and_every_help_has_purpose_defaults_and_an_example(capsys, monkeypatch):
     with pytest.raises(SystemExit) as info:
         cli.main(["--version"])
-    assert info.value.code == 0 and capsys.readouterr().out == f"m5 {cli.version()}\n"
+    assert info.value.code == 0 and capsys.readouterr().out == f"m5 {cli_parser.version()}\n"
     with monkeypatch.context() as patch:  # looked up only for --version: other commands do not pay for it
-        patch.setattr(cli, "version", lambda: 1 / 0)
+        patch.setattr(cli_parser, "version", lambda: 1 / 0)
         cli.build_parser().parse_args(["grade", "x.py"])
     parser = cli.build_parser()
     commands = parser._subparsers._group_actions[0].choices
@@ -241,7 +242,7 @@ def test_commands_that_write_both_languages_take_lang_repeated():
             parser.parse_args(old)
         assert info.value.code == 2
     lab = parser.parse_args(["lab", "--profile", "smoke", "--lang", "en", "--lang", "ru"])  # m5 lab under the main parser
-    assert lab.func is cli.cmd_lab and lab.lang == ["en", "ru"] and lab.profile == "smoke"
+    assert cli.COMMANDS[lab.command] is cli.cmd_lab and lab.lang == ["en", "ru"] and lab.profile == "smoke"
 
 
 @pytest.mark.parametrize("args", [["check", str(CORRECT)], ["--help"]])
@@ -357,4 +358,9 @@ def test_the_csv_formats_offered_are_the_ones_the_report_writes():
     # Spelled out in the CLI so that building the parser imports nothing of the grader.
     from autograder.grade import report
 
-    assert cli.CSV_FORMATS == ("m5", *report.LMS_FORMATS)
+    assert cli_parser.CSV_FORMATS == ("m5", *report.LMS_FORMATS)
+
+
+def test_every_command_of_the_parser_has_one_function_and_no_function_lacks_a_command():
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(cli.COMMANDS)

@@ -200,12 +200,12 @@ def test_a_lab_notebook_uploaded_alone_has_its_answers_listed(root):
 
 
 def test_the_visibility_is_chosen_on_the_command_line_and_m5_grade_keeps_everything_visible(tmp_path, capsys):
-    from autograder import cli
+    from autograder import cli, cli_parser
     from autograder.grade import report
     from autograder.grade.score import SubmissionResult
 
-    assert set(cli.GS_VISIBILITIES) == set(gradescope.VISIBILITIES) == set(report.VISIBILITIES)
-    assert cli.GS_VISIBILITIES[0] == gradescope.DEFAULT_VISIBILITY == "after_due_date"
+    assert set(cli_parser.GS_VISIBILITIES) == set(gradescope.VISIBILITIES) == set(report.VISIBILITIES)
+    assert cli_parser.GS_VISIBILITIES[0] == gradescope.DEFAULT_VISIBILITY == "after_due_date"
     assert cli.main(["gradescope-bundle", "--out", str(tmp_path / "a.zip"), "--visibility", "after_published"]) == 0
     with zipfile.ZipFile(tmp_path / "a.zip") as zf:
         assert json.loads(zf.read(gradescope.CONFIG_NAME)) == {"visibility": "after_published"}
