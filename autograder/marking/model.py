@@ -56,11 +56,15 @@ class RubricItem:
 
 @dataclass(frozen=True)
 class Decision:
-    """A marker's decision on one answer: the items applied (sorted ids) and a comment."""
+    """A marker's decision on one answer: the items applied (sorted ids) and a comment.
+
+    ``manual``: a bare number a marker gave instead of items (the per-question column of the
+    older marks sheet); when set it is the mark, floored at 0 and capped at the question's points."""
 
     items: tuple[str, ...] = ()
     comment: str = ""
     marker: str = ""
+    manual: float | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "items", tuple(sorted(set(self.items))))
@@ -134,17 +138,20 @@ def check_points(points: float, question: Question) -> float:
 
 
 def mark_of(decision: Decision, items: dict[str, RubricItem], points: float) -> float:
-    """Σ points of the applied items, floored at 0 and capped at the question's ``points``."""
-    total = sum(items[i].points for i in decision.items)
+    """Σ points of the applied items (or the ``manual`` mark when given), floored at 0 and capped at
+    the question's ``points``."""
+    total = decision.manual if decision.manual is not None else sum(items[i].points for i in decision.items)
     return min(max(total, 0.0), points)
 
 
 def marks_document(decisions: dict[tuple[str, str], Decision], items: dict[str, RubricItem], known: dict[str, Question]) -> dict:
     """The content of ``written_marks.json`` for these decisions (keys: (student, question)),
-    with the rubric as it stands; sorted, so equal decisions give equal bytes."""
+    with the rubric as it stands; sorted, so equal decisions give equal bytes. A ``manual`` key
+    ({student: {question: mark}}) is there only when some decision is a bare number."""
     marks: dict[str, dict[str, float]] = {}
     comments: dict[str, dict[str, str]] = {}
     applied: dict[str, dict[str, list[str]]] = {}
+    manual: dict[str, dict[str, float]] = {}
     for (student, question), decision in sorted(decisions.items()):
         unknown = [i for i in decision.items if i not in items or items[i].question != question]
         if question not in known or unknown:
@@ -153,14 +160,27 @@ def marks_document(decisions: dict[tuple[str, str], Decision], items: dict[str, 
         applied.setdefault(student, {})[question] = list(decision.items)
         if decision.comment:
             comments.setdefault(student, {})[question] = decision.comment
+        if decision.manual is not None:
+            manual.setdefault(student, {})[question] = float(decision.manual)
     used = sorted({i for d in decisions.values() for i in d.items} | {i for i in items if not items[i].id.split("#")[1].startswith("n")})
-    return {
+    document = {
         "format": MARKS_FORMAT,
         "marks": marks,
         "comments": comments,
         "items": applied,
         "rubric": {i: items[i].as_json() for i in used},
     }
+    if manual:  # only then: decisions of items alone keep the bytes they always had
+        document["manual"] = manual
+    return document
+
+
+def with_blank_answers(decisions: dict[tuple[str, str], Decision], answers: list[Answer]) -> dict[tuple[str, str], Decision]:
+    """``decisions`` and, for every blank answer none of them covers, an empty decision (0 points):
+    a blank answer is marked 0 without a marker, whichever route marked the rest. Every route calls
+    it before :func:`write_marks`, so the same marks give the same sheets."""
+    blanks = {(a.student, a.question): Decision() for a in answers if a.blank and (a.student, a.question) not in decisions}
+    return {**decisions, **blanks}
 
 
 def write_marks(
