@@ -166,6 +166,10 @@ MESSAGES = {
         "{arg}: give {{'en': text, 'ru': text}}, each 1–{n} characters, not blank (got {got})",
         "{arg}: укажите {{'en': текст, 'ru': текст}}, каждый от 1 до {n} символов, не пустой (получено {got})",
     ),
+    "points": (
+        "points: an item of {question} needs a finite non-zero number within ±{max:g}, the question's points (got {got})",
+        "points: пункту {question} нужно конечное ненулевое число в пределах ±{max:g}, баллов вопроса (получено {got})",
+    ),
     "nothing": (
         "edit_item: nothing to change (give points, marker_text or student_text)",
         "edit_item: нечего менять (укажите points, marker_text или student_text)",
@@ -277,6 +281,14 @@ def _item_texts(value, arg: str) -> dict[str, str]:
     return {lang: value[lang] for lang in model.LANGS}
 
 
+def _points(points, question: model.Question) -> float:
+    """An item's points as :func:`model.check_points` allows them, refused in both languages."""
+    try:
+        return model.check_points(points, question)
+    except model.MarkingError:
+        raise _error("points", question=question.id, max=question.points, got=_shown(repr(points))) from None
+
+
 def _comment(value) -> str | None:
     """A comment as given: None (keep it) or a string of at most MAX_COMMENT_CHARS (any characters)."""
     if value is not None and (not isinstance(value, str) or len(value) > model.MAX_COMMENT_CHARS):
@@ -349,29 +361,34 @@ class MarkingStore:
             raise _database_error(exc, self.path) from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            self._check_kind(conn)  # before WAL mode, which would rewrite another database's header
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, model.MarkingError) as exc:
             conn.close()
-            raise _database_error(exc, self.path) from None
+            raise exc if isinstance(exc, model.MarkingError) else _database_error(exc, self.path) from None
         if str(mode).lower() != "wal":
             conn.close()
             raise _error("wal", path=self.path, got=mode)
         return conn
 
+    def _check_kind(self, conn: sqlite3.Connection) -> int:
+        """The store's schema version; refuses another version, or a database of something else."""
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise _error("foreign", path=self.path)
+        if version not in (0, SCHEMA_VERSION):
+            raise _error("schema", path=self.path, got=version, want=SCHEMA_VERSION)
+        return version
+
     def _prepare(self, conn: sqlite3.Connection) -> None:
         """Create the schema in a new store (refusing another version or another database), then
         add the rubric's items not yet there and bring the answers in line with the gradebook."""
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
-            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                raise _error("foreign", path=self.path)
+        if self._check_kind(conn) == 0:  # again, inside the transaction: another marker may have just created it
             for statement in SCHEMA.split(";\n"):  # not executescript: it would commit the transaction first
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        elif version != SCHEMA_VERSION:
-            raise _error("schema", path=self.path, got=version, want=SCHEMA_VERSION)
         conn.executemany(
             "INSERT OR IGNORE INTO items (id, question, points, texts) VALUES (?, ?, ?, ?)",
             [(i.id, i.question, i.points, _json({"marker": i.marker, "student": i.student})) for i in model.rubric_items().values()],
@@ -704,7 +721,7 @@ class MarkingStore:
     def add_item(self, question: str, points: float, marker_text: dict, student_text: dict) -> model.RubricItem:
         """A new rubric item ``<question>#n<k>`` (k: one more than the question's last added item)."""
         question = self._question(question)
-        points = model.check_points(points, self._questions[question])
+        points = _points(points, self._questions[question])
         texts = {"marker": _item_texts(marker_text, "marker_text"), "student": _item_texts(student_text, "student_text")}
         with self._transaction(write=True) as conn:
             ids = [i for (i,) in conn.execute("SELECT id FROM items WHERE question = ?", (question,))]
@@ -739,7 +756,7 @@ class MarkingStore:
             new = model.RubricItem(
                 item.id,
                 item.question,
-                item.points if points is None else model.check_points(points, question),
+                item.points if points is None else _points(points, question),
                 item.marker if marker_text is None else _item_texts(marker_text, "marker_text"),
                 item.student if student_text is None else _item_texts(student_text, "student_text"),
             )
