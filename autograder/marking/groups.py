@@ -21,7 +21,7 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from autograder.grade import written
@@ -29,7 +29,7 @@ from autograder.marking import model
 
 MAX_COMPARED_CHARS = written.MAX_ANSWER_CHARS  # 20,000: the gradebook stores no more of an answer
 GRAM = 4  # characters per n-gram of similarity(); chosen on the corpus (docs/answer_groups.md)
-SIMILAR = 0.6  # similarity at or above which two answers are near-identical (docs/answer_groups.md)
+SIMILAR = 0.75  # similarity at or above which two answers are near-identical (chosen on the corpus: docs/answer_groups.md)
 KINDS = ("blank", "identical", "similar", "single")
 
 # What a marker reads about a group, in both languages.
@@ -153,35 +153,43 @@ def check_detached(detached, width: int) -> frozenset:
     return frozenset(detached)
 
 
-def candidate_pairs(sets: list[frozenset[str]], threshold: float) -> set[tuple[int, int]]:
-    """Every pair (i < j) that can reach Jaccard ≥ ``threshold`` (prefix filtering, exact):
-    with grams ordered rarest first, two sets at J ≥ t share a gram among the first
-    |A| − ⌊t·|A|⌋ + 1 of each, and t·|A| ≤ |B| ≤ |A|/t."""
-    frequency: dict[str, int] = defaultdict(int)
-    for s in sets:
-        for g in s:
-            frequency[g] += 1
-    postings: dict[str, list[int]] = defaultdict(list)
-    for i, s in enumerate(sets):
-        for g in sorted(s, key=lambda g: (frequency[g], g))[: len(s) - math.floor(threshold * len(s)) + 1]:
-            postings[g].append(i)
-    pairs = set()
-    for members in postings.values():
-        for x, i in enumerate(members):
-            for j in members[x + 1 :]:
-                small, large = sorted((len(sets[i]), len(sets[j])))
-                if small >= threshold * large:
-                    pairs.add((i, j))
-    return pairs
+def token_lists(sets: list[frozenset[str]]) -> list[list[int]]:
+    """Each set as the sorted list of its grams' ranks, rarest gram first (rank: by the number of
+    sets holding the gram, then by the gram), the order prefix filtering needs."""
+    frequency: Counter[str] = Counter(g for s in sets for g in s)
+    rank = {g: k for k, g in enumerate(sorted(frequency, key=lambda g: (frequency[g], g)))}
+    return [sorted(rank[g] for g in s) for s in sets]
 
 
 def similar_pairs(sets: list[frozenset[str]], threshold: float) -> dict[tuple[int, int], float]:
-    """{(i, j): Jaccard} for every pair i < j at Jaccard ≥ ``threshold``."""
+    """{(i, j): Jaccard} for every pair i < j at Jaccard ≥ t = ``threshold``, exactly, without
+    comparing every pair (prefix filtering with a length and a position bound, as in PPJoin):
+    sets are taken smallest first; two sets at J ≥ t share a gram among the first
+    |A| − ⌊t·|A|⌋ + 1 of each (rarest first), have t·|A| ≤ |B|, and share at least
+    t/(1 + t)·(|A| + |B|) grams, which the grams left after a shared one must still allow."""
+    tokens = token_lists(sets)
+    sizes = [len(t) for t in tokens]
+    index: dict[int, list[tuple[int, int]]] = defaultdict(list)  # gram -> (set, position) in the prefixes seen, smallest set first
+    start: dict[int, int] = defaultdict(int)  # gram -> first entry of its list not too small for the sets still to come
     found = {}
-    for i, j in candidate_pairs(sets, threshold):
-        value = jaccard(sets[i], sets[j])
-        if value >= threshold:
-            found[(i, j)] = value
+    for x in sorted(range(len(sets)), key=lambda i: (sizes[i], i)):
+        size = sizes[x]
+        smallest = threshold * size - 1e-9
+        overlap: dict[int, int] = {}  # y -> grams shared so far, -1 once y cannot reach the threshold
+        for i, token in enumerate(tokens[x][: size - math.floor(threshold * size) + 1]):
+            entries = index[token]
+            while start[token] < len(entries) and sizes[entries[start[token]][0]] < smallest:
+                start[token] += 1  # sizes only grow from here: that set is too small for every later one
+            for y, j in entries[start[token] :]:
+                shared = overlap.get(y, 0)
+                if shared >= 0:
+                    reachable = shared + 1 + min(size - i, sizes[y] - j) - 1
+                    overlap[y] = shared + 1 if reachable >= threshold * (size + sizes[y]) / (1 + threshold) - 1e-9 else -1
+            entries.append((x, i))
+        for y, shared in overlap.items():
+            value = jaccard(sets[x], sets[y]) if shared > 0 else 0.0
+            if value >= threshold:
+                found[(min(x, y), max(x, y))] = value
     return found
 
 
