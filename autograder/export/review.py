@@ -17,14 +17,19 @@ column per question and totals out of the automatic points plus the written ones
 A marker may add a column ``<question>_comment`` for any question: its cells are comments the
 student reads on their feedback page (``m5 feedback``), never counted in a total; they are kept
 in ``written_marks.json`` under ``comments``, beside the marks.
+
+``m5 review GRADES_DIR --marker NAME --questions LIST`` writes, beside the same pages, that
+marker's own sheet ``marks_<NAME>.csv`` with a column per rubric item and a comment column per
+question (:mod:`autograder.marking.sheets`), so that each teaching assistant fills their own file;
+``--marks FILE...`` reads any number of sheets of either kind together, refuses two files that mark
+one answer differently, and keeps the decisions through :func:`autograder.marking.model.write_marks`,
+the writer the marking page uses too. A number in a per-question column is a manual mark.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import html
-import io
 import json
 from pathlib import Path
 
@@ -32,16 +37,13 @@ import markdown
 
 from autograder.export import anonymize as anonymize_views
 from autograder.grade import gradebook, outputs, report, shards, written
-from autograder.grade.student_files import SubmissionError, read_bytes
+from autograder.marking import model, sheets
+from autograder.marking.model import student_key, students  # the one copy; m5 review's names for them
+from autograder.marking.sheets import COMMENT_SUFFIX, KEY, MAX_MARKS_BYTES, MAX_ROW, SEPARATORS  # noqa: F401 - the sheets' words
 
 REVIEW_DIR = "review"
 MARKS_FILE = "marks.csv"
-MAX_ROW = "max"
-KEY = "key"  # marks.csv's first column: a student's id that no spreadsheet or CSV escaping can change
-MAX_MARKS_BYTES = 5 * 1024 * 1024  # a class of thousands is a few hundred kB
-SEPARATORS = (",", ";", "\t")  # what spreadsheets save as CSV (Excel in a Russian locale writes ";")
-COMMENT_SUFFIX = "_comment"  # an optional column per question: the marker's comment, shown to the student
-MAX_COMMENT_CHARS = 4000
+MAX_COMMENT_CHARS = model.MAX_COMMENT_CHARS
 WORDS = {
     "en": {
         "title": "Written answers",
@@ -95,18 +97,6 @@ def _load(grades_dir: Path) -> tuple[list[dict], dict]:
     return answers, rows
 
 
-def students(answers: list[dict]) -> dict[str, dict[str, str]]:
-    """{student: {question id: answer}} over all their notebooks (the assignment's and the lab's,
-    in either language; where two notebooks answer one question, the later answer stands)."""
-    out: dict[str, dict[str, str]] = {}
-    for entry in answers:
-        mine = out.setdefault(str(entry.get("student", "")), {})
-        for question, text in (entry.get("answers") or {}).items():
-            if text or question not in mine:  # an untouched copy (the other language's) never hides an answer
-                mine[str(question)] = str(text)
-    return out
-
-
 def _page(title: str, body: str, lang: str) -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">{CSP}<title>{html.escape(title)}</title>'
@@ -114,18 +104,23 @@ def _page(title: str, body: str, lang: str) -> str:
     )
 
 
-def student_key(student: str) -> str:
-    """The id of a student's row in marks.csv: short, plain hex, the same on every run."""
-    return "k" + hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
-def write_review(grades_dir: Path, lang: str = "en", force: bool = False, anonymize: bool = False) -> list[Path]:
+def write_review(
+    grades_dir: Path,
+    lang: str = "en",
+    force: bool = False,
+    anonymize: bool = False,
+    marker: str | None = None,
+    questions: list[str] | None = None,
+) -> list[Path]:
     """The review pages and ``marks.csv`` (see the module docstring); returns the files written.
-    A ``marks.csv`` with marks in it is never overwritten unless ``force``: ReviewError instead.
+    A marks sheet with marks in it is never overwritten unless ``force``: ReviewError instead.
 
     ``anonymize``: the same in ``review/anonymized/`` with every student under a pseudonym, the
     marks sheet keyed by pseudonym, and the class report and similarity pairs rebuilt there with
-    pseudonyms too (:mod:`.anonymize`); returns the pages, the report's files, then ``marks.csv``."""
+    pseudonyms too (:mod:`.anonymize`); returns the pages, the report's files, then ``marks.csv``.
+
+    ``marker``: instead of ``marks.csv``, that marker's sheet of rubric items and comments for
+    ``questions`` (every question when None), ``marks_<marker>.csv`` (:mod:`autograder.marking.sheets`)."""
     grades_dir = Path(grades_dir)
     answers, rows = _load(grades_dir)
     by_student = students(answers)
@@ -134,7 +129,12 @@ def write_review(grades_dir: Path, lang: str = "en", force: bool = False, anonym
     if anonymize:
         folder = folder / anonymize_views.FOLDER
         marks = folder / MARKS_FILE
-    if not force and _has_marks(marks):
+    try:  # the marker's name and questions checked before anything is written
+        chosen = sheets.chosen_questions(questions, model.questions()) if marker is not None else []
+        marks = marks.parent / sheets.sheet_name(marker) if marker is not None else marks
+    except model.MarkingError as exc:
+        raise ReviewError(str(exc)) from None
+    if not force and sheets.has_marks(marks):
         raise ReviewError(f"{marks} has marks in it: merge it with --marks, or add --force to write a blank one over it")
     if anonymize:  # everything read and built before anything is written
         try:
@@ -172,6 +172,9 @@ def write_review(grades_dir: Path, lang: str = "en", force: bool = False, anonym
     )
     if anonymize:
         written_files += views.write_report(folder)
+    if marker is not None:
+        rows = sheets.sheet_rows(model.class_answers(grades_dir), marker, chosen, model.rubric_items(), lang, shown if anonymize else None)
+        return [index, *written_files, sheets.save_sheet(marks, rows, force=True)]  # its marks were checked above
     ids = [q["id"] for q in written.questions(lang)]
     with outputs.open_text(marks) as fh:
         sheet = csv.writer(fh)
@@ -179,43 +182,13 @@ def write_review(grades_dir: Path, lang: str = "en", force: bool = False, anonym
         sheet.writerow([MAX_ROW, "", *(f"{q['points']:g}" for q in written.questions(lang))])
         for student in order:
             given = by_student[student]
-            sheet.writerow([keys[student], report.for_csv(shown[student]), *("" if given.get(i) else "0" for i in ids)])
+            sheet.writerow([keys[student], report.for_csv(shown[student]), *("" if given.get(i, "").strip() else "0" for i in ids)])
     return [index, *written_files, marks]
 
 
-def _has_marks(path: Path) -> bool:
-    """Whether ``marks.csv`` holds a mark someone entered (a cell m5 review did not write)."""
-    if not path.exists():
-        return False
-    try:
-        rows = _marks_rows(path)
-    except ReviewError:
-        return True  # unreadable as ours: somebody's file, not ours to overwrite
-    first = 2 if rows and rows[0][:2] == [KEY, "student"] else 1
-    return any(cell.strip() not in ("", "0") for row in rows[2:] for cell in row[first:])
-
-
-def _marks_rows(path: Path) -> list[list[str]]:
-    """The rows of a marks file: a regular file (no link, FIFO or device) of at most
-    :data:`MAX_MARKS_BYTES`, UTF-8 with or without a BOM, separated by , ; or tab."""
-    try:
-        data = read_bytes(path, MAX_MARKS_BYTES)
-    except SubmissionError as exc:
-        raise ReviewError(f"--marks {exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ReviewError(f"{path}: not UTF-8 text (save it as CSV UTF-8)") from None
-    first = text.split("\n", 1)[0]
-    separator = next((s for s in SEPARATORS if first.startswith(f"{KEY}{s}") or first.startswith(f"student{s}")), ",")
-    try:
-        return list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))
-    except csv.Error as exc:
-        raise ReviewError(f"{path}: unreadable CSV ({exc})") from None
-
-
 def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[str, str] | None = None) -> dict[str, dict[str, float]]:
-    """{student: {question id: mark}} from a filled ``marks.csv``; ReviewError naming the row and column.
+    """{student: {question id: mark}} from one filled sheet of either kind (blank answers 0);
+    ReviewError naming the row and the column.
 
     Rows are matched by their ``key`` (the student's id that :func:`write_review` wrote, or, in the
     sheet written with ``anonymize``, a pseudonym of ``aliases``: {pseudonym: student}); a file
@@ -225,85 +198,36 @@ def read_marks(path: Path, by_student: dict[str, dict[str, str]], aliases: dict[
 
 def read_marks_and_comments(
     path: Path, by_student: dict[str, dict[str, str]], aliases: dict[str, str] | None = None
-) -> tuple[dict, dict[str, dict[str, str]]]:
-    """(marks as :func:`read_marks` reads them, {student: {question id: comment}}): the optional
-    ``<question>_comment`` columns (:data:`COMMENT_SUFFIX`), blank comments left out."""
-    points = {q["id"]: q["points"] for q in written.questions("en")}
-    rows = _marks_rows(path)
-    keyed = bool(rows and rows[0][:2] == [KEY, "student"])
-    if len(rows) < 2 or not rows[0] or not (keyed or rows[0][0] == "student"):
-        raise ReviewError(f"{path}: row 1 must be the header written by m5 review (key, student, question ids)")
-    first = 2 if keyed else 1
-    header = rows[0][first:]
-    commented = [h for h in header if h.endswith(COMMENT_SUFFIX) and h[: -len(COMMENT_SUFFIX)] in points]
-    if len(set(commented)) != len(commented):
-        raise ReviewError(f"{path}: row 1: a comment column repeated; keep one <question>{COMMENT_SUFFIX} per question")
-    marked = [h for h in header if h not in commented]
-    unknown = [h for h in marked if h not in points]
-    if unknown or sorted(marked) != sorted(points):
-        what = f"unknown question {unknown[0]!r}" if unknown else "questions missing or repeated"
-        raise ReviewError(f"{path}: row 1: {what}; keep the header m5 review wrote")
-    if rows[1][:1] != [MAX_ROW]:
-        raise ReviewError(f"{path}: row 2 must be the {MAX_ROW!r} row m5 review wrote")
-    known = {student_key(s): s for s in by_student} if keyed else {report.for_csv(s): s for s in by_student}
-    if keyed:  # a sheet filled under pseudonyms (m5 review --anonymize)
-        known.update({p: s for p, s in (aliases or {}).items() if s in by_student})
-    marks: dict[str, dict[str, float]] = {}
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
+    """(marks as :func:`read_marks` reads them, {student: {question id: comment}})."""
+    known, items = model.questions(), model.rubric_items()
+    try:
+        sheet = sheets.read_sheet(Path(path), by_student, items, known, aliases)
+    except model.MarkingError as exc:
+        raise ReviewError(str(exc)) from None
+    marks: dict[str, dict[str, float]] = {s: {} for s in sheet.rows}
     comments: dict[str, dict[str, str]] = {}
-    for number, row in enumerate(rows[2:], 3):
-        if not row or not any(cell.strip() for cell in row):
-            continue
-        if row[0] not in known:
-            raise ReviewError(f"{path}: row {number}: unknown {'key' if keyed else 'student'} {report.for_terminal(row[0])!r}")
-        student = known[row[0]]
-        if student in marks:
-            raise ReviewError(f"{path}: row {number}: student {report.for_terminal(row[first - 1])!r} again")
-        if len(row) != len(rows[0]):
-            raise ReviewError(f"{path}: row {number}: {len(row)} cells, the header has {len(rows[0])}")
-        marks[student] = {}
-        for question, cell in zip(header, row[first:]):
-            where = f"{path}: row {number}, column {question!r}"
-            if question in commented:
-                if cell.strip():
-                    comments.setdefault(student, {})[question[: -len(COMMENT_SUFFIX)]] = cell.strip()[:MAX_COMMENT_CHARS]
-                continue
-            if not cell.strip():
-                if by_student[student].get(question):
-                    raise ReviewError(f"{where}: an answered question is not marked")
-                marks[student][question] = 0.0
-                continue
-            try:
-                value = float(cell.strip().replace(",", "."))  # a decimal comma, as a Russian spreadsheet writes it
-            except ValueError:
-                raise ReviewError(f"{where}: {report.for_terminal(cell)!r} is not a number") from None
-            if not 0 <= value <= points[question]:
-                raise ReviewError(f"{where}: {value:g} is outside 0..{points[question]:g}")
-            marks[student][question] = value
-    missing = sorted(set(by_student) - set(marks))
-    if missing:
-        raise ReviewError(f"{path}: no row for student {report.for_terminal(missing[0])!r}")
+    for (student, question), marked in sorted(sheet.marked.items()):
+        marks[student][question] = model.mark_of(marked.decision, items, known[question].points)
+        if marked.decision.comment:
+            comments.setdefault(student, {})[question] = marked.decision.comment
+    for student in sheet.rows:  # a blank answer the sheet has a column for is 0
+        marks[student].update({c.question: 0.0 for c in sheet.columns if not by_student[student].get(c.question, "").strip()})
     return marks, comments
 
 
-def merge_marks(grades_dir: Path, marks_path: Path, csv_format: str = "m5") -> Path:
-    """Keep the written marks in the gradebook (``written_marks.json``) and rebuild every sheet from
-    it (``grades.csv``, ``grades_final.csv``, every LMS export; :mod:`autograder.grade.gradebook`).
-    Nothing is written unless the whole marks file is valid. Returns the path of ``grades.csv``."""
+def merge_marks(grades_dir: Path, marks_path: Path | list[Path], csv_format: str = "m5", partial: bool = False) -> Path:
+    """Keep the written marks of one or several filled sheets in the gradebook (``written_marks.json``)
+    and rebuild every sheet from it (``grades.csv``, ``grades_final.csv``, every LMS export;
+    :func:`autograder.marking.sheets.merge_sheets`). Nothing is written unless every file is valid.
+    ``partial``: answered questions no file marks yet are left out rather than refused.
+    Returns the path of ``grades.csv``."""
     grades_dir = Path(grades_dir)
     answers, _ = _load(grades_dir)
-    by_student = students(answers)
+    paths = [Path(p) for p in marks_path] if isinstance(marks_path, (list, tuple)) else [Path(marks_path)]
     try:
-        aliases = anonymize_views.aliases(grades_dir, by_student)
-    except anonymize_views.AnonymizeError as exc:
-        raise ReviewError(str(exc)) from None
-    marks, comments = read_marks_and_comments(marks_path, by_student, aliases)
-    try:
-        gradebook.load(grades_dir)  # every gradebook file readable before anything changes
-        if comments:  # beside the marks, under their own key (the gradebook reads "marks" only)
-            outputs.write_json(grades_dir / gradebook.MARKS_FILE, {"format": 1, "marks": marks, "comments": comments})
-        else:
-            gradebook.save_marks(grades_dir, marks)
-        gradebook.rebuild(grades_dir, None if csv_format == "m5" else csv_format)
-    except gradebook.GradebookError as exc:
+        aliases = anonymize_views.aliases(grades_dir, students(answers))
+        sheets.merge_sheets(grades_dir, paths, None if csv_format == "m5" else csv_format, aliases, partial)
+    except (anonymize_views.AnonymizeError, model.MarkingError, gradebook.GradebookError) as exc:
         raise ReviewError(str(exc)) from None
     return grades_dir / "grades.csv"

@@ -472,8 +472,9 @@ def check_covered(sheets: list[Sheet], marked: dict, answers: list[model.Answer]
             row = sheet.rows[answer.student]
             raise model.MarkingError(f"{sheet.path}: row {row}, column {column!r}: an answered question is not marked")
         shown = report.for_terminal(_shown(answer.student, aliases))
-        where = f"{holding[0].path}: no row for student {shown!r}" if holding else f"no marks file has a column for {answer.question}"
-        raise model.MarkingError(f"{where}, who answered {answer.question}")
+        if holding:
+            raise model.MarkingError(f"{holding[0].path}: no row for student {shown!r}, who answered {answer.question}")
+        raise model.MarkingError(f"no marks file has a column for {answer.question}, and student {shown!r} answered it")
 
 
 def read_sheets(
