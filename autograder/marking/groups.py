@@ -28,8 +28,8 @@ from autograder.grade import written
 from autograder.marking import model
 
 MAX_COMPARED_CHARS = written.MAX_ANSWER_CHARS  # 20,000: the gradebook stores no more of an answer
-GRAM = 4  # characters per n-gram of similarity(); chosen on the corpus (docs/answer_groups.md)
-SIMILAR = 0.75  # similarity at or above which two answers are near-identical (chosen on the corpus: docs/answer_groups.md)
+GRAM = 5  # characters per n-gram of similarity(); chosen on the corpus (docs/answer_groups.md)
+SIMILAR = 0.70  # similarity at or above which two answers are near-identical (chosen on the corpus: docs/answer_groups.md)
 KINDS = ("blank", "identical", "similar", "single")
 
 # What a marker reads about a group, in both languages.
@@ -99,8 +99,8 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def similarity(a: str, b: str) -> float:
-    """Jaccard similarity of the sets of character 4-grams of the two normalized texts,
-    |G(a) ∩ G(b)| / |G(a) ∪ G(b)|: 1 for equal texts, 0 for texts with no 4-gram in common.
+    """Jaccard similarity of the sets of character ``GRAM``-grams (5) of the two normalized texts,
+    |G(a) ∩ G(b)| / |G(a) ∪ G(b)|: 1 for equal texts, 0 for texts with no n-gram in common.
     Character n-grams see through typos and word endings (both languages), no model needed."""
     return jaccard(grams(normalize(a)), grams(normalize(b)))
 
