@@ -46,6 +46,7 @@ from autograder.marking.model import MarkingError
 
 HOST = "127.0.0.1"
 MAX_BODY = 1024 * 1024
+MAX_QUERY_FIELDS = 20
 TOKEN_HEADER = "X-M5-Token"
 MARKER_HEADER = "X-M5-Marker"  # the marker's name, percent-encoded (a header is latin-1)
 LANG_HEADER = "X-M5-Lang"  # the page's language, for the messages
@@ -100,6 +101,7 @@ REFUSALS = {
     "name_utf8": ("the marker's name is not UTF-8", "имя проверяющего не в UTF-8"),
     "method": ("refused: only GET and POST are answered", "отказ: сервер отвечает только на GET и POST"),
     "not_found": ("not found", "не найдено"),
+    "query": ("refused: a query that cannot be read", "отказ: строку запроса невозможно прочесть"),
     "failed": (
         "the server failed on this request (its terminal shows why); nothing was changed",
         "сервер не смог выполнить запрос (причина в его терминале); ничего не изменено",
@@ -133,6 +135,15 @@ def page_html(token: str, lang: str) -> bytes:
         f'<script src="/static/app.js?token={token}" defer></script>'
         '</head><body><main id="app"></main></body></html>\n'
     ).encode("utf-8")
+
+
+def parse_target(target: str) -> tuple[urllib.parse.SplitResult, dict[str, list[str]]]:
+    """A request's path and query; Refused (400) for one that cannot be read (or has too many fields)."""
+    try:
+        split = urllib.parse.urlsplit(target)
+        return split, urllib.parse.parse_qs(split.query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS)
+    except ValueError:
+        raise Refused(400, "query") from None
 
 
 def same_token(given: str | None, token: str) -> bool:
@@ -202,6 +213,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         """The HTTP parser's own errors (a bad request line, headers too long) also as JSON with the headers."""
+        if not str(getattr(self, "request_version", "")).startswith("HTTP/1."):
+            self.request_version = "HTTP/1.0"  # an unreadable request line still gets a status line and the headers
         self.reply_json(int(code), {"error": message or HTTPStatus(int(code)).phrase})
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
@@ -225,9 +238,8 @@ class Handler(BaseHTTPRequestHandler):
     def handle_request(self, answer) -> None:
         """Run the checks and ``answer``; every outcome is one JSON or page answer, never a traceback."""
         try:
-            split = urllib.parse.urlsplit(self.path)
-            query = urllib.parse.parse_qs(split.query, keep_blank_values=True, max_num_fields=20)
             self.check_host()
+            split, query = parse_target(self.path)
             self.check_token(split.path, query)
             answer(split.path, query)
         except Refused as refused:
