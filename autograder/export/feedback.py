@@ -9,7 +9,9 @@
   written, late penalty, adjustments with their reasons), the late policy and the student's
   extension, per kernel and per property points, the numerical answers, every failing test's
   text (its input, what was expected and what came back, the likely mistake), and each written
-  answer with its mark, its rubric's items and the marker's comment (``m5 review``);
+  answer with its mark, the rubric items the marker applied to it (their points, deductions as
+  such, in the page's language; ``written_marks.json`` of format 2), what a full answer covers,
+  and the marker's comment (``m5 review``, the marking page);
 * ``index.html``: the students and their pages, for the instructor (not for students);
 * the LMS bulk-upload archives (``feedback_moodle.zip``, ``feedback_canvas.zip``) for the
   submissions graded from Moodle's or Canvas's download (:mod:`.feedback_lms`).
@@ -35,10 +37,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from autograder.export import feedback_lms, review
+from autograder.export import feedback_lms
 from autograder.grade import gradebook, outputs, report, written
 from autograder.grade.student_files import SubmissionError, read_bytes
 from autograder.assign import rubrics
+from autograder.marking import model
 from reference_impl import exercises
 from autograder.hidden.kernels import PROPERTIES
 
@@ -104,6 +107,8 @@ WORDS = {
         "blank": "(blank)",
         "rubric": "What a full answer covers",
         "comment": "Marker's comment",
+        "applied": "What your answer earned",
+        "deduction": "deduction",
         "none": "none",
         "index_note": "One page per student, for the instructor (send each student their own page only).",
         "pages": "Students",
@@ -165,6 +170,8 @@ WORDS = {
         "blank": "(пусто)",
         "rubric": "Что содержит полный ответ",
         "comment": "Комментарий проверяющего",
+        "applied": "Что засчитано вашему ответу",
+        "deduction": "вычет",
         "none": "нет",
         "index_note": "По странице на студента, для преподавателя (каждому студенту — только его страницу).",
         "pages": "Студенты",
@@ -239,6 +246,14 @@ class Submission:
     results_problem: str = ""  # "missing", "unreadable", "malformed" when results is None
 
 
+@dataclass(frozen=True)
+class AppliedItem:
+    """A rubric item a marker applied to an answer: its points (negative: a deduction) and its student wording."""
+
+    points: float
+    student: dict[str, str]
+
+
 @dataclass
 class Student:
     id: str
@@ -246,6 +261,7 @@ class Student:
     answers: dict[str, str] = field(default_factory=dict)
     marks: dict[str, float] | None = None
     comments: dict[str, str] = field(default_factory=dict)
+    applied: dict[str, list[AppliedItem]] = field(default_factory=dict)  # per question, when the marks name their items
     adjustments: list[dict] = field(default_factory=list)
 
     @property
@@ -278,13 +294,18 @@ def _results(path: Path) -> tuple[dict | None, str]:
     return (data, "") if ok else (None, "malformed")
 
 
-def _comments(folder: Path) -> dict[str, dict[str, str]]:
-    """The markers' comments kept beside the written marks (``m5 review --marks``); none when absent or malformed."""
-    path = folder / gradebook.MARKS_FILE
+def _marks_document(folder: Path) -> dict:
+    """``written_marks.json`` as a dict (empty when absent or unreadable: the gradebook says why elsewhere)."""
     try:
-        comments = json.loads(read_bytes(path, gradebook.MAX_FILE_BYTES).decode("utf-8")).get("comments", {})
-    except (SubmissionError, UnicodeDecodeError, ValueError, AttributeError):
+        document = json.loads(read_bytes(folder / gradebook.MARKS_FILE, gradebook.MAX_FILE_BYTES).decode("utf-8"))
+    except (SubmissionError, UnicodeDecodeError, ValueError):
         return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _comments(document: dict) -> dict[str, dict[str, str]]:
+    """The markers' comments kept beside the written marks; none when malformed."""
+    comments = document.get("comments", {})
     if not isinstance(comments, dict):
         return {}
     return {
@@ -292,6 +313,34 @@ def _comments(folder: Path) -> dict[str, dict[str, str]]:
         for s, given in comments.items()
         if isinstance(s, str) and isinstance(given, dict)
     }
+
+
+def _rubric_item(entry) -> AppliedItem | None:
+    """One entry of the document's ``rubric`` (as it stood when marked), or None when malformed."""
+    if not isinstance(entry, dict) or type(entry.get("points")) not in (int, float) or not math.isfinite(entry["points"]):
+        return None
+    wording = entry.get("student")
+    if not isinstance(wording, dict) or not all(isinstance(wording.get(lang), str) for lang in LANGS):
+        return None
+    return AppliedItem(float(entry["points"]), {lang: wording[lang] for lang in LANGS})
+
+
+def _applied(document: dict) -> dict[str, dict[str, list[AppliedItem]]]:
+    """{student: {question: the items applied}} from the marks of format 2 (``items`` and ``rubric``);
+    an answer given a bare number (``manual``), an unknown item or a malformed entry shows none."""
+    items, rubric = document.get("items"), document.get("rubric")
+    manual = document.get("manual") if isinstance(document.get("manual"), dict) else {}
+    if not isinstance(items, dict) or not isinstance(rubric, dict):
+        return {}
+    known = {i: _rubric_item(entry) for i, entry in rubric.items()}
+    out: dict[str, dict[str, list[AppliedItem]]] = {}
+    for student, given in items.items():
+        numbers = manual.get(student) if isinstance(manual.get(student), dict) else {}
+        for question, ids in given.items() if isinstance(given, dict) else ():
+            if question in numbers or not isinstance(ids, list) or not all(isinstance(i, str) and known.get(i) for i in ids):
+                continue
+            out.setdefault(student, {})[question] = [known[i] for i in ids]
+    return out
 
 
 def collect(grades_dir: Path) -> tuple[gradebook.Gradebook, list[Student]]:
@@ -305,8 +354,9 @@ def collect(grades_dir: Path) -> tuple[gradebook.Gradebook, list[Student]]:
     except gradebook.GradebookError as exc:
         raise FeedbackError(str(exc)) from None
     folders = report.output_dirs([row["label"] for row in book.rows], reserved=report.CLASS_FILES)
-    answers = review.students([e for e in written.class_answers(grades_dir) if isinstance(e.get("answers", {}), dict)])
-    comments = _comments(grades_dir)
+    answers = model.students([e for e in written.class_answers(grades_dir) if isinstance(e.get("answers", {}), dict)])
+    document = _marks_document(grades_dir)
+    comments, applied = _comments(document), _applied(document)
     students: dict[str, Student] = {}
     best: dict[tuple[str, str], Submission] = {}
     for data, line, folder in zip(book.rows, sheet, folders):
@@ -324,6 +374,7 @@ def collect(grades_dir: Path) -> tuple[gradebook.Gradebook, list[Student]]:
         entry.answers = answers.get(sid, {})
         entry.marks = book.marks.get(sid)
         entry.comments = comments.get(sid, {})
+        entry.applied = applied.get(sid, {})
         entry.adjustments = [a for a in book.adjustments if a["student"] == sid]
     return book, [students[s] for s in sorted(students)]
 
@@ -479,6 +530,19 @@ def _submission(n: int, s: Submission, lang: str, w: dict) -> str:
     return "<section>" + "".join(parts) + "</section>"
 
 
+def _applied_items(items: list[AppliedItem], lang: str, w: dict) -> str:
+    """The items a marker applied to an answer, each with its points; a deduction said as such."""
+    if not items:
+        return f"<p>{w['applied']}: {w['none']}</p>"
+    lines = [
+        f"<li>{_e(item.student[lang])} (+{_n(item.points)})</li>"
+        if item.points > 0
+        else f'<li><span class="lost">{w["deduction"]}</span>: {_e(item.student[lang])} (−{_n(-item.points)})</li>'
+        for item in items
+    ]
+    return f'<p>{w["applied"]}:</p><ul class="applied">{"".join(lines)}</ul>'
+
+
 def _written(student: Student, lang: str, w: dict) -> str:
     questions = _questions(lang)
     if not questions or not (student.answers or student.marks or student.comments):
@@ -493,6 +557,8 @@ def _written(student: Student, lang: str, w: dict) -> str:
         score = f"{_n(mark)} {w['of']} {_n(q['points'])}" if mark is not None else f"– {w['of']} {_n(q['points'])}"
         answer = student.answers.get(qid, "")
         block = [f"<h3>{_e(qid)}: {score}</h3>", f"<p>{w['your_answer']}:</p>", _block(answer) if answer else f"<p>{w['blank']}</p>"]
+        if qid in student.applied:
+            block.append(_applied_items(student.applied[qid], lang, w))
         rubric = rubrics.get(qid)
         if rubric is not None:
             items = "".join(f"<li>{_e(item.student[lang])} ({_n(item.points)})</li>" for item in rubric.items if item.points > 0)

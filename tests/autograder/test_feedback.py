@@ -430,3 +430,50 @@ def test_pages_render_in_chromium_and_no_student_text_runs(browser, hostile, gra
     assert '<script>alert("x")</script>' in page.inner_text("h1") and errors == [] and dialogs == []
     page.set_viewport_size({"width": 360, "height": 740})  # a phone: the page fits its width
     assert page.evaluate("document.documentElement.scrollWidth") <= 360 + 1
+
+
+# ---------------------------------------------------------------- the rubric items a marker applied
+def applied_gradebook(folder: Path) -> Path:
+    """A small gradebook marked by rubric items (written_marks.json of format 2): a positive item,
+    a deduction a marker added while marking (hostile wording), a comment; and an answer given a number."""
+    from test_marking_sheets import tiny_gradebook  # tests/autograder is on sys.path
+
+    from autograder.marking import model
+
+    tiny_gradebook(folder, {"alice": {"q01_answer": "BC", "q02_answer": "DAgger"}, "bob": {"q01_answer": "x"}})
+    items = model.rubric_items()
+    deduction = model.RubricItem("q01_answer#n1", "q01_answer", -1.0, {"en": "m", "ru": "м"}, {"en": HOSTILE, "ru": "Путаница " + HOSTILE})
+    items[deduction.id] = deduction
+    decisions = {
+        ("alice", "q01_answer"): model.Decision(("q01_answer#1", "q01_answer#2", "q01_answer#n1"), COMMENT, "ann"),
+        ("alice", "q02_answer"): model.Decision((), "", "ann", manual=2.0),
+        ("bob", "q01_answer"): model.Decision((), "Nothing yet", "ann"),
+    }
+    model.write_marks(folder, model.with_blank_answers(decisions, model.class_answers(folder)), items)
+    return folder
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_items_a_marker_applied_reach_the_students_page_in_their_language(tmp_path, lang):
+    from autograder.assign import rubrics
+
+    folder = applied_gradebook(tmp_path / "grades")
+    feedback.write_feedback(folder, folder / "feedback", lang)
+    w = feedback.WORDS[lang]
+    page = (folder / "feedback" / feedback.page_name("alice")).read_text(encoding="utf-8")
+    assert "<script" not in page and "<img" not in page and page.count("</style>") == 1 and "\u202e" not in page
+    text = " ".join(_text(page).split())
+    first, second = (rubrics.load()["q01_answer"].items[k].student[lang] for k in (0, 1))
+    assert f"q01_answer: 1 {w['of']} 3" in text  # two items, one deduction
+    assert f"{w['applied']}: {first} (+1) {second} (+1) {w['deduction']} : " in text  # the span's tag read as a space
+    assert ("Путаница " if lang == "ru" else "") + report.for_terminal(HOSTILE) + " (−1)" in text
+    assert COMMENT in text and w["rubric"] in text
+    q02 = text.split("q02_answer:", 1)[1].split("q03_answer", 1)[0]
+    assert f"2 {w['of']} 3" in q02 and w["applied"] not in q02  # a number, not items: the rubric alone, as before
+    bob = " ".join(_text((folder / "feedback" / feedback.page_name("bob")).read_text(encoding="utf-8")).split())
+    assert f"{w['applied']}: {w['none']}" in bob and "Nothing yet" in bob
+
+
+def test_marks_of_the_older_format_show_as_before(hostile):
+    page = (hostile / "feedback" / feedback.page_name("bob")).read_text(encoding="utf-8")
+    assert 'class="applied"' not in page and feedback.WORDS["en"]["rubric"] in _text(page)
