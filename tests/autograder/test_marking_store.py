@@ -351,6 +351,7 @@ from autograder.marking.store import MarkingStore
 store = MarkingStore(Path(sys.argv[1]), sys.argv[2])
 targets = [(a.student, a.question) for a in store.answers() if not a.blank]
 items = store.items()
+print("ready", flush=True)
 for n in itertools.count():
     key = targets[n % len(targets)]
     mine = [i for i in items if items[i].question == key[1]]
@@ -374,13 +375,17 @@ def test_processes_killed_mid_write_lose_no_committed_mark(book):
             )
             for marker in ("ann", "bob")
         }
-        time.sleep(rng.uniform(0.3, 1.5))  # sometimes while opening, mostly mid-stream
+        ready = {marker: "" for marker in writers}
+        if _round:  # the first round is killed wherever it is, perhaps while opening; the others mid-stream
+            ready = {marker: process.stdout.readline() for marker, process in writers.items()}
+            assert set(ready.values()) == {"ready\n"}, ready
+        time.sleep(rng.uniform(0.05, 0.6))
         for process in writers.values():
             os.kill(process.pid, signal.SIGKILL)
         for marker, process in writers.items():
             out, err = process.communicate(timeout=60)
             assert process.returncode == -signal.SIGKILL and "Traceback" not in err, err
-            lines = out.splitlines()
+            lines = [line for line in (ready[marker] + out).splitlines() if line != "ready"]
             assert all(line.startswith("refused ConflictError") for line in lines if line.startswith("refused")), lines
             committed += [(marker, *line.split("\t")) for line in lines if not line.startswith("refused")]
     assert len(committed) > 20
