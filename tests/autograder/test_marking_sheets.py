@@ -199,11 +199,15 @@ def _row_of(path: Path, student: str) -> int:
         (lambda p: _edit(p, 1, "q01_answer#2", "q01_answer#1"), "{p}: row 1, column 'q01_answer#1': repeated; keep one column of each"),
         (lambda p: write_csv(p, [r for r in read_csv(p) if r[0] != model.student_key("alice")]),
          "{p}: no row for student 'alice', who answered q01_answer"),
+        (lambda p: write_csv(p, [[*r, "q01_answer" if n == 0 else ""] for n, r in enumerate(read_csv(p))]),
+         "{p}: row 1, column 'q01_answer': a mark and rubric items for one question; keep one or the other"),
+        (lambda p: write_csv(p, [r if n < 4 else [*r, "stray"] for n, r in enumerate(read_csv(p))]),
+         "{p}: row {first}: 16 cells, the header has 15"),
     ],
 )  # fmt: skip
 def test_each_bad_sheet_is_refused_in_one_line_naming_the_file_row_and_column_and_nothing_is_written(book, change, says):
     path = fill(sheets.write_sheet(book, "ann", ["q01_answer", "q02_answer", "ex09_explain"]), MARKED)
-    expected = says.format(p=path, bob=_row_of(path, "bob"), alice=_row_of(path, "alice"))
+    expected = says.format(p=path, bob=_row_of(path, "bob"), alice=_row_of(path, "alice"), first=5)
     change(path)
     with pytest.raises(model.MarkingError) as refused:
         sheets.merge_sheets(book, [path])
@@ -249,6 +253,33 @@ def test_the_older_per_question_sheet_still_merges_as_manual_marks(book):
     assert document["items"]["alice"]["q01_answer"] == []
     decisions = sheets.read_sheets(book, [files[-1]])
     assert decisions[("alice", "q01_answer")] == model.Decision((), "Well argued", "marks", 1.5)
+
+
+def test_the_older_sheet_gives_the_sheets_the_older_merge_gave(book, tmp_path):
+    """Byte for byte the grades.csv of the marks saved the way m5 review --marks saved them before."""
+    rows = read_csv(review.write_review(book)[-1])
+    for row in rows[2:]:
+        row[2:] = ["1" if cell == "" else cell for cell in row[2:]]
+    filled = write_csv(tmp_path / "filled.csv", rows)
+    before = shutil.copytree(book, tmp_path / "before")
+    marks = {model.student_key(s): s for s in ANSWERS}
+    gradebook.save_marks(before, {marks[row[0]]: {q: float(c) for q, c in zip(rows[0][2:], row[2:])} for row in rows[2:]})
+    gradebook.rebuild(before, "canvas")
+    review.merge_marks(book, filled, "canvas")
+    for name in ("grades.csv", "grades_canvas.csv", gradebook.FINAL_FILE):
+        assert (book / name).read_bytes() == (before / name).read_bytes(), name
+
+
+def test_a_markers_sheet_beside_the_review_pages(book):
+    files = review.write_review(book, lang="ru", marker="Ann", questions=["ex09_explain"])
+    assert files[-1] == book / "marks_Ann.csv" and (book / review.REVIEW_DIR / "q01_answer.html").is_file()
+    assert read_csv(files[-1])[0] == ["key", "student", "ex09_explain#1", "ex09_explain_comment"]
+    fill(files[-1], MARKED)
+    with pytest.raises(review.ReviewError, match="marks_Ann.csv has marks in it"):
+        review.write_review(book, marker="Ann", questions=["ex09_explain"])
+    with pytest.raises(review.ReviewError, match="--questions: unknown question 'q1'"):
+        review.write_review(book, marker="Bob", questions=["q1"])
+    assert not (book / "marks_Bob.csv").exists()
 
 
 def test_an_anonymized_markers_sheet_names_no_student_and_merges_back(book):
