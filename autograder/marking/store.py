@@ -770,13 +770,14 @@ class MarkingStore:
         return new
 
     def export(self, csv_format: str | None = None) -> Path:
-        """Write the decisions into the gradebook (:func:`model.write_marks`: written_marks.json and
-        every sheet); the write lock is held meanwhile, so the marks are one moment's and two
+        """Write the decisions, and 0 for each blank answer, into the gradebook (:func:`model.write_marks`:
+        written_marks.json and every sheet); the write lock is held meanwhile, so the marks are one moment's and two
         exports never interleave their files. Returns the marks file."""
         if csv_format is not None and csv_format not in report.LMS_FORMATS:
             raise _error("csv_format", known=", ".join(report.LMS_FORMATS), got=_shown(repr(csv_format)))
         with self._transaction(write=True) as conn:
-            decisions, items = self._decisions(conn), self._items(conn)
+            decisions = model.with_blank_answers(self._decisions(conn), self._answers)  # a blank answer counts 0, as on every route
+            items = self._items(conn)
             try:
                 return model.write_marks(self.folder, decisions, items, csv_format)
             except OSError as exc:
