@@ -326,3 +326,25 @@ def test_any_decisions_written_into_sheets_and_filled_read_back_equal(book, deci
         questions = sorted({q for _, q in mine}) or ["q01_answer"]
         paths.append(fill(sheets.write_sheet(book, marker, questions, force=True), mine))
     assert sheets.read_sheets(book, paths) == decisions
+
+
+def test_the_marking_pages_store_and_the_sheets_write_the_same_gradebook(book, tmp_path):
+    """Done when the spreadsheet route and the page route give byte-identical gradebook exports for the same marks."""
+    from autograder.marking.store import MarkingStore  # the page route's store: only this test needs it
+
+    page_route = shutil.copytree(book, tmp_path / "page")
+    for marker in ("ann", "ben"):
+        store = MarkingStore(page_route, marker)
+        try:
+            for (student, question), decision in MARKED.items():
+                if (question == "q02_answer") == (marker == "ben"):
+                    store.apply({(student, question): 0}, add=decision.items, comment=decision.comment)
+            if marker == "ben":
+                store.export("moodle")
+        finally:
+            store.close()
+    ann = fill(sheets.write_sheet(book, "ann", ["q01_answer", "ex09_explain"]), MARKED)
+    ben = fill(sheets.write_sheet(book, "ben", ["q02_answer"]), MARKED)
+    sheets.merge_sheets(book, [ann, ben], csv_format="moodle")
+    for name in (gradebook.MARKS_FILE, "grades.csv", "grades_moodle.csv", gradebook.FINAL_FILE):
+        assert (book / name).read_bytes() == (page_route / name).read_bytes(), name
