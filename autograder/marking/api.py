@@ -24,7 +24,7 @@ import secrets
 import threading
 from pathlib import Path
 
-from autograder.marking import groups, model, store
+from autograder.marking import consistency, groups, model, store
 
 LANGS = model.LANGS
 MAX_SHOWN_CHARS = 20_000  # of one answer: what the gradebook keeps of a notebook's answer (written.MAX_ANSWER_CHARS)
@@ -91,6 +91,8 @@ LABELS = {
         "comments_differ": "The answers of this group have different comments; saving writes this one to all",
         "save_comment": "Save the comment",
         "truncated": "… and {n} more characters, not shown",
+        "off_group": "differs from its group's mark ({mark})",
+        "off_group_count": "{n} answers have a mark that differs from their group's",
         "student": "Student {n}",
         "saved": "Saved.",
         "conflict": "Not saved: {error} The page now shows what is stored; your comment drafts are kept.",
@@ -151,6 +153,8 @@ LABELS = {
         "comments_differ": "У ответов этой группы разные комментарии; сохранение запишет этот всем",
         "save_comment": "Сохранить комментарий",
         "truncated": "… и ещё символов: {n}, не показаны",
+        "off_group": "отличается от балла группы ({mark})",
+        "off_group_count": "ответов с баллом, отличным от балла их группы: {n}",
         "student": "Студент {n}",
         "saved": "Сохранено.",
         "conflict": "Не сохранено: {error} Страница показывает то, что сохранено; черновики комментариев не потеряны.",
@@ -484,6 +488,10 @@ class MarkingApp:
         found = self.groups_of(question, detached)
         answers = {a.student: a for a in self.answers[question]}
         views = {self.refs[s]: self.answer_view(kept, a, items, q.points, s in detached) for s, a in answers.items()}
+        decisions = {key: d for key, d in kept.decisions().items() if key[1] == question}
+        found_consistency = consistency.build(decisions, items, self.questions, found)
+        for off in found_consistency.off_group:
+            views[self.refs[off.student]]["group_mark"] = off.group_mark
         return {
             "id": q.id,
             "points": q.points,
@@ -504,4 +512,8 @@ class MarkingApp:
             ],
             "answers": views,
             "progress": self.progress(kept, question),
+            "consistency": {
+                lang: {"rows": consistency.marker_rows(found_consistency, lang), "off_group": len(found_consistency.off_group)}
+                for lang in LANGS
+            },
         }

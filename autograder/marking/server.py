@@ -359,7 +359,8 @@ class MarkingServer:
         return f"http://{HOST}:{self.port}/?token={self.token}"
 
     def start(self) -> MarkingServer:
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="m5-marking", daemon=True)
+        # a short poll: stop() returns within 50 ms instead of the default half second
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="m5-marking", daemon=True)
         self.thread.start()
         return self
 

@@ -339,11 +339,13 @@ function itemForm(item) {
 }
 
 function renderConsistency(q) {
-  if (!q.consistency || !q.consistency.rows || !q.consistency.rows.length) return el("span", {});
-  const table = el("table", { class: "consistency" }, el("tr", {}, ...q.consistency.head.map((h) => el("th", {}, h))));
-  for (const row of q.consistency.rows) table.append(el("tr", {}, ...row.map((cell) => el("td", {}, cell))));
-  const notes = (q.consistency.notes || []).map((note) => el("p", { class: "inconsistent" }, note));
-  return el("section", { class: "card", id: "consistency" }, el("h2", {}, t("consistency")), table, ...notes);
+  const found = q.consistency && q.consistency[LANG];
+  if (!found || found.rows.length < 2) return el("span", {});
+  const [head, ...rows] = found.rows;
+  const table = el("table", { class: "consistency" }, el("tr", {}, head.map((h) => el("th", {}, h))));
+  for (const row of rows) table.append(el("tr", {}, row.map((cell) => el("td", {}, cell))));
+  const note = found.off_group ? el("p", { class: "inconsistent" }, t("off_group_count", { n: found.off_group })) : null;
+  return el("section", { class: "card", id: "consistency" }, el("h2", {}, t("consistency")), table, note);
 }
 
 // The state of an item over some answers: "true" (all carry it), "false" (none), "mixed".
@@ -431,7 +433,15 @@ function renderMember(answer) {
   return el(
     "div",
     { class: "member", "data-key": key, "data-ref": answer.ref },
-    el("p", {}, el("strong", {}, studentLabel(answer)), " · ", el("span", { class: "mark" }, markText([answer])), markerNote([answer])),
+    el(
+      "p",
+      {},
+      el("strong", {}, studentLabel(answer)),
+      " · ",
+      el("span", { class: "mark" }, markText([answer])),
+      markerNote([answer]),
+      answer.group_mark !== undefined ? el("span", { class: "inconsistent" }, " " + t("off_group", { mark: number(answer.group_mark) })) : null,
+    ),
     answerText(answer),
     toggles(key, [answer]),
     commentBox(key, [answer], false),
