@@ -67,6 +67,109 @@ WORDS = {
     },
 }
 
+MESSAGES = {
+    "en": {
+        "unreadable_file": "--marks {problem}",
+        "not_utf8": "not UTF-8 text (save it as CSV UTF-8)",
+        "bad_csv": "unreadable CSV ({problem})",
+        "marker": "--marker {name}: give a name of 1 to {n} printable characters",
+        "unknown_question_arg": "--questions: unknown question {question} (known: {known})",
+        "no_questions": "--questions: give at least one question",
+        "has_marks": "{path} has marks in it: merge it with --marks, or add --force to write a blank one over it",
+        "no_files": "--marks: give at least one marks file",
+        "header": "row 1 must be the header written by m5 review (key, student, question ids)",
+        "max_row": "row 2 must be the 'max' row m5 review wrote",
+        "unknown_question": "unknown question {question}; keep the header m5 review wrote",
+        "unknown_item": "unknown rubric item of {question}; write a new sheet (m5 review --marker)",
+        "repeated": "repeated; keep one column of each",
+        "mixed": "a mark and rubric items for one question; keep one or the other",
+        "points": "the item is worth {points}, the sheet says {cell}; write a new sheet (m5 review --marker)",
+        "not_a_mark": "{cell} is not a mark (1, x, yes or да: the answer earns the item; 0: not)",
+        "not_a_number": "{cell} is not a number",
+        "outside": "{value} is outside 0..{points}",
+        "not_marked": "an answered question is not marked",
+        "on_blank": "a mark on a blank answer (it is 0 and takes no mark or comment)",
+        "comment_only": "a comment, but no item marked (write 0 in an item cell to give 0)",
+        "unknown_key": "unknown {what} {value}",
+        "again": "student {name} again (row {first})",
+        "too_long": "{cells} cells, the header has {header}",
+        "no_row": "no row for student {name}",
+        "no_row_answered": "no row for student {name}, who answered {question}",
+        "no_column": "no marks file has a column for {question}, and student {name} answered it",
+        "differs": (
+            "marked differently in {other}, row {other_row} (the same student's {question}); agree on one decision, or leave it to one file"
+        ),
+    },
+    "ru": {
+        "unreadable_file": "--marks {problem}",
+        "not_utf8": "не текст UTF-8 (сохраните его как CSV UTF-8)",
+        "bad_csv": "CSV не читается ({problem})",
+        "marker": "--marker {name}: укажите имя из 1–{n} печатных символов",
+        "unknown_question_arg": "--questions: неизвестный вопрос {question} (есть: {known})",
+        "no_questions": "--questions: укажите хотя бы один вопрос",
+        "has_marks": "{path}: в нём уже есть баллы: объедините его через --marks или добавьте --force, чтобы записать пустой поверх",
+        "no_files": "--marks: укажите хотя бы один файл баллов",
+        "header": "строка 1 должна быть заголовком, записанным m5 review (key, student, id вопросов)",
+        "max_row": "строка 2 должна быть строкой 'max', записанной m5 review",
+        "unknown_question": "неизвестный вопрос {question}; оставьте заголовок, записанный m5 review",
+        "unknown_item": "неизвестный пункт критериев вопроса {question}; запишите новый лист (m5 review --marker)",
+        "repeated": "повторяется; оставьте по одному столбцу",
+        "mixed": "и балл, и пункты критериев для одного вопроса; оставьте что-то одно",
+        "points": "пункт стоит {points}, в листе — {cell}; запишите новый лист (m5 review --marker)",
+        "not_a_mark": "{cell} — не отметка (1, x, yes или да: пункт засчитан; 0: нет)",
+        "not_a_number": "{cell} — не число",
+        "outside": "{value} вне 0..{points}",
+        "not_marked": "ответ на вопрос не проверен",
+        "on_blank": "отметка у пустого ответа (он равен 0, без отметок и комментария)",
+        "comment_only": "комментарий есть, а пункты не отмечены (чтобы поставить 0, впишите 0 в клетку пункта)",
+        "unknown_key": "неизвестный {what} {value}",
+        "again": "студент {name} ещё раз (строка {first})",
+        "too_long": "клеток: {cells}, в заголовке: {header}",
+        "no_row": "нет строки студента {name}",
+        "no_row_answered": "нет строки студента {name}, а он ответил на {question}",
+        "no_column": "ни в одном файле баллов нет столбца {question}, а студент {name} на него ответил",
+        "differs": (
+            "в {other}, строка {other_row}, отмечено иначе (тот же ответ на {question}); "
+            "договоритесь об одном решении или оставьте его одному файлу"
+        ),
+    },
+}
+
+
+@dataclass(frozen=True)
+class At:
+    """Where in a marks file a problem is: the file, and its row and column when known."""
+
+    path: Path | None = None
+    row: int | None = None
+    column: str | None = None
+
+    def say(self, lang: str) -> str:
+        row, column = ("row", "column") if lang == "en" else ("строка", "столбец")
+        parts = [
+            f"{row} {self.row}" if self.row is not None else "",
+            f"{column} {report.for_terminal(self.column)!r}" if self.column is not None else "",
+        ]
+        place = ", ".join(p for p in parts if p)
+        path = report.for_terminal(str(self.path)) if self.path is not None else ""
+        return f"{path}: {place}" if path and place else path or place
+
+
+def refuse(key: str, at: At = At(), **fields) -> model.MarkingError:
+    """A one-line refusal (English) with ``.text`` in both languages, as the marking page's are."""
+    text = {}
+    for lang in model.LANGS:
+        where, what = at.say(lang), MESSAGES[lang][key].format(**fields)
+        text[lang] = f"{where}: {what}" if where else what
+    error = model.MarkingError(text["en"])
+    error.text = text
+    return error
+
+
+def _q(value) -> str:
+    """A value a marker or student wrote, quoted and on one printable line."""
+    return repr(report.for_terminal(value))
+
 
 # ---------------------------------------------------------------- reading a CSV as a spreadsheet saves it
 def read_rows(path: Path) -> list[list[str]]:
@@ -75,17 +178,17 @@ def read_rows(path: Path) -> list[list[str]]:
     try:
         data = read_bytes(path, MAX_MARKS_BYTES)
     except SubmissionError as exc:
-        raise model.MarkingError(f"--marks {exc}") from None
+        raise refuse("unreadable_file", problem=str(exc)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise model.MarkingError(f"{path}: not UTF-8 text (save it as CSV UTF-8)") from None
+        raise refuse("not_utf8", At(path)) from None
     first = text.split("\n", 1)[0]
     separator = next((s for s in SEPARATORS if first.startswith(f"{KEY}{s}") or first.startswith(f"{STUDENT}{s}")), ",")
     try:
         return list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))
     except csv.Error as exc:
-        raise model.MarkingError(f"{path}: unreadable CSV ({exc})") from None
+        raise refuse("bad_csv", At(path), problem=str(exc)) from None
 
 
 def has_marks(path: Path) -> bool:
@@ -106,7 +209,7 @@ def check_marker(marker: str) -> str:
     """A marker's name: printable text of 1 to :data:`MAX_MARKER_CHARS` characters."""
     name = str(marker).strip()
     if not name or len(name) > MAX_MARKER_CHARS or not name.isprintable():
-        raise model.MarkingError(f"--marker {report.for_terminal(marker)!r}: give a name of 1 to {MAX_MARKER_CHARS} printable characters")
+        raise refuse("marker", name=_q(marker), n=MAX_MARKER_CHARS)
     return name
 
 
@@ -125,9 +228,9 @@ def chosen_questions(wanted: list[str] | None, known: dict[str, model.Question])
         return list(known)
     unknown = [q for q in wanted if q not in known]
     if unknown:
-        raise model.MarkingError(f"--questions: unknown question {report.for_terminal(unknown[0])!r} (known: {', '.join(known)})")
+        raise refuse("unknown_question_arg", question=_q(unknown[0]), known=", ".join(known))
     if not wanted:
-        raise model.MarkingError("--questions: give at least one question")
+        raise refuse("no_questions")
     return [q for q in known if q in wanted]
 
 
@@ -170,7 +273,7 @@ def sheet_rows(
 def save_sheet(path: Path, rows: list[list[str]], force: bool = False) -> Path:
     """Write ``rows`` to ``path`` atomically; a sheet holding marks is kept unless ``force``."""
     if not force and has_marks(path):
-        raise model.MarkingError(f"{path} has marks in it: merge it with --marks, or add --force to write a blank one over it")
+        raise refuse("has_marks", path=report.for_terminal(str(path)))
     path.parent.mkdir(parents=True, exist_ok=True)
     with outputs.open_text(path) as fh:
         csv.writer(fh).writerows(rows)
@@ -231,18 +334,18 @@ class Sheet:
 
 def _column(path: Path, name: str, items: dict[str, model.RubricItem], known: dict[str, model.Question]) -> Column:
     """What a header cell names; MarkingError for an unknown question or rubric item."""
-    where = f"{path}: row 1, column {report.for_terminal(name)!r}"
+    where = At(path, 1, name)
     if "#" in name:
         question = name.split("#", 1)[0]
         if question not in known:
-            raise model.MarkingError(f"{where}: unknown question {report.for_terminal(question)!r}; keep the header m5 review wrote")
+            raise refuse("unknown_question", where, question=_q(question))
         if name not in items or items[name].question != question:
-            raise model.MarkingError(f"{where}: unknown rubric item of {question}; write a new sheet (m5 review --marker)")
+            raise refuse("unknown_item", where, question=question)
         return Column(name, question, "item")
     if name.endswith(COMMENT_SUFFIX) and name[: -len(COMMENT_SUFFIX)] in known:
         return Column(name, name[: -len(COMMENT_SUFFIX)], "comment")
     if name not in known:
-        raise model.MarkingError(f"{where}: unknown question {report.for_terminal(name)!r}; keep the header m5 review wrote")
+        raise refuse("unknown_question", where, question=_q(name))
     return Column(name, name, "mark")
 
 
@@ -250,11 +353,11 @@ def _header(path: Path, rows: list[list[str]], items, known) -> tuple[bool, list
     """(keyed by ``key``, the marking columns) of a sheet's header; MarkingError naming the column."""
     keyed = bool(rows and rows[0][:2] == [KEY, STUDENT])
     if len(rows) < 2 or not rows[0] or not (keyed or rows[0][0] == STUDENT):
-        raise model.MarkingError(f"{path}: row 1 must be the header written by m5 review (key, student, question ids)")
+        raise refuse("header", At(path))
     names = rows[0][2 if keyed else 1 :]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise model.MarkingError(f"{path}: row 1, column {report.for_terminal(repeated[0])!r}: repeated; keep one column of each")
+        raise refuse("repeated", At(path, 1, repeated[0]))
     columns = [_column(path, name, items, known) for name in names]
     kinds = {}
     for column in columns:
@@ -262,9 +365,9 @@ def _header(path: Path, rows: list[list[str]], items, known) -> tuple[bool, list
             kinds.setdefault(column.question, set()).add(column.kind)
     mixed = [q for q, k in kinds.items() if len(k) > 1]
     if mixed:
-        raise model.MarkingError(f"{path}: row 1, column {mixed[0]!r}: a mark and rubric items for one question; keep one or the other")
+        raise refuse("mixed", At(path, 1, mixed[0]))
     if rows[1][:1] != [MAX_ROW]:
-        raise model.MarkingError(f"{path}: row 2 must be the {MAX_ROW!r} row m5 review wrote")
+        raise refuse("max_row", At(path))
     return keyed, columns
 
 
@@ -275,10 +378,7 @@ def _check_points(path: Path, rows: list[list[str]], first: int, columns: list[C
             continue
         points = items[column.name].points
         if _number(cell) != points:
-            raise model.MarkingError(
-                f"{path}: row 2, column {column.name!r}: the item is worth {points:g}, the sheet says {report.for_terminal(cell)!r}; "
-                "write a new sheet (m5 review --marker)"
-            )
+            raise refuse("points", At(path, 2, column.name), points=f"{points:g}", cell=_q(cell))
 
 
 def _number(cell: str) -> float | None:
@@ -298,27 +398,27 @@ def _marker(path: Path, rows: list[list[str]]) -> str:
     return path.stem
 
 
-def _item_cell(where: str, cell: str) -> bool | None:
+def _item_cell(where: At, cell: str) -> bool | None:
     """True (applied), False (written not applied) or None (left empty) from an item cell."""
     value = cell.strip().casefold()
     if value in APPLIED:
         return True
     if value in NOT_APPLIED:
         return None if not value else False
-    raise model.MarkingError(f"{where}: {report.for_terminal(cell)!r} is not a mark (1, x, yes or да: the answer earns the item; 0: not)")
+    raise refuse("not_a_mark", where, cell=_q(cell))
 
 
-def _mark_cell(where: str, cell: str, question: model.Question, answered: bool) -> float | None:
+def _mark_cell(where: At, cell: str, question: model.Question, answered: bool) -> float | None:
     """A number from 0 to the question's points, or None for an empty cell of a blank answer."""
     if not cell.strip():
         if answered:
-            raise model.MarkingError(f"{where}: an answered question is not marked")
+            raise refuse("not_marked", where)
         return None
     value = _number(cell)
     if value is None:
-        raise model.MarkingError(f"{where}: {report.for_terminal(cell)!r} is not a number")
+        raise refuse("not_a_number", where, cell=_q(cell))
     if not 0 <= value <= question.points:
-        raise model.MarkingError(f"{where}: {value:g} is outside 0..{question.points:g}")
+        raise refuse("outside", where, value=f"{value:g}", points=f"{question.points:g}")
     return value
 
 
@@ -337,7 +437,7 @@ def _question_cells(where_of, question: model.Question, cells: dict[Column, str]
     if not answered:
         loud = [c for c, cell in cells.items() if not _quiet_on_blank(c, cell)]
         if loud:
-            raise model.MarkingError(f"{where_of(loud[0])}: a mark on a blank answer (it is 0 and takes no mark or comment)")
+            raise refuse("on_blank", where_of(loud[0]))
         return None
     meaning: dict[str, object] = {}
     for column, cell in cells.items():
@@ -350,7 +450,7 @@ def _question_cells(where_of, question: model.Question, cells: dict[Column, str]
     if all(v is None for c, v in meaning.items() if not c.endswith(COMMENT_SUFFIX)):
         comment = next((c for c in cells if c.kind == "comment" and meaning[c.name]), None)
         if comment is not None:
-            raise model.MarkingError(f"{where_of(comment)}: a comment, but no item marked (write 0 in an item cell to give 0)")
+            raise refuse("comment_only", where_of(comment))
         return None
     return meaning
 
@@ -398,25 +498,24 @@ def read_sheet(
             continue
         if row[0] not in students:
             what = KEY if keyed else STUDENT
-            raise model.MarkingError(f"{path}: row {number}, column {what!r}: unknown {what} {report.for_terminal(row[0])!r}")
+            raise refuse("unknown_key", At(path, number, what), what=what, value=_q(row[0]))
         student = students[row[0]]
         if student in sheet.rows:
-            again = report.for_terminal(row[first - 1])
-            raise model.MarkingError(f"{path}: row {number}: student {again!r} again (row {sheet.rows[student]})")
+            raise refuse("again", At(path, number), name=_q(row[first - 1]), first=sheet.rows[student])
         if len(row) > len(rows[0]) and any(cell.strip() for cell in row[len(rows[0]) :]):
-            raise model.MarkingError(f"{path}: row {number}: {len(row)} cells, the header has {len(rows[0])}")
+            raise refuse("too_long", At(path, number), cells=len(row), header=len(rows[0]))
         sheet.rows[student] = number
         cells = dict(zip(columns, [*row[first:], *[""] * len(columns)]))
         for question in questions:
             mine = {c: v for c, v in cells.items() if c.question == question}
             answered = bool(by_student[student].get(question, "").strip())
-            meaning = _question_cells(lambda c: f"{path}: row {number}, column {c.name!r}", known[question], mine, answered)
+            meaning = _question_cells(lambda c: At(path, number, c.name), known[question], mine, answered)
             if meaning is not None:
                 sheet.marked[(student, question)] = Marked(_decision(meaning, sheet.marker), path, number, meaning)
     if sheet.numbers:
         missing = sorted(set(by_student) - set(sheet.rows))
         if missing:
-            raise model.MarkingError(f"{path}: no row for student {report.for_terminal(_shown(missing[0], aliases))!r}")
+            raise refuse("no_row", At(path), name=_q(_shown(missing[0], aliases)))
     return sheet
 
 
@@ -451,10 +550,8 @@ def combine(sheets: list[Sheet]) -> dict[tuple[str, str], Marked]:
             earlier = out.setdefault(answer, marked)
             if earlier is not marked and not same(earlier.decision, marked.decision):
                 column = _where_they_differ(earlier, marked)
-                raise model.MarkingError(
-                    f"{marked.path}: row {marked.row}, column {column!r}: marked differently in {earlier.path}, row {earlier.row} "
-                    f"(the same student's {answer[1]}); agree on one decision, or leave it to one file"
-                )
+                where = At(marked.path, marked.row, column)
+                raise refuse("differs", where, other=report.for_terminal(str(earlier.path)), other_row=earlier.row, question=answer[1])
     return out
 
 
@@ -470,11 +567,11 @@ def check_covered(sheets: list[Sheet], marked: dict, answers: list[model.Answer]
             sheet = with_row[0]
             column = next(c.name for c in sheet.columns if c.question == answer.question)
             row = sheet.rows[answer.student]
-            raise model.MarkingError(f"{sheet.path}: row {row}, column {column!r}: an answered question is not marked")
-        shown = report.for_terminal(_shown(answer.student, aliases))
+            raise refuse("not_marked", At(sheet.path, row, column))
+        shown = _q(_shown(answer.student, aliases))
         if holding:
-            raise model.MarkingError(f"{holding[0].path}: no row for student {shown!r}, who answered {answer.question}")
-        raise model.MarkingError(f"no marks file has a column for {answer.question}, and student {shown!r} answered it")
+            raise refuse("no_row_answered", At(holding[0].path), name=shown, question=answer.question)
+        raise refuse("no_column", name=shown, question=answer.question)
 
 
 def read_sheets(
@@ -489,7 +586,7 @@ def read_sheets(
     ``aliases`` ({pseudonym: student}): how an anonymized sheet's rows are matched. Unless
     ``partial``, every answered question must be marked in some file."""
     if not paths:
-        raise model.MarkingError("--marks: give at least one marks file")
+        raise refuse("no_files")
     known = model.questions()
     items = model.rubric_items() if items is None else items
     answers = model.class_answers(Path(folder), known)

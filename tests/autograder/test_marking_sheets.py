@@ -348,3 +348,22 @@ def test_the_marking_pages_store_and_the_sheets_write_the_same_gradebook(book, t
     sheets.merge_sheets(book, [ann, ben], csv_format="moodle")
     for name in (gradebook.MARKS_FILE, "grades.csv", "grades_moodle.csv", gradebook.FINAL_FILE):
         assert (book / name).read_bytes() == (page_route / name).read_bytes(), name
+
+
+def test_every_refusal_is_said_in_english_and_russian(book):
+    import string  # the fields of each message: only this test reads them
+
+    fields = {
+        lang: {k: {f for _, f, _, _ in string.Formatter().parse(t) if f} for k, t in sheets.MESSAGES[lang].items()} for lang in ("en", "ru")
+    }
+    assert fields["en"] == fields["ru"]
+    path = fill(sheets.write_sheet(book, "ann", ["q01_answer", "q02_answer", "ex09_explain"]), MARKED)
+    _edit(path, _row_of(path, "bob"), "q02_answer#1", "да")
+    with pytest.raises(model.MarkingError) as refused:
+        sheets.read_sheets(book, [path])
+    row = _row_of(path, "bob")
+    assert (
+        refused.value.text["ru"]
+        == f"{path}: строка {row}, столбец 'q02_answer#1': отметка у пустого ответа (он равен 0, без отметок и комментария)"
+    )
+    assert refused.value.text["en"] == str(refused.value)
