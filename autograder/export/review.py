@@ -56,7 +56,9 @@ WORDS = {
         "index": "Questions",
         "note": (
             "Mark in marks.csv (one row per student), then run m5 review with --marks. A column <question>_comment, "
-            "added for any question, holds comments the student reads on their feedback page (m5 feedback)."
+            "added for any question, holds comments the student reads on their feedback page (m5 feedback). With --marker NAME "
+            "--questions LIST each marker gets their own sheet, marks_NAME.csv, with a column per rubric item and a comment column; "
+            "--marks merges any number of them."
         ),
     },
     "ru": {
@@ -71,7 +73,8 @@ WORDS = {
         "note": (
             "Поставьте баллы в marks.csv (строка на студента) и запустите m5 review с --marks. Столбец "
             "<вопрос>_comment, добавленный для любого вопроса, — комментарии, которые студент прочтёт на своей "
-            "странице отзыва (m5 feedback)."
+            "странице отзыва (m5 feedback). С --marker ИМЯ --questions СПИСОК каждый проверяющий получает свой лист, "
+            "marks_ИМЯ.csv, со столбцом на каждый пункт критериев и столбцом комментария; --marks объединяет любое их число."
         ),
     },
 }
