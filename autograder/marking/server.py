@@ -11,7 +11,7 @@ Every request passes, in this order (the first that fails answers, nothing else 
 1. **Host** is ``127.0.0.1:PORT`` or ``localhost:PORT``: a DNS-rebinding page reaches the port
    under its own name, and is refused (403).
 2. **The token** (``secrets.token_urlsafe(32)``, printed in the URL, compared in constant time):
-   from the query (``?token=``) for the page and its two files, from the ``X-M5-Token`` header
+   from the query (``?token=``) for the page and its files, from the ``X-M5-Token`` header
    for the API. Not a cookie: a browser shares cookies between every port of 127.0.0.1 (two
    servers would overwrite each other's), and sends them with forged cross-site requests.
    No token, a wrong one: 403 and no data.
@@ -51,7 +51,11 @@ TOKEN_HEADER = "X-M5-Token"
 MARKER_HEADER = "X-M5-Marker"  # the marker's name, percent-encoded (a header is latin-1)
 LANG_HEADER = "X-M5-Lang"  # the page's language, for the messages
 PAGE_DIR = Path(__file__).resolve().parent / "page"
-STATIC_FILES = {"/static/app.js": ("app.js", "text/javascript; charset=utf-8"), "/static/app.css": ("app.css", "text/css; charset=utf-8")}
+STATIC_FILES = {
+    "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/static/favicon.svg": ("favicon.svg", "image/svg+xml"),  # named by the page, so the browser never asks /favicon.ico without the token
+}
 PAGE_ROUTES = {"/", "/index.html"}
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -131,6 +135,7 @@ def page_html(token: str, lang: str) -> bytes:
         f'<html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>m5 review</title>"
+        f'<link rel="icon" href="/static/favicon.svg?token={token}">'
         f'<link rel="stylesheet" href="/static/app.css?token={token}">'
         f'<script src="/static/app.js?token={token}" defer></script>'
         '</head><body><main id="app"></main></body></html>\n'

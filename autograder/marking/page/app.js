@@ -88,7 +88,7 @@ async function call(path, body) {
 // An action: run it, then reload the question; a conflict reloads too and says so (drafts stay).
 async function act(path, body, done) {
   if (state.busy) return;
-  state.busy = true;
+  setBusy(true);
   try {
     const answer = await call(path, body);
     say(done ? done(answer) : t("saved"), "ok");
@@ -98,21 +98,30 @@ async function act(path, body, done) {
     else say(t("refused", { error: error.message }), "error");
     return null;
   } finally {
-    state.busy = false;
     await reload();
+    setBusy(false);
   }
+}
+
+// aria-busy on the body while an action or a load runs: assistive tools (and the tests) wait for it.
+function setBusy(flag) {
+  state.busy = flag;
+  document.body.setAttribute("aria-busy", flag ? "true" : "false");
 }
 
 // ------------------------------------------------------------------ loading
 async function start() {
+  setBusy(true);
   try {
     state.labels = (await call("/api/labels")).labels;
   } catch (error) {
     document.getElementById("app").replaceChildren(el("p", { role: "alert" }, "m5: " + error.message));
+    setBusy(false);
     return;
   }
   document.title = t("title");
   document.addEventListener("keydown", onKey);
+  setBusy(false);
   if (!state.marker) return renderNameForm();
   await loadState();
 }
@@ -134,11 +143,17 @@ async function loadState() {
 }
 
 async function openQuestion(id) {
+  if (state.busy) return;
+  setBusy(true);
   try {
-    state.current = await call("/api/question?id=" + encodeURIComponent(id));
+    const [data, question] = await Promise.all([call("/api/state"), call("/api/question?id=" + encodeURIComponent(id))]);
+    state.questions = data.questions;
+    state.current = question;
   } catch (error) {
     say(t("refused", { error: error.message }), "error");
     return;
+  } finally {
+    setBusy(false);
   }
   state.editing = null;
   history.replaceState(null, "", location.pathname + location.search + "#q=" + encodeURIComponent(id));
