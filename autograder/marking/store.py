@@ -97,99 +97,74 @@ CREATE TABLE changes (
 CREATE INDEX changes_of_answer ON changes (student, question);
 """
 
-MESSAGES = {
-    "marker": (
-        "marker: give your name, 1–{n} printable characters without spaces around it (got {got})",
-        "marker: укажите своё имя, от 1 до {n} печатных символов без пробелов по краям (получено {got})",
-    ),
-    "folder": (
-        "{folder}: not a gradebook (no {file}; give the --out folder of m5 grade)",
-        "{folder}: это не журнал оценок (нет {file}; укажите папку --out команды m5 grade)",
-    ),
-    "no_answers": (
-        "{folder}: {file} holds no answers (unreadable or empty; grade the class again)",
-        "{folder}: в {file} нет ответов (файл не читается или пуст; проверьте класс заново)",
-    ),
-    "symlink": (
-        "{path}: a symbolic link; the marking store must be a plain file inside the gradebook",
-        "{path}: символическая ссылка; хранилище оценок должно быть обычным файлом в журнале",
-    ),
-    "not_file": ("{path}: not a file", "{path}: не файл"),
-    "not_sqlite": ("{path}: not a marking store (not a SQLite database)", "{path}: не хранилище оценок (не база SQLite)"),
-    "foreign": (
-        "{path}: a SQLite database of something else, not a marking store",
-        "{path}: база SQLite чего-то другого, не хранилище оценок",
-    ),
-    "schema": (
-        "{path}: written by another version of m5 (store version {got}, this m5 reads {want})",
-        "{path}: записано другой версией m5 (версия хранилища {got}, эта m5 читает {want})",
-    ),
-    "wal": (
-        "{path}: the file system refuses WAL mode (journal mode {got})",
-        "{path}: файловая система не допускает режим WAL (режим {got})",
-    ),
-    "busy": (
-        "{path}: the marking store stayed busy for {seconds:g} s (another marker is writing); nothing changed, try again",
-        "{path}: хранилище оценок занято {seconds:g} с (пишет другой проверяющий); ничего не изменено, повторите",
-    ),
-    "database": (
-        "{path}: the marking store failed ({name}); nothing changed",
-        "{path}: сбой хранилища оценок ({name}); ничего не изменено",
-    ),
-    "closed": ("the marking store is closed", "хранилище оценок закрыто"),
-    "question": ("question: unknown question {got}", "question: неизвестный вопрос {got}"),
-    "answer": (
-        "{student}, {question}: no such answer in the gradebook (unknown student)",
-        "{student}, {question}: такого ответа нет в журнале (неизвестный студент)",
-    ),
-    "blank": (
-        "{student}, {question}: the answer is blank (it counts 0; there is nothing to mark)",
-        "{student}, {question}: ответ пуст (он даёт 0; оценивать нечего)",
-    ),
-    "targets": (
-        "targets: give {{(student, question): the version you saw}}, at least one answer (got {got})",
-        "targets: укажите {{(студент, вопрос): версия, которую вы видели}}, хотя бы один ответ (получено {got})",
-    ),
-    "version": ("{arg}: must be a whole number >= 0, got {got}", "{arg}: должно быть целым числом >= 0, получено {got}"),
-    "ids": ("{arg}: give a set of rubric item ids, got {got}", "{arg}: укажите множество идентификаторов пунктов рубрики, получено {got}"),
-    "item": ("{arg}: unknown rubric item {got}", "{arg}: неизвестный пункт рубрики {got}"),
-    "item_question": (
-        "{arg}: rubric item {item} belongs to {other}, not to {question}",
-        "{arg}: пункт рубрики {item} относится к {other}, а не к {question}",
-    ),
-    "both": ("add, remove: {items} in both", "add, remove: {items} в обоих"),
-    "comment": (
-        "comment: give text of at most {n} characters, or None to keep it (got {got})",
-        "comment: укажите текст не длиннее {n} символов или None, чтобы не менять (получено {got})",
-    ),
-    "texts": (
-        "{arg}: give {{'en': text, 'ru': text}}, each 1–{n} characters, not blank (got {got})",
-        "{arg}: укажите {{'en': текст, 'ru': текст}}, каждый от 1 до {n} символов, не пустой (получено {got})",
-    ),
-    "points": (
-        "points: an item of {question} needs a finite non-zero number within ±{max:g}, the question's points (got {got})",
-        "points: пункту {question} нужно конечное ненулевое число в пределах ±{max:g}, баллов вопроса (получено {got})",
-    ),
-    "nothing": (
-        "edit_item: nothing to change (give points, marker_text or student_text)",
-        "edit_item: нечего менять (укажите points, marker_text или student_text)",
-    ),
-    "csv_format": ("csv_format: one of {known} or None, got {got}", "csv_format: одно из {known} или None, получено {got}"),
-    "write": ("{folder}: the marks could not be written ({problem})", "{folder}: оценки не записаны ({problem})"),
-    "conflict_answers": (
-        "changed since you saw them, nothing changed (reload and try again): {which}",
-        "изменены с тех пор, как вы их видели; ничего не изменено (обновите и повторите): {which}",
-    ),
-    "conflict_answer": (
-        "{student}, {question} by {marker} at {at} (version {now}, you saw {seen})",
-        "{student}, {question}: {marker} в {at} (версия {now}, вы видели {seen})",
-    ),
-    "conflict_item": (
-        "rubric item {item}: changed by {marker} at {at} (version {now}, you saw {seen}); nothing changed, reload and try again",
-        "пункт рубрики {item}: изменён {marker} в {at} (версия {now}, вы видели {seen}); ничего не изменено, обновите и повторите",
-    ),
-    "more": ("and {n} more", "и ещё {n}"),
+# Every message in each language; {fields} filled in by _say.
+EN = {
+    "marker": "marker: give your name, 1–{n} printable characters without spaces around it (got {got})",
+    "folder": "{folder}: not a gradebook (no {file}; give the --out folder of m5 grade)",
+    "no_answers": "{folder}: {file} holds no answers (unreadable or empty; grade the class again)",
+    "symlink": "{path}: a symbolic link; the marking store must be a plain file inside the gradebook",
+    "not_file": "{path}: not a file",
+    "not_sqlite": "{path}: not a marking store (not a SQLite database)",
+    "foreign": "{path}: a SQLite database of something else, not a marking store",
+    "schema": "{path}: written by another version of m5 (store version {got}, this m5 reads {want})",
+    "wal": "{path}: the file system refuses WAL mode (journal mode {got})",
+    "busy": "{path}: the marking store stayed busy for {seconds:g} s (another marker is writing); nothing changed, try again",
+    "database": "{path}: the marking store failed ({name}); nothing changed",
+    "closed": "the marking store is closed",
+    "question": "question: unknown question {got}",
+    "answer": "{student}, {question}: no such answer in the gradebook (unknown student)",
+    "blank": "{student}, {question}: the answer is blank (it counts 0; there is nothing to mark)",
+    "targets": "targets: give {{(student, question): the version you saw}}, at least one answer (got {got})",
+    "version": "{arg}: must be a whole number >= 0, got {got}",
+    "ids": "{arg}: give a set of rubric item ids, got {got}",
+    "item": "{arg}: unknown rubric item {got}",
+    "item_question": "{arg}: rubric item {item} belongs to {other}, not to {question}",
+    "both": "add, remove: {items} in both",
+    "comment": "comment: give text of at most {n} characters, or None to keep it (got {got})",
+    "texts": "{arg}: give {{'en': text, 'ru': text}}, each 1–{n} characters, not blank (got {got})",
+    "points": "points: an item of {question} needs a finite non-zero number within ±{max:g}, the question's points (got {got})",
+    "nothing": "edit_item: nothing to change (give points, marker_text or student_text)",
+    "csv_format": "csv_format: one of {known} or None, got {got}",
+    "write": "{folder}: the marks could not be written ({problem})",
+    "conflict_answers": "changed since you saw them, nothing changed (reload and try again): {which}",
+    "conflict_answer": "{student}, {question} by {marker} at {at} (version {now}, you saw {seen})",
+    "conflict_item": "rubric item {item}: changed by {marker} at {at} (version {now}, you saw {seen}); nothing changed, reload",
+    "more": "and {n} more",
 }
+RU = {
+    "marker": "marker: укажите своё имя, от 1 до {n} печатных символов без пробелов по краям (получено {got})",
+    "folder": "{folder}: это не журнал оценок (нет {file}; укажите папку --out команды m5 grade)",
+    "no_answers": "{folder}: в {file} нет ответов (файл не читается или пуст; проверьте класс заново)",
+    "symlink": "{path}: символическая ссылка; хранилище оценок должно быть обычным файлом в журнале",
+    "not_file": "{path}: не файл",
+    "not_sqlite": "{path}: не хранилище оценок (не база SQLite)",
+    "foreign": "{path}: база SQLite чего-то другого, не хранилище оценок",
+    "schema": "{path}: записано другой версией m5 (версия хранилища {got}, эта m5 читает {want})",
+    "wal": "{path}: файловая система не допускает режим WAL (режим {got})",
+    "busy": "{path}: хранилище оценок занято {seconds:g} с (пишет другой проверяющий); ничего не изменено, повторите",
+    "database": "{path}: сбой хранилища оценок ({name}); ничего не изменено",
+    "closed": "хранилище оценок закрыто",
+    "question": "question: неизвестный вопрос {got}",
+    "answer": "{student}, {question}: такого ответа нет в журнале (неизвестный студент)",
+    "blank": "{student}, {question}: ответ пуст (он даёт 0; оценивать нечего)",
+    "targets": "targets: укажите {{(студент, вопрос): версия, которую вы видели}}, хотя бы один ответ (получено {got})",
+    "version": "{arg}: должно быть целым числом >= 0, получено {got}",
+    "ids": "{arg}: укажите множество идентификаторов пунктов рубрики, получено {got}",
+    "item": "{arg}: неизвестный пункт рубрики {got}",
+    "item_question": "{arg}: пункт рубрики {item} относится к {other}, а не к {question}",
+    "both": "add, remove: {items} в обоих",
+    "comment": "comment: укажите текст не длиннее {n} символов или None, чтобы не менять (получено {got})",
+    "texts": "{arg}: укажите {{'en': текст, 'ru': текст}}, каждый от 1 до {n} символов, не пустой (получено {got})",
+    "points": "points: пункту {question} нужно конечное ненулевое число в пределах ±{max:g}, баллов вопроса (получено {got})",
+    "nothing": "edit_item: нечего менять (укажите points, marker_text или student_text)",
+    "csv_format": "csv_format: одно из {known} или None, получено {got}",
+    "write": "{folder}: оценки не записаны ({problem})",
+    "conflict_answers": "изменены с тех пор, как вы их видели; ничего не изменено (обновите и повторите): {which}",
+    "conflict_answer": "{student}, {question}: {marker} в {at} (версия {now}, вы видели {seen})",
+    "conflict_item": "пункт рубрики {item}: изменён {marker} в {at} (версия {now}, вы видели {seen}); ничего не изменено, обновите",
+    "more": "и ещё {n}",
+}
+MESSAGES = {"en": EN, "ru": RU}
 
 
 class ConflictError(model.MarkingError):
@@ -204,7 +179,7 @@ class ConflictError(model.MarkingError):
 
 def _say(key: str, **fields) -> dict[str, str]:
     """MESSAGES[key] in each language, filled in."""
-    return {lang: template.format(**fields) for lang, template in zip(model.LANGS, MESSAGES[key])}
+    return {lang: MESSAGES[lang][key].format(**fields) for lang in model.LANGS}
 
 
 def _error(key: str, **fields) -> model.MarkingError:
@@ -551,17 +526,9 @@ class MarkingStore:
                 "WHERE (? IS NULL OR c.student = ?) AND (? IS NULL OR c.question = ?) ORDER BY c.rowid",
                 (*[None if student is None else _blob(student)] * 2, question, question),
             ).fetchall()
+        keys = ("seq", "kind", "marker", "at", "student", "question", "item", "detail")
         return [
-            {
-                "seq": seq,
-                "kind": kind,
-                "marker": _text(marker),
-                "at": at,
-                "student": None if s is None else _text(s),
-                "question": q,
-                "item": item,
-                "detail": json.loads(detail),
-            }
+            dict(zip(keys, (seq, kind, _text(marker), at, None if s is None else _text(s), q, item, json.loads(detail))))
             for seq, kind, marker, at, s, q, item, detail in rows
         ]
 
@@ -795,7 +762,7 @@ def _answers_conflict(stale: list[tuple]) -> ConflictError:
     if len(stale) > SHOWN_CONFLICTS:
         named.append(_say("more", n=len(stale) - SHOWN_CONFLICTS))
     which = {lang: "; ".join(part[lang] for part in named) for lang in model.LANGS}
-    text = {lang: MESSAGES["conflict_answers"][k].format(which=which[lang]) for k, lang in enumerate(model.LANGS)}
+    text = {lang: MESSAGES[lang]["conflict_answers"].format(which=which[lang]) for lang in model.LANGS}
     return ConflictError(text, [(s, q, m, at) for s, q, _, _, m, at in stale])
 
 

@@ -389,7 +389,8 @@ def test_processes_killed_mid_write_lose_no_committed_mark(book):
         for process in writers.values():
             os.kill(process.pid, signal.SIGKILL)
         for marker, process in writers.items():
-            out, err = process.communicate(timeout=60)
+            out, err = process.stdout.read(), process.stderr.read()  # not communicate(): it would skip what readline read ahead
+            process.wait(timeout=60)
             assert process.returncode == -signal.SIGKILL and "Traceback" not in err, err
             lines = [line for line in (ready[marker] + out).splitlines() if line != "ready"]
             assert all(line.startswith("refused ConflictError") for line in lines if line.startswith("refused")), lines
