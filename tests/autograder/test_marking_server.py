@@ -644,3 +644,26 @@ def test_a_server_killed_mid_write_loses_no_acknowledged_mark(book):
             assert (decision is not None and ITEM in decision.items) == (stored % 2 == 1)
     with server.MarkingServer(book) as again:
         assert call(again, "GET", "/api/state")[0] == 200
+
+
+# ------------------------------------------------------------------ the page's own texts and script
+def test_every_label_exists_in_both_languages_and_the_page_uses_no_other():
+    en, ru = api.LABELS["en"], api.LABELS["ru"]
+    assert en.keys() == ru.keys() and all(text.strip() for table in (en, ru) for text in table.values())
+    for key in en:
+        assert set(re.findall(r"{(\w+)}", en[key])) == set(re.findall(r"{(\w+)}", ru[key])), key
+    script = (server.PAGE_DIR / "app.js").read_text(encoding="utf-8")
+    used = {name for call in re.findall(r"\bt\(([^()]*)", script) for name in re.findall(r'"([a-z_]+)"', call)}
+    used |= {f"kind_{kind}" for kind in ("blank", "identical", "similar", "single")}  # t("kind_" + group.kind)
+    assert used - {"kind_"} <= en.keys() and len(used) > 40
+    for table in (server.REFUSALS, api.MESSAGES):
+        assert all(len(pair) == 2 and all(text.strip() for text in pair) for pair in table.values())
+    assert server.TEXTS["en"].keys() == server.TEXTS["ru"].keys()
+
+
+def test_the_script_never_turns_data_into_markup_or_code():
+    script = "\n".join(line for line in (server.PAGE_DIR / "app.js").read_text(encoding="utf-8").splitlines() if not line.startswith("//"))
+    for forbidden in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", 'setTimeout("', "href"]:
+        assert forbidden not in script, forbidden
+    assert "textContent" in script or "createTextNode" in script
+    assert not re.search(r"https?://", script + (server.PAGE_DIR / "app.css").read_text(encoding="utf-8"))  # no CDN, no remote URL
