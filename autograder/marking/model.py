@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,6 +182,47 @@ def with_blank_answers(decisions: dict[tuple[str, str], Decision], answers: list
     it before :func:`write_marks`, so the same marks give the same sheets."""
     blanks = {(a.student, a.question): Decision() for a in answers if a.blank and (a.student, a.question) not in decisions}
     return {**decisions, **blanks}
+
+
+def _recorded_item(item: str, raw) -> RubricItem | None:
+    ok = isinstance(raw, dict) and isinstance(raw.get("question"), str) and type(raw.get("points")) in (int, float)
+    texts = (raw.get(k) if ok else None for k in ("marker", "student"))
+    ok = ok and all(isinstance(t, dict) and all(isinstance(t.get(lang), str) for lang in LANGS) for t in texts)
+    if not ok or not math.isfinite(raw["points"]):
+        return None
+    return RubricItem(item, raw["question"], float(raw["points"]), dict(raw["marker"]), dict(raw["student"]))
+
+
+def read_decisions(folder: Path) -> tuple[dict[tuple[str, str], Decision], dict[str, RubricItem]]:
+    """The decisions the gradebook holds (``written_marks.json``; none when absent) and the rubric
+    items as they stood when they were written (an item edited or added on the marking page keeps
+    its points). The older format, marks without items, reads as bare-number decisions.
+    MarkingError for a file that cannot be read."""
+    try:
+        marks = gradebook.load(Path(folder)).marks
+    except gradebook.GradebookError as exc:
+        raise MarkingError(str(exc)) from None
+    if not marks:
+        return {}, {}
+    path = Path(folder) / gradebook.MARKS_FILE
+    try:
+        document = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise MarkingError(f"{path}: unreadable ({type(exc).__name__})") from None
+    parts = {k: document.get(k) if isinstance(document.get(k), dict) else {} for k in ("comments", "items", "manual", "rubric")}
+    recorded = {i: item for i, raw in parts["rubric"].items() if (item := _recorded_item(i, raw)) is not None}
+    decisions = {}
+    for student, given in marks.items():
+        for question, mark in given.items():
+            applied = (parts["items"].get(student) or {}).get(question)
+            comment = (parts["comments"].get(student) or {}).get(question) or ""
+            manual = (parts["manual"].get(student) or {}).get(question)
+            if isinstance(applied, list) and all(isinstance(i, str) for i in applied) and manual is None:
+                decision = Decision(tuple(applied), str(comment))
+            else:  # the older format, or a bare number: the mark as it was given
+                decision = Decision((), str(comment), manual=float(mark))
+            decisions[(student, question)] = decision
+    return decisions, recorded
 
 
 def write_marks(

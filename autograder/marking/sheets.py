@@ -580,11 +580,13 @@ def read_sheets(
     aliases: dict[str, str] | None = None,
     items: dict[str, model.RubricItem] | None = None,
     partial: bool = False,
+    previous: dict[tuple[str, str], model.Decision] | None = None,
 ) -> dict[tuple[str, str], model.Decision]:
     """{(student, question): decision} over the filled sheets ``paths`` of the gradebook ``folder``,
     each decision with its file's marker; blank answers are left out (they are 0 without a marker).
     ``aliases`` ({pseudonym: student}): how an anonymized sheet's rows are matched. Unless
-    ``partial``, every answered question must be marked in some file."""
+    ``partial``, every answered question must be marked in some file or in ``previous`` (what the
+    gradebook already holds)."""
     if not paths:
         raise refuse("no_files")
     known = model.questions()
@@ -596,7 +598,7 @@ def read_sheets(
     sheets = [read_sheet(Path(p), by_student, items, known, aliases) for p in paths]
     marked = combine(sheets)
     if not partial:
-        check_covered(sheets, marked, answers, aliases)
+        check_covered(sheets, {**dict.fromkeys(previous or {}), **marked}, answers, aliases)
     return {answer: m.decision for answer, m in sorted(marked.items())}
 
 
@@ -607,10 +609,13 @@ def merge_sheets(
     aliases: dict[str, str] | None = None,
     partial: bool = False,
 ) -> Path:
-    """Keep the decisions of the filled sheets ``paths`` in the gradebook (every blank answer 0)
-    and rebuild its sheets (:func:`model.write_marks`); nothing is written unless every file is
-    valid. Returns ``written_marks.json``."""
+    """Add the decisions of the filled sheets ``paths`` to those the gradebook holds (a sheet's
+    decision replaces the held one for the same answer; every other held mark stays, so markers'
+    files can be merged one at a time) and rebuild its sheets (:func:`model.write_marks`, every
+    blank answer 0); nothing is written unless every file is valid. Returns ``written_marks.json``."""
     folder = Path(folder)
-    items = model.rubric_items()
-    decisions = read_sheets(folder, paths, aliases, items, partial)
-    return model.write_marks(folder, model.with_blank_answers(decisions, model.class_answers(folder)), items, csv_format)
+    previous, recorded = model.read_decisions(folder)
+    items = {**model.rubric_items(), **recorded}  # an item edited or added on the marking page keeps its points
+    decisions = read_sheets(folder, paths, aliases, items, partial, previous)
+    merged = {**previous, **decisions}
+    return model.write_marks(folder, model.with_blank_answers(merged, model.class_answers(folder)), items, csv_format)

@@ -367,3 +367,37 @@ def test_every_refusal_is_said_in_english_and_russian(book):
         == f"{path}: строка {row}, столбец 'q02_answer#1': отметка у пустого ответа (он равен 0, без отметок и комментария)"
     )
     assert refused.value.text["en"] == str(refused.value)
+
+
+def test_markers_files_merged_one_at_a_time_keep_each_others_marks_and_a_corrected_file_replaces_its_own(book, tmp_path):
+    ann = fill(sheets.write_sheet(book, "ann", ["q01_answer", "ex09_explain"]), MARKED)
+    ben = fill(sheets.write_sheet(book, "ben", ["q02_answer"]), MARKED)
+    together = shutil.copytree(book, tmp_path / "together")
+    sheets.merge_sheets(together, [ann, ben])
+    sheets.merge_sheets(book, [ann], partial=True)  # ann first; ben's questions are not marked yet
+    sheets.merge_sheets(book, [ben])  # then ben: ann's marks stay, and every answer is now covered
+    for name in (gradebook.MARKS_FILE, "grades.csv", gradebook.FINAL_FILE):
+        assert (book / name).read_bytes() == (together / name).read_bytes(), name
+    sheets.merge_sheets(book, [ben])  # a re-run changes nothing
+    assert (book / gradebook.MARKS_FILE).read_bytes() == (together / gradebook.MARKS_FILE).read_bytes()
+    corrected = {k: model.Decision((), "regraded") if k == ("alice", "q01_answer") else d for k, d in MARKED.items()}
+    ann2 = fill(sheets.write_sheet(book, "ann", ["q01_answer", "ex09_explain"], force=True), corrected, tmp_path / "ann2.csv")
+    sheets.merge_sheets(book, [ann2])
+    marks = gradebook.load(book).marks
+    assert marks["alice"]["q01_answer"] == 0 and marks["alice"]["q02_answer"] == gradebook.load(together).marks["alice"]["q02_answer"]
+    decisions, _ = model.read_decisions(book)
+    assert decisions[("alice", "q01_answer")].comment == "regraded"
+
+
+def test_an_item_edited_on_the_marking_page_keeps_its_points_through_a_later_sheet_merge(book):
+    items = model.rubric_items()
+    edited = {
+        **items,
+        "q01_answer#1": model.RubricItem("q01_answer#1", "q01_answer", 0.5, items["q01_answer#1"].marker, items["q01_answer#1"].student),
+    }
+    page = {("alice", "q01_answer"): model.Decision(("q01_answer#1",))}
+    model.write_marks(book, model.with_blank_answers(page, model.class_answers(book)), edited)
+    assert gradebook.load(book).marks["alice"]["q01_answer"] == 0.5
+    ben = fill(sheets.write_sheet(book, "ben", ["q02_answer"]), MARKED)
+    sheets.merge_sheets(book, [ben], partial=True)
+    assert gradebook.load(book).marks["alice"]["q01_answer"] == 0.5  # not re-scored with the rubric file's 1 point
