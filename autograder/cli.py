@@ -295,24 +295,105 @@ def cmd_merge(args) -> int:
 
 
 def cmd_review(args) -> int:
-    from autograder.export import anonymize, review
+    from autograder.export import review  # the stage, loaded only when the command runs (as every command does)
+    from autograder.marking.model import MarkingError  # the same
 
+    folder = Path(args.grades_dir)
+    _refuse_review_mixes(args)
     try:
+        if args.serve:
+            return _serve_marking_page(args, folder)
+        if args.page_marks:
+            return _export_page_marks(args, folder)
+        if args.consistency:
+            return _write_consistency(args, folder)
         if args.marks:
-            path = review.merge_marks(Path(args.grades_dir), Path(args.marks), args.csv_format)
+            path = review.merge_marks(folder, [Path(p) for p in args.marks], args.csv_format, partial=args.partial)
             print(f"marks merged into {path}")
-        elif args.anonymize:
-            files = review.write_review(Path(args.grades_dir), args.lang or "en", force=args.force, anonymize=True)
-            print(
-                f"wrote {files[0].parent} under pseudonyms (review pages, class report, similarity pairs) and {files[-1]}; "
-                f"the pseudonyms are in {Path(args.grades_dir) / anonymize.KEY_FILE}: keep it to yourself"
-            )
-        else:
-            files = review.write_review(Path(args.grades_dir), args.lang or "en", force=args.force)
-            print(f"wrote {files[0]} ({len(files) - 2} questions) and {files[-1]}: fill the marks, then --marks")
-    except review.ReviewError as exc:
+            return EXIT_OK
+        return _write_review_pages(args, folder)
+    except (review.ReviewError, MarkingError) as exc:
         raise UsageError(str(exc)) from None
+
+
+REVIEW_MODES = ("serve", "page_marks", "consistency")  # one at a time; each also excludes writing the sheets
+
+
+def _refuse_review_mixes(args) -> None:
+    chosen = [m for m in REVIEW_MODES if getattr(args, m)]
+    if len(chosen) > 1:
+        raise UsageError(f"--{chosen[0].replace('_', '-')} and --{chosen[1].replace('_', '-')} are separate steps: run one at a time")
+    if (args.marker or args.questions) and (chosen or args.marks):
+        raise UsageError("--marker and --questions write a marks sheet: run them without --marks, --serve, --page-marks or --consistency")
+    if args.questions and not args.marker:
+        raise UsageError("--questions chooses the questions of one marker's sheet: give --marker NAME too")
+    if (args.port or args.names) and not args.serve:
+        raise UsageError("--port and --names belong to the marking page: give --serve too")
+    if args.partial and not args.marks:
+        raise UsageError("--partial belongs to merging sheets: give --marks FILE... too")
+
+
+def _write_review_pages(args, folder: Path) -> int:
+    from autograder.export import anonymize, review  # as in cmd_review
+
+    questions = [q.strip() for q in args.questions.split(",") if q.strip()] if args.questions else None
+    lang = args.lang or "en"
+    files = review.write_review(folder, lang, force=args.force, anonymize=args.anonymize, marker=args.marker, questions=questions)
+    if args.anonymize:
+        print(
+            f"wrote {files[0].parent} under pseudonyms (review pages, class report, similarity pairs) and {files[-1]}; "
+            f"the pseudonyms are in {folder / anonymize.KEY_FILE}: keep it to yourself"
+        )
+    else:
+        print(f"wrote {files[0]} and {files[-1]}: fill the marks, then --marks")
     return EXIT_OK
+
+
+def _serve_marking_page(args, folder: Path) -> int:
+    from autograder.export import anonymize  # as in cmd_review
+    from autograder.marking import model, server  # the same
+
+    pseudonyms = None
+    if not args.names:  # the same pseudonyms as every anonymized view, kept in the gradebook's key
+        pseudonyms = anonymize.pseudonyms(folder, {a.student for a in model.class_answers(folder)})
+    return server.serve(folder, port=args.port, names=args.names, lang=args.lang or "en", pseudonyms=pseudonyms)
+
+
+def _export_page_marks(args, folder: Path) -> int:
+    from autograder.marking import store  # as in cmd_review
+
+    if not (folder / store.STORE_FILE).exists():
+        raise UsageError(f"{folder / store.STORE_FILE}: nothing marked on the marking page yet (m5 review {folder} --serve)")
+    with store.MarkingStore(folder, CLI_MARKER) as marked:
+        path = marked.export(None if args.csv_format == "m5" else args.csv_format)
+    print(f"the marking page's marks written into {path}; the gradebook's sheets rebuilt")
+    return EXIT_OK
+
+
+CLI_MARKER = "m5 review"  # who opens the store from the command line (recorded with what it does)
+
+
+def _write_consistency(args, folder: Path) -> int:
+    from autograder.export import anonymize, review  # as in cmd_review
+    from autograder.marking import consistency, groups, model, store  # the same
+
+    answers = model.class_answers(folder)
+    if args.marks:
+        aliases = anonymize.aliases(folder, {a.student for a in answers})
+        found = consistency.from_sheets(folder, [Path(p) for p in args.marks], _all_groups(groups, answers, frozenset()), aliases)
+    elif (folder / store.STORE_FILE).exists():
+        with store.MarkingStore(folder, CLI_MARKER) as marked:
+            kept = {k: d for k, d in marked.decisions().items() if d.marker}  # blanks have no marker
+            found = consistency.build(kept, marked.items(), model.questions(), _all_groups(groups, answers, marked.detached()))
+    else:
+        raise UsageError(f"nothing to compare: give the filled sheets with --marks, or mark on the page first (m5 review {folder} --serve)")
+    files = consistency.write_report(folder / review.REVIEW_DIR, found, args.lang or "en")
+    print(f"wrote {', '.join(str(f) for f in files)}")
+    return EXIT_OK
+
+
+def _all_groups(groups, answers, detached) -> list:
+    return [group for found in groups.group_class(answers, detached).values() for group in found]
 
 
 def cmd_adjust(args) -> int:

@@ -179,34 +179,59 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
         sub,
         "review",
         "mark the written answers of a graded class, then merge the marks",
-        "Without --marks: writes GRADES_DIR/review/ (one page per question: question, model answer, points, every "
-        "student's answer) and GRADES_DIR/marks.csv to fill. With --marks: checks the filled file (refused in one "
-        "line naming the row, nothing written) and rewrites grades.csv and the LMS export out of 167.",
-        "m5 review grades --lang ru; m5 review grades --marks grades/marks.csv --csv-format moodle",
+        "Two routes to one gradebook. The marking page: --serve opens a local page (127.0.0.1, a token in the "
+        "URL) where several markers mark by question and by group of similar answers with the rubric's items and "
+        "comments, stored in GRADES_DIR/marking.sqlite; its Export button (or --page-marks) writes the marks. "
+        "Spreadsheets: without --marks, writes GRADES_DIR/review/ (one page per question) and a marks sheet to fill "
+        "(marks.csv, one number per question; with --marker, marks_<marker>.csv with a column per rubric item and a "
+        "comment column, for the questions of --questions); --marks merges filled sheets (each refused in one line "
+        "naming the file, row and column, nothing written) and rewrites grades.csv and the LMS export out of 167. "
+        "--consistency compares the markers and the answer groups after marking.",
+        "m5 review grades --serve; m5 review grades --marker ann --questions q01_answer,q02_answer; "
+        "m5 review grades --marks grades/marks_ann.csv grades/marks_ben.csv --csv-format moodle",
         [
             (("grades_dir",), dict(metavar="GRADES_DIR", help="the --out folder of m5 grade or m5 merge")),
             (("--lang",), dict(**LANG_ONE, help="language of the pages (default: en)")),
             (
                 ("--marks",),
                 dict(
+                    nargs="+",
                     metavar="FILLED_CSV",
-                    help="the filled marks.csv to merge: a regular file of at most 5 MB, UTF-8 (a BOM is fine), "
-                    "separated by commas, semicolons or tabs",
+                    help="filled marks sheets to merge, one or several (each a regular file of at most 5 MB, UTF-8, a BOM "
+                    "is fine, separated by commas, semicolons or tabs); two files that mark one answer differently are "
+                    "refused; the marks the gradebook already holds for other answers stay",
                 ),
             ),
+            (("--partial",), dict(action="store_true", help="with --marks: leave answers no file marks yet unmarked instead of refusing")),
             (("--csv-format",), dict(choices=CSV_FORMATS, default="m5", help="also rewrite grades_moodle.csv or grades_canvas.csv")),
-            (("--force",), dict(action="store_true", help="write a blank marks.csv over one that has marks in it")),
+            (("--force",), dict(action="store_true", help="write a blank marks sheet over one that has marks in it")),
+            (("--marker",), dict(metavar="NAME", help="write marks_<NAME>.csv: a column per rubric item and a comment column")),
+            (("--questions",), dict(metavar="LIST", help="with --marker: the question ids of that sheet, comma-separated (default: all)")),
             (
                 ("--anonymize",),
                 dict(
                     action="store_true",
-                    help="write GRADES_DIR/review/anonymized/ instead, for markers and projectors: the pages, marks.csv, "
+                    help="write GRADES_DIR/review/anonymized/ instead, for markers and projectors: the pages, the marks sheet, "
                     "class_report.html/.json and similarity_pairs.json with every student under a pseudonym (Student 017), "
                     "the same on every run; the pseudonyms are kept in GRADES_DIR/anonymization_key.csv, which nothing "
-                    "there names; --marks reads that marks.csv back",
+                    "there names; --marks reads that sheet back",
+                ),
+            ),
+            (("--serve",), dict(action="store_true", help="open the marking page on 127.0.0.1 until Ctrl-C (prints its URL with a token)")),
+            (("--port",), dict(type=int, default=0, help="with --serve: the port (default: 0, any free one)")),
+            (("--names",), dict(action="store_true", help="with --serve: show students' ids (default: pseudonyms)")),
+            (("--page-marks",), dict(action="store_true", help="write the marking page's marks into the gradebook (its Export button)")),
+            (
+                ("--consistency",),
+                dict(
+                    action="store_true",
+                    help="write GRADES_DIR/review/consistency.html and two CSVs: per question the marks of each marker (a "
+                    "harsher or kinder one flagged) and the answers whose mark differs from their group's; from the --marks "
+                    "sheets when given, else from the marking page's store",
                 ),
             ),
         ],
+        exits=f"0 done (with --serve: stopped with Ctrl-C); {refused()}",
     )
     _subcommand(
         sub,
