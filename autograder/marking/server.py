@@ -396,8 +396,8 @@ def serve(folder: Path, *, port: int = 0, names: bool = False, lang: str = "en",
     except (MarkingError, OSError) as exc:
         print(texts["cannot"].format(error=exc), file=sys.stderr)
         return 2
-    print(texts["open"].format(folder=folder, url=server.url), flush=True)
-    try:
+    try:  # Ctrl-C as soon as the URL shows is a stop like any other, not a traceback
+        print(texts["open"].format(folder=folder, url=server.url), flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
