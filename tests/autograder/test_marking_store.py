@@ -365,9 +365,11 @@ for n in itertools.count():
     try:
         version = store.apply({key: store.decision(*key)[1]}, comment=f"{sys.argv[2]} {n}", **change)[key]
     except Exception as exc:  # a conflict with the other process: told, nothing changed
-        print("refused", type(exc).__name__, exc, flush=True)
+        sys.stdout.write(f"refused {type(exc).__name__} {exc}\\n")
+        sys.stdout.flush()
         continue
-    print(key[0], key[1], version, n, sep="\\t", flush=True)
+    sys.stdout.write(f"{key[0]}\\t{key[1]}\\t{version}\\t{n}\\n")  # one write: a kill cuts no line (PYTHONUNBUFFERED writes piece by piece)
+    sys.stdout.flush()
 """
 
 
