@@ -12,6 +12,7 @@ import random
 import shutil
 import signal
 import sqlite3
+import string
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -29,6 +30,7 @@ from marking_fixtures import CLASS, make_gradebook
 
 from autograder.grade import gradebook, written
 from autograder.marking import model
+from autograder.marking import store as store_module
 from autograder.marking.store import STORE_FILE, ConflictError, MarkingStore
 
 Q1, Q2 = "q01_answer", "q02_answer"
@@ -45,7 +47,7 @@ def state(store: MarkingStore) -> tuple:
     return store.decisions(), store.item_versions(), store.items(), store.history(), store.detached(), store.progress()
 
 
-def given(marks: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+def nonzero(marks: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     """The marks other than 0 (a blank answer's 0 is in every export)."""
     return {s: {q: m for q, m in row.items() if m} for s, row in marks.items() if any(row.values())}
 
@@ -114,7 +116,7 @@ def test_editing_an_item_remarks_every_answer_carrying_it_and_the_gradebook(book
         ann.apply({("bob", Q1): 0}, add={f"{Q1}#2"})
         ann.export()
         marks = json.loads((book / gradebook.MARKS_FILE).read_text(encoding="utf-8"))["marks"]
-        assert given(marks) == {"alice": {Q1: 2.0}, "bob": {Q1: 1.0}, "carol": {Q1: 2.0}}
+        assert nonzero(marks) == {"alice": {Q1: 2.0}, "bob": {Q1: 1.0}, "carol": {Q1: 2.0}}
         assert marks["bob"][Q2] == 0.0 and set(marks["bob"]) == set(model.questions()) - {"ex09_explain"}  # blanks count 0; unmarked: none
         edited = bob.edit_item(f"{Q1}#1", version=1, points=0.5, student_text={"en": "part (a)", "ru": "часть (a)"})
         assert (edited.points, edited.student, ann.item_versions()[f"{Q1}#1"]) == (0.5, {"en": "part (a)", "ru": "часть (a)"}, 2)
@@ -125,11 +127,11 @@ def test_editing_an_item_remarks_every_answer_carrying_it_and_the_gradebook(book
         assert ann.items()[f"{Q1}#1"].points == 0.5
         path = ann.export()
     document = json.loads(path.read_text(encoding="utf-8"))
-    assert given(document["marks"]) == {"alice": {Q1: 1.5}, "bob": {Q1: 1.0}, "carol": {Q1: 1.5}}
+    assert nonzero(document["marks"]) == {"alice": {Q1: 1.5}, "bob": {Q1: 1.0}, "carol": {Q1: 1.5}}
     assert document["rubric"][f"{Q1}#1"]["points"] == 0.5
     sheet = (book / "grades.csv").read_text(encoding="utf-8")
     assert ",101.5,167," in sheet and ",101,167," in sheet  # automatic 100 + the written marks
-    assert given(gradebook.load(book).marks)["alice"] == {Q1: 1.5}
+    assert nonzero(gradebook.load(book).marks)["alice"] == {Q1: 1.5}
 
 
 def test_added_items_number_on_and_are_applied_like_the_rubrics(book):
@@ -568,3 +570,48 @@ StoreAgainstAModel.TestCase.settings = settings(
     max_examples=20, stateful_step_count=12, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 test_the_store_behaves_like_a_dict_of_decisions = StoreAgainstAModel.TestCase
+
+
+# ------------------------------------------------------------------ more faults
+def test_a_store_held_busy_past_the_timeout_says_so_and_keeps_nothing_half_done(book, monkeypatch):
+    monkeypatch.setattr(store_module, "BUSY_SECONDS", 0.2)
+    with MarkingStore(book, "ann") as ann:
+        holder = sqlite3.connect(book / STORE_FILE, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # another writer that does not let go
+        try:
+            before = ann.decision("alice", Q1)
+            started = time.monotonic()
+            with pytest.raises(model.MarkingError) as caught:
+                ann.apply({("alice", Q1): 0}, add={f"{Q1}#1"})
+            one_line(caught.value, "busy", "nothing changed")
+            assert time.monotonic() - started < 5 and ann.decision("alice", Q1) == before  # reading is never blocked
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert ann.apply({("alice", Q1): 0}, add={f"{Q1}#1"}) == {("alice", Q1): 1}
+
+
+def test_every_message_exists_in_both_languages_with_the_same_fields():
+    assert set(store_module.EN) == set(store_module.RU)
+    for key, english in store_module.EN.items():
+        fields = {name for _, name, _, _ in string.Formatter().parse(english) if name}
+        assert fields == {name for _, name, _, _ in string.Formatter().parse(store_module.RU[key]) if name}, key
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One store for every Hypothesis example (a fresh gradebook per example would be slow)."""
+    with MarkingStore(make_gradebook(tmp_path_factory.mktemp("shared") / "g"), "ann") as store:
+        yield store
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(comment=st.text(max_size=60), wording=st.text(min_size=1, max_size=30).filter(str.strip))
+def test_any_text_round_trips_exactly(shared, comment, wording):
+    store = shared
+    _, version = store.decision("alice", Q1)
+    store.apply({("alice", Q1): version}, comment=comment)
+    assert store.decision("alice", Q1)[0].comment == comment
+    assert store.history("alice", Q1)[-1]["detail"]["comment"] == comment
+    item = store.add_item(Q1, 1, {"en": wording, "ru": wording}, {"en": wording, "ru": "x"})
+    assert store.items()[item.id].marker == {"en": wording, "ru": wording}
