@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -101,6 +102,7 @@ CREATE INDEX changes_of_answer ON changes (student, question);
 EN = {
     "marker": "marker: give your name, 1–{n} printable characters without spaces around it (got {got})",
     "folder": "{folder}: not a gradebook (no {file}; give the --out folder of m5 grade)",
+    "student": "student: give a student's id as text, got {got}",
     "no_answers": "{folder}: {file} holds no answers (unreadable or empty; grade the class again)",
     "symlink": "{path}: a symbolic link; the marking store must be a plain file inside the gradebook",
     "not_file": "{path}: not a file",
@@ -134,6 +136,7 @@ EN = {
 RU = {
     "marker": "marker: укажите своё имя, от 1 до {n} печатных символов без пробелов по краям (получено {got})",
     "folder": "{folder}: это не журнал оценок (нет {file}; укажите папку --out команды m5 grade)",
+    "student": "student: укажите идентификатор студента текстом, получено {got}",
     "no_answers": "{folder}: в {file} нет ответов (файл не читается или пуст; проверьте класс заново)",
     "symlink": "{path}: символическая ссылка; хранилище оценок должно быть обычным файлом в журнале",
     "not_file": "{path}: не файл",
@@ -178,7 +181,8 @@ class ConflictError(model.MarkingError):
 
 
 def _say(key: str, **fields) -> dict[str, str]:
-    """MESSAGES[key] in each language, filled in."""
+    """MESSAGES[key] in each language, filled in (a path shown on one line, like any text)."""
+    fields = {name: _shown(str(value), 240) if isinstance(value, Path) else value for name, value in fields.items()}
     return {lang: MESSAGES[lang][key].format(**fields) for lang in model.LANGS}
 
 
@@ -301,6 +305,8 @@ class MarkingStore:
 
     def __init__(self, folder: Path, marker: str, *, now: Callable[[], float] = time.time):
         self.marker = check_marker(marker)
+        if not isinstance(folder, (str, os.PathLike)):
+            raise _error("folder", folder=_shown(repr(folder)), file=written.ANSWERS_FILE)
         self.folder = Path(folder)
         self.path = self.folder / STORE_FILE
         self._now = now
@@ -519,6 +525,8 @@ class MarkingStore:
         a group's answers share it), ``kind``, ``marker``, ``at``, ``student``, ``question``,
         ``item`` and ``detail`` (what it left: items and comment, points and wording, ...)."""
         question = None if question is None else self._question(question)
+        if student is not None and not isinstance(student, str):
+            raise _error("student", got=_shown(repr(student)))
         with self._transaction(write=False) as conn:
             rows = conn.execute(
                 "SELECT a.id, a.kind, a.marker, a.at, c.student, c.question, c.item, c.detail "

@@ -199,7 +199,7 @@ def test_a_marker_names_themself_in_printable_text(book, marker):
 
 
 def test_a_folder_that_is_no_gradebook_is_refused(tmp_path):
-    for folder, says in [(tmp_path / "missing", "not a gradebook"), (tmp_path, "not a gradebook")]:
+    for folder, says in [(tmp_path / "missing", "not a gradebook"), (tmp_path, "not a gradebook"), (None, "None: not a gradebook")]:
         with pytest.raises(model.MarkingError) as caught:
             MarkingStore(folder, "ann")
         one_line(caught.value, says)
@@ -283,6 +283,9 @@ BAD_ACTIONS = {
     "add infinite points": (lambda s: s.add_item(Q1, float("inf"), ITEM_TEXT, ITEM_TEXT), "got inf"),
     "add without russian": (lambda s: s.add_item(Q1, 1, ITEM_TEXT, {"en": "x"}), "student_text"),
     "export to xls": (lambda s: s.export("xls"), "csv_format"),
+    "history of a number": (lambda s: s.history(5), "student: give"),
+    "progress of no question": (lambda s: s.progress("q99"), "unknown question"),
+    "marks by marker of no question": (lambda s: s.marks_by_marker(None), "unknown question"),
 }
 
 
