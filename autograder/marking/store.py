@@ -429,7 +429,8 @@ class MarkingStore:
         return question
 
     def answers(self, question: str | None = None) -> list[model.Answer]:
-        """The gradebook's answers (of ``question``, or all), in (question, student) order."""
+        """The gradebook's answers (of ``question``, or all), in (question, student) order, as read
+        when this store was opened (a store opened later sees a regraded class)."""
         if question is None:
             return list(self._answers)
         question = self._question(question)
