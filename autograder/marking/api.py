@@ -422,7 +422,7 @@ class MarkingApp:
         texts = getattr(exc, "text", None) or {lang: str(exc) for lang in LANGS}
         texts = dict(texts)
         for student in sorted(self.refs, key=len, reverse=True):
-            forms = {student, store._shown(student)}
+            forms = {student, store.shown_in_message(student)}
             for lang in LANGS:
                 for form in forms:
                     if form and form in texts[lang]:

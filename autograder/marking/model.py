@@ -26,6 +26,7 @@ LANGS = ("en", "ru")
 MARKS_FORMAT = 2  # written_marks.json: marks (read by the gradebook), comments, items, rubric
 MAX_COMMENT_CHARS = 4000
 MAX_ITEM_TEXT_CHARS = 500
+MAX_MARKER_CHARS = 40
 
 
 class MarkingError(ValueError):
@@ -78,6 +79,13 @@ class Question:
     notebook: str = ""
     text: dict[str, str] = field(default_factory=dict)  # the question, per language
     model: dict[str, str] = field(default_factory=dict)  # the model answer, per language
+
+
+def marker_name(marker) -> str | None:
+    """A marker's name as every route keeps it (spaces at either end dropped), or None when it is
+    not 1 to :data:`MAX_MARKER_CHARS` printable characters."""
+    name = marker.strip() if isinstance(marker, str) else ""
+    return name if 0 < len(name) <= MAX_MARKER_CHARS and name.isprintable() else None
 
 
 def item_id(question: str, k: int, added: bool = False) -> str:

@@ -50,7 +50,7 @@ COMMENT_SUFFIX = "_comment"  # a column per question: the marker's comment, show
 MAX_MARKS_BYTES = 5 * 1024 * 1024  # a class of thousands is a few hundred kB
 SEPARATORS = (",", ";", "\t")  # what spreadsheets save as CSV (Excel in a Russian locale writes ";")
 SHEET_PREFIX = "marks_"
-MAX_MARKER_CHARS = 60
+MAX_MARKER_CHARS = model.MAX_MARKER_CHARS
 # what a marker may write in an item cell, compared case-folded ("х" is the Cyrillic letter)
 APPLIED = frozenset({"1", "1.0", "1,0", "x", "х", "yes", "y", "да", "д", "+", "true", "истина"})
 NOT_APPLIED = frozenset({"", "0", "0.0", "0,0", "no", "n", "нет", "-", "false", "ложь"})
@@ -207,8 +207,8 @@ def has_marks(path: Path) -> bool:
 # ---------------------------------------------------------------- writing a marker's sheet
 def check_marker(marker: str) -> str:
     """A marker's name: printable text of 1 to :data:`MAX_MARKER_CHARS` characters."""
-    name = str(marker).strip()
-    if not name or len(name) > MAX_MARKER_CHARS or not name.isprintable():
+    name = model.marker_name(marker)
+    if name is None:
         raise refuse("marker", name=_q(marker), n=MAX_MARKER_CHARS)
     return name
 

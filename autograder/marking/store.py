@@ -40,7 +40,7 @@ from autograder.marking import model
 STORE_FILE = "marking.sqlite"
 SCHEMA_VERSION = 1  # PRAGMA user_version of a marking store; another number is refused
 BUSY_SECONDS = 10.0  # how long an action waits for another marker's transaction
-MAX_MARKER_CHARS = 40
+MAX_MARKER_CHARS = model.MAX_MARKER_CHARS
 SHOWN_CHARS = 60  # of a student's name in a message
 SHOWN_CONFLICTS = 5  # answers a conflict message names before "and N more"
 
@@ -182,7 +182,7 @@ class ConflictError(model.MarkingError):
 
 def _say(key: str, **fields) -> dict[str, str]:
     """MESSAGES[key] in each language, filled in (a path shown on one line, like any text)."""
-    fields = {name: _shown(str(value), 240) if isinstance(value, Path) else value for name, value in fields.items()}
+    fields = {name: shown_in_message(str(value), 240) if isinstance(value, Path) else value for name, value in fields.items()}
     return {lang: MESSAGES[lang][key].format(**fields) for lang in model.LANGS}
 
 
@@ -194,7 +194,7 @@ def _error(key: str, **fields) -> model.MarkingError:
     return error
 
 
-def _shown(value, limit: int = SHOWN_CHARS) -> str:
+def shown_in_message(value, limit: int = SHOWN_CHARS) -> str:
     """``value`` fit for a one-line message: non-printable characters as ``\\uXXXX``, cut at ``limit``."""
     text = value if isinstance(value, str) else repr(value)
     text = text if len(text) <= limit else text[:limit] + "…"
@@ -224,27 +224,27 @@ def _when(at: float | None) -> str:
 
 
 def check_marker(marker) -> str:
-    """A marker's name: 1–MAX_MARKER_CHARS printable characters, no whitespace at either end."""
-    ok = isinstance(marker, str) and 0 < len(marker) <= MAX_MARKER_CHARS and marker.isprintable() and marker == marker.strip()
-    if not ok:
-        raise _error("marker", n=MAX_MARKER_CHARS, got=_shown(marker if isinstance(marker, str) else repr(marker)))
-    return marker
+    """A marker's name (:func:`model.marker_name`: 1–MAX_MARKER_CHARS printable characters, spaces at either end dropped)."""
+    name = model.marker_name(marker)
+    if name is None:
+        raise _error("marker", n=MAX_MARKER_CHARS, got=shown_in_message(marker if isinstance(marker, str) else repr(marker)))
+    return name
 
 
 def _version(value, arg: str) -> int:
     """A version as given: an int >= 0 (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _error("version", arg=arg, got=_shown(repr(value)))
+        raise _error("version", arg=arg, got=shown_in_message(repr(value)))
     return value
 
 
 def _ids(value, arg: str) -> frozenset[str]:
     """A set of item ids as given: any collection of strings but a bare string."""
     if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
-        raise _error("ids", arg=arg, got=_shown(repr(value)))
+        raise _error("ids", arg=arg, got=shown_in_message(repr(value)))
     ids = frozenset(value)
     if any(not isinstance(i, str) for i in ids):
-        raise _error("ids", arg=arg, got=_shown(repr(value)))
+        raise _error("ids", arg=arg, got=shown_in_message(repr(value)))
     return ids
 
 
@@ -256,7 +256,7 @@ def _item_texts(value, arg: str) -> dict[str, str]:
         and all(isinstance(v, str) and v.strip() and len(v) <= model.MAX_ITEM_TEXT_CHARS for v in value.values())
     )
     if not ok:
-        raise _error("texts", arg=arg, n=model.MAX_ITEM_TEXT_CHARS, got=_shown(repr(value)))
+        raise _error("texts", arg=arg, n=model.MAX_ITEM_TEXT_CHARS, got=shown_in_message(repr(value)))
     return {lang: value[lang] for lang in model.LANGS}
 
 
@@ -265,13 +265,13 @@ def _points(points, question: model.Question) -> float:
     try:
         return model.check_points(points, question)
     except model.MarkingError:
-        raise _error("points", question=question.id, max=question.points, got=_shown(repr(points))) from None
+        raise _error("points", question=question.id, max=question.points, got=shown_in_message(repr(points))) from None
 
 
 def _comment(value) -> str | None:
     """A comment as given: None (keep it) or a string of at most MAX_COMMENT_CHARS (any characters)."""
     if value is not None and (not isinstance(value, str) or len(value) > model.MAX_COMMENT_CHARS):
-        got = f"{len(value)} characters" if isinstance(value, str) else _shown(repr(value))
+        got = f"{len(value)} characters" if isinstance(value, str) else shown_in_message(repr(value))
         raise _error("comment", n=model.MAX_COMMENT_CHARS, got=got)
     return value
 
@@ -297,7 +297,7 @@ def _database_error(exc: sqlite3.Error, path: Path) -> model.MarkingError:
         return _error("busy", path=path, seconds=BUSY_SECONDS)
     if name == "SQLITE_NOTADB" or "not a database" in str(exc):
         return _error("not_sqlite", path=path)
-    return _error("database", path=path, name=f"{name}: {_shown(str(exc), 120)}")
+    return _error("database", path=path, name=f"{name}: {shown_in_message(str(exc), 120)}")
 
 
 class MarkingStore:
@@ -306,7 +306,7 @@ class MarkingStore:
     def __init__(self, folder: Path, marker: str, *, now: Callable[[], float] = time.time):
         self.marker = check_marker(marker)
         if not isinstance(folder, (str, os.PathLike)):
-            raise _error("folder", folder=_shown(repr(folder)), file=written.ANSWERS_FILE)
+            raise _error("folder", folder=shown_in_message(repr(folder)), file=written.ANSWERS_FILE)
         self.folder = Path(folder)
         self.path = self.folder / STORE_FILE
         self._now = now
@@ -425,7 +425,7 @@ class MarkingStore:
     # ------------------------------------------------------------------ reading
     def _question(self, question) -> str:
         if not isinstance(question, str) or question not in self._questions:
-            raise _error("question", got=_shown(repr(question)))
+            raise _error("question", got=shown_in_message(repr(question)))
         return question
 
     def answers(self, question: str | None = None) -> list[model.Answer]:
@@ -464,7 +464,7 @@ class MarkingStore:
                 (_blob(student), question),
             ).fetchone()
         if row is None:
-            raise _error("answer", student=_shown(student), question=question)
+            raise _error("answer", student=shown_in_message(student), question=question)
         return row
 
     def _applied(self, conn: sqlite3.Connection, student: str, question: str) -> set[str]:
@@ -527,7 +527,7 @@ class MarkingStore:
         ``item`` and ``detail`` (what it left: items and comment, points and wording, ...)."""
         question = None if question is None else self._question(question)
         if student is not None and not isinstance(student, str):
-            raise _error("student", got=_shown(repr(student)))
+            raise _error("student", got=shown_in_message(repr(student)))
         with self._transaction(write=False) as conn:
             rows = conn.execute(
                 "SELECT a.id, a.kind, a.marker, a.at, c.student, c.question, c.item, c.detail "
@@ -575,13 +575,13 @@ class MarkingStore:
         """The answers an action names, with the versions seen, checked for shape (sorted, so two
         group actions take their answers in one order)."""
         if not isinstance(targets, dict) or not targets:
-            raise _error("targets", got=_shown(repr(targets)))
+            raise _error("targets", got=shown_in_message(repr(targets)))
         out = []
         for key, version in targets.items():
             if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)):
-                raise _error("targets", got=_shown(repr(key)))
+                raise _error("targets", got=shown_in_message(repr(key)))
             self._question(key[1])
-            out.append((key, _version(version, f"targets[{_shown(key[0])}, {key[1]}]")))
+            out.append((key, _version(version, f"targets[{shown_in_message(key[0])}, {key[1]}]")))
         return sorted(out)
 
     def _check_answers(self, conn: sqlite3.Connection, targets: list[tuple[tuple[str, str], int]]) -> dict[tuple[str, str], tuple]:
@@ -592,7 +592,7 @@ class MarkingStore:
         for (student, question), seen in targets:
             row = rows[(student, question)] = self._row(conn, student, question)
             if row[0]:
-                raise _error("blank", student=_shown(student), question=question)
+                raise _error("blank", student=shown_in_message(student), question=question)
             if row[1] != seen:
                 stale.append((student, question, seen, row[1], _text(row[5]), row[6]))
         if stale:
@@ -604,7 +604,7 @@ class MarkingStore:
         items = self._items(conn)
         for i in sorted(ids):
             if i not in items:
-                raise _error("item", arg=arg, got=_shown(repr(i)))
+                raise _error("item", arg=arg, got=shown_in_message(repr(i)))
             others = sorted(questions - {items[i].question})
             if others:
                 raise _error("item_question", arg=arg, item=i, other=items[i].question, question=others[0])
@@ -724,7 +724,7 @@ class MarkingStore:
                 "SELECT id, question, points, texts, version, changed_by, changed_at FROM items WHERE id = ?", (str(item_id),)
             ).fetchone()
             if not isinstance(item_id, str) or row is None:
-                raise _error("item", arg="item_id", got=_shown(repr(item_id)))
+                raise _error("item", arg="item_id", got=shown_in_message(repr(item_id)))
             if row[4] != version:
                 raise _item_conflict(item_id, version, row[4], _text(row[5]), row[6])
             item = _item(row)
@@ -750,14 +750,14 @@ class MarkingStore:
         written_marks.json and every sheet); the write lock is held meanwhile, so the marks are one moment's and two
         exports never interleave their files. Returns the marks file."""
         if csv_format is not None and csv_format not in report.LMS_FORMATS:
-            raise _error("csv_format", known=", ".join(report.LMS_FORMATS), got=_shown(repr(csv_format)))
+            raise _error("csv_format", known=", ".join(report.LMS_FORMATS), got=shown_in_message(repr(csv_format)))
         with self._transaction(write=True) as conn:
             decisions = model.with_blank_answers(self._decisions(conn), self._answers)  # a blank answer counts 0, as on every route
             items = self._items(conn)
             try:
                 return model.write_marks(self.folder, decisions, items, csv_format)
             except OSError as exc:
-                problem = _shown(f"{type(exc).__name__}: {exc.strerror or exc}", 120)
+                problem = shown_in_message(f"{type(exc).__name__}: {exc.strerror or exc}", 120)
                 raise _error("write", folder=self.folder, problem=problem) from None
 
 
@@ -765,7 +765,7 @@ def _answers_conflict(stale: list[tuple]) -> ConflictError:
     """ConflictError naming each stale answer (the first SHOWN_CONFLICTS): who changed it, when,
     its version and the one seen."""
     named = [
-        _say("conflict_answer", student=_shown(s), question=q, marker=m, at=_when(at), now=now, seen=seen)
+        _say("conflict_answer", student=shown_in_message(s), question=q, marker=m, at=_when(at), now=now, seen=seen)
         for s, q, seen, now, m, at in stale[:SHOWN_CONFLICTS]
     ]
     if len(stale) > SHOWN_CONFLICTS:
