@@ -307,6 +307,8 @@ def cmd_review(args) -> int:
             return _export_page_marks(args, folder)
         if args.consistency:
             return _write_consistency(args, folder)
+        if args.to_nbgrader:
+            return _push_to_nbgrader(args, folder)
         if args.marks:
             path = review.merge_marks(folder, [Path(p) for p in args.marks], args.csv_format, partial=args.partial)
             print(f"marks merged into {path}")
@@ -316,7 +318,7 @@ def cmd_review(args) -> int:
         raise UsageError(str(exc)) from None
 
 
-REVIEW_MODES = ("serve", "page_marks", "consistency")  # one at a time; each also excludes writing the sheets
+REVIEW_MODES = ("serve", "page_marks", "consistency", "to_nbgrader")  # one at a time; each also excludes writing the sheets
 
 
 def _refuse_review_mixes(args) -> None:
@@ -389,6 +391,17 @@ def _write_consistency(args, folder: Path) -> int:
         raise UsageError(f"nothing to compare: give the filled sheets with --marks, or mark on the page first (m5 review {folder} --serve)")
     files = consistency.write_report(folder / review.REVIEW_DIR, found, args.lang or "en")
     print(f"wrote {', '.join(str(f) for f in files)}")
+    return EXIT_OK
+
+
+def _push_to_nbgrader(args, folder: Path) -> int:
+    from autograder.assign import nbgrader_marks  # as in cmd_review
+
+    try:
+        report = nbgrader_marks.push_marks(folder, args.to_nbgrader)
+    except nbgrader_marks.PushError as exc:
+        raise UsageError(str(exc)) from None
+    print(report.text(args.lang or "en"))
     return EXIT_OK
 
 

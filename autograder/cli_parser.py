@@ -220,6 +220,14 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
             (("--serve",), dict(action="store_true", help="open the marking page on 127.0.0.1 until Ctrl-C (prints its URL with a token)")),
             (("--port",), dict(type=int, default=0, help="with --serve: the port (default: 0, any free one)")),
             (("--names",), dict(action="store_true", help="with --serve: show students' ids (default: pseudonyms)")),
+            (
+                ("--to-nbgrader",),
+                dict(
+                    metavar="GRADEBOOK_DB",
+                    help="copy the written marks and comments (the rubric items applied, the marker's comment) into nbgrader's "
+                    "gradebook.db (a path or a database URL) for nbgrader generate_feedback; every submission autograded first",
+                ),
+            ),
             (("--page-marks",), dict(action="store_true", help="write the marking page's marks into the gradebook (its Export button)")),
             (
                 ("--consistency",),

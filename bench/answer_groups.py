@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/answer_groups.py [--write-docs]
 
-Reads the labelled corpus (tests/autograder/marking_corpus/answers_{en,ru}.toml: three questions,
+Reads the labeled corpus (tests/autograder/marking_corpus/answers_{en,ru}.toml: three questions,
 each answer with the rubric items it deserves), groups every question's answers with
 :func:`autograder.marking.groups.group_answers` and counts what a marker does with and without the
 groups. Prints the page; with ``--write-docs`` writes it to docs/answer_groups.md (checked by
@@ -226,7 +226,7 @@ Applying rubric items to a group marks every answer in it; a marker can detach a
   written questions (`q02_answer`, `q04_answer`, `answer_dqn`) in English and in Russian, written for
   this purpose (no student's text): {composition(corpus)}. Copies carry small edits (typos, case,
   punctuation, line breaks, formulas spaced differently, a word changed) and some drop or add a
-  sentence, which changes the items they deserve. Each answer is labelled with the rubric items
+  sentence, which changes the items they deserve. Each answer is labeled with the rubric items
   (`rubrics.toml`) it deserves.
 - **Similarity.** Jaccard similarity of the sets of character {groups.GRAM}-grams of the two
   normalized texts (no model, no network). Texts are compared on their first {groups.MAX_COMPARED_CHARS:,}

@@ -441,7 +441,7 @@ def _fmt_cmp(c: Mapping, lang: str, level: bool = False) -> str:
 
 
 def _fmt_one(cell: Mapping, n: int, lang: str) -> str:
-    """A method's one-sample interval against zero, labelled as one-sample."""
+    """A method's one-sample interval against zero, labeled as one-sample."""
     word = WORDS[lang]["level." + cell["verdict"]]
     return WORDS[lang]["one"].format(e=f"{cell['mean']:+.3f}", lo=f"{cell['low']:+.3f}", hi=f"{cell['high']:+.3f}", n=n, v=word)
 

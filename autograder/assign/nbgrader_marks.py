@@ -21,6 +21,7 @@ second run changes nothing.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import dataclass, field
@@ -287,13 +288,21 @@ def read_marks(folder: Path) -> tuple[dict[tuple[str, str], Marked], dict[str, I
     return out, items
 
 
+def as_text(text: str) -> str:
+    """``text`` for nbgrader's feedback, which renders comments as Markdown with raw HTML passed
+    through: ``&``, ``<`` and ``>`` escaped, so a comment (which may quote a student's answer)
+    shows as written and never runs."""
+    return html.escape(text, quote=False)
+
+
 def comment_text(marked: Marked, items: dict[str, Item], lang: str) -> str | None:
     """What the student reads: a Markdown line per applied rubric item (its student wording in
-    ``lang`` and its points), then the marker's comment; None when there is neither."""
-    lines = [f"- {items[i].student[lang]} ({items[i].points:+g})" if i in items else f"- {i}" for i in marked.items]
+    ``lang`` and its points), then the marker's comment, HTML escaped (:func:`as_text`); None when
+    there is neither."""
+    lines = [f"- {as_text(items[i].student[lang])} ({items[i].points:+g})" if i in items else f"- {as_text(i)}" for i in marked.items]
     parts = ["\n".join(lines)] if lines else []
     if marked.comment:
-        parts.append(marked.comment)
+        parts.append(as_text(marked.comment))
     return "\n\n".join(parts) if parts else None
 
 

@@ -59,7 +59,9 @@ PACKAGE = "m5_student"
 # What the kit's requirements.txt pins (from requirements.lock): what m5_student and the notebooks import, and Jupyter.
 STUDENT_PACKAGES = ("numpy", "torch", "gymnasium", "matplotlib", "tqdm", "hypothesis", "jupyterlab", "ipykernel")
 # Modules that must never reach students: worked answers of the numerical exercises.
-EXCLUDED_MODULES = frozenset({"exercises.py"})
+# Not shipped: the answer key, and the instructor's side studies whose reports live in docs/lab-results/
+# (the maximization-bias MDP, CQL's penalty sweep); the lab the kit runs does not import them.
+EXCLUDED_MODULES = frozenset({"exercises.py", "maxbias.py", "cql_sweep.py"})
 # Where a stubbed function is to be written (the message of its NotImplementedError).
 LAB_PORTS = frozenset({"torch_kernels.py"})
 BEGIN_RE, END_RE = stubs.BEGIN_RE, stubs.END_RE  # solution region markers, one definition

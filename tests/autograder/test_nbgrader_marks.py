@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import shutil
@@ -149,8 +150,10 @@ def test_hostile_text_round_trips_exactly(course):
     db, grades = course
     nbgrader_marks.push_marks(grades, db)
     after = state(db)
-    assert after[("comment", "alice", "m05_assignment_en", "q02_answer")][1] == HOSTILE
-    assert after[("comment", HOSTILE, "m05_assignment_en", "q01_answer")][1].endswith("\n\n" + HOSTILE)
+    shown = nbgrader_marks.as_text(HOSTILE)  # HTML escaped: nbgrader's Markdown passes raw HTML through
+    assert after[("comment", "alice", "m05_assignment_en", "q02_answer")][1] == shown and "<script>" not in shown
+    assert html.unescape(shown) == HOSTILE  # nothing else changed: the student reads the comment as written
+    assert after[("comment", HOSTILE, "m05_assignment_en", "q01_answer")][1].endswith("\n\n" + shown)
     assert after[("grade", HOSTILE, "m05_assignment_en", "q01_answer")][1] == model.rubric_items()["q01_answer#3"].points
 
 
@@ -318,3 +321,15 @@ def test_nbgraders_own_feedback_shows_the_comment(course):
     page = (root / "feedback" / "alice" / "module05_en" / "m05_assignment_en.html").read_text(encoding="utf-8")
     assert "Good; say what the mask is." in page
     assert "2.0 / 3.0" in page or "2 / 3" in page  # nbgrader's score line for the cell
+
+
+def test_the_command_line_pushes_the_marks_and_says_what_it_did_in_the_language(course, capsys):
+    from autograder import cli  # the entry point, as an instructor runs it
+
+    db, grades = course
+    assert cli.main(["review", str(grades), "--to-nbgrader", str(db), "--lang", "ru"]) == cli.EXIT_OK
+    said = capsys.readouterr().out
+    assert said and all(ord(c) < 128 for c in said) is False  # the summary in Russian
+    assert state(db)[("grade", "alice", "m05_assignment_en", "q01_answer")] == (None, 2.0, False)
+    assert cli.main(["review", str(grades), "--to-nbgrader", str(db.parent / "missing.db")]) == cli.EXIT_USAGE
+    assert "no such nbgrader gradebook" in capsys.readouterr().err
