@@ -117,7 +117,7 @@ def token_text(seq) -> str:
     return "".join(VOCAB[int(t)] for t in arr.tolist())
 
 
-def _split_prompts(split: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def split_prompts(split: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(prompts, answers)`` of ``split``: ``"train"`` (``PROMPTS``) or ``"heldout"``."""
     if split == "train":
         return PROMPTS, ANSWERS
@@ -126,8 +126,8 @@ def _split_prompts(split: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     raise ValueError(f"`split` must be one of {SPLITS}, got {split!r}")
 
 
-def _prompt_index(prompt_index: int, split: str = "train") -> int:
-    prompts, _ = _split_prompts(split)
+def checked_prompt_index(prompt_index: int, split: str = "train") -> int:
+    prompts, _ = split_prompts(split)
     if isinstance(prompt_index, bool) or not isinstance(prompt_index, (int, np.integer)):
         raise ValueError(f"`prompt_index` must be an int, got {prompt_index!r}")
     if not 0 <= int(prompt_index) < len(prompts):
@@ -144,14 +144,14 @@ def response_reward(prompt_index: int, response: Sequence[int], split: str = "tr
     responses, 0.0 when there is no ``<eos>``. Raises ValueError on a bad prompt
     index or split, or a response holding non-response tokens (``+``, ``=``, ``<pad>``).
     """
-    p = _prompt_index(prompt_index, split)
+    p = checked_prompt_index(prompt_index, split)
     tokens = [int(t) for t in response]
     if any(not 0 <= t < N_ACTIONS for t in tokens):
         raise ValueError(f"response_reward: `response` must hold response-token ids in [0, {N_ACTIONS}), got {tokens}")
     if EOS not in tokens:
         return 0.0
     digits = token_text(tokens[: tokens.index(EOS)])
-    answer = _split_prompts(split)[1][p]
+    answer = split_prompts(split)[1][p]
     if digits == answer:
         return 1.0
     matched = 0
@@ -199,7 +199,7 @@ class TokenEpisode:
 
 def behavior_response(prompt_index: int, rng: np.random.Generator, mix: BehaviorMix | None = None) -> tuple[tuple[int, ...], str]:
     """Sample one annotator response ``(token ids ending in <eos>, kind)``."""
-    p = _prompt_index(prompt_index)
+    p = checked_prompt_index(prompt_index)
     probs = (mix or BehaviorMix()).probabilities()
     kind = _KINDS[int(rng.choice(4, p=probs))]
     answer = ANSWERS[p]
@@ -217,7 +217,7 @@ def behavior_response(prompt_index: int, rng: np.random.Generator, mix: Behavior
 def collect_language_dataset(episodes_per_prompt: int, rng: np.random.Generator, mix: BehaviorMix | None = None) -> list[TokenEpisode]:
     """``episodes_per_prompt`` annotator responses for every training prompt (``PROMPTS``,
     never ``HELDOUT_PROMPTS``), prompt-major order."""
-    n = _positive_int(episodes_per_prompt, "episodes_per_prompt")
+    n = positive_int(episodes_per_prompt, "episodes_per_prompt")
     out = []
     for p in range(len(PROMPTS)):
         for _ in range(n):
@@ -242,7 +242,7 @@ def summarize_language_dataset(episodes: Sequence[TokenEpisode]) -> dict:
     }
 
 
-def _positive_int(value, name: str) -> int:
+def positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"`{name}` must be a positive int, got {value!r}")
     return int(value)

@@ -59,3 +59,57 @@ def test_the_import_check_can_fail(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("import os\n\n\ndef f():\n    import json\n    from sys import argv  # the reason\n    return json, argv\n")
     assert function_level_imports(module) == [(5, "import json"), (6, "from sys import argv  # the reason")]
+
+
+def private_names_taken_from_other_modules(path: Path) -> list[tuple[int, str]]:
+    """``from M import _name`` of a package module, and ``M._name`` where ``M`` was imported as a
+    module: another module's underscore name, which only its owner may use."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PACKAGES or node.module in SIBLINGS):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((node.lineno, f"from {node.module or '.'} import {alias.name}"))
+                else:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update((a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] in PACKAGES)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append((node.lineno, f"{node.value.id}.{node.attr}"))
+    return sorted(found)
+
+
+PACKAGES = {"autograder", "reference_impl"}
+SIBLINGS = {
+    "wire",
+    "messages",
+    "proctree",
+    "child",
+    "parent",
+    "cellexec",
+    "idle",
+    "main",
+    "recycle",
+}  # the worker's modules import each other by name (sandbox path)
+
+
+@pytest.mark.parametrize("path", hand_written_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_takes_another_modules_private_names(path):
+    assert private_names_taken_from_other_modules(path) == []
+
+
+def test_the_private_name_check_can_fail(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from autograder.grade import judge\nfrom autograder.grade.judge import _all\nimport os\n\nx = judge._hidden\ny = os._exit\n"
+    )
+    assert private_names_taken_from_other_modules(module) == [(2, "from autograder.grade.judge import _all"), (5, "judge._hidden")]

@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.grade.extract import _mapping, _text, read_notebook
+from autograder.grade.extract import as_mapping, source_text, read_notebook
 from autograder.grade.late import MOODLE_FOLDER
 from autograder.grade.student_files import SubmissionError, read_bytes
 
@@ -147,16 +147,16 @@ def notebook_kind(path: Path, kernels: set[str]) -> str | None:
         nb = read_notebook(path)  # the same reader as grading: one notion of "a notebook"
     except SubmissionError:
         return None
-    kind = _mapping(_mapping(nb.get("metadata")).get("m5")).get("kind")
+    kind = as_mapping(as_mapping(nb.get("metadata")).get("m5")).get("kind")
     if kind is not None:
         return None if kind == "assignment" else f"kind:{kind}"
     code = _assignment_code(kernels)
     for cell in nb.get("cells") if isinstance(nb.get("cells"), list) else []:
-        cell = _mapping(cell)
+        cell = as_mapping(cell)
         if (
             cell.get("cell_type") == "code"
-            and code.search(_text(cell.get("source", "")))
-            or _mapping(_mapping(cell.get("metadata")).get("nbgrader")).get("solution")
+            and code.search(source_text(cell.get("source", "")))
+            or as_mapping(as_mapping(cell.get("metadata")).get("nbgrader")).get("solution")
         ):
             return None
     return "unrelated"

@@ -80,13 +80,13 @@ def _detect_language(texts: list[str], declared: str | None) -> str:
     return "ru" if cyrillic > 20 and cyrillic >= latin / 4 else "en"
 
 
-def _mapping(value) -> dict:
+def as_mapping(value) -> dict:
     """``value`` if it is a dict, else an empty one: notebook metadata is student-controlled
     JSON and may hold a list or a string where a dict belongs."""
     return value if isinstance(value, dict) else {}
 
 
-def _text(source) -> str:
+def source_text(source) -> str:
     """A cell's source as text: a string, or a list of pieces joined (non-strings as str)."""
     if isinstance(source, list):
         return "".join(piece if isinstance(piece, str) else str(piece) for piece in source)
@@ -108,11 +108,11 @@ def is_graded_cell(cell: dict) -> bool:
     test cell nor marked by the builder as a self-check or heavy lab cell."""
     if cell.get("cell_type") != "code":
         return False
-    metadata = _mapping(cell.get("metadata"))
-    nbgrader = _mapping(metadata.get("nbgrader"))
+    metadata = as_mapping(cell.get("metadata"))
+    nbgrader = as_mapping(metadata.get("nbgrader"))
     if nbgrader.get("grade") and not nbgrader.get("solution"):
         return False  # an autograder test cell: never the student's code
-    return _mapping(metadata.get("m5")).get("role") not in SKIPPED_ROLES
+    return as_mapping(metadata.get("m5")).get("role") not in SKIPPED_ROLES
 
 
 def read_notebook(path: Path) -> dict:
@@ -137,14 +137,14 @@ def from_notebook(path: Path) -> Submission:
     for number, cell in enumerate(nb["cells"], start=1):
         if not isinstance(cell, dict):
             continue
-        source = _text(cell.get("source", ""))
+        source = source_text(cell.get("source", ""))
         if cell.get("cell_type") == "markdown":
             texts.append(source)
         if not is_graded_cell(cell) or not source.strip():
             continue
-        raw_id = _mapping(_mapping(cell.get("metadata")).get("nbgrader")).get("grade_id") or cell.get("id")
+        raw_id = as_mapping(as_mapping(cell.get("metadata")).get("nbgrader")).get("grade_id") or cell.get("id")
         cells.append(Cell(_cell_id(raw_id, number, taken), source, "cell", number))
-    declared = _mapping(_mapping(nb.get("metadata")).get("m5")).get("lang")
+    declared = as_mapping(as_mapping(nb.get("metadata")).get("m5")).get("lang")
     return Submission(path, cells, _detect_language(texts, declared), "notebook")
 
 

@@ -67,7 +67,7 @@ ANSWER_HINT = {
 }
 
 
-def _all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
+def all_fail(kc, reason: dict, call=None, **fields) -> list[TestResult]:
     """Every property of the kernel fails for one kernel-level reason (no per-property hint)."""
     failure = Failure({lang: text.format(**fields) for lang, text in reason.items()}, call=call)
     return [TestResult(kc.kernel, p.key, {lang: p.name(lang) for lang in ("en", "ru")}, p.points, False, failure) for p in kc.properties]
@@ -241,18 +241,18 @@ def diagnose(kc, outcomes: list[dict]) -> tuple[dict[str, tuple], object]:
 def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float, shrink_until: float = float("inf")) -> list[TestResult]:
     kernel = kc.kernel
     if not session.report.found.get(kernel):
-        return _all_fail(kc, LOST["missing"], k=kernel)
+        return all_fail(kc, LOST["missing"], k=kernel)
     try:
         outcomes = session.call_batch(kc.request, len(kc.calls))
     except WorkerLost as lost:
         session.restart()
-        return _all_fail(kc, LOST[lost.reason], k=kernel)
+        return all_fail(kc, LOST[lost.reason], k=kernel)
     if _not_implemented(outcomes):
-        return _all_fail(kc, LOST["not_implemented"], k=kernel)
+        return all_fail(kc, LOST["not_implemented"], k=kernel)
     hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
     if hung is not None:  # the worker skipped the rest of the batch after this call
         why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
-        return _all_fail(
+        return all_fail(
             kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall, total=session.budget.idle_wall * BATCH_IDLE
         )
     failed, mistake = diagnose(kc, outcomes)

@@ -24,7 +24,7 @@ from autograder.grade.extract import Submission, SubmissionError, cell_notes, ex
 from autograder.grade.call_forms import prepared, worker_forms
 from autograder.grade.run import Budget, SpareWorker, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
-from autograder.grade.judge import _all_fail, grade_answers, grade_kernel
+from autograder.grade.judge import all_fail, grade_answers, grade_kernel
 from multiprocessing import util
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
@@ -269,9 +269,9 @@ def corpus_requests(corpus: dict) -> tuple[bytes, ...]:
 def _not_graded(kc, session: WorkerSession):
     """Every property of a kernel fails: the submission's time ran out before it."""
     if session.report.time_cap:
-        return _all_fail(kc, NOT_GRADED["cells"], k=kc.kernel, limit=session.budget.load_timeout)
+        return all_fail(kc, NOT_GRADED["cells"], k=kc.kernel, limit=session.budget.load_timeout)
     b = session.budget
-    return _all_fail(
+    return all_fail(
         kc,
         NOT_GRADED["submission"],
         k=kc.kernel,

@@ -151,11 +151,11 @@ def test_feedback_leads_with_the_mistake_and_drops_the_fixed_hint(corpus, tmp_pa
 def test_each_mistake_as_the_student_is_named_itself_and_the_ordering_hint_changes_nothing(kernel, corpus):
     """Every entry explains itself fully; ``passed`` is only a shortcut (grading passes it)."""
     from autograder.grade.judge import agreeing_calls
-    from autograder.hidden.mistakes import _outcome_at, diagnose_mistake
+    from autograder.hidden.mistakes import outcome_at, diagnose_mistake
 
     kc = corpus[kernel]
     for mistake in CATALOG[kernel]:
-        outcomes = [_outcome_at(mistake, kc, i) for i in range(len(kc.calls))]
+        outcomes = [outcome_at(mistake, kc, i) for i in range(len(kc.calls))]
         hinted = diagnose_mistake(kc, outcomes, agreeing_calls(kc, outcomes))
         assert hinted == diagnose_mistake(kc, outcomes)
         assert hinted.mistake is mistake and hinted.explained == hinted.failing > 0, (mistake.name, hinted)
@@ -175,7 +175,7 @@ def test_a_mistake_joined_to_other_differences_is_still_named_and_a_mix_of_two_i
     values, no input checks (a value where the reference raises) and another error on
     some valid inputs do not hide the mistake; two misconceptions mixed call by call are
     not named (neither explains 90% of the failing calls), nor is float32-correct code."""
-    from autograder.hidden.mistakes import _outcome_at, diagnose_mistake
+    from autograder.hidden.mistakes import outcome_at, diagnose_mistake
 
     kc = corpus[kernel]
     edge = set(range(len(kc.calls))) - set(judged_calls(kc))
@@ -184,7 +184,7 @@ def test_a_mistake_joined_to_other_differences_is_still_named_and_a_mix_of_two_i
     first, second = CATALOG[kernel][0], CATALOG[kernel][1]
     student = []
     for i in range(len(kc.calls)):
-        o = _float32(_outcome_at(first, kc, i))
+        o = _float32(outcome_at(first, kc, i))
         if i in edge or o["s"] == "raised":
             o = {"s": "ok", "v": np.zeros(1)}  # no input checks: invalid input gives some value
         elif i % 37 == 0:
@@ -192,11 +192,11 @@ def test_a_mistake_joined_to_other_differences_is_still_named_and_a_mix_of_two_i
         student.append(o)
     named = diagnose_mistake(kc, student)
     assert named is not None and named.mistake is first and named.explained == named.failing
-    mixed = [_outcome_at(first if i % 2 else second, kc, i) for i in range(len(kc.calls))]
+    mixed = [outcome_at(first if i % 2 else second, kc, i) for i in range(len(kc.calls))]
     assert diagnose_mistake(kc, mixed) is None
     # The mistake on every other call, the reference on the rest: it explains every
     # failing call but contradicts calls the student got right, so it is not named.
-    half = [_outcome_at(first, kc, i) if i % 2 else kc.expected[i] for i in range(len(kc.calls))]
+    half = [outcome_at(first, kc, i) if i % 2 else kc.expected[i] for i in range(len(kc.calls))]
     assert diagnose_mistake(kc, half) is None or diagnose_mistake(kc, half).mistake is not first
 
 

@@ -179,12 +179,12 @@ def interpreter_under_tmp(tmp_path, monkeypatch):
     when the grader's venv lives in /tmp: its mount lies inside the sandbox's /tmp."""
     from autograder.grade.sandbox import probe
 
-    plan, info = probe._probe()
+    plan, info = probe.probe_isolation()
     root = tmp_path / "venv_like" / "lib"
     root.mkdir(parents=True)
     (root / "site.txt").write_text("read only")
     assert str(root).startswith("/tmp/")
-    monkeypatch.setattr(probe, "_probe", lambda: (dataclasses.replace(plan, roots=plan.roots + (root,)), info))
+    monkeypatch.setattr(probe, "probe_isolation", lambda: (dataclasses.replace(plan, roots=plan.roots + (root,)), info))
     return root
 
 

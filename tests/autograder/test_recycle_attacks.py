@@ -294,9 +294,9 @@ def old_seccomp_rules(monkeypatch):
     monkeypatch.setattr(seccomp, "ALLOWED_SYSCALLS", loose)
     monkeypatch.setattr(seccomp, "CONDITIONAL_SYSCALLS", {})
     seccomp.seccomp_program.cache_clear()
-    plan, info = probe._probe()
+    plan, info = probe.probe_isolation()
     program = seccomp.seccomp_program()
-    monkeypatch.setattr(probe, "_probe", lambda: (dataclasses.replace(plan, seccomp=program), info))
+    monkeypatch.setattr(probe, "probe_isolation", lambda: (dataclasses.replace(plan, seccomp=program), info))
     yield
     seccomp.seccomp_program.cache_clear()
 

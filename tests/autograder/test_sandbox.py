@@ -44,7 +44,7 @@ def no_process_left_behind():
     while psutil.Process().children(recursive=True) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert psutil.Process().children(recursive=True) == []
-    plan = sandbox._probe()[0]
+    plan = sandbox.probe_isolation()[0]
     for base, _ in plan.cgroups.directories if plan is not None else []:
         assert list(base.glob(f"m5-sandbox-{os.getpid()}-*")) == []
 
@@ -201,14 +201,14 @@ def test_installed_copy_of_the_project_is_masked(bubblewrap, tmp_path, monkeypat
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("ANSWER = 42\n")
     (package / "kernels.py").write_text("SECRET = 'kernel'\n")
-    plan, info = sandbox._probe()
+    plan, info = sandbox.probe_isolation()
     fake_plan = dataclasses.replace(
         plan,
         roots=plan.roots + (fake_site,),
         hidden=plan.hidden + (package,),
         masked_packages=plan.masked_packages + (package,),
     )
-    monkeypatch.setattr(probe, "_probe", lambda: (fake_plan, info))
+    monkeypatch.setattr(probe, "probe_isolation", lambda: (fake_plan, info))
     result = run_script(
         f"""
         import json, os, sys
@@ -412,7 +412,7 @@ def test_sandbox_dies_with_the_grader(bubblewrap, tmp_path):
 def test_leftovers_of_a_dead_grader_are_swept_at_the_next_probe(bubblewrap):
     """If a grader dies so early that a sandbox outlives it, its cgroup still holds the
     processes: the next probe kills them and removes the cgroup."""
-    base = sandbox._probe()[0].cgroup_base
+    base = sandbox.probe_isolation()[0].cgroup_base
     if base is None:
         pytest.skip("no pids cgroup here")
     dead = subprocess.Popen(["true"])
@@ -800,7 +800,7 @@ def test_fallback_when_bwrap_is_missing_runs_code_and_warns(reprobe, monkeypatch
     assert info.warning and "SANDBOX WARNING" in info.warning and "bubblewrap" in info.warning
     result = run_script("import json, numpy; print(json.dumps(int(numpy.arange(4).sum())))")
     assert result.returncode == 0 and report(result) == 6
-    plan = sandbox._probe()[0]
+    plan = sandbox.probe_isolation()[0]
     if plan.unshare is not None or plan.isolate:  # the namespace layer works here
         # The namespace layer still hides this process (signal 0 only probes) and the
         # host's loopback.

@@ -222,7 +222,7 @@ def bare_fallback(monkeypatch):
     monkeypatch.setattr(probe, "_find", lambda name, candidates: None if name in ("bwrap", "unshare") else real_find(name, candidates))
     monkeypatch.setattr(probe, "_candidate_plans", lambda common, details: [p for p in real_plans(common, details) if not p.isolate])
     sandbox.isolation.cache_clear()
-    yield probe._probe()[0]
+    yield probe.probe_isolation()[0]
     sandbox.isolation.cache_clear()
     hiding.restore()
 

@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 from autograder.grade.worker import cellexec, wire
 from autograder.grade.worker.child import Outbox, outcome_message, run_call
 from autograder.grade.worker.messages import (
-    _MSG,
+    MESSAGE_HEADER,
     K_BAD,
     K_BUNCH,
     K_CELL,
@@ -375,7 +375,7 @@ def test_a_bunch_closes_at_every_message_of_its_own_and_flush():
 def _bunch(arrays, first=0) -> bytes:
     bunch = Bunch(first)
     assert all(bunch.add(a) for a in arrays)
-    return bunch.message()[_MSG.size :]
+    return bunch.message()[MESSAGE_HEADER.size :]
 
 
 def _edit(payload: bytes, at: int, data: bytes) -> bytes:
@@ -424,7 +424,7 @@ def test_dims_whose_product_wraps_around_are_refused():
     bunch.ranks.append(4)
     bunch.dims += [2**16] * 4
     with pytest.raises(ProtocolError):
-        check_bunch(bunch.message()[_MSG.size :], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
+        check_bunch(bunch.message()[MESSAGE_HEADER.size :], 0, np.array([float(wire.MAX_ARRAY_ELEMENTS)]), [])
 
 
 def test_a_bunch_may_not_hold_a_watched_call_nor_start_past_the_batch():

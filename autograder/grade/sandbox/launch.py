@@ -134,7 +134,7 @@ def _checked_request(argv, limits, env, hide, files, ro_dirs) -> tuple[Plan, dic
     )
     if not isinstance(limits, Limits):
         raise ValueError(f"spawn: limits must be a Limits, got {type(limits).__name__}")
-    plan, info = probe._probe()  # looked up here: tests replace the probe's plan
+    plan, info = probe.probe_isolation()  # looked up here: tests replace the probe's plan
     if plan is None:
         raise SandboxUnavailable(info.fatal)
     return plan, request

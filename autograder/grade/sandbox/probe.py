@@ -172,7 +172,7 @@ def _warning_for(plan: Plan, details: dict) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _probe() -> tuple[Plan | None, Isolation]:
+def probe_isolation() -> tuple[Plan | None, Isolation]:
     plan, details, fatal = _build_plan()
     if plan is None:
         return None, Isolation(level="none", warning=fatal, process_cap="none", details=details, fatal=fatal)
@@ -191,7 +191,7 @@ def isolation() -> Isolation:
     Call ``isolation.cache_clear()`` to probe again (tests do, after faking a missing
     bwrap). The probe runs a trivial interpreter through the very sandbox spawn uses.
     """
-    return _probe()[1]
+    return probe_isolation()[1]
 
 
-isolation.cache_clear = _probe.cache_clear
+isolation.cache_clear = probe_isolation.cache_clear

@@ -21,18 +21,18 @@ import numpy.random  # noqa: F401 - numpy imports it lazily; each child reseeds 
 
 from . import recycle
 from .messages import (
-    _MSG,
-    _PROGRESS,
+    MESSAGE_HEADER,
+    PROGRESS_WORD,
     K_BAD,
     K_CELL,
     K_LOADED,
     K_OK,
     K_RAISED,
     Bunch,
-    _read_order,
-    _send_text,
-    _short,
-    _write_all,
+    read_order,
+    send_text,
+    shortened,
+    write_all,
     pack_array,
 )
 from .wire import MAX_ANSWER_ELEMENTS, MAX_ARRAY_ELEMENTS, MAX_EXC_NAMES, OUTPUT_SLACK, SAFE_KINDS, output_cap
@@ -54,7 +54,7 @@ class CallTimeout(BaseException):
     """Raised inside student code when a cell or an answer exceeds its own timer."""
 
 
-def _on_alarm(signum, frame):
+def on_alarm(signum, frame):
     raise CallTimeout()
 
 
@@ -81,13 +81,13 @@ def _exception_names(exc: BaseException) -> list[str]:
 def _describe(exc: BaseException) -> str:
     """``Type: message``; a student exception whose ``str`` fails still gets its type."""
     try:
-        return _short(f"{type(exc).__name__}: {exc}")
+        return shortened(f"{type(exc).__name__}: {exc}")
     except BaseException:
-        return _short(type(exc).__name__)
+        return shortened(type(exc).__name__)
 
 
 def _timed(seconds: float):
-    _signal(signal.SIGALRM, _on_alarm)  # student code may have replaced or ignored it
+    _signal(signal.SIGALRM, on_alarm)  # student code may have replaced or ignored it
     _setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
 
 
@@ -129,7 +129,7 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
     try:
         return K_OK, _as_plain_array(result)
     except BaseException as exc:
-        return K_BAD, {"msg": _short(f"could not read the returned value as numbers: {_describe(exc)}")}
+        return K_BAD, {"msg": shortened(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
 def _within_cap(kind: int, body, cap: int | None, call: tuple) -> tuple[int, object]:
@@ -146,7 +146,7 @@ def outcome_message(index: int, kind: int, body) -> bytes:
     """One outcome (already within its cap: :func:`_within_cap`) as a child -> parent
     message of its own."""
     payload = pack_array(body) if kind == K_OK else _dumps(body, ensure_ascii=True).encode()
-    return _MSG.pack(kind, index, len(payload)) + payload
+    return MESSAGE_HEADER.pack(kind, index, len(payload)) + payload
 
 
 class Outbox:
@@ -163,7 +163,7 @@ class Outbox:
         self.since = _monotonic()
 
     def starting(self, index: int) -> None:
-        _PROGRESS.pack_into(self.progress, 0, index)
+        PROGRESS_WORD.pack_into(self.progress, 0, index)
 
     def add_array(self, index: int, arr: np.ndarray) -> None:
         """A plain array outcome (within its cap) of an unwatched call."""
@@ -195,7 +195,7 @@ class Outbox:
     def flush(self) -> None:
         self._close_bunch()
         if self.pending:
-            _write_all(self.fd, self.pending)
+            write_all(self.fd, self.pending)
             self.pending.clear()
         self.since = _monotonic()
 
@@ -224,7 +224,7 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
             if index not in layouts:
                 outbox.flush()  # the parent arms the next watched calls once it has read the earlier ones
             while index not in layouts:
-                order = _read_order(orders)  # ("go", {index: layout}): the parent placed their inputs
+                order = read_order(orders)  # ("go", {index: layout}): the parent placed their inputs
                 if order is None:
                     _exit_now(0)
                 layouts.update(order[1])
@@ -253,9 +253,9 @@ def _child_values(namespace: dict, names: list, out: int) -> None:
         except BaseException:
             value = None
         if value is None:
-            _send_text(out, K_BAD, index, {"msg": "missing"})
+            send_text(out, K_BAD, index, {"msg": "missing"})
         else:
-            _write_all(out, outcome_message(index, *_within_cap(K_OK, value, MAX_ANSWER_ELEMENTS, ())))
+            write_all(out, outcome_message(index, *_within_cap(K_OK, value, MAX_ANSWER_ELEMENTS, ())))
 
 
 def touch_preloaded(preloaded: dict) -> None:
@@ -283,7 +283,7 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
         os.setpgid(0, 0)  # its own group: killpg(0) from student code reaches only the child
         os.register_at_fork(after_in_parent=_note_fork)
         touch_preloaded(preloaded)
-        order = _read_order(orders)  # ("load", request size): nothing of the student's runs before it
+        order = read_order(orders)  # ("load", request size): nothing of the student's runs before it
         if order is None or order[0] != "load":
             return
         load_request = pickle.loads(inbox[: order[1]])
@@ -299,10 +299,10 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
             before the statement runs, so the parent still reads which one killed the
             child, and the parent blames the file as a whole anyway."""
             cell_id = message.get("id")
-            _send_text(out, K_CELL, 0, {"id": cell_id, "line": message.get("line")})
+            send_text(out, K_CELL, 0, {"id": cell_id, "line": message.get("line")})
             if cell_id != announced[0]:
                 announced[0] = cell_id
-                if _read_order(orders) is None:
+                if read_order(orders) is None:
                     _exit_now(0)
 
         loaded = cellexec.load_cells(
@@ -316,9 +316,9 @@ def child_main(cellexec, orders: int, out: int, inbox, inputs, preloaded: dict, 
             request=load_request,
         )
         namespace = loaded.pop("namespace")
-        _send_text(out, K_LOADED, 0, {"cells": loaded["cells"], "found": loaded["found"]})
+        send_text(out, K_LOADED, 0, {"cells": loaded["cells"], "found": loaded["found"]})
         while True:
-            order = _read_order(orders)
+            order = read_order(orders)
             if order is None or order[0] == "exit":
                 break
             if order[0] in ("batch", "preloaded"):  # (kind, blob size | name, kernel, watched call indices)

@@ -24,8 +24,8 @@ if not __package__:  # run as a script: make this folder the package m5worker (P
     __package__ = "m5worker"
 
 from . import recycle  # noqa: E402 - after the package exists
-from .child import _on_alarm  # noqa: E402
-from .parent import Parent, _harden_parent  # noqa: E402
+from .child import on_alarm  # noqa: E402
+from .parent import Parent, harden_parent  # noqa: E402
 from .wire import PRELOAD_FILE, RECYCLE_FD_ENV, read_frame  # noqa: E402
 
 LAZY_NUMPY = ("numpy.ma",)  # what numpy imports on first use in common kernels (np.isin of an empty array)
@@ -43,7 +43,7 @@ def main() -> int:
     import_lazy_numpy()
     from . import cellexec  # its imports after numpy's
 
-    _harden_parent()
+    harden_parent()
     # The protocol gets private copies of stdin/stdout; the standard streams go nowhere.
     proto_in, proto_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -51,7 +51,7 @@ def main() -> int:
     os.dup2(devnull, 1)
     sys.stdin = open(os.devnull)
     sys.stdout = open(os.devnull, "w")
-    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGALRM, on_alarm)
     preloaded = _read_preload(os.path.join(os.path.dirname(os.path.abspath(__file__)), PRELOAD_FILE))
     recycle_fd = os.environ.get(RECYCLE_FD_ENV)
     if recycle_fd is None:

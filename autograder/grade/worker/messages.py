@@ -17,8 +17,8 @@ import struct
 import numpy as np
 
 from .wire import (
-    _LEN,
-    _NATIVE_DTYPES,
+    LENGTH,
+    NATIVE_DTYPES,
     MAX_ARRAY_ELEMENTS,
     MAX_EXC_NAMES,
     MAX_ITEMSIZE,
@@ -48,34 +48,34 @@ _read = os.read
 # indices into WIRE_DTYPES), k ranks (u8), every shape's dims (u64 each, in order), then
 # every outcome's values (C order, native byte order), one after another.
 K_OK, K_RAISED, K_BAD, K_CELL, K_LOADED, K_BUNCH = 1, 2, 3, 4, 5, 6
-_MSG = struct.Struct(">BIQ")
+MESSAGE_HEADER = struct.Struct(">BIQ")
 _ARR = struct.Struct(">BB")  # dtype string length, ndim
 _DIM = struct.Struct(">Q")
 TEXT_CAP = 16 << 10  # a raised / bad_return / cell message
-_CODE_OF_DTYPE = {_NATIVE_DTYPES[code]: i for i, code in enumerate(WIRE_DTYPES)}  # a dict lookup, not dtype.str
-_ITEMSIZES = np.array([_NATIVE_DTYPES[code].itemsize for code in WIRE_DTYPES], dtype=np.int64)
+_CODE_OF_DTYPE = {NATIVE_DTYPES[code]: i for i, code in enumerate(WIRE_DTYPES)}  # a dict lookup, not dtype.str
+_ITEMSIZES = np.array([NATIVE_DTYPES[code].itemsize for code in WIRE_DTYPES], dtype=np.int64)
 _COUNT = struct.Struct(">I")
 BUNCH_ROW_BYTES = 2 + 8 * MAX_NDIM  # a bunch's bytes per outcome besides its values, at most
 
 
-_PROGRESS = struct.Struct("<Q")  # the progress word: index of the call the child is running
+PROGRESS_WORD = struct.Struct("<Q")  # the progress word: index of the call the child is running
 
 
 class ProtocolError(Exception):
     """The child broke the protocol (malformed, oversized or out-of-order message)."""
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[_write(fd, view) :]
 
 
 def _send_message(fd: int, kind: int, index: int, payload: bytes) -> None:
-    _write_all(fd, _MSG.pack(kind, index, len(payload)) + payload)
+    write_all(fd, MESSAGE_HEADER.pack(kind, index, len(payload)) + payload)
 
 
-def _send_text(fd: int, kind: int, index: int, obj) -> None:
+def send_text(fd: int, kind: int, index: int, obj) -> None:
     _send_message(fd, kind, index, _dumps(obj, ensure_ascii=True).encode())
 
 
@@ -85,7 +85,7 @@ def pack_array(arr: np.ndarray) -> bytes:
     head = _PACK_HEADS.get((dtype, ndim))  # (dtype.str alone costs a microsecond)
     if head is None:
         code = dtype.str
-        if code in _NATIVE_DTYPES:  # a few (dtype, ndim) pairs occur: their heads are made once
+        if code in NATIVE_DTYPES:  # a few (dtype, ndim) pairs occur: their heads are made once
             head = _PACK_HEADS[(dtype, ndim)] = _pack_head(code, ndim)
         else:
             arr = arr.astype(dtype.newbyteorder("="))
@@ -110,7 +110,7 @@ def check_array(payload: bytes, cap: int) -> RawArray:
         raise ProtocolError("too many dimensions")
     start = _ARR.size + code_len
     code = payload[_ARR.size : start].decode("ascii", "replace")
-    dtype = _NATIVE_DTYPES.get(code)
+    dtype = NATIVE_DTYPES.get(code)
     if dtype is None:
         raise ProtocolError("refused dtype")
     end = start + ndim * _DIM.size
@@ -151,7 +151,7 @@ class Bunch:
     def message(self) -> bytes:
         k, dims = len(self.codes), self.dims
         payload = b"".join([_COUNT.pack(k), self.codes, self.ranks, struct.pack(f">{len(dims)}Q", *dims), self.values])
-        return _MSG.pack(K_BUNCH, self.first, len(payload)) + payload
+        return MESSAGE_HEADER.pack(K_BUNCH, self.first, len(payload)) + payload
 
 
 def bunch_caps(caps) -> list[int]:
@@ -209,10 +209,10 @@ def check_bunch(payload: bytes, first: int, caps: np.ndarray, watched: list[int]
 def unpack_array(payload: bytes, cap: int) -> np.ndarray:
     """:func:`check_array` as a (read-only) numpy array."""
     raw = check_array(payload, cap)
-    return np.frombuffer(raw.data, dtype=_NATIVE_DTYPES[raw.dtype]).reshape(raw.shape)
+    return np.frombuffer(raw.data, dtype=NATIVE_DTYPES[raw.dtype]).reshape(raw.shape)
 
 
-def _text(payload: bytes) -> dict:
+def decode_text(payload: bytes) -> dict:
     try:
         obj = _loads(payload)
     except (ValueError, RecursionError):
@@ -222,21 +222,21 @@ def _text(payload: bytes) -> dict:
     return obj
 
 
-def _clean_str(value, limit: int) -> str:
-    return _short(value, limit) if isinstance(value, str) else ""
+def clean_str(value, limit: int) -> str:
+    return shortened(value, limit) if isinstance(value, str) else ""
 
 
 def parse_outcome(kind: int, payload: bytes, cap: int) -> dict:
     """Parent side: one call's outcome from a child message, validated and bounded."""
     if kind == K_OK:
         return {"s": "ok", "v": check_array(payload, cap), "mut": False}
-    body = _text(payload)
+    body = decode_text(payload)
     if kind == K_RAISED:
         names = body.get("exc")
-        names = [_clean_str(n, MAX_NAME_CHARS) for n in names[:MAX_EXC_NAMES]] if isinstance(names, list) else []
-        return {"s": "raised", "exc": names, "msg": _clean_str(body.get("msg"), MAX_MESSAGE_CHARS)}
+        names = [clean_str(n, MAX_NAME_CHARS) for n in names[:MAX_EXC_NAMES]] if isinstance(names, list) else []
+        return {"s": "raised", "exc": names, "msg": clean_str(body.get("msg"), MAX_MESSAGE_CHARS)}
     if kind == K_BAD:
-        return {"s": "bad_return", "msg": _clean_str(body.get("msg"), MAX_MESSAGE_CHARS)}
+        return {"s": "bad_return", "msg": clean_str(body.get("msg"), MAX_MESSAGE_CHARS)}
     raise ProtocolError(f"unexpected message kind {kind}")
 
 
@@ -247,7 +247,7 @@ def payload_cap(kind: int, value_cap: int) -> int:
     return TEXT_CAP
 
 
-def _short(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+def shortened(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -262,10 +262,10 @@ def _read_exact(fd: int, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _read_order(fd: int):
+def read_order(fd: int):
     """Child side: the next order from the parent (a pickle; the parent is trusted)."""
-    head = _read_exact(fd, _LEN.size)
+    head = _read_exact(fd, LENGTH.size)
     if head is None:
         return None
-    body = _read_exact(fd, _LEN.unpack(head)[0])
+    body = _read_exact(fd, LENGTH.unpack(head)[0])
     return None if body is None else pickle.loads(body)

@@ -26,8 +26,8 @@ import numpy as np
 from . import idle
 from .child import child_main
 from .messages import (
-    _MSG,
-    _PROGRESS,
+    MESSAGE_HEADER,
+    PROGRESS_WORD,
     K_BAD,
     K_BUNCH,
     K_CELL,
@@ -36,18 +36,18 @@ from .messages import (
     K_RAISED,
     TEXT_CAP,
     ProtocolError,
-    _clean_str,
-    _text,
-    _write_all,
+    clean_str,
+    decode_text,
+    write_all,
     bunch_caps,
     check_array,
     check_bunch,
     parse_outcome,
     payload_cap,
 )
-from .proctree import _state, cpu_seconds, kill_descendants
+from .proctree import process_state, cpu_seconds, kill_descendants
 from .wire import (
-    _LEN,
+    LENGTH,
     ANSWER_WALL,
     BATCH_IDLE,
     DEFAULT_BUDGET,
@@ -91,7 +91,7 @@ class ChildGone(Exception):
     """The child exited or was killed."""
 
 
-def _harden_parent() -> None:
+def harden_parent() -> None:
     """Not dumpable: a child cannot read the parent's memory or descriptors through
     /proc. Subreaper: orphans of the child are re-parented here, so they can be killed."""
     try:
@@ -121,7 +121,7 @@ class Child:
         """Send an order; a child that stopped reading its orders has broken the protocol."""
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            _write_all(self.orders, _LEN.pack(len(data)) + data)
+            write_all(self.orders, LENGTH.pack(len(data)) + data)
         except BlockingIOError:
             raise ProtocolError("the child stopped reading its orders") from None
         except OSError:
@@ -130,7 +130,7 @@ class Child:
     def exited(self) -> bool:
         if self.pidfd is not None:
             return bool(select.select([self.pidfd], [], [], 0)[0])
-        return _state(self.pid) in (b"Z", None)
+        return process_state(self.pid) in (b"Z", None)
 
     def messages(self, timeout: float, cap_for) -> list[tuple[int, int, bytes]]:
         """Complete messages within ``timeout`` seconds ([] if none). ``cap_for(kind,
@@ -168,14 +168,14 @@ class Child:
 
     def _parse(self, cap_for) -> list[tuple[int, int, bytes]]:
         out, offset, buffer = [], 0, self.buffer
-        while len(buffer) - offset >= _MSG.size:
-            kind, index, length = _MSG.unpack_from(buffer, offset)
+        while len(buffer) - offset >= MESSAGE_HEADER.size:
+            kind, index, length = MESSAGE_HEADER.unpack_from(buffer, offset)
             if length > cap_for(kind, index):
                 raise ProtocolError("oversized message")
-            end = offset + _MSG.size + length
+            end = offset + MESSAGE_HEADER.size + length
             if len(buffer) < end:
                 break
-            out.append((kind, index, bytes(buffer[offset + _MSG.size : end])))
+            out.append((kind, index, bytes(buffer[offset + MESSAGE_HEADER.size : end])))
             offset = end
         if offset:
             del buffer[:offset]
@@ -233,7 +233,7 @@ class Parent:
             self.stop_child()
             self.stop_blank()
             os._exit(1)
-        _write_all(self.reply_fd, encode(obj))
+        write_all(self.reply_fd, encode(obj))
 
     def _sandbox_dying(self) -> bool:
         """The process this parent was forked from (the zygote) was killed: the sandbox
@@ -348,7 +348,7 @@ class Parent:
                         min(deadline, cell_deadline, now + POLL) - now, lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP
                     ):
                         if kind == K_CELL:
-                            announced = self._announced(_text(payload), ids, files)
+                            announced = self._announced(decode_text(payload), ids, files)
                             new_cell = current is None or announced[0] != current[0]
                             current = announced
                             watch.reset()
@@ -359,7 +359,7 @@ class Parent:
                                     self.reply({"op": "cell", "id": current[0]})
                                 child.order(("cell",))  # passed on: the child may run it
                         elif kind == K_LOADED:
-                            loaded = self._loaded(_text(payload), ids)
+                            loaded = self._loaded(decode_text(payload), ids)
                         else:
                             raise ProtocolError("unexpected message while loading")
                     if loaded is None and watch.sample(time.monotonic(), child.cpu(), idle.unread_bytes(child.replies) > 0):
@@ -428,10 +428,10 @@ class Parent:
                     {
                         "id": cell["id"],
                         "ok": cell.get("ok") is True,
-                        "error": None if cell.get("ok") is True else _clean_str(cell.get("error"), MAX_MESSAGE_CHARS),
+                        "error": None if cell.get("ok") is True else clean_str(cell.get("error"), MAX_MESSAGE_CHARS),
                         "line": cell.get("line") if type(cell.get("line")) is int else None,
                         "ignored": [
-                            _clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[: ce.MAX_IGNORED] if isinstance(x, str)
+                            clean_str(x, ce.MAX_MAGIC_NAME) for x in (cell.get("ignored") or [])[: ce.MAX_IGNORED] if isinstance(x, str)
                         ],
                         "timed_out": cell.get("timed_out") is True,
                     }
@@ -525,7 +525,7 @@ class Parent:
             if layouts:
                 child.order(("go", layouts))
 
-        _PROGRESS.pack_into(self.progress, 0, 0)
+        PROGRESS_WORD.pack_into(self.progress, 0, 0)
         child.order((*source, request["kernel"], watched))
         arm_next_watched()
         outcomes = OutcomeColumns()
@@ -609,7 +609,7 @@ class Parent:
     def _running(self, received: int, n: int) -> int:
         """The call the child is running, from its progress word; kept within the calls
         not yet received (the word is the child's: it only blames its own calls)."""
-        return min(max(_PROGRESS.unpack_from(self.progress)[0], received), n - 1)
+        return min(max(PROGRESS_WORD.unpack_from(self.progress)[0], received), n - 1)
 
     # ------------------------------------------------------------ numerical answers
     def values(self, names: list) -> dict:

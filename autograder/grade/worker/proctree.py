@@ -78,7 +78,7 @@ def kill_descendants(keep: int | None = None, wait: float = KILL_WAIT) -> None:
     me = os.getpid()
     deadline = time.monotonic() + wait
     for round_ in itertools.count():
-        alive = [p for p in descendants(me) if p != keep and _state(p) not in (b"Z", None)]
+        alive = [p for p in descendants(me) if p != keep and process_state(p) not in (b"Z", None)]
         if not alive or time.monotonic() > deadline:
             break
         for pid in alive:
@@ -92,7 +92,7 @@ def kill_descendants(keep: int | None = None, wait: float = KILL_WAIT) -> None:
     _reap_children()
 
 
-def _state(pid: int) -> bytes | None:
+def process_state(pid: int) -> bytes | None:
     fields = _stat_fields(pid)
     return fields[0] if fields else None
 

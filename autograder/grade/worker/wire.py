@@ -30,7 +30,7 @@ MAX_FRAME = 256 << 20  # no message may exceed this (grader side check)
 PRELOAD_FILE = "preload.pkl"
 MAX_ARRAY_ELEMENTS = 1 << 24
 SAFE_KINDS = "biuf"
-_LEN = struct.Struct(">Q")
+LENGTH = struct.Struct(">Q")
 _HDR = struct.Struct(">I")
 _PICKLED = b"\x80"  # a JSON-codec payload starts with its u32 header length, never 0x80
 _DTYPES: dict = {}
@@ -81,7 +81,7 @@ def encode(obj) -> bytes:
         tree = walk(obj)
     header = _dumps(tree, allow_nan=True, separators=(",", ":")).encode()
     # One copy of the values into the frame (a reply can hold megabytes).
-    return b"".join([_LEN.pack(_HDR.size + len(header) + offset), _HDR.pack(len(header)), header, *chunks])
+    return b"".join([LENGTH.pack(_HDR.size + len(header) + offset), _HDR.pack(len(header)), header, *chunks])
 
 
 class Pieces:
@@ -197,7 +197,7 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
     if n != k + len(others):  # every outcome is a column row or a JSON entry: n is what the frame holds
         raise WireError("outcome count does not match the frame")
     out: list = [None] * n
-    dtypes = [_NATIVE_DTYPES[c] for c in WIRE_DTYPES]
+    dtypes = [NATIVE_DTYPES[c] for c in WIRE_DTYPES]
     flat, offset, at = dims.tolist(), 0, 0
     for i, c, d, m in zip(index.tolist(), code.tolist(), ndim.tolist(), mut.tolist()):
         shape = tuple(flat[at : at + d])
@@ -239,7 +239,7 @@ def encode_request(obj) -> bytes:
     unpickles anything (``decode(..., trusted=False)`` refuses pickle frames).
     """
     payload = _PICKLED + pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    return _LEN.pack(len(payload)) + payload
+    return LENGTH.pack(len(payload)) + payload
 
 
 def decode(payload: bytes, *, trusted: bool = True):
@@ -308,10 +308,10 @@ def decode(payload: bytes, *, trusted: bool = True):
 
 def read_frame(stream):
     """Blocking read of one frame from a binary stream (worker side)."""
-    head = stream.read(_LEN.size)
-    if len(head) < _LEN.size:
+    head = stream.read(LENGTH.size)
+    if len(head) < LENGTH.size:
         return None
-    (n,) = _LEN.unpack(head)
+    (n,) = LENGTH.unpack(head)
     return stream.read(n)
 
 
@@ -383,7 +383,7 @@ def prepare_call_request(request: dict, *, ref: str | None = None) -> dict:
 # ------------------------------------------------------------------ wire dtypes
 MAX_NDIM = 32
 # Numeric dtypes in this machine's byte order: the only ones a child may hand back.
-_NATIVE_DTYPES = {
+NATIVE_DTYPES = {
     d.str: d
     for d in map(
         np.dtype,
@@ -406,7 +406,7 @@ _NATIVE_DTYPES = {
     if d.itemsize <= MAX_ITEMSIZE
 }
 # Outcome columns (see OutcomeColumns): dtype codes, and the blob bytes per outcome.
-WIRE_DTYPES = sorted(_NATIVE_DTYPES)
+WIRE_DTYPES = sorted(NATIVE_DTYPES)
 _WIRE_CODE = {code: i for i, code in enumerate(WIRE_DTYPES)}
 COLUMN_BYTES = 11 + 8 * MAX_NDIM  # the most blob bytes the columns take per outcome
 

@@ -21,7 +21,7 @@ from autograder.hidden.mistakes.naming import (
     EDGE_PROPERTIES,
     MIN_SHARE,
     Diagnosis,
-    _outcome_at,
+    outcome_at,
     diagnose_mistake,
     judged_calls,
     likely_mistake,
@@ -38,5 +38,5 @@ __all__ = [
     "judged_calls",
     "likely_mistake",
     "prepare",
-    "_outcome_at",
+    "outcome_at",
 ]

@@ -53,7 +53,7 @@ class Diagnosis:
 _OUTCOMES: dict[tuple[str, int], tuple] = {}
 
 
-def _outcome_at(mistake: Mistake, kc, index: int) -> dict:
+def outcome_at(mistake: Mistake, kc, index: int) -> dict:
     """The mistake's outcome on call ``index`` of a corpus, computed at most once per process."""
     key = (mistake.name, id(kc))
     if key not in _OUTCOMES or _OUTCOMES[key][0] is not kc:  # holding kc keeps its id unique
@@ -99,7 +99,7 @@ def explains(mistake: Mistake, kc, outcomes: list[dict], failing: list[int], pas
     allowed_misses = int((1.0 - MIN_SHARE) * len(failing) + 1e-9)
     explained = counted = 0
     for i in failing:
-        theirs = _outcome_at(mistake, kc, i)
+        theirs = outcome_at(mistake, kc, i)
         if theirs.get("s") != "ok":
             continue
         if same_outcome(outcomes[i], theirs, kc.expected[i].get("scale")):
@@ -112,7 +112,7 @@ def explains(mistake: Mistake, kc, outcomes: list[dict], failing: list[int], pas
     if explained < MIN_SHARE * counted or 2 * counted < len(failing):
         return None  # too few explained, or judged on too few of the failing calls (the rest raise or break)
     for i in passing:
-        theirs = _outcome_at(mistake, kc, i)
+        theirs = outcome_at(mistake, kc, i)
         if theirs.get("s") == "ok" and not same_outcome(outcomes[i], theirs, kc.expected[i].get("scale")):
             return None
     return Diagnosis(mistake, explained, counted)

@@ -60,9 +60,9 @@ from m5_student.language_task import (  # the task and its data: re-exported, se
     behavior_response,
     collect_language_dataset,
     summarize_language_dataset,
-    _positive_int,
-    _split_prompts,
-    _prompt_index,
+    positive_int,
+    split_prompts,
+    checked_prompt_index,
 )
 from m5_student.torch_kernels import (
     cql_discrete_penalty_torch,
@@ -140,7 +140,7 @@ def make_token_batch(episodes: Sequence[TokenEpisode]) -> TokenBatch:
     """Build a :class:`TokenBatch` from episodes (see its docstring for shapes)."""
     if not episodes:
         raise ValueError("make_token_batch: `episodes` is empty")
-    prompts = [encode(PROMPTS[_prompt_index(ep.prompt_index)]) for ep in episodes]
+    prompts = [encode(PROMPTS[checked_prompt_index(ep.prompt_index)]) for ep in episodes]
     lengths = [len(ep.response) for ep in episodes]
     for i, ep in enumerate(episodes):
         if not ep.response:
@@ -352,7 +352,7 @@ def prompt_baselines(episodes: Sequence[TokenEpisode], gamma: float) -> np.ndarr
         raise ValueError(f"prompt_baselines: `gamma` must lie in [0, 1], got {gamma!r}")
     totals, counts = np.zeros(len(PROMPTS)), np.zeros(len(PROMPTS))
     for ep in episodes:
-        p = _prompt_index(ep.prompt_index)
+        p = checked_prompt_index(ep.prompt_index)
         totals[p] += gamma ** (len(ep.response) - 1) * ep.reward
         counts[p] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -426,7 +426,7 @@ def train_token_bc(
     """Behavior cloning of the annotator; returns (policy, mean loss per epoch)."""
     cfg = config or TokenBCConfig()
     k = _resolve_kernels(kernels)
-    n_epochs = _positive_int(epochs, "bc_epochs")
+    n_epochs = positive_int(epochs, "bc_epochs")
     policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
     losses = []
@@ -459,7 +459,7 @@ def train_token_ilql(
 ) -> tuple[TokenQV, list[dict[str, float]]]:
     """Fit token-level Q and V; returns (model, per-epoch means of the loss terms)."""
     cfg = config or TokenILQLConfig()
-    n_epochs = _positive_int(epochs, "iql_epochs")
+    n_epochs = positive_int(epochs, "iql_epochs")
     model = TokenQV(cfg.embed_dim, cfg.hidden_dim)
     target = copy.deepcopy(model).requires_grad_(False)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
@@ -490,7 +490,7 @@ def train_token_awr(
 ) -> tuple[TokenPolicy, list[float]]:
     """Advantage-weighted BC against a trained (frozen) critic; (policy, loss per epoch)."""
     cfg = config or TokenILQLConfig()
-    n_epochs = _positive_int(epochs, "bc_epochs")
+    n_epochs = positive_int(epochs, "bc_epochs")
     policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
     losses = []
@@ -520,7 +520,7 @@ def train_token_rwr(
     :func:`train_token_awr`, weights from :func:`return_weights` (baseline: the prompt's
     mean logged return, or 0 when ``per_prompt_baseline`` is False); (policy, loss per epoch)."""
     cfg = config or TokenILQLConfig()
-    n_epochs = _positive_int(epochs, "bc_epochs")
+    n_epochs = positive_int(epochs, "bc_epochs")
     if not episodes:
         raise ValueError("train_token_rwr: `episodes` is empty")
     per_prompt = prompt_baselines(episodes, cfg.gamma) if per_prompt_baseline else np.zeros(len(PROMPTS))
@@ -556,9 +556,9 @@ def greedy_decode(
     argmax (first index on ties) is emitted. A response stops at ``<eos>`` or after
     ``max_tokens`` tokens (then it has no ``<eos>`` and earns 0).
     """
-    prompts, _ = _split_prompts(split)
-    indices = list(range(len(prompts))) if prompt_indices is None else [_prompt_index(p, split) for p in prompt_indices]
-    limit = _positive_int(max_tokens, "max_tokens")
+    prompts, _ = split_prompts(split)
+    indices = list(range(len(prompts))) if prompt_indices is None else [checked_prompt_index(p, split) for p in prompt_indices]
+    limit = positive_int(max_tokens, "max_tokens")
     responses: list[list[int]] = [[] for _ in indices]
     for _ in range(limit):
         active = [i for i, r in enumerate(responses) if not r or r[-1] != EOS]
@@ -627,9 +627,9 @@ def language_offline_experiment(
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"language_offline_experiment: `seed` must be an int, got {seed!r}")
-    _positive_int(episodes_per_prompt, "episodes_per_prompt")
-    _positive_int(bc_epochs, "bc_epochs")
-    _positive_int(iql_epochs, "iql_epochs")
+    positive_int(episodes_per_prompt, "episodes_per_prompt")
+    positive_int(bc_epochs, "bc_epochs")
+    positive_int(iql_epochs, "iql_epochs")
     k = _resolve_kernels(kernels)
     bc_cfg = bc_config or TokenBCConfig()
     ilql_cfg = ilql_config or TokenILQLConfig()
