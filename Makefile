@@ -13,8 +13,8 @@ JOBS    ?= 2
 # before anything is installed (Debian 12's /usr/bin/python3 is 3.11.2).
 PY_FLOOR := 3.11.5
 python-check:
-	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:3] >= (3, 11, 5) else 1)' 2>/dev/null || { \
-	  echo "make: $(PY) is Python $$($(PY) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?'); the pinned environment needs Python >= $(PY_FLOOR): run make PY=/path/to/python3.11.5-or-newer"; exit 1; }
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:3] >= tuple(map(int, "$(PY_FLOOR)".split("."))) else 1)' 2>/dev/null || { \
+	  echo "make: $(PY) is Python $$($(PY) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?'); the pinned environment needs Python >= $(PY_FLOOR): run make PY=/path/to/python$(PY_FLOOR)-or-newer"; exit 1; }
 
 $(STAMP): requirements.lock pyproject.toml
 	@$(MAKE) --no-print-directory python-check
