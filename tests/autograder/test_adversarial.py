@@ -175,7 +175,7 @@ def sealed(tmp_path, monkeypatch):
     host_before = _suspicious_host_paths()
     yield tmp_path
     assert _wait_no_children() == [], "a process outlived the grading"
-    base = sandbox._probe()[0].cgroup_base
+    base = sandbox.probe_isolation()[0].cgroup_base
     if base is not None:
         assert list(base.glob(f"m5-sandbox-{os.getpid()}-*")) == [], "a sandbox cgroup was left behind"
     assert list(cwd.iterdir()) == [], "something was written into the working directory"
