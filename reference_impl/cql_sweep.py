@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reference_impl import stats
 from reference_impl.cql_sweep_text import TEXT_SOURCE
 from reference_impl.common import progress, seed_everything
 from reference_impl.course_run import interval
@@ -172,19 +173,8 @@ def start_outcomes(env: KeyDoorGrid, policy: np.ndarray | Callable) -> tuple[flo
 
 
 def bootstrap_mean_interval(values: Sequence[float], resamples: int, seed: int, confidence: float = CONFIDENCE) -> tuple[float, ...]:
-    """(mean, low, high): percentile bootstrap of the mean over seeds (resampled with replacement).
-
-    low/high are the (1 -+ confidence) / 2 quantiles of ``resamples`` resampled means, so they lie in
-    [min, max] of the values: a share's interval stays inside [0, 1]. Deterministic given ``seed``.
-    """
-    x = np.asarray(values, dtype=np.float64)
-    if x.size == 0 or not np.isfinite(x).all():
-        raise ValueError(f"bootstrap_mean_interval: `values` must be finite and non-empty, got {x.tolist()!r}")
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    return float(x.mean()), float(min(low, x.mean())), float(max(high, x.mean()))
+    """:func:`stats.bootstrap_mean_interval` with this study's generator (``default_rng(seed)``)."""
+    return stats.bootstrap_mean_interval(values, np.random.default_rng(seed), resamples, confidence)
 
 
 def summarize(values: Sequence[float], share: bool, resamples: int, seed: int) -> dict:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reference_impl import kernels
+from reference_impl import kernels, stats
 from reference_impl.common import with_kernels
 from reference_impl.course_run import interval
 from reference_impl.stats import paired_difference, student_t_quantile, verdict
@@ -270,15 +270,9 @@ def search_interval(design_seeds: Sequence[int], s: Settings, candidates: Sequen
 
 
 def bootstrap_mean_interval(values: Sequence[float], seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float, float]:
-    """(mean, low, high): percentile bootstrap of the mean over seeds (resample seeds with replacement; 2.5 % and 97.5 % quantiles).
-
-    Every resampled mean lies in [min, max] of the values, so a share's interval stays in [0, 1].
-    """
-    x = np.asarray(values, dtype=np.float64)
-    idx = np.random.default_rng([MAXBIAS_KEY, seed]).integers(0, x.size, size=(resamples, x.size))
-    means = x[idx].mean(axis=1)
-    low, high = np.quantile(means, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
-    return float(x.mean()), float(low), float(high)
+    """:func:`stats.bootstrap_mean_interval` (percentile bootstrap over seeds; a share's interval stays in
+    [0, 1]) with this study's generator, keyed by ``seed``."""
+    return stats.bootstrap_mean_interval(values, np.random.default_rng([MAXBIAS_KEY, seed]), resamples, CONFIDENCE)
 
 
 def summarize(per_seed: Mapping[str, Mapping[str, Sequence[float]]]) -> dict:

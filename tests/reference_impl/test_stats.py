@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference_impl import stats
 from reference_impl.stats import (
     VERDICTS,
     episode_return_bounds,
@@ -145,3 +146,16 @@ def test_the_episode_count_bounds_the_standard_error_of_any_sample(low, width, m
     for sample in (worst, rng.uniform(low, high, n), rng.choice([low, high], n)):
         if n > 1:
             assert sample.std(ddof=1) / math.sqrt(n) <= max_se + 1e-12
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.integers(0, 2**31))
+def test_the_bootstrap_interval_of_a_share_holds_its_mean_and_stays_in_the_values_range(values, seed):
+    mean, low, high = stats.bootstrap_mean_interval(values, np.random.default_rng(seed), 200)
+    assert min(values) - 1e-12 <= low <= mean <= high <= max(values) + 1e-12
+    assert (mean, low, high) == stats.bootstrap_mean_interval(values, np.random.default_rng(seed), 200)
+
+
+@pytest.mark.parametrize("values, resamples", [([], 10), ([1.0, float("nan")], 10), ([1.0], 0), ([1.0], True)])
+def test_the_bootstrap_refuses_what_it_cannot_resample(values, resamples):
+    with pytest.raises(ValueError, match="bootstrap_mean_interval: `(values|resamples)`"):
+        stats.bootstrap_mean_interval(values, np.random.default_rng(0), resamples)
