@@ -2,7 +2,7 @@
 
 Every attack in ``adversarial/attacks/`` is a fragment put on top of the correct
 submission (see ``adversarial/build.py``), so the attacked kernels get the score
-their honest behaviour earns and every other kernel keeps 10/10. For each attack the
+their honest behavior earns and every other kernel keeps 10/10. For each attack the
 test checks the exact per-kernel scores, that the grader survives, that no process
 is left behind, that nothing is written outside the output folder (the temp tree,
 the working directory, /tmp, home), and that grading twice gives the same scores.

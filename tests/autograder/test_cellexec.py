@@ -1,6 +1,6 @@
 """Running a submission's cells as the worker runs them (autograder/grade/worker/cellexec.py).
 
-Here cellexec runs in the test process, as the worker would run it, so each behaviour
+Here cellexec runs in the test process, as the worker would run it, so each behavior
 is checked directly; tests/autograder/test_habits.py grades whole submissions through
 the sandboxed pipeline.
 """

@@ -337,7 +337,7 @@ def _tiny_config(context_steps):
     return DTConfig(state_dim=3, action_dim=2, context_steps=context_steps, d_model=16, n_heads=2, dim_feedforward=32, dropout=0.0, lr=3e-3)
 
 
-def test_the_return_condition_selects_the_behaviour_that_earned_it():
+def test_the_return_condition_selects_the_behavior_that_earned_it():
     """Half of the log takes the winning arm (return 1), half the losing one (0): the
     request decides which one the trained model repeats."""
     model, losses = train_decision_transformer(

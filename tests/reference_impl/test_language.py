@@ -219,7 +219,7 @@ def test_custom_kernels_drive_the_losses():
 
 
 # --------------------------------------------------------------------------- decoding
-def test_ilql_scores_shift_the_behaviour_logprobs_by_the_advantage():
+def test_ilql_scores_shift_the_behavior_logprobs_by_the_advantage():
     seed_everything(3)
     policy, qv = TokenPolicy(), TokenQV()
     tokens = torch.tensor([encode("8+7=1")])

@@ -127,7 +127,7 @@ def test_collection_is_deterministic_in_the_seed():
     assert len(a["actions"]) != len(c["actions"]) or not np.array_equal(a["actions"], c["actions"])
 
 
-def test_behaviour_policy_noise_follows_its_distribution():
+def test_behavior_policy_noise_follows_its_distribution():
     from reference_impl.expert import ExpertPolicy
     from reference_impl.keydoor import KeyDoorGrid
 
