@@ -142,7 +142,7 @@ ZIP_COLLECT_REGEXP = r".*/(?P<student_id>[^/_]+)_(?P<timestamp>\d{8}T\d{6})_(?P<
 
 
 def test_zip_collect_brings_lms_downloads_into_the_submitted_layout(tmp_path):
-    """`nbgrader zip_collect` (docs/instructor_workflow.md): submitted/<student>/<assignment>/ with timestamp.txt."""
+    """`nbgrader zip_collect` (docs/instructor/collect.md): submitted/<student>/<assignment>/ with timestamp.txt."""
     course = tmp_path / "course"
     assignment = sources.ASSIGNMENTS["en"]
     name = notebook("assignment", "en").name
