@@ -1,11 +1,11 @@
-"""The likely-mistake figure: measured on held-out student kernels, checked in the README.
+"""The likely-mistake figure: measured on held-out student kernels, checked in docs/grading.md.
 
 The kernels of ``heldout/students.py`` run in this process on the corpus calls (they are
 trusted test code, so no sandbox is needed) and the judge names a mistake from their
 outcomes exactly as ``judge.grade_kernel`` does. The share of wrong kernels named as
-their author expected is the figure the README quotes, between the markers below;
-``M5_UPDATE_README=1`` rewrites it from this run, otherwise the test fails when the
-README disagrees with the run.
+their author expected is the figure docs/grading.md ("Likely mistakes") quotes, between the
+markers below; ``M5_UPDATE_DOCS=1`` (or the older ``M5_UPDATE_README=1``) rewrites it from this
+run, otherwise the test fails when the page disagrees with the run.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from heldout.probes import PROBES
 from heldout.students import STUDENTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 GOAL_NAMED = 0.80  # share of the wrong kernels named as expected
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "grading.md"
 BEGIN, END = "<!-- likely-mistake share: written by tests/autograder/test_heldout_students.py -->", "<!-- /likely-mistake share -->"
 
 
@@ -81,7 +81,7 @@ def measure(verdicts: dict) -> dict:
 
 
 def figure(m: dict) -> str:
-    """The README's sentence, from a measurement."""
+    """The page's sentence, from a measurement."""
     return (
         f"Likely mistakes: of {m['wrong']} held-out wrong kernels written like students' code "
         f"(`tests/autograder/heldout/students.py`: no or partial input checks, float32, loops, padding "
@@ -115,16 +115,16 @@ def test_every_wrong_kernel_loses_points_and_no_correct_kernel_is_named(verdicts
             assert failed, f"{s.name} keeps full marks"
 
 
-def test_no_wrong_names_and_the_readme_quotes_the_held_out_share(verdicts):
+def test_no_wrong_names_and_the_docs_quote_the_held_out_share(verdicts):
     m = measure(verdicts)
     rows = [f"{s.name}: expected {s.expect}, named {verdicts[s.name][1]}" for s in STUDENTS]
     print(f"\n{figure(m)}\n" + "\n".join(rows))
-    text = README.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n   {figure(m)}\n   {END}"  # indented: part of the list item
-    if os.environ.get("M5_UPDATE_README") == "1":
+    text = DOC.read_text(encoding="utf-8")
+    block = f"{BEGIN}\n{figure(m)}\n{END}"
+    if "1" in (os.environ.get("M5_UPDATE_DOCS"), os.environ.get("M5_UPDATE_README")):
         text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: block, text, flags=re.S)
-        README.write_text(text, encoding="utf-8")
-    assert block in text, "README's likely-mistake figure differs from this run (M5_UPDATE_README=1 rewrites it)"
+        DOC.write_text(text, encoding="utf-8")
+    assert block in text, "docs/grading.md's likely-mistake figure differs from this run (M5_UPDATE_DOCS=1 rewrites it)"
     assert not m["misnamed"], f"wrong names: {m['misnamed']}"
 
 
