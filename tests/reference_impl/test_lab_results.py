@@ -333,7 +333,7 @@ def test_id_index_lists_every_claim_of_the_document():
 def test_committed_readme_table_agrees_with_the_committed_claims():
     document = lab_results.load_document(COMMITTED)
     assert lab_results.readme_matches(lab_results.DEFAULT_README, document), (
-        "README lab results differ from docs/lab-results/claims.json: run `python -m reference_impl.lab_results readme`"
+        "docs/lab_results.md differs from docs/lab-results/claims.json: run `python -m reference_impl.lab_results readme`"
     )
 
 
