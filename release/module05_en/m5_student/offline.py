@@ -288,8 +288,8 @@ def offline_experiment(
         elif name == "naive DQN":
             run = train_offline_dqn(log, n_actions, epochs=train_epochs, seed=method_seed, config=cfg.dqn, kernels=k)
         elif name == "restricted DQN":
-            behaviour = trained["behavior cloning"].networks["policy"]
-            run = train_restricted_dqn(log, n_actions, behaviour, epochs=train_epochs, seed=method_seed, config=cfg.restricted, kernels=k)
+            behavior = trained["behavior cloning"].networks["policy"]
+            run = train_restricted_dqn(log, n_actions, behavior, epochs=train_epochs, seed=method_seed, config=cfg.restricted, kernels=k)
         elif name == "CQL":
             run = train_cql(log, n_actions, epochs=train_epochs, seed=method_seed, config=cfg.cql, kernels=k)
         else:

@@ -197,7 +197,7 @@ class DQNConfig(_NetConfig):
 @dataclass(frozen=True)
 class RestrictedDQNConfig(DQNConfig):
     """Discrete BCQ: maximize only over actions with
-    p_behaviour(a|s) >= threshold_ratio * max_b p_behaviour(b|s)."""
+    p_behavior(a|s) >= threshold_ratio * max_b p_behavior(b|s)."""
 
     threshold_ratio: float = 0.35
 
@@ -276,12 +276,12 @@ class GreedyPolicy:
         return int(self.actions(np.asarray(obs, dtype=np.float32)[None, :])[0])
 
 
-def behaviour_support(behaviour_net: nn.Module, threshold_ratio: float, mask_kernel: Callable) -> Callable:
+def behavior_support(behavior_net: nn.Module, threshold_ratio: float, mask_kernel: Callable) -> Callable:
     """obs (B, d) -> bool (B, A): actions the learned behavior model deems supported."""
 
     def support(obs: torch.Tensor) -> np.ndarray:
         with torch.no_grad():
-            probs = torch.softmax(behaviour_net(obs), dim=1).double().numpy()
+            probs = torch.softmax(behavior_net(obs), dim=1).double().numpy()
         return np.asarray(mask_kernel(probs, threshold_ratio), dtype=bool)
 
     return support
@@ -503,7 +503,7 @@ def train_offline_dqn(
 def train_restricted_dqn(
     log: OfflineLog,
     n_actions: int,
-    behaviour_net: nn.Module,
+    behavior_net: nn.Module,
     *,
     epochs: int,
     seed: int,
@@ -514,14 +514,14 @@ def train_restricted_dqn(
     maximization in the target and the greedy choice when acting."""
     k = resolve_kernels(kernels)
     epochs = _check_training(epochs, "train_restricted_dqn")
-    support = behaviour_support(behaviour_net, config.threshold_ratio, k["behavior_support_mask"])
+    support = behavior_support(behavior_net, config.threshold_ratio, k["behavior_support_mask"])
 
     def step_loss(b: OfflineLog, online: nn.Module, target: nn.Module) -> torch.Tensor:
         y = compute_restricted_target(b, online, target, support, config.gamma, double_dqn_targets=k["double_dqn_targets"])
         return td_loss(online(b.obs), b.actions, y)
 
     net, losses, updates = _train_q_learner(log, n_actions, epochs, seed, config, step_loss)
-    return TrainResult(GreedyPolicy(net, support), {"q": net, "behavior": behaviour_net}, losses, updates)
+    return TrainResult(GreedyPolicy(net, support), {"q": net, "behavior": behavior_net}, losses, updates)
 
 
 def train_cql(

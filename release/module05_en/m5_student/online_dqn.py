@@ -318,20 +318,20 @@ def train_online_dqn(
         for _ in range(cfg.warm_start_updates):
             update()
 
-    behaviour = _EpsilonGreedy(online, env.action_dim, rng)
+    behavior = _EpsilonGreedy(online, env.action_dim, rng)
     successes, returns, outcomes = [], [], []
     overestimation: list[tuple[int, float]] = []
     env_steps = 0
     label = "Double DQN" if double else "DQN"
     for episode in progress_bar(range(episodes), desc=label, total=episodes, enabled=progress):
-        behaviour.epsilon = epsilon_at(episode, episodes, cfg)
+        behavior.epsilon = epsilon_at(episode, episodes, cfg)
         progress_fraction = episode / max(1, episodes - 1)
         for group in optimizer.param_groups:
             group["lr"] = cfg.learning_rate * (1.0 - (1.0 - cfg.final_learning_rate_fraction) * progress_fraction)
         obs, info = env.reset()
         total = 0.0
         while True:
-            action = behaviour(obs, info)
+            action = behavior(obs, info)
             next_obs, reward, terminated, truncated, info = env.step(action)
             buffer.add(obs, action, reward, next_obs, terminated, truncated)
             total += reward

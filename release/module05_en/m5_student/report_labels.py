@@ -213,12 +213,15 @@ REPORT: dict[str, dict[str, str]] = {
             "from the same starts (the optimum). Each value-based method minus behavior cloning: {each}."
         ),
         "caveat_cql": (
-            "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): with a large enough penalty weight, "
-            "the learned value of the policy is a lower bound of its true value in expectation over the data's "
-            "states, and the margin vanishes where the policy plays the log's own actions. Here (alpha = {alpha}) "
-            "CQL's learned value of its greedy action is {q} and the same policy's true value {v}; learned minus "
-            "true: {cmp}. Its greedy action is one the log holds in that state in {share} of the log's states "
-            "(naive DQN: {naive_share})."
+            "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): when a fixed policy is evaluated with a large "
+            "enough penalty weight, its learned value is a lower bound of its true value in expectation over the data's "
+            "states; the margin vanishes only where that policy equals the behavior policy, not wherever it picks an "
+            "action the log holds. The lab measures another quantity: here (alpha = {alpha}) the learned Q of CQL's own "
+            "greedy action is {q} and the true value of that greedy policy {v}; learned minus true: {cmp}. Its greedy "
+            "action is one the log holds in that state in {share} of the log's states (naive DQN: {naive_share}). The "
+            "log-sum-exp penalty raises the actions the behavior policy takes more often than the softmax of Q does, "
+            "and bootstrapping carries that surplus along the logged pairs; the penalty weight study "
+            "(cql_alpha.md) shows where CQL sits between naive DQN and cloning on this log."
         ),
         "caveat_naive": (
             "Naive DQN, learned minus true Q on the actions the log never shows in a state: {cmp}; on the pairs "
@@ -478,12 +481,16 @@ REPORT: dict[str, dict[str, str]] = {
             "стартов — {optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}."
         ),
         "caveat_cql": (
-            "Что даёт анализ CQL (Kumar et al. 2020, теорема 3.2): при достаточно большом весе штрафа выученная "
-            "ценность политики — нижняя оценка её истинной ценности в среднем по состояниям данных, и запас "
-            "исчезает там, где политика играет действия самого журнала. Здесь (alpha = {alpha}) выученная "
-            "ценность жадного действия CQL равна {q}, а истинная ценность той же политики — {v}; выученная минус "
-            "истинная: {cmp}. Жадное действие CQL записано в журнале для этого же состояния в доле {share} "
-            "состояний журнала (наивный DQN: {naive_share})."
+            "Что даёт анализ CQL (Kumar et al. 2020, теорема 3.2): если оценивать фиксированную политику с достаточно "
+            "большим весом штрафа, её выученная ценность — нижняя оценка истинной в среднем по состояниям данных; запас "
+            "исчезает только там, где эта политика совпадает с политикой сбора данных, а не везде, где она выбирает "
+            "действие из журнала. Лаборатория измеряет другую величину: здесь (alpha = {alpha}) выученное Q "
+            "собственного жадного действия CQL равно {q}, а истинная ценность этой жадной политики — {v}; выученная "
+            "минус истинная: {cmp}. Жадное действие CQL записано в журнале для этого же состояния в доле {share} "
+            "состояний журнала (наивный DQN: {naive_share}). Штраф log-sum-exp поднимает действия, которые политика "
+            "сбора данных выбирает чаще, чем softmax от Q, а бутстрэп переносит этот избыток вдоль пар из журнала; "
+            "исследование веса штрафа (cql_alpha.ru.md) показывает, где CQL находится между наивным DQN и "
+            "клонированием на этом журнале."
         ),
         "caveat_naive": (
             "Наивный DQN, выученное минус истинное Q на действиях, которых журнал в этом состоянии не содержит: "

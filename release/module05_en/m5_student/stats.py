@@ -34,6 +34,7 @@ __all__ = [
     "episode_return_bounds",
     "episodes_for_standard_error",
     "standard_error_bound",
+    "bootstrap_mean_interval",
 ]
 
 #: Every word a comparison may end in.
@@ -202,3 +203,25 @@ def standard_error_bound(low: float, high: float, episodes: int) -> float:
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 2:
         raise ValueError(f"standard_error_bound: `episodes` must be an int >= 2, got {episodes!r}")
     return (high - low) / 2.0 / math.sqrt(episodes - 1)
+
+
+def bootstrap_mean_interval(
+    values: Sequence[float], rng: np.random.Generator, resamples: int, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """(mean, low, high): the percentile bootstrap of the mean over seeds.
+
+    The seeds are resampled with replacement ``resamples`` times; low and high are the
+    (1 -+ confidence) / 2 quantiles of the resampled means, widened to contain the mean. Every
+    resampled mean lies in [min, max] of the values, so the interval of a share stays in [0, 1]
+    (where a t interval can leave it). Deterministic given ``rng``'s seed.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
+        raise ValueError(f"bootstrap_mean_interval: `values` must be finite and non-empty, got {x.tolist()!r}")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"bootstrap_mean_interval: `resamples` must be a positive int, got {resamples!r}")
+    means = x[rng.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    mean = float(x.mean())
+    return mean, float(min(low, mean)), float(max(high, mean))

@@ -152,22 +152,22 @@ def collect_offline_dataset(
     rng = np.random.default_rng(seed)
     # The behavior noise has its own stream so the start cells do not depend on it.
     noise_probs = MIXED_NOISE_PROBS if profile == "mixed" else UNIFORM_NOISE_PROBS
-    behaviour = BehaviorPolicy(ExpertPolicy(env), 0.0, noise_probs, np.random.default_rng([seed, 1]))
+    behavior = BehaviorPolicy(ExpertPolicy(env), 0.0, noise_probs, np.random.default_rng([seed, 1]))
     reset_seeds = rng.integers(0, 2**31 - 1, size=n)
-    planners = [behaviour.expert] * n
+    planners = [behavior.expert] * n
     if profile == "mixed":
         levels = rng.choice(np.asarray(MIXED_EPSILONS), size=n, p=np.asarray(MIXED_WEIGHTS))
     elif profile == "mediocre":
         kinds = rng.choice(len(MEDIOCRE_DEMONSTRATORS), size=n, p=np.asarray(MEDIOCRE_WEIGHTS))
         forgetful = KeyForgettingPolicy(env)
-        planners = [forgetful if MEDIOCRE_DEMONSTRATORS[k] == "forgets the key" else behaviour.expert for k in kinds]
+        planners = [forgetful if MEDIOCRE_DEMONSTRATORS[k] == "forgets the key" else behavior.expert for k in kinds]
         levels = np.where([MEDIOCRE_DEMONSTRATORS[k] == "random" for k in kinds], 1.0, MEDIOCRE_EPSILON)
     else:
         levels = np.full(n, PROFILE_EPSILON[profile])
     log: list[Episode] = []
     for reset_seed, epsilon, planner in zip(reset_seeds.tolist(), levels.tolist(), planners):
-        behaviour.epsilon, behaviour.expert = float(epsilon), planner
-        log.append(rollout(env, behaviour, seed=int(reset_seed)))
+        behavior.epsilon, behavior.expert = float(epsilon), planner
+        log.append(rollout(env, behavior, seed=int(reset_seed)))
     transitions = [t for ep in log for t in ep.transitions]
     return log, transitions
 
