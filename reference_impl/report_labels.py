@@ -219,7 +219,7 @@ REPORT: dict[str, dict[str, str]] = {
             "action is one the log holds in that state in {share} of the log's states (naive DQN: {naive_share}). The "
             "log-sum-exp penalty raises the actions the behavior policy takes more often than the softmax of Q does, "
             "and bootstrapping carries that surplus along the logged pairs; the penalty weight study "
-            "(cql_alpha.md) shows where CQL sits between naive DQN and cloning on this log."
+            "(`cql_alpha.md`) shows where CQL sits between naive DQN and cloning on this log."
         ),
         "caveat_naive": (
             "Naive DQN, learned minus true Q on the actions the log never shows in a state: {cmp}; on the pairs "
@@ -485,9 +485,9 @@ REPORT: dict[str, dict[str, str]] = {
             "действие из журнала. Лаборатория измеряет другую величину: здесь (alpha = {alpha}) выученное Q "
             "собственного жадного действия CQL равно {q}, а истинная ценность этой жадной политики — {v}; выученная "
             "минус истинная: {cmp}. Жадное действие CQL записано в журнале для этого же состояния в доле {share} "
-            "состояний журнала (наивный DQN: {naive_share}). Штраф log-sum-exp поднимает действия, которые политика "
+            "состояний журнала (наивный DQN: {naive_share}). Штраф `logsumexp` поднимает действия, которые политика "
             "сбора данных выбирает чаще, чем softmax от Q, а бутстрэп переносит этот избыток вдоль пар из журнала; "
-            "исследование веса штрафа (cql_alpha.ru.md) показывает, где CQL находится между наивным DQN и "
+            "исследование веса штрафа (`cql_alpha.ru.md`) показывает, где CQL находится между наивным DQN и "
             "клонированием на этом журнале."
         ),
         "caveat_naive": (

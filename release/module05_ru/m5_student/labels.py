@@ -123,7 +123,7 @@ LABELS: dict[str, dict[str, str]] = {
             "linear function classes, and its margin vanishes only where the policy equals the behavior policy; "
             "here the weight is alpha = {alpha}, Q is a neural network, and the gap above is another quantity (the "
             "greedy policy's own action). How the penalty weight moves CQL between naive DQN and cloning on this "
-            "log: the course's notes The penalty, a softmax cross-entropy "
+            "log: the course's notes. The penalty, a softmax cross-entropy "
             "towards the logged action, sets the logged actions' values against the others' but does not anchor "
             "their level: here the excess sits on the logged pairs."
         ),
@@ -266,7 +266,7 @@ LABELS: dict[str, dict[str, str]] = {
             "среднем по состояниям данных, доказана для точного и линейного классов функций, и её запас исчезает "
             "только там, где политика совпадает с политикой сбора данных; здесь вес alpha = {alpha}, Q — нейросеть, "
             "а разрыв выше — другая величина (собственное действие жадной политики). Как вес штрафа сдвигает CQL "
-            "между наивным DQN и клонированием на этом журнале: the course's notes Штраф — "
+            "между наивным DQN и клонированием на этом журнале: the course's notes. Штраф — "
             "перекрёстная энтропия softmax по направлению к записанному действию — задаёт ценности записанных "
             "действий относительно остальных, но не закрепляет их уровень: здесь избыток приходится на пары из журнала."
         ),
