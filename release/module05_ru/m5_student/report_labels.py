@@ -229,8 +229,9 @@ REPORT: dict[str, dict[str, str]] = {
             "{above} of the log's states, and its greedy policy's true value is {v}."
         ),
         "caveat_fqe": (
-            "FQE's largest absolute error is {worst}'s ({worst_error}), its smallest {best}'s ({best_error}): "
-            "check an FQE estimate against the simulator before trusting it."
+            "FQE's absolute error, per method (mean ± sd over seeds): {errors}. No order of these errors is "
+            "claimed: the paired difference naive DQN minus IQL is {cmp}. Check an FQE estimate against the "
+            "simulator before trusting it."
         ),
         "caveat_dt_groups": (
             "The Decision Transformer's logs hold three groups of episodes, by how they ended: per seed, "
@@ -498,8 +499,9 @@ REPORT: dict[str, dict[str, str]] = {
             "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}."
         ),
         "caveat_fqe": (
-            "Наибольшая абсолютная ошибка FQE — у политики «{worst}» ({worst_error}), наименьшая — у «{best}» "
-            "({best_error}): прежде чем доверять оценке FQE, сверьте её с симулятором."
+            "Абсолютная ошибка FQE по методам (среднее ± ст. откл. по запускам): {errors}. Порядок этих ошибок "
+            "не утверждается: парная разность «наивный DQN минус IQL» — {cmp}. Прежде чем доверять оценке FQE, "
+            "сверьте её с симулятором."
         ),
         "caveat_dt_groups": (
             "В журналах Decision Transformer три группы эпизодов — по тому, чем они закончились: для "
