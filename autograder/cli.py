@@ -395,7 +395,7 @@ def _write_consistency(args, folder: Path) -> int:
 
 
 def _push_to_nbgrader(args, folder: Path) -> int:
-    from autograder.assign import nbgrader_marks  # as in cmd_review
+    from autograder.marking import nbgrader_marks  # as in cmd_review
 
     try:
         report = nbgrader_marks.push_marks(folder, args.to_nbgrader)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from autograder.assign import rubrics
 from autograder.grade import gradebook, outputs, written
+from autograder.grade.student_files import SubmissionError, read_bytes
 
 LANGS = ("en", "ru")
 MARKS_FORMAT = 2  # written_marks.json: marks (read by the gradebook), comments, items, rubric
@@ -201,6 +202,13 @@ def _recorded_item(item: str, raw) -> RubricItem | None:
     return RubricItem(item, raw["question"], float(raw["points"]), dict(raw["marker"]), dict(raw["student"]))
 
 
+def _part(document: dict, key: str, student: str, question: str):
+    """``document[key][student][question]``, or None where any level is missing or not a table."""
+    table = document.get(key) if isinstance(document.get(key), dict) else {}
+    mine = table.get(student) if isinstance(table.get(student), dict) else {}
+    return mine.get(question)
+
+
 def read_decisions(folder: Path) -> tuple[dict[tuple[str, str], Decision], dict[str, RubricItem]]:
     """The decisions the gradebook holds (``written_marks.json``; none when absent) and the rubric
     items as they stood when they were written (an item edited or added on the marking page keeps
@@ -213,22 +221,24 @@ def read_decisions(folder: Path) -> tuple[dict[tuple[str, str], Decision], dict[
     if not marks:
         return {}, {}
     path = Path(folder) / gradebook.MARKS_FILE
-    try:
-        document = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise MarkingError(f"{path}: unreadable ({type(exc).__name__})") from None
-    parts = {k: document.get(k) if isinstance(document.get(k), dict) else {} for k in ("comments", "items", "manual", "rubric")}
-    recorded = {i: item for i, raw in parts["rubric"].items() if (item := _recorded_item(i, raw)) is not None}
+    try:  # a regular file, bounded, as the gradebook itself reads it
+        document = json.loads(read_bytes(path, gradebook.MAX_FILE_BYTES).decode("utf-8"))
+    except (SubmissionError, UnicodeDecodeError, ValueError) as exc:
+        raise MarkingError(f"{path}: unreadable ({exc if isinstance(exc, SubmissionError) else type(exc).__name__})") from None
+    document = document if isinstance(document, dict) else {}
+    rubric = document.get("rubric") if isinstance(document.get("rubric"), dict) else {}
+    recorded = {i: item for i, raw in rubric.items() if (item := _recorded_item(i, raw)) is not None}
     decisions = {}
     for student, given in marks.items():
         for question, mark in given.items():
-            applied = (parts["items"].get(student) or {}).get(question)
-            comment = (parts["comments"].get(student) or {}).get(question) or ""
-            manual = (parts["manual"].get(student) or {}).get(question)
+            applied = _part(document, "items", student, question)
+            comment = _part(document, "comments", student, question)
+            comment = comment if isinstance(comment, str) else ""
+            manual = _part(document, "manual", student, question)
             if isinstance(applied, list) and all(isinstance(i, str) for i in applied) and manual is None:
-                decision = Decision(tuple(applied), str(comment))
+                decision = Decision(tuple(applied), comment)
             else:  # the older format, or a bare number: the mark as it was given
-                decision = Decision((), str(comment), manual=float(mark))
+                decision = Decision((), comment, manual=float(mark))
             decisions[(student, question)] = decision
     return decisions, recorded
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.assign import nbgrader_marks
+from autograder.marking import nbgrader_marks
 from autograder.grade import written
 from autograder.marking import model
 from tests.autograder.marking_fixtures import make_gradebook

@@ -22,19 +22,16 @@ second run changes nothing.
 from __future__ import annotations
 
 import html
-import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import sqlalchemy
 from nbgrader import api as nbapi
 
-from autograder.assign import rubrics
 from autograder.grade import gradebook, report, written
-from autograder.grade.student_files import SubmissionError, read_bytes
+from autograder.marking import model
 
-LANGS = ("en", "ru")
+LANGS = model.LANGS
 TOLERANCE = 1e-9  # a mark this close above max_score is max_score (floating sums of item points)
 SHOWN_CHARS = 200  # of one name or path in a message
 NEEDED_TABLES = {"student", "assignment", "notebook", "grade_cells", "solution_cells", "grade", "comment"}
@@ -173,14 +170,6 @@ class Report:
 
 
 @dataclass(frozen=True)
-class Item:
-    """A rubric item as the student reads it: its points and wording (en, ru)."""
-
-    points: float
-    student: dict[str, str]
-
-
-@dataclass(frozen=True)
 class Marked:
     """One mark of our gradebook: the mark, the rubric items applied (ids) and the marker's comment."""
 
@@ -237,55 +226,23 @@ def notebook_lang(assignment: str, notebook: str, forced: str | None = None) -> 
     return "en"
 
 
-def rubric_items() -> dict[str, Item]:
-    """The items of ``rubrics.toml`` by id (``<question>#<k>``, k from 1: the ids the marking keeps)."""
-    table = rubrics.load()
-    return {f"{qid}#{k}": Item(item.points, dict(item.student)) for qid, rubric in table.items() for k, item in enumerate(rubric.items, 1)}
-
-
-def _recorded_item(raw) -> Item | None:
-    """A rubric item as ``written_marks.json`` recorded it when the marks were written, or None when malformed."""
-    student = raw.get("student") if isinstance(raw, dict) else None
-    points = raw.get("points") if isinstance(raw, dict) else None
-    if type(points) not in (int, float) or not math.isfinite(points) or not isinstance(student, dict):
-        return None
-    if not all(isinstance(student.get(lang), str) for lang in LANGS):
-        return None
-    return Item(float(points), {lang: student[lang] for lang in LANGS})
-
-
-def _part(document: dict, key: str, student: str, question: str):
-    """``document[key][student][question]``, or None where any level is missing or not a table."""
-    table = document.get(key) if isinstance(document.get(key), dict) else {}
-    mine = table.get(student) if isinstance(table.get(student), dict) else {}
-    return mine.get(question)
-
-
-def read_marks(folder: Path) -> tuple[dict[tuple[str, str], Marked], dict[str, Item]]:
-    """Every mark our gradebook in ``folder`` holds ({(student, question): Marked}, checked by
-    :func:`autograder.grade.gradebook.load`) with its items and comment from ``written_marks.json``,
-    and the rubric items: ``rubrics.toml``'s, updated by those the file recorded (an item edited or
-    added while marking). A bare-number mark (the older format, or ``manual``) has no items.
-    PushError when the gradebook cannot be read."""
+def read_marks(folder: Path) -> tuple[dict[tuple[str, str], Marked], dict[str, model.RubricItem]]:
+    """Every mark our gradebook in ``folder`` holds ({(student, question): Marked}, the marks as
+    :func:`autograder.grade.gradebook.load` checked them) with the items and comment each decision
+    carries (:func:`autograder.marking.model.read_decisions`), and the rubric items: ``rubrics.toml``'s,
+    updated by those the file recorded (an item edited or added while marking). A bare-number mark
+    (the older format, or ``manual``) has no items. PushError when the gradebook cannot be read."""
     folder = Path(folder)
     try:
         marks = gradebook.load(folder).marks
-        raw = read_bytes(folder / gradebook.MARKS_FILE, gradebook.MAX_FILE_BYTES) if marks else b"{}"
-        document = json.loads(raw.decode("utf-8"))
-    except (gradebook.GradebookError, SubmissionError, UnicodeDecodeError, ValueError) as exc:
+        decisions, recorded = model.read_decisions(folder)
+    except (gradebook.GradebookError, model.MarkingError) as exc:
         raise PushError("unreadable", folder=str(folder), error=str(exc)) from None
-    document = document if isinstance(document, dict) else {}
-    recorded = document.get("rubric") if isinstance(document.get("rubric"), dict) else {}
-    items = rubric_items() | {i: item for i, raw_item in recorded.items() if (item := _recorded_item(raw_item)) is not None}
-    out = {}
-    for student, given in marks.items():
-        for question, mark in given.items():
-            applied = _part(document, "items", student, question)
-            manual = _part(document, "manual", student, question) is not None
-            ids = tuple(applied) if isinstance(applied, list) and all(isinstance(i, str) for i in applied) and not manual else ()
-            comment = _part(document, "comments", student, question)
-            out[(student, question)] = Marked(float(mark), ids, comment if isinstance(comment, str) else "")
-    return out, items
+    out = {
+        (student, question): Marked(float(marks[student][question]), decision.items if decision.manual is None else (), decision.comment)
+        for (student, question), decision in decisions.items()
+    }
+    return out, model.rubric_items() | recorded
 
 
 def as_text(text: str) -> str:
@@ -295,7 +252,7 @@ def as_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def comment_text(marked: Marked, items: dict[str, Item], lang: str) -> str | None:
+def comment_text(marked: Marked, items: dict[str, model.RubricItem], lang: str) -> str | None:
     """What the student reads: a Markdown line per applied rubric item (its student wording in
     ``lang`` and its points), then the marker's comment, HTML escaped (:func:`as_text`); None when
     there is neither."""
