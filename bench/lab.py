@@ -85,13 +85,11 @@ def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
         if measure_pair:
             d = params.dagger
             with Clock() as c:
-                dagger_experiment(
-                    d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, d.evaluation_episodes, progress=False
-                )
+                dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs, progress=False)
             record(f"DAgger run ({name} profile)", c.wall, "s", c.cpu)
         q = params.dqn
         with Clock() as c:
-            runs = [train_online_dqn(q.seed, q.episodes, double, q.evaluation_episodes, progress=False) for double in (False, True)]
+            runs = [train_online_dqn(q.seed, q.episodes, double, progress=False) for double in (False, True)]
         if measure_pair:
             record(f"DQN + Double DQN pair ({name} profile)", c.wall, "s", c.cpu)
         if measure_rate and name == "full":

@@ -4,7 +4,11 @@ Importing the package loads only the numpy kernels; the environment, the trainin
 loops and the lab (which need torch) live in submodules imported on demand.
 """
 
-from reference_impl.kernels import (
+from reference_impl.numerics import pin_numerics
+
+pin_numerics()  # before any training code computes: one floating-point code path on every x86 CPU
+
+from reference_impl.kernels import (  # noqa: E402  (after the pin, which must come first)
     behavior_support_mask,
     cql_discrete_penalty,
     double_dqn_targets,
@@ -16,7 +20,7 @@ from reference_impl.kernels import (
     pessimistic_values,
     return_to_go,
 )
-from reference_impl.validation import KernelInputError
+from reference_impl.validation import KernelInputError  # noqa: E402
 
 KERNEL_NAMES = (
     "dqn_targets",

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reference_impl.labels import display_name, labels_for, method_slug
+from reference_impl.course_run import claim_bounds, clip_to_bounds
 from reference_impl.stats import paired_difference
 from reference_impl.language_task import LANGUAGE_METHODS
 
@@ -281,8 +282,23 @@ def evaluate_comparisons(claims: Mapping[str, dict], comparisons: Sequence[Compa
         b = [0.0] * len(a) if comp.b is None else claims[comp.b]["per_seed"]
         if len(a) < 2:
             continue
-        out[comp.id] = {**paired_difference(a, b), "a": comp.a, "b": comp.b, "words": comp.words, "text": dict(comp.text)}
+        entry = {**paired_difference(a, b), "a": comp.a, "b": comp.b, "words": comp.words, "text": dict(comp.text)}
+        # Against zero the interval is a one-sample one, not a paired difference: say so.
+        entry["paired"] = comp.b is not None
+        entry["low"], entry["high"] = clip_to_bounds(entry["low"], entry["high"], difference_bounds(comp))
+        out[comp.id] = entry
     return out
+
+
+def difference_bounds(comp: Comparison) -> tuple[float, float] | None:
+    """The range ``a - b`` can take: (-1, 1) for two shares, (0, 1) for a share against zero, else None."""
+    a = claim_bounds(comp.a)
+    if a is None:
+        return None
+    if comp.b is None:
+        return a
+    b = claim_bounds(comp.b)
+    return None if b is None else (a[0] - b[1], a[1] - b[0])
 
 
 def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
@@ -292,7 +308,7 @@ def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
     labels = labels_for(lang)
     if entry["low"] == entry["high"] == 0.0:
         return labels["report.comparison_tie"].format(n=entry["n_seeds"])
-    return labels["report.comparison"].format(
+    return labels["report.comparison" if entry.get("paired", True) else "report.comparison_one_sample"].format(
         effect=f"{entry['effect']:+.{digits}f}",
         low=f"{entry['low']:+.{digits}f}",
         high=f"{entry['high']:+.{digits}f}",

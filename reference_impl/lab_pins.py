@@ -20,11 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
+from reference_impl.lab_design import DESIGN_OFFSETS
 from reference_impl.lab_profiles import LabProfile
 from reference_impl.labels import LABELS, LANGUAGES
 from importlib import metadata
-from reference_impl.course_run import format_interval
+from reference_impl.course_run import claim_bounds, format_interval
 from reference_impl.lab_comparisons import compact_phrase
+from reference_impl.numerics import numerics_description
 
 __all__ = [
     "DATA_DIR",
@@ -177,11 +179,16 @@ def machine_description() -> dict[str, str]:
     (made on a host described only as x86_64, with the same code and packages) came
     out with the same differences (20 and 24 of 130 DQN flags, FQE values within
     0.064). So the capability alone does not name the machine: the record names the
-    CPU too.
+    CPU too, and the code-path settings of :mod:`reference_impl.numerics` in effect.
     """
     import torch  # the machine's identity only: pins are read without torch
 
-    return {"arch": platform.machine(), "cpu": cpu_identity(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    return {
+        "arch": platform.machine(),
+        "cpu": cpu_identity(),
+        "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        **numerics_description(),
+    }
 
 
 def cpu_identity(cpuinfo: str = "/proc/cpuinfo") -> str:
@@ -220,7 +227,7 @@ def nan_none(values) -> np.ndarray:
 
 
 def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.ndarray]]:
-    """The pinned artifacts' arrays from the seed-offset-0 run of each section."""
+    """The pinned artifacts' arrays from the first seed offset's run of each section."""
     dagger, dqn, off, fqe, dt, lang = (results[s][0] for s in ("dagger", "dqn", "offline", "fqe", "dt", "language"))
     return {
         "M5_dagger_curve.npz": {
@@ -296,21 +303,22 @@ def course_numbers(document: Mapping) -> dict:
     same numbers."""
     rows: dict[str, dict] = {}
     for cid, entry in document["claims"].items():
-        value = format_interval(entry["per_seed"], 2)
+        value = format_interval(entry["per_seed"], 2, bounds=claim_bounds(cid))
         rows[cid] = {"value": dict.fromkeys(LANGUAGES, value), "text": entry["text"]}
     for cid, entry in document.get("comparisons", {}).items():
         rows[cid] = {"value": {lang: compact_phrase(entry, lang) for lang in LANGUAGES}, "text": entry["text"]}
     return {"seeds": document["seeds"], "rows": rows}
 
 
-def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
+def _protocol(profile: LabProfile, offsets: range, verdicts: dict) -> dict:
     params = {s: dataclasses.asdict(getattr(profile, s)) for s in ("environment", "dagger", "dqn", "log", "offline", "dt", "language")}
     return {
-        "artifact_scope": ARTIFACT_SCOPE.format(seeds=seeds),
-        "command": "m5 lab --profile full --pin" + (f" --seeds {seeds}" if seeds > 1 else ""),
+        "artifact_scope": ARTIFACT_SCOPE.format(seeds=len(offsets)),
+        "command": "m5 lab --profile full --pin" + (f" --seeds {len(offsets)}" if len(offsets) > 1 else ""),
         "profile": profile.name,
         "seeds": {s: {k: v for k, v in p.items() if k.endswith("seed")} for s, p in params.items()},
-        "seed_offsets_checked": list(range(seeds)),
+        "seed_offsets_checked": list(offsets),
+        "design_offsets": [DESIGN_OFFSETS.start, DESIGN_OFFSETS.stop - 1],
         "parameters": params,
         "claims": verdicts,
         "artifacts": {name: list(keys) for name, keys in PINNED_KEYS.items()},
@@ -320,7 +328,7 @@ def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
 
 
 def write_pinned(
-    results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path, document: Mapping | None = None
+    results: dict[str, list[dict]], profile: LabProfile, offsets: range, verdicts: dict, data_dir: Path, document: Mapping | None = None
 ) -> list[Path]:
     data_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -332,7 +340,9 @@ def write_pinned(
     write_npz(data_dir / SEEDS_PIN, _seeds_arrays(results))
     written.append(data_dir / SEEDS_PIN)
     path = data_dir / PROTOCOL_FILE
-    path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(_protocol(profile, offsets, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     written.append(path)
     if document is not None:
         (data_dir / CLAIMS_PIN).write_text(json.dumps(course_numbers(document), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reference_impl.course_run import bands
+from reference_impl.course_run import bands, format_interval, interval
 from reference_impl.lab_pins import nan_none
 from reference_impl.lab_profiles import dt_return_bounds
 from reference_impl.labels import display_name
@@ -622,7 +622,7 @@ def claims_lines(results: dict[str, list[dict]], labels: Mapping[str, str]) -> t
     """Per-seed check of the lab's two claims (only for the sections that ran)."""
     lines, verdicts = [], {}
     if "dt" in results:
-        rows, holds = [], []
+        rows, checked = [], {"rise_inside": [], "excess_above": []}
         for r in results["dt"]:
             try:
                 c = dt_claims(
@@ -645,9 +645,9 @@ def claims_lines(results: dict[str, list[dict]], labels: Mapping[str, str]) -> t
                         _yes_no(labels, False),
                     )
                 )
-                holds.append(False)
                 continue
-            holds.append(c["rises"] and c["saturates"])
+            checked["rise_inside"].append(float(c["rise_inside"]))
+            checked["excess_above"].append(float(c["excess_above"]))
             rows.append(
                 (
                     r["seed"],
@@ -661,8 +661,12 @@ def claims_lines(results: dict[str, list[dict]], labels: Mapping[str, str]) -> t
                     _yes_no(labels, c["saturates"]),
                 )
             )
-        verdicts["dt"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
-        lines += ["", report_text(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
+        verdicts["dt"] = {key: list(interval(values)) if len(values) >= 2 else None for key, values in checked.items()}
+        shown = {
+            key: format_interval(values, 2, signed=True) if len(values) >= 2 else report_text(labels, "one_seed")
+            for key, values in checked.items()
+        }
+        lines += ["", report_text(labels, "dt_claim", rise=shown["rise_inside"], excess=shown["excess_above"]), ""]
         lines += table(
             header(
                 labels,

@@ -649,9 +649,12 @@ def claims_document(
     claims: Mapping[str, dict],
     machine: Mapping[str, str],
     wall_seconds: float | None = None,
+    seed_offsets: Mapping | None = None,
 ) -> dict:
     """The content of ``claims.json`` (see the module docstring); ``machine`` as ``lab.machine_description()``.
-    ``comparisons`` holds every :mod:`reference_impl.lab_comparisons` entry the claims allow."""
+    ``comparisons`` holds every :mod:`reference_impl.lab_comparisons` entry the claims allow;
+    ``seed_offsets`` (:func:`reference_impl.lab_design.seed_record`) the offsets the run used
+    beside the design block."""
     document = {
         "command": command,
         "profile": profile,
@@ -661,6 +664,8 @@ def claims_document(
         "claims": dict(claims),
         "comparisons": evaluate_comparisons(claims),
     }
+    if seed_offsets is not None:
+        document["seed_offsets"] = dict(seed_offsets)
     if wall_seconds is not None:  # the run's wall time, the same total the report's time table ends with
         document["wall_seconds"] = round(float(wall_seconds), 1)
     return document

@@ -51,7 +51,7 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
     p = offset_seeds(profile.dagger, offset)
-    run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
+    run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs)
     records = run["records"]
     budget_config = LabelBudgetConfig(epochs=p.budget_epochs, evaluation_episodes=p.budget_evaluation_episodes)
     budget = label_budget_curve(p.seed, p.label_budgets, budget_config)
@@ -79,7 +79,7 @@ def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
     p = offset_seeds(profile.dqn, offset)
     out = {"seed": p.seed}
     for key, double in (("dqn", False), ("double", True)):
-        run = train_online_dqn(p.seed, p.episodes, double, p.evaluation_episodes)
+        run = train_online_dqn(p.seed, p.episodes, double)
         out[f"{key}_success"] = np.asarray(run["episode_success"], dtype=np.int64)
         out[f"{key}_eval_success"] = float(run["evaluation"]["success_rate"])
         out[f"{key}_eval_return"] = float(run["evaluation"]["mean_return"])
@@ -114,7 +114,7 @@ def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) 
         return cache[key]
     p = offset_seeds(profile.offline, offset)
     config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=p.fqe_iterations, steps_per_iteration=p.fqe_steps_per_iteration))
-    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, p.evaluation_episodes, run_fqe=with_fqe, config=config)
+    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, run_fqe=with_fqe, config=config)
     return cache[key]
 
 

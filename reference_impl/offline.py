@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from reference_impl.common import progress as progress_bar
-from reference_impl.common import seed_everything, summarize_episodes
+from reference_impl.common import seed_everything
+from reference_impl.exact_eval import exact_outcomes
 from reference_impl.expert import ExpertPolicy
 from reference_impl.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from reference_impl.keydoor import KeyDoorGrid
@@ -214,11 +215,6 @@ def pinned_arrays(run: dict) -> dict[str, np.ndarray]:
     }
 
 
-def _evaluate(env: KeyDoorGrid, policy: Callable, episodes: int, seed: int) -> dict:
-    runs = [rollout(env, policy, seed=seed + i) for i in range(episodes)]
-    return summarize_episodes([ep.return_ for ep in runs], [ep.outcome for ep in runs])
-
-
 def _positive(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"offline_experiment: `{name}` must be a positive integer, got {value!r}")
@@ -229,7 +225,6 @@ def offline_experiment(
     seed: int,
     dataset_episodes: int,
     train_epochs: int,
-    evaluation_episodes: int,
     *,
     kernels: Mapping[str, Callable] | None = None,
     progress: bool | None = None,
@@ -239,7 +234,8 @@ def offline_experiment(
     """Train the five offline learners on one mixed log and evaluate them two ways.
 
     Returns a dict with
-      ``results``: {method: metrics dict (mean_return, success_rate, outcomes, episodes)
+      ``results``: {method: metrics dict (mean_return, success_rate, outcomes: exact, from the
+                   environment's model, :func:`reference_impl.exact_eval.exact_outcomes`)
                    plus ``updates`` (gradient steps), ``train_seconds`` and
                    ``greedy_q_mean`` (mean logged-state Q(s, pi(s)); None for BC),
                    ``greedy_value_true`` (mean logged-state V^pi(s), exact, gamma of the
@@ -251,15 +247,14 @@ def offline_experiment(
                (``logged_value``: FQE's value over every logged state);
       ``dataset``: the log summary (sizes, outcomes, action counts and frequencies),
                plus ``support_mask`` = behavior_support_mask(frequencies, 0.35) and
-               ``optimal_return`` (the expert's mean return from the evaluation starts);
+               ``optimal_return`` (the expert's exact mean return over the start cells);
       ``config``: the hyper-parameters as plain dicts; ``seconds``: wall time by stage.
-    Evaluation episode i of every method starts from reset seed 10_000 * (seed + 1) + i,
-    so all methods face the same start cells. ``kernels`` swaps kernels by name (see
+    Every method is scored exactly (the start cell is drawn uniformly; the environment has no
+    slips), so no evaluation episode is sampled. ``kernels`` swaps kernels by name (see
     :data:`reference_impl.offline_methods.DEFAULT_KERNELS`).
     """
     dataset_episodes = _positive(dataset_episodes, "dataset_episodes")
     train_epochs = _positive(train_epochs, "train_epochs")
-    evaluation_episodes = _positive(evaluation_episodes, "evaluation_episodes")
     cfg = config or OfflineExperimentConfig()
     k = resolve_kernels(kernels)
     seed_everything(seed)
@@ -296,11 +291,10 @@ def offline_experiment(
         train_seconds[name] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    eval_seed = 10_000 * (seed + 1)
     learner_configs = dict(zip(METHOD_NAMES, (cfg.bc, cfg.dqn, cfg.restricted, cfg.cql, cfg.iql)))
     results = {}
     for name, run in trained.items():
-        metrics = _evaluate(env, run.policy, evaluation_episodes, eval_seed)
+        metrics = exact_outcomes(env, run.policy)
         metrics["updates"] = run.updates
         q_net = run.networks.get("q")
         metrics["greedy_q_mean"] = None if q_net is None else greedy_q_mean(q_net, run.policy, arrays["observations"])
@@ -314,7 +308,7 @@ def offline_experiment(
         metrics["train_seconds"] = round(train_seconds[name], 4)
         results[name] = metrics
     # The ceiling every return is read against: the expert from the same evaluation starts.
-    dataset["optimal_return"] = _evaluate(env, ExpertPolicy(env), evaluation_episodes, eval_seed)["mean_return"]
+    dataset["optimal_return"] = exact_outcomes(env, ExpertPolicy(env))["mean_return"]
     clock["train"] = float(sum(train_seconds.values()))
     clock["evaluate"] = time.perf_counter() - t0
 
@@ -346,7 +340,6 @@ def offline_experiment(
             "seed": seed,
             "dataset_episodes": dataset_episodes,
             "train_epochs": train_epochs,
-            "evaluation_episodes": evaluation_episodes,
             **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value for key, value in cfg.__dict__.items()},
         },
         "seconds": {key: round(value, 4) for key, value in clock.items()},

@@ -38,7 +38,8 @@ from reference_impl.expert import NoisyExpertPolicy
 from reference_impl.fqe import exact_action_values
 from reference_impl.imitation import ArgmaxPolicy, make_mlp
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.rollout import evaluate_policy, rollout
+from reference_impl.exact_eval import exact_outcomes
+from reference_impl.rollout import rollout
 
 __all__ = [
     "DQNConfig",
@@ -251,7 +252,6 @@ def train_online_dqn(
     seed: int,
     episodes: int,
     double: bool,
-    evaluation_episodes: int,
     *,
     targets_fn=None,
     config: DQNConfig | None = None,
@@ -263,8 +263,8 @@ def train_online_dqn(
     :func:`~reference_impl.kernels.double_dqn_targets`; see :func:`compute_target` for
     how it is called. Collection is epsilon-greedy (:func:`epsilon_at`), with
     ``updates_per_step`` gradient updates per environment step once the buffer holds
-    ``learning_starts`` transitions. The final greedy policy is evaluated on
-    ``evaluation_episodes`` episodes of a separate environment.
+    ``learning_starts`` transitions. The final greedy policy is scored exactly from the
+    environment's model (:func:`reference_impl.exact_eval.exact_outcomes`; no episode sampled).
 
     Every ``overestimation_every`` episodes and after the last one,
     :func:`greedy_overestimation` is measured over the states the buffer holds.
@@ -277,8 +277,6 @@ def train_online_dqn(
     """
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
         raise ValueError(f"train_online_dqn: `episodes` must be a positive integer, got {episodes!r}")
-    if isinstance(evaluation_episodes, bool) or not isinstance(evaluation_episodes, (int, np.integer)) or evaluation_episodes < 1:
-        raise ValueError(f"train_online_dqn: `evaluation_episodes` must be a positive integer, got {evaluation_episodes!r}")
     cfg = config or DQNConfig()
     if targets_fn is None:
         targets_fn = kernels.double_dqn_targets if double else kernels.dqn_targets
@@ -348,9 +346,7 @@ def train_online_dqn(
             overestimation.append((episode + 1, greedy_overestimation(online, env, buffer.obs[: len(buffer)], cfg.gamma)))
 
     online.eval()
-    evaluation = evaluate_policy(
-        KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online), episodes=int(evaluation_episodes), seed=seed * 1000 + 900_000
-    )
+    evaluation = exact_outcomes(KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online))
     return {
         "evaluation": evaluation,
         "episode_success": successes,

@@ -12,7 +12,7 @@ REPORT: dict[str, dict[str, str]] = {
     "en": {
         "title": "Module 5 lab report",
         "intro": (
-            "Profile `{profile}`, seed offsets 0..{last_offset}, sections: {sections}. "
+            "Profile `{profile}`, seed offsets {first_offset}..{last_offset}, sections: {sections}. "
             "Values with ± are mean ± sample standard deviation over seeds."
         ),
         "done": "m5 lab: profile {profile}, {count} section(s) in {seconds} s; report {report}",
@@ -103,14 +103,23 @@ REPORT: dict[str, dict[str, str]] = {
         "language_train_mean_reward": "mean reward, training prompts",
         "language_heldout_mean_reward": "mean reward, held-out prompts",
         "language_heldout_exact_match_per_seed": "held-out exact match per seed",
-        "language_heldout_responses": "Greedy responses to the held-out prompts (запуск {seed}):",
+        "language_heldout_responses": "Greedy responses to the held-out prompts (seed {seed}):",
         "claims": "Claims",
+        "one_seed": "one seed (no interval)",
+        "design": "How the settings were chosen",
+        "design_intro": (
+            "Every setting below was chosen while looking at runs with seed offsets 0..{last} (the design seeds). "
+            "The course's report runs offsets from {first} on, seeds never looked at while choosing anything; "
+            "`claims.json` records both blocks. What was tried, per section:"
+        ),
         "dt_claim": (
             "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
             "(with a positive least-squares slope over those requests), and the curve stops rising above the log's "
             "best return: no request above it achieves more than the highest request inside the range by more "
-            "than two standard errors of the difference (2 × √(SE² + SE²) of the two points); holds on {holding} "
-            "of {seeds} seeds. Within the range the log may have no episodes at some returns (see the histogram): "
+            "than two standard errors of the difference (2 × √(SE² + SE²) of the two points). Over the seeds (mean "
+            "with a one-sample 95 % interval): the rise inside the range is {rise}, and what requests above the range "
+            "achieve beyond the highest request inside it is {excess}. "
+            "Within the range the log may have no episodes at some returns (see the histogram): "
             "there the curve is the model's interpolation."
         ),
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
@@ -176,6 +185,7 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "standard_error_per_seed": "standard error per seed",
         "comparison": "{effect} (95 % CI {low} to {high}, {n} paired seeds): {verdict}",
+        "comparison_one_sample": "{effect} (95 % CI {low} to {high}, one-sample, {n} seeds): {verdict}",
         "comparison_tie": "identical on all {n} paired seeds: a tie",
         "verdict.order.ahead": "ahead",
         "verdict.order.behind": "behind",
@@ -277,7 +287,7 @@ REPORT: dict[str, dict[str, str]] = {
     "ru": {
         "title": "Отчёт по лабораторной работе модуля 5",
         "intro": (
-            "Профиль `{profile}`, запуски 0..{last_offset}, разделы: {sections}. "
+            "Профиль `{profile}`, сдвиги запусков {first_offset}..{last_offset}, разделы: {sections}. "
             "Запись вида a ± b — среднее ± выборочное стандартное отклонение по запускам."
         ),
         "done": "m5 lab: профиль {profile}, разделов: {count}, время {seconds} с; отчёт {report}",
@@ -373,13 +383,22 @@ REPORT: dict[str, dict[str, str]] = {
         "language_heldout_exact_match_per_seed": "точное совпадение на отложенных запросах по запускам",
         "language_heldout_responses": "Жадные ответы на отложенные запросы (запуск {seed}):",
         "claims": "Проверка утверждений",
+        "one_seed": "один запуск (без интервала)",
+        "design": "Как выбирались настройки",
+        "design_intro": (
+            "Все настройки ниже выбраны по запускам со сдвигами 0..{last} (проектные запуски). Отчёт курса "
+            "использует сдвиги от {first}: эти запуски ни разу не просматривались при выборе настроек; "
+            "`claims.json` хранит оба блока. Что пробовали, по разделам:"
+        ),
         "dt_claim": (
             "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
             "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а выше лучшей отдачи "
             "журнала кривая перестаёт расти: ни один запрос выше неё не даёт больше, чем наибольший запрос внутри "
-            "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек); выполняется "
-            "в {holding} из {seeds} запусков. Внутри диапазона у некоторых отдач в журнале может не быть ни одного "
-            "эпизода (см. гистограмму): там кривая — интерполяция модели."
+            "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек). По "
+            "запускам (среднее и одновыборочный 95-процентный интервал): подъём внутри диапазона {rise}, а прибавка "
+            "запросов выше диапазона сверх наибольшего запроса внутри него {excess}. "
+            "Внутри диапазона у некоторых отдач в журнале может не быть ни одного эпизода (см. гистограмму): "
+            "там кривая — интерполяция модели."
         ),
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "запуск обучения",
@@ -445,6 +464,7 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "standard_error_per_seed": "стандартная ошибка по запускам",
         "comparison": "{effect} (95 % ДИ от {low} до {high}, парных запусков: {n}): {verdict}",
+        "comparison_one_sample": "{effect} (95 % ДИ от {low} до {high}, одновыборочный, запусков: {n}): {verdict}",
         "comparison_tie": "совпадает на всех парных запусках ({n}): ничья",
         "verdict.order.ahead": "впереди",
         "verdict.order.behind": "позади",

@@ -28,7 +28,7 @@ import math
 import re
 from pathlib import Path
 from typing import Any
-from reference_impl.course_run import interval
+from reference_impl.course_run import claim_bounds, clip_to_bounds, interval
 from reference_impl.lab_comparisons import phrase
 
 REPO = Path(__file__).resolve().parents[2]
@@ -114,6 +114,7 @@ def claim_value(entry: dict, field: str, spec: str, claim_id: str) -> str:
         seeds = _per_seed(entry, claim_id)
         if field == "mean_ci":  # as the lab notebook's tables show it: the mean of the seeds and its 95 % interval
             mean, low, high = interval(seeds)
+            low, high = clip_to_bounds(low, high, claim_bounds(claim_id))
             return format(mean, spec) if low == high else f"{format(mean, spec)} [{format(low, spec)}, {format(high, spec)}]"
         if field == "n_seeds":
             return str(len(seeds))

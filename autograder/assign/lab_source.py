@@ -50,11 +50,12 @@ def show(key, **fields):
     print(LABELS[key].format(**fields))
 
 
-def compare(rows, digits=2):
-    """Your run beside the course's: (name, your value, the course's value in each of its seeds) rows."""
+def compare(rows, digits=2, bounds=None):
+    """Your run beside the course's: (name, your value, the course's value in each of its seeds) rows;
+    ``bounds`` (0, 1) for a share, whose intervals stop at its bounds."""
     print()
     show("nb.compare", profile=PROFILE, seeds=int(SEEDS["seeds"]))
-    print(course_run.compare_table(LABELS, rows, digits))
+    print(course_run.compare_table(LABELS, rows, digits, bounds))
 
 
 def name_of(raw):
@@ -95,15 +96,14 @@ DAGGER = """
 from m5_student.imitation import LabelBudgetConfig, dagger_experiment
 
 d = P.dagger
-dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs,
-                               d.evaluation_episodes)
+dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_episodes_per_round, d.epochs)
 for record in dagger_run["records"]:
     show("nb.round", round=record["round"], success=record["success_rate"], ret=record["mean_return"],
          labels=record["dataset_size"])
 course = lab.load_pinned("M5_dagger_curve")  # the course's rounds and label budgets (the x axes)
 yours = {record["round"]: record["success_rate"] for record in dagger_run["records"]}
 compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), SEEDS["dagger_success_rate"][:, i])
-         for i, k in enumerate(course["rounds"])])
+         for i, k in enumerate(course["rounds"])], bounds=(0, 1))
 success, success_band = course_band("dagger_success_rate")
 figures.plot_dagger_curve(course["rounds"], success, labels=LABELS, success_spread=success_band, run_label=COURSE_RUN);
 # the same number of expert labels for both learners: a separate setting (its caption says how it differs)
@@ -121,7 +121,7 @@ from m5_student.online_dqn import train_online_dqn
 q = P.dqn
 dqn_greedy = {}
 for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", True, K["double_dqn_targets"])):
-    run = train_online_dqn(q.seed, q.episodes, double, q.evaluation_episodes, targets_fn=targets)
+    run = train_online_dqn(q.seed, q.episodes, double, targets_fn=targets)
     dqn_greedy[name] = run["evaluation"]["success_rate"]
     show("nb.dqn", name=name_of(name), train=np.mean(run["episode_success"]), greedy=dqn_greedy[name])
     show("nb.dqn_overestimation", name=name_of(name), final=run["overestimation"][-1][1])
@@ -178,8 +178,8 @@ offline_kernels = {name: K[name] for name in ("dqn_targets", "double_dqn_targets
 offline_kernels.update(TORCH_PORTS)
 offline_config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=o.fqe_iterations,
                                                        steps_per_iteration=o.fqe_steps_per_iteration))
-offline_run = offline_experiment(o.seed, o.dataset_episodes, o.train_epochs, o.evaluation_episodes,
-                                 kernels=offline_kernels, config=offline_config)
+offline_run = offline_experiment(o.seed, o.dataset_episodes, o.train_epochs, kernels=offline_kernels,
+                                 config=offline_config)
 for name, m in offline_run["results"].items():
     learned = LABELS["report.not_available"] if m["greedy_q_mean"] is None else f"{m['greedy_q_mean']:.3f}"
     show("nb.offline", name=name_of(name), ret=m["mean_return"], success=m["success_rate"], q=learned, v=m["greedy_value_true"])
@@ -257,7 +257,7 @@ methods = [str(n) for n in lab.load_pinned("M5_language_ilql_results")["method_n
 compare([(LABELS[row].format(name=name_of(n)), language_run[split][n]["exact_match"], SEEDS[key][:, i])
          for row, split, key in (("nb.language_row", "evaluation", "language_exact_match"),
                                  ("nb.language_heldout_row", "heldout_evaluation", "language_heldout_exact_match"))
-         for i, n in enumerate(methods)])
+         for i, n in enumerate(methods)], bounds=(0, 1))
 (exact, exact_band), (heldout, heldout_band) = course_band("language_exact_match"), course_band("language_heldout_exact_match")
 figures.plot_language_exact_match(methods, exact, labels=LABELS, match_spread=exact_band, heldout_exact_match=heldout,
                                   heldout_spread=heldout_band, run_label=COURSE_RUN);

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from reference_impl import figures, lab, lab_pins, lab_profiles, lab_runners, online_dqn  # noqa: E402
+from reference_impl import figures, lab, lab_design, lab_pins, numerics, lab_profiles, lab_runners, online_dqn  # noqa: E402
 from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
 from reference_impl.online_dqn import DQNConfig  # noqa: E402
 from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  # noqa: E402
@@ -61,16 +61,13 @@ TINY = lab_profiles.LabProfile(
         rounds=1,
         learner_episodes_per_round=1,
         epochs=1,
-        evaluation_episodes=2,
         label_budgets=(40,),
         budget_evaluation_episodes=2,
         budget_epochs=1,
     ),
-    dqn=lab_profiles.DQNParams(seed=5, episodes=2, evaluation_episodes=1),
+    dqn=lab_profiles.DQNParams(seed=5, episodes=2),
     log=lab_profiles.LogParams(seed=41, episodes=3),
-    offline=lab_profiles.OfflineParams(
-        seed=41, dataset_episodes=3, train_epochs=1, evaluation_episodes=1, fqe_iterations=2, fqe_steps_per_iteration=2
-    ),
+    offline=lab_profiles.OfflineParams(seed=41, dataset_episodes=3, train_epochs=1, fqe_iterations=2, fqe_steps_per_iteration=2),
     dt=lab_profiles.DTParams(
         data_seed=41,
         train_seed=61,
@@ -479,7 +476,10 @@ def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     headings = [line[3:] for line in report.splitlines() if line.startswith("## ")]
     # lab order whatever the order typed
-    assert headings[: len(lab.SECTIONS)] == [LABELS["en"][f"report.section.{s}"] for s in lab.SECTIONS]
+    assert headings[0] == LABELS["en"]["report.design"]  # how the settings were chosen, before any number
+    assert headings[1 : 1 + len(lab.SECTIONS)] == [LABELS["en"][f"report.section.{s}"] for s in lab.SECTIONS]
+    for section in lab_design.SEARCHES:  # one paragraph per section, naming its document
+        assert f"**{LABELS['en'][f'report.section.{section}']}**: {lab_design.SEARCHES[section]['en']}" in report
     assert f"## {LABELS['en']['report.claims']}" in report and LABELS["en"]["summary_llm"] in report
     assert "profile smoke" in capsys.readouterr().out
 
@@ -651,20 +651,10 @@ def test_real_smoke_profile_end_to_end(tmp_path):
 TRAINING_FLAGS = {("M5_online_dqn_curve.npz", "dqn_success"), ("M5_online_dqn_curve.npz", "double_success")}
 
 
-def _close_across_machines(name: str, key: str, new: np.ndarray, old: np.ndarray) -> None:
-    assert new.shape == old.shape, f"{name}:{key}"
-    if (name, key) in TRAINING_FLAGS:
-        assert set(np.unique(new)) <= {0, 1}, f"{name}:{key}"
-        half = len(old) // 2
-        assert abs(new[half:].mean() - old[half:].mean()) <= 0.25, f"{name}:{key}"
-    else:
-        np.testing.assert_allclose(new, old, atol=0.25, err_msg=f"{name}:{key}")
-
-
 def test_same_machine_needs_the_cpu_its_capability_and_the_versions():
     here = {"package_versions": {"torch": "2.13.0+cpu"}, "machine": lab.machine_description()}
     assert lab.same_machine(here, dict(here))
-    assert set(here["machine"]) == {"arch", "cpu", "torch_cpu_capability"}
+    assert set(here["machine"]) == {"arch", "cpu", "torch_cpu_capability", *numerics.PINNED}
     other = "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"
     other_capability = {**here, "machine": {**here["machine"], "torch_cpu_capability": other}}
     assert not lab.same_machine(here, other_capability)
@@ -694,24 +684,17 @@ def test_cpu_identity_reads_the_first_processor_of_cpuinfo(tmp_path, monkeypatch
     assert lab.cpu_identity(str(cpuinfo)) == "arm"
 
 
-def test_training_flags_are_compared_by_their_second_half_across_machines():
-    old = np.r_[np.zeros(60, np.int64), np.ones(70, np.int64)]
-    shifted = np.r_[np.zeros(70, np.int64), np.ones(60, np.int64)]  # learns 10 episodes later
-    _close_across_machines("M5_online_dqn_curve.npz", "dqn_success", shifted, old)
-    with pytest.raises(AssertionError):
-        _close_across_machines("M5_online_dqn_curve.npz", "dqn_success", np.zeros(130, np.int64), old)
-    with pytest.raises(AssertionError):  # other arrays keep the value tolerance
-        _close_across_machines("M5_dagger_curve.npz", "success_rate", np.array([0.5]), np.array([0.9]))
-
-
 @pytest.mark.slow
 def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
     """`m5 lab --profile full --pin` into a scratch directory equals the committed files.
 
     Exactly (bit for bit in every array) on the same machine as the protocol's
-    (`lab.same_machine`: package versions, architecture, CPU and torch's CPU capability);
-    otherwise names and shapes exactly, values within 0.25 (a couple of evaluation
-    episodes ending differently), and training flags by their second half.
+    (`lab.same_machine`: package versions, architecture, CPU, torch's CPU capability and
+    the numerics settings); otherwise names, shapes and dtypes exactly and the text
+    arrays bit for bit: one seed's values on another CPU may take another path through
+    training (measured: Double DQN's overestimation curve 0.42 apart at two checkpoints),
+    and what must hold there, the verdicts, is checked by
+    `test_lab_results.test_the_full_run_reproduces_the_committed_claims`.
     """
     committed = lab.DATA_DIR
     protocol = lab.load_pinned("M5_experiment_protocol", data_dir=committed)
@@ -724,14 +707,13 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
         old, new = lab.load_pinned(name, data_dir=committed), lab.load_pinned(name, data_dir=tmp_path / "data")
         assert set(old) == set(new), name
         for key in old:
+            assert (new[key].shape, new[key].dtype) == (old[key].shape, old[key].dtype), f"{name}:{key}"
             if same_machine or old[key].dtype.kind == "U":
                 np.testing.assert_array_equal(new[key], old[key], err_msg=f"{name}:{key}")
-            else:
-                _close_across_machines(name, key, new[key], old[key])
     for name in lab.PINNED_KEYS:  # byte for byte: the .npz writer is deterministic
         if same_machine:
             assert (tmp_path / "data" / name).read_bytes() == (committed / name).read_bytes(), name
-    # The per-seed file holds every seed of the committed run; this one-seed run gives offset 0.
+    # The per-seed file holds every seed of the committed run; this one-seed run gives its first offset.
     old, new = lab.load_pinned(lab.SEEDS_PIN, data_dir=committed), lab.load_pinned(lab.SEEDS_PIN, data_dir=tmp_path / "data")
     assert set(old) == set(new)
     for key in old:
@@ -739,7 +721,7 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
             np.testing.assert_array_equal(new[key][:1], old[key][:1], err_msg=key)
     # The committed protocol may come from a several-seed run (`--seeds 10 --pin`): its
     # per-seed verdicts then cover more seeds than this one-seed run can reproduce.
-    if protocol["seed_offsets_checked"] == [0]:
+    if protocol["seed_offsets_checked"] == [lab_design.REPORT_FIRST_OFFSET]:
         assert json.dumps(fresh["claims"], sort_keys=True) == json.dumps(protocol["claims"], sort_keys=True) or not same_machine
 
 

@@ -392,14 +392,14 @@ QUICK = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=3, steps_pe
 
 @pytest.fixture(scope="module")
 def smoke_run():
-    return offline_experiment(seed=2, dataset_episodes=8, train_epochs=1, evaluation_episodes=3, config=QUICK)
+    return offline_experiment(seed=2, dataset_episodes=8, train_epochs=1, config=QUICK)
 
 
 def test_experiment_reports_every_method_with_metrics_and_fqe(smoke_run):
     assert tuple(smoke_run["results"]) == METHOD_NAMES
     for name, metrics in smoke_run["results"].items():
-        assert metrics["episodes"] == 3
-        assert sum(metrics["outcomes"].values()) == 3
+        assert metrics["exact"] and metrics["episodes"] == 0  # scored from the model, nothing sampled
+        assert sum(metrics["outcomes"].values()) == pytest.approx(1.0)
         assert 0.0 <= metrics["success_rate"] <= 1.0
         assert metrics["updates"] > 0
         fqe = smoke_run["fqe"][name]
@@ -410,7 +410,7 @@ def test_experiment_reports_every_method_with_metrics_and_fqe(smoke_run):
 
 
 def test_experiment_is_deterministic(smoke_run):
-    again = offline_experiment(seed=2, dataset_episodes=8, train_epochs=1, evaluation_episodes=3, config=QUICK)
+    again = offline_experiment(seed=2, dataset_episodes=8, train_epochs=1, config=QUICK)
     strip = lambda run: {name: {k: v for k, v in m.items() if k != "train_seconds"} for name, m in run["results"].items()}  # noqa: E731
     assert strip(again) == strip(smoke_run)
     assert again["fqe"] == smoke_run["fqe"]
@@ -419,7 +419,7 @@ def test_experiment_is_deterministic(smoke_run):
 
 def test_experiment_rejects_bad_arguments():
     with pytest.raises(ValueError, match="train_epochs"):
-        offline_experiment(seed=0, dataset_episodes=3, train_epochs=0, evaluation_episodes=1)
+        offline_experiment(seed=0, dataset_episodes=3, train_epochs=0)
 
 
 def test_simulated_value_of_the_expert_is_its_discounted_return():
@@ -437,7 +437,7 @@ def test_full_profile_naive_dqn_overestimates_most_where_the_log_is_silent():
     """One full-profile seed: naive DQN's Q is far above the truth on unlogged actions and above
     the largest possible return in most states; IQL, which never evaluates an unlogged action,
     stays within one unit of the truth there. (Comparisons of returns need the 10-seed report.)"""
-    run = offline_experiment(seed=41, dataset_episodes=80, train_epochs=40, evaluation_episodes=24, run_fqe=False)
+    run = offline_experiment(seed=41, dataset_episodes=80, train_epochs=40, run_fqe=False)
     naive, iql = run["results"]["naive DQN"], run["results"]["IQL"]
     assert naive["q_unlogged_error"] > 1.0 and naive["above_max_share"] > 0.5, naive
     assert abs(iql["q_unlogged_error"]) < 1.0 and iql["above_max_share"] < naive["above_max_share"], iql
@@ -577,7 +577,7 @@ def test_logged_pair_share_counts_states_whose_greedy_action_was_logged():
 
 
 def test_offline_experiment_reports_learned_and_true_values_of_the_greedy_action():
-    run = offline_experiment(41, 6, 1, 2, config=OfflineExperimentConfig(fqe=FQEConfig(iterations=2, steps_per_iteration=2)))
+    run = offline_experiment(41, 6, 1, config=OfflineExperimentConfig(fqe=FQEConfig(iterations=2, steps_per_iteration=2)))
     for name, metrics in run["results"].items():
         assert (metrics["greedy_q_mean"] is None) == (name == "behavior cloning")
         assert -1.0 - 1e-9 <= metrics["greedy_value_true"] <= 1.0  # a discounted value in KeyDoorGrid

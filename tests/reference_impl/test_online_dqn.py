@@ -121,34 +121,34 @@ class SpyKernel:
 @pytest.mark.parametrize("double", [False, True])
 def test_training_calls_the_plugged_kernel_every_update(double):
     spy = SpyKernel(kernels.double_dqn_targets if double else kernels.dqn_targets)
-    run = train_online_dqn(seed=3, episodes=3, double=double, evaluation_episodes=2, targets_fn=spy, config=TINY)
+    run = train_online_dqn(seed=3, episodes=3, double=double, targets_fn=spy, config=TINY)
     assert spy.calls == run["updates"] == len(run["losses"]) > 0
-    reference = train_online_dqn(seed=3, episodes=3, double=double, evaluation_episodes=2, config=TINY)
+    reference = train_online_dqn(seed=3, episodes=3, double=double, config=TINY)
     assert run["losses"] == reference["losses"]  # the plugged kernel drives the same training
 
 
 def test_a_wrong_kernel_changes_training_and_a_bad_shape_is_caught():
     zero = lambda rewards, terminated, next_q, gamma: np.asarray(rewards, dtype=float)  # noqa: E731
-    ref = train_online_dqn(seed=1, episodes=2, double=False, evaluation_episodes=1, config=TINY)
-    myopic = train_online_dqn(seed=1, episodes=2, double=False, evaluation_episodes=1, config=TINY, targets_fn=zero)
+    ref = train_online_dqn(seed=1, episodes=2, double=False, config=TINY)
+    myopic = train_online_dqn(seed=1, episodes=2, double=False, config=TINY, targets_fn=zero)
     assert myopic["losses"] != ref["losses"]
     bad = lambda rewards, terminated, next_q, gamma: np.zeros(3)  # noqa: E731
     with pytest.raises(ValueError, match="targets_fn"):
-        train_online_dqn(seed=1, episodes=1, double=False, evaluation_episodes=1, config=TINY, targets_fn=bad)
+        train_online_dqn(seed=1, episodes=1, double=False, config=TINY, targets_fn=bad)
 
 
 def test_same_seed_same_run():
-    a = train_online_dqn(seed=7, episodes=4, double=True, evaluation_episodes=3, config=TINY)
-    b = train_online_dqn(seed=7, episodes=4, double=True, evaluation_episodes=3, config=TINY)
+    a = train_online_dqn(seed=7, episodes=4, double=True, config=TINY)
+    b = train_online_dqn(seed=7, episodes=4, double=True, config=TINY)
     assert a["losses"] == b["losses"]
     assert a["episode_return"] == b["episode_return"] and a["evaluation"] == b["evaluation"]
-    c = train_online_dqn(seed=8, episodes=4, double=True, evaluation_episodes=3, config=TINY)
+    c = train_online_dqn(seed=8, episodes=4, double=True, config=TINY)
     assert c["losses"] != a["losses"]
 
 
 def test_result_layout_and_warm_start():
-    run = train_online_dqn(seed=0, episodes=3, double=False, evaluation_episodes=2, config=TINY)
-    assert set(run["evaluation"]) == {"mean_return", "success_rate", "outcomes", "episodes"}
+    run = train_online_dqn(seed=0, episodes=3, double=False, config=TINY)
+    assert set(run["evaluation"]) == {"mean_return", "success_rate", "outcomes", "episodes", "exact"} and run["evaluation"]["exact"]
     assert len(run["episode_success"]) == len(run["episode_return"]) == len(run["episode_outcome"]) == 3
     assert set(run["episode_success"]) <= {0, 1}
     assert run["warm_start_transitions"] > 0
@@ -156,10 +156,10 @@ def test_result_layout_and_warm_start():
 
 
 @pytest.mark.parametrize(
-    "kwargs, match", [({"episodes": 0}, "episodes"), ({"evaluation_episodes": 0}, "evaluation_episodes"), ({"targets_fn": 3}, "targets_fn")]
+    "kwargs, match", [({"episodes": 0}, "episodes"), ({"episodes": 1.5}, "episodes"), ({"targets_fn": 3}, "targets_fn")]
 )
 def test_bad_arguments_raise(kwargs, match):
-    args = {"seed": 0, "episodes": 1, "double": False, "evaluation_episodes": 1, **kwargs}
+    args = {"seed": 0, "episodes": 1, "double": False, **kwargs}
     with pytest.raises(ValueError, match=match):
         train_online_dqn(**args)
 
@@ -175,7 +175,7 @@ def test_config_validation(kwargs):
 @pytest.mark.slow
 @pytest.mark.parametrize("double", [False, True])
 def test_lab_smoke_profile_learns_something(double):
-    run = train_online_dqn(seed=5, episodes=35, double=double, evaluation_episodes=12)
+    run = train_online_dqn(seed=5, episodes=35, double=double)
     assert sum(run["episode_success"]) > 0
 
 
@@ -183,7 +183,7 @@ def test_lab_smoke_profile_learns_something(double):
 @pytest.mark.parametrize("double", [False, True])
 def test_lab_full_profile_learns_well_above_random(double):
     """The lab's full profile (seed 5, 130 episodes): a random policy never reaches the goal."""
-    run = train_online_dqn(seed=5, episodes=130, double=double, evaluation_episodes=24)
+    run = train_online_dqn(seed=5, episodes=130, double=double)
     assert run["evaluation"]["success_rate"] >= 0.75
 
 
@@ -205,6 +205,6 @@ def test_training_measures_overestimation_at_every_checkpoint_and_at_the_end():
     from reference_impl.online_dqn import DQNConfig, train_online_dqn
 
     cfg = DQNConfig(warm_start_episodes=2, warm_start_updates=5, learning_starts=64, batch_size=16, overestimation_every=2)
-    run = train_online_dqn(3, 5, True, 1, config=cfg)
+    run = train_online_dqn(3, 5, True, config=cfg)
     assert [e for e, _ in run["overestimation"]] == [2, 4, 5]
     assert all(np.isfinite(v) for _, v in run["overestimation"])
