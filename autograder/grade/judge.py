@@ -13,6 +13,7 @@ import numpy as np
 
 from reference_impl import exercises
 
+from autograder.grade import output_digest
 from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten_expected, passing_calls
 from autograder.grade.run import WorkerSession
 from autograder.grade.worker_process import WorkerLost
@@ -103,6 +104,7 @@ class _CaseIndex:
         self.positions = {key: np.asarray(found, dtype=np.intp) for key, found in positions.items()}
         self._orders: dict[str, dict[int, tuple]] = {}
         self._flat: FlatExpected | None = None
+        self._rest: FlatExpected | None = None
 
     @property
     def flat(self) -> FlatExpected:
@@ -113,6 +115,17 @@ class _CaseIndex:
             ]
             self._flat = flatten_expected(self.kc.expected, calls)
         return self._flat
+
+    @property
+    def rest(self) -> FlatExpected:
+        """The reference values of the other calls (laws, the write check), flattened when
+        first needed: only the outputs digest compares them with the reference."""
+        if self._rest is None:
+            calls = [
+                i for case in self.kc.cases if not _differential(case.prop) for i in range(case.first_call, case.first_call + case.n_calls)
+            ]
+            self._rest = flatten_expected(self.kc.expected, calls)
+        return self._rest
 
     def agreeing(self, passed: set[int]) -> np.ndarray:
         """Per case: every one of its calls agrees with the reference."""
@@ -142,6 +155,20 @@ def _case_index(kc) -> _CaseIndex:
     if index is None or index.kc is not kc:
         index = _INDEX[id(kc)] = _CaseIndex(kc)
     return index
+
+
+def reference_agreement(kc, outcomes: list[dict], passed: set[int] | None = None) -> set[int]:
+    """Every call whose outcome agrees with the reference, the laws' and the write check's
+    calls too. ``passed``: :func:`agreeing_calls` (the differential ones), computed if not given."""
+    passed = agreeing_calls(kc, outcomes) if passed is None else passed
+    return passed | passing_calls(_case_index(kc).rest, outcomes)
+
+
+def outputs_digest(kc, outcomes: list[dict], passed: set[int] | None = None) -> str | None:
+    """The digest of what the kernel returned on every corpus call (:mod:`.output_digest`):
+    a call that agrees with the reference counts as "agrees", whatever its float noise.
+    ``passed``: :func:`agreeing_calls`, computed here if not given."""
+    return output_digest.digest(kc.kernel, outcomes, reference_agreement(kc, outcomes, passed))
 
 
 def failing_cases(kc, outcomes: list[dict], passed: set[int] | None = None) -> dict[str, tuple]:
@@ -230,16 +257,29 @@ def _not_implemented(outcomes: list[dict]) -> bool:
     return all(o.get("s") == "raised" and "NotImplementedError" in o.get("exc", []) for o in outcomes)
 
 
-def diagnose(kc, outcomes: list[dict]) -> tuple[dict[str, tuple], object]:
+def diagnose(kc, outcomes: list[dict], passed: set[int] | None = None) -> tuple[dict[str, tuple], object]:
     """The failing case to show per property (:func:`failing_cases`) and the likely
-    mistake's diagnosis (None unless a property about the kernel's values failed)."""
-    passed = agreeing_calls(kc, outcomes)
+    mistake's diagnosis (None unless a property about the kernel's values failed).
+    ``passed``: :func:`agreeing_calls`, computed here if not given."""
+    passed = agreeing_calls(kc, outcomes) if passed is None else passed
     failed = failing_cases(kc, outcomes, passed)
     return failed, (diagnose_mistake(kc, outcomes, passed) if _value_failed(failed) else None)
 
 
-def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: float, shrink_until: float = float("inf")) -> list[TestResult]:
+def grade_kernel(
+    kc,
+    session: WorkerSession,
+    *,
+    shrink: bool,
+    shrink_budget: float,
+    shrink_until: float = float("inf"),
+    outputs: dict[str, str | None] | None = None,
+) -> list[TestResult]:
+    """The kernel's TestResults. ``outputs``, when given, gets the kernel's outputs digest
+    (:func:`outputs_digest`; None when the kernel was not run to the end)."""
     kernel = kc.kernel
+    if outputs is not None:
+        outputs[kernel] = None  # until its calls have all come back
     if not session.report.found.get(kernel):
         return all_fail(kc, LOST["missing"], k=kernel)
     try:
@@ -255,7 +295,10 @@ def grade_kernel(kc, session: WorkerSession, *, shrink: bool, shrink_budget: flo
         return all_fail(
             kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall, total=session.budget.idle_wall * BATCH_IDLE
         )
-    failed, mistake = diagnose(kc, outcomes)
+    passed = agreeing_calls(kc, outcomes)
+    if outputs is not None:
+        outputs[kernel] = outputs_digest(kc, outcomes, passed)
+    failed, mistake = diagnose(kc, outcomes, passed)
     values_ok = values_checked(kc.properties, failed)
     results = []
     for prop in kc.properties:

@@ -179,6 +179,7 @@ def grade_submission(
     language = lang or sub.language
     tests: list[TestResult] = []
     notes = []
+    outputs: dict[str, str | None] = {}  # kernel -> outputs digest, in grading order
     with session:
         report = session.start()
         notes += cell_notes(sub, report.cells, cell_timeout=budget.cell_timeout)
@@ -192,15 +193,18 @@ def grade_submission(
                 continue
             if session.out_of_time:
                 tests += _not_graded(corpus[kernel], session)
+                outputs[kernel] = None
                 continue
-            tests += grade_kernel(corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget, shrink_until=shrink_until)
+            tests += grade_kernel(
+                corpus[kernel], session, shrink=shrink, shrink_budget=shrink_budget, shrink_until=shrink_until, outputs=outputs
+            )
             if next_up is not None:
                 next_up.advance()
         # The front doors (m5 grade, Gradescope) pass answers=True: exNN_ variables count in
         # a .py exactly as in a notebook, one total. Left open, only notebooks are asked.
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
-    return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes)
+    return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes, outputs=outputs)
 
 
 class NextSubmission:

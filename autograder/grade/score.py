@@ -46,6 +46,9 @@ class SubmissionResult:
     student: str = ""  # nbgrader student id, or the file's stem for a plain folder
     assignment: str = ""  # nbgrader assignment folder name, "" when there is none
     timestamp: str = ""  # from nbgrader's timestamp.txt, "" when there is none
+    # Per graded kernel, the digest of its outputs on the hidden inputs (grade/output_digest.py),
+    # None when it was not run to the end; for the similarity flags, never for the grade.
+    outputs: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
