@@ -11,7 +11,9 @@ same report from the records its shards kept. It holds:
 * the named likely mistakes: how many submissions made each, its explanation, and which;
 * per numerical exercise, the most common wrong answers and their counts;
 * the slowest submissions, and those that hit a limit (a cell or a kernel stopped);
-* pairs of submissions with near-identical code, side by side (:mod:`.similarity`).
+* pairs of submissions with near-identical code, side by side (:mod:`.similarity`), each
+  member with whether it was graded like its cluster's first and, kernel by kernel, whether
+  its outputs on the hidden inputs are the same (:mod:`.output_digest`).
 
 Every text a student controls (file and folder names, answers) is escaped, and the page
 carries a Content-Security-Policy that allows no script at all: nothing in it can run.
@@ -71,13 +73,20 @@ WORDS = {
         "shared": "of their fingerprints shared",
         "cluster": "Cluster",
         "alike": "graded like the first (same failed tests and answers)",
+        "outputs": "outputs on the hidden inputs, against the first",
+        "same_for": "same for {same} of {total} {kernels}",
+        "kernel_forms": ("kernel", "kernels"),
+        "differ_in": "differ in: {kernels}",
+        "not_compared": "not compared (not run, or not to the end): {kernels}",
+        "no_outputs": "not known",
         "yes": "yes",
         "no": "no",
         "similar_note": (
             "Groups of submissions whose code is the same once names, comments, layout and statements that "
             "do nothing are set aside, or one of which holds the other (the released notebook's code does not "
-            "count). A member graded differently from the first has the same shape with different logic. A "
-            "flag changes no grade: read the codes side by side. All {pairs} flagged pairs are in {file}."
+            "count). Each member's outputs on the hidden inputs are compared with the first's, kernel by kernel: "
+            "a member whose outputs differ in a kernel has the same shape with different logic there, not a copy "
+            "of it. A flag changes no grade: read the codes side by side. All {pairs} flagged pairs are in {file}."
         ),
     },
     "ru": {
@@ -114,13 +123,20 @@ WORDS = {
         "shared": "общих отпечатков",
         "cluster": "Группа",
         "alike": "оценено как первое (те же проваленные тесты и ответы)",
+        "outputs": "результаты на скрытых входах в сравнении с первым",
+        "same_for": "совпадают у {same} из {total} {kernels}",
+        "kernel_forms": ("ядра", "ядер"),
+        "differ_in": "различаются: {kernels}",
+        "not_compared": "не сравнивались (ядро не запускалось или не выполнено до конца): {kernels}",
+        "no_outputs": "неизвестно",
         "yes": "да",
         "no": "нет",
         "similar_note": (
             "Группы решений, чей код совпадает, если не считать имён, комментариев, оформления и ничего не "
             "делающих инструкций, или одно из которых содержит другое (код из выданного ноутбука не "
-            "учитывается). Решение, оценённое иначе, чем первое, — та же форма с другой логикой. Отметка не "
-            "меняет оценку: прочитайте код рядом. Все отмеченные пары ({pairs}) — в {file}."
+            "учитывается). Результаты каждого решения на скрытых входах сравниваются с результатами первого, "
+            "ядро за ядром: если у какого-то ядра они различаются, то это ядро — та же форма с другой логикой, "
+            "а не копия. Отметка не меняет оценку: прочитайте код рядом. Все отмеченные пары ({pairs}) — в {file}."
         ),
     },
 }
@@ -174,6 +190,7 @@ def record(result: SubmissionResult, code: str = "", given: frozenset | set = fr
         "answers": answers,
         "limits": limits,
         "fingerprints": sorted(similarity.fingerprints(code) - given) if code else [],
+        "outputs": dict(result.outputs),
         "code": similarity.shown(code),
     }
 
@@ -290,10 +307,35 @@ def _table(head: list[str], rows: list[list[str]], table_id: str, empty: str) ->
     return f'<table id="{table_id}"><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _similar(similar: dict, w: dict) -> str:
-    """Each cluster once: who, how alike, their scores and whether they were graded alike, the
-    first two codes side by side and short excerpts of the next members (every pair is in the
-    pairs file)."""
+def _kernels_word(lang: str, n: int) -> str:
+    """ "kernel(s)" after "of n" (English), «ядра/ядер» after «из n» (Russian: the genitive)."""
+    one, many = WORDS[lang]["kernel_forms"]
+    if lang == "ru":
+        return one if n % 10 == 1 and n % 100 != 11 else many
+    return one if n == 1 else many
+
+
+def outputs_text(agree: dict, lang: str) -> str:
+    """How a member's outputs on the hidden inputs compare with the first's, as the page says it:
+    "same for k of n kernels; differ in: …; not compared (not run, or not to the end): …" (HTML, escaped)."""
+    w = WORDS[lang]
+    same, different, unknown = (list(agree.get(key) or []) for key in ("same", "different", "unknown"))
+    total = len(same) + len(different) + len(unknown)
+    if not total:
+        return w["no_outputs"]
+    parts = [w["same_for"].format(same=len(same), total=total, kernels=_kernels_word(lang, total))]
+    if different:
+        parts.append("<b>" + w["differ_in"].format(kernels=", ".join(_e(k) for k in different)) + "</b>")
+    if unknown:
+        parts.append(w["not_compared"].format(kernels=", ".join(_e(k) for k in unknown)))
+    return "; ".join(parts)
+
+
+def _similar(similar: dict, lang: str) -> str:
+    """Each cluster once: who, how alike, their scores, whether they were graded alike and how
+    their outputs on the hidden inputs compare with the first's, the first two codes side by
+    side and short excerpts of the next members (every pair is in the pairs file)."""
+    w = WORDS[lang]
     if not similar["clusters"]:
         return f'<p id="similar">{w["none"]}</p>'
     blocks = []
@@ -303,8 +345,16 @@ def _similar(similar: dict, w: dict) -> str:
             f"<h3>{w['cluster']} {n}: {cluster['size']} {w['submissions']}, {100 * low:.0f}–{100 * high:.0f} % "
             f"{w['shared']}, {w['score']} {cluster['scores'][0]:g}–{cluster['scores'][1]:g}</h3>"
         )
-        rows = [[_e(m["label"]), f"{m['score']:g}", w["yes"] if m["graded_alike"] else f"<b>{w['no']}</b>"] for m in cluster["members"]]
-        table = _table([w["submissions"], w["score"], w["alike"]], rows, f"cluster-{n}", w["none"])
+        rows = [
+            [
+                _e(m["label"]),
+                f"{m['score']:g}",
+                w["yes"] if m["graded_alike"] else f"<b>{w['no']}</b>",
+                outputs_text(m.get("outputs_agree") or {}, lang),
+            ]
+            for m in cluster["members"]
+        ]
+        table = _table([w["submissions"], w["score"], w["alike"], w["outputs"]], rows, f"cluster-{n}", w["none"])
         side = "".join(f"<pre>{html.escape(report.for_block(m['code']), quote=True)}</pre>" for m in cluster["members"][:2])
         more = "".join(
             f'<p>{_e(m["label"])}</p><pre class="excerpt">{html.escape(report.for_block(m["code"]), quote=True)}</pre>'
@@ -382,7 +432,7 @@ def to_html(document: dict, lang: str = "en") -> str:
             w["none"],
         ),
         f"<h2>{w['similar']}</h2>",
-        _similar(document["similar"], w),
+        _similar(document["similar"], lang),
         f"<h2>{w['limits']}</h2>",
         _table(
             [w["submissions"], w["kernel"], w["what"]],

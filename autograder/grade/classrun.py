@@ -13,7 +13,7 @@ from pathlib import Path
 
 from autograder.grade import report
 from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, class_report, gradebook, pipeline, shards, similarity, written
+from autograder.grade import cache, class_report, gradebook, output_digest, pipeline, shards, similarity, written
 from autograder.grade.extract import SubmissionError, extract
 
 
@@ -150,7 +150,7 @@ def grade_into(
             if item.path.suffix == ".ipynb" and item.error is None
         ],
     )
-    run = {"class": class_digest, "grader": cache.corpus_key(None)}  # what m5 merge checks
+    run = {"class": class_digest, "grader": grader_identity()}  # what m5 merge checks
     if before:
         run["class"] = shards.digest_of_rows(rows)  # an updated gradebook: no shard of anything
         class_root = before.document.get("root")
@@ -164,6 +164,13 @@ def grade_into(
     else:  # a shard's own sheet (m5 merge rebuilds the class's)
         report.write_grades_csv(results, out / "grades.csv")
     return results, results_files, unchanged
+
+
+def grader_identity() -> str:
+    """The grader's identity in ``grades.json`` (``m5 merge`` joins shards of one grader only):
+    its corpus key and the scheme of the outputs digests, since digests of two corpora or two
+    schemes cannot be compared."""
+    return f"{cache.corpus_key(None)}+{output_digest.SCHEME}"
 
 
 def _times(item, submitted) -> dict:

@@ -16,10 +16,11 @@ Each record carries the winnowed fingerprints of its own code (:mod:`.similarity
   :data:`PAIR_LIMIT` nodes.
 * **Clusters**: the connected components of the flagged pairs, each listed once.
 
-Each pair says how far apart the two scores are and whether the two were graded alike (the
-same tests failed, the same numerical answers): near-identical code that was graded
-differently is the same shape with different logic, not a copy of a working solution.
-Flags never change a grade.
+Each pair says how far apart the two scores are, whether the two were graded alike (the
+same tests failed, the same numerical answers) and, kernel by kernel, whether their outputs
+on the hidden inputs agree (:func:`outputs_agree`, from the digests of
+:mod:`.output_digest`): near-identical code whose outputs differ is the same shape with
+different logic, not a copy of a working solution. Flags never change a grade.
 """
 
 from __future__ import annotations
@@ -54,6 +55,19 @@ def graded_alike(a: dict, b: dict) -> bool:
     )
 
 
+def outputs_agree(a: dict, b: dict) -> dict[str, list[str]]:
+    """Kernel by kernel, whether two records' outputs on the hidden inputs agree (their
+    ``outputs`` digests): ``same`` (equal digests), ``different`` (unequal), ``unknown`` (a
+    digest missing on either side: the kernel was not run to the end, the record predates the
+    digests, or its ``outputs`` is not a mapping). Kernels in the order the records list them."""
+    mine, theirs = (r.get("outputs") if isinstance(r.get("outputs"), dict) else {} for r in (a, b))
+    out: dict[str, list[str]] = {"same": [], "different": [], "unknown": []}
+    for kernel in dict.fromkeys([*mine, *theirs]):
+        x, y = mine.get(kernel), theirs.get(kernel)
+        out["unknown" if x is None or y is None else "same" if x == y else "different"].append(kernel)
+    return out
+
+
 def _pair(records: list[dict], i: int, j: int, jaccard: float, containment: float) -> dict:
     a, b = records[i], records[j]
     return {
@@ -64,6 +78,7 @@ def _pair(records: list[dict], i: int, j: int, jaccard: float, containment: floa
         "scores": [a["score"], b["score"]],
         "score_difference": round(abs(a["score"] - b["score"]), 4),
         "graded_alike": graded_alike(a, b),
+        "outputs_agree": outputs_agree(a, b),
     }
 
 
@@ -104,7 +119,8 @@ def flagged_pairs(records: list[dict]) -> list[dict]:
 
 
 def clusters(records: list[dict], pairs: list[dict]) -> list[dict]:
-    """The connected components of ``pairs``: members in class order, how alike, how they were graded."""
+    """The connected components of ``pairs``: members in class order, how alike, and how each
+    was graded and what it output compared with the cluster's first member."""
     parent = {r["label"]: r["label"] for r in records}
 
     def root(x: str) -> str:
@@ -131,7 +147,13 @@ def clusters(records: list[dict], pairs: list[dict]) -> list[dict]:
             {
                 "size": len(members),
                 "members": [
-                    {"label": m["label"], "score": m["score"], "graded_alike": graded_alike(first, m), "code": m.get("code", "")}
+                    {
+                        "label": m["label"],
+                        "score": m["score"],
+                        "graded_alike": graded_alike(first, m),
+                        "outputs_agree": outputs_agree(first, m),
+                        "code": m.get("code", ""),
+                    }
                     for m in members
                 ],
                 "pairs": len(inside[key]),

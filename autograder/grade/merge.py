@@ -7,7 +7,8 @@ names the folder, the file and the cause (the CLI exits 2), and ``--out`` is lef
 * **the split**: shards 1..N of one split, each once, of one class (the same class digest)
   graded by one grader (the same corpus key), every submission in exactly one shard;
 * **the rows**: every field of its kind, every score finite and within 0..maximum, every
-  maximum within the assignment's, each class-report record consistent with its row;
+  maximum within the assignment's, each class-report record consistent with its row (its
+  outputs digests, when it has them, a mapping of kernel name to a digest or null);
 * **the files**: ``grades.json`` and ``written_answers.json`` regular files (never read
   through a link) of bounded size; every entry under a shard folder a directory or a
   regular file: a symbolic link, device, FIFO or socket anywhere is refused by name;
@@ -27,7 +28,7 @@ import os
 import stat
 from pathlib import Path
 
-from autograder.grade import class_report, gradebook, outputs, report, written
+from autograder.grade import class_report, gradebook, output_digest, outputs, report, written
 from autograder.grade.score import assignment_total
 from autograder.grade.shards import FORMAT, ROWS_FILE, ShardError, row_extras, write_rows_file
 from autograder.grade.student_files import SubmissionError, read_bytes
@@ -304,4 +305,6 @@ def _record(data) -> dict:
         raise ValueError("its class-report record is malformed")
     if not isinstance(data.get("code", ""), str) or any(type(p) is not int for p in data.get("fingerprints", [])):
         raise ValueError("its code or fingerprints are malformed")
+    if "outputs" in data and not output_digest.well_formed(data["outputs"]):  # absent: graded before the digests (all unknown)
+        raise ValueError(f"its outputs are not a mapping of kernel name to {output_digest.DIGEST_CHARS} hex characters or null")
     return data

@@ -87,6 +87,32 @@ class _Collect(HTMLParser):
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_outputs_comparison_is_escaped_and_says_what_differs(lang):
+    """Kernel names come from the reference, but the page escapes them all the same."""
+    hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    first = {**_record("a.py", 120.0), "fingerprints": list(range(40)), "code": "x = 1"}
+    second = {**_record("b.py", 110.0), "fingerprints": list(range(40)), "code": "x = 1"}
+    first["outputs"] = {"dqn_targets": "0" * 16, hostile: "1" * 16, "fqe_targets": None}
+    second["outputs"] = {"dqn_targets": "0" * 16, hostile: "2" * 16, "fqe_targets": "3" * 16}
+    document = class_report.build([first, second], lang)
+    (cluster,) = document["similar"]["clusters"]
+    assert cluster["members"][1]["outputs_agree"] == {"same": ["dqn_targets"], "different": [hostile], "unknown": ["fqe_targets"]}
+    page = class_report.to_html(document, lang)
+    parsed = _Collect()
+    parsed.feed(page)
+    assert "script" not in parsed.tags and "img" not in parsed.tags
+    assert not [name for name, _ in parsed.attrs if name.startswith("on")]
+    words = class_report.WORDS[lang]
+    shown = parsed.by_id["cluster-1"]
+    assert words["differ_in"].format(kernels=hostile) in shown  # as text
+    assert words["same_for"].format(same=1, total=3, kernels={"en": "kernels", "ru": "ядер"}[lang]) in shown
+    one = class_report.outputs_text({"same": ["dqn_targets"], "different": [], "unknown": []}, lang)
+    assert one == {"en": "same for 1 of 1 kernel", "ru": "совпадают у 1 из 1 ядра"}[lang]
+    assert words["not_compared"].format(kernels="fqe_targets") in shown
+    assert class_report.outputs_text({}, lang) == words["no_outputs"]  # a record from before the digests
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
 def test_student_text_is_escaped_and_nothing_in_the_page_can_run(lang):
     hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\x1b[2J'
     records = [
@@ -133,6 +159,11 @@ def test_a_class_run_writes_a_report_whose_figures_match_grades_csv(tmp_path, co
         (r["submission"], float(r["score"])) for r in rows if r["submission"] in ("alice.py", "bob.py")
     ]
     assert [m["graded_alike"] for m in cluster["members"]] == [True, False]
+    assert [m["outputs_agree"]["different"] for m in cluster["members"]] == [[], ["dqn_targets"]]
     (pair,) = json.loads((out / "similarity_pairs.json").read_text(encoding="utf-8"))["pairs"]
     assert (pair["a"], pair["b"]) == ("alice.py", "bob.py") and not pair["graded_alike"]
+    assert pair["outputs_agree"]["different"] == ["dqn_targets"] and len(pair["outputs_agree"]["same"]) == 9
+    kept = {row["label"]: row["record"]["outputs"] for row in json.loads((out / "grades.json").read_text(encoding="utf-8"))["rows"]}
+    assert kept["dave.ipynb"] == {} and set(kept["carol.py"].values()) == {None}  # never graded; every kernel missing
+    assert "различаются: dqn_targets" in (out / "class_report.html").read_text(encoding="utf-8")
     assert "Отчёт по группе" in (out / "class_report.html").read_text(encoding="utf-8")

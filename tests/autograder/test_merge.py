@@ -125,10 +125,26 @@ def test_a_tampered_score_is_refused_before_anything_is_written(tmp_path, score,
         (lambda e: e[0]["record"].update(score=2.0), "record disagrees"),
         (lambda e: e[0].pop("record"), "malformed"),
         (lambda e: e[0].update(groups=[["dqn_targets", 500.0]]), "group 'dqn_targets' has 500 points"),
+        (lambda e: e[0]["record"].update(outputs={"dqn_targets": "not hex at all!!"}), "row 1 is malformed \\(its outputs"),
+        (lambda e: e[0]["record"].update(outputs={"dqn_targets": "0123456789ABCDEF"}), "its outputs are not a mapping"),
+        (lambda e: e[0]["record"].update(outputs={"dqn_targets": "0123456789abcdef0"}), "its outputs are not a mapping"),
+        (lambda e: e[0]["record"].update(outputs={"dqn_targets": 7}), "its outputs are not a mapping"),
+        (lambda e: e[0]["record"].update(outputs=["dqn_targets"]), "its outputs are not a mapping"),
+        (lambda e: e[0]["record"].update(outputs=None), "its outputs are not a mapping"),
     ],
 )
 def test_a_malformed_row_is_refused_naming_its_row(tmp_path, edit, says):
     refused(two_shards(tmp_path, edit=edit), tmp_path / "out", says)
+
+
+def test_the_outputs_digests_are_merged_as_the_shards_kept_them(tmp_path):
+    """A record's outputs (kernel -> digest or null) pass through; a record without them (an
+    older shard's) is read as having none."""
+    outputs = {"dqn_targets": "0123456789abcdef", "fqe_targets": None}
+    folders = two_shards(tmp_path, edit=lambda e: e[0]["record"].update(outputs=outputs))
+    merge.merge_shards(folders, tmp_path / "out")
+    rows = json.loads((tmp_path / "out" / shards.ROWS_FILE).read_text())["rows"]
+    assert rows[1]["record"]["outputs"] == outputs and "outputs" not in rows[0]["record"]
 
 
 def test_shards_of_another_class_or_grader_or_an_older_format_are_refused(tmp_path):
