@@ -76,7 +76,11 @@ def write_text(path: Path, text: str) -> Path:
 
 def write_json(path: Path, value, *, indent: int = 1) -> Path:
     """``value`` as JSON (UTF-8, non-ASCII kept), atomically; always re-readable (:func:`json_safe`)."""
-    return write_text(path, json.dumps(json_safe(value), ensure_ascii=False, indent=indent) + "\n")
+    try:  # nearly always every string encodes: no need to walk the value first (a class's pairs are 10^5 dicts)
+        data = (json.dumps(value, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate somewhere: the same bytes json_safe's rule gives
+        data = (json.dumps(json_safe(value), ensure_ascii=False, indent=indent) + "\n").encode("utf-8", ENCODE_ERRORS)
+    return write_bytes(path, data)
 
 
 @contextlib.contextmanager
