@@ -1,9 +1,11 @@
-"""Similarity flags: the evasion corpus (flagged / copies per kind) and a class of 2,000 in 40 copy rings.
+"""Similarity flags: the evasion corpus (flagged / copies per kind), whether the wrong-logic copies'
+outputs on the hidden inputs differ from their originals' (graded in the sandbox), and a class of
+2,000 in 40 copy rings.
 
     .venv/bin/python bench/similarity.py [--write-docs]
 
-Prints both; with ``--write-docs`` rewrites the evasion table in docs/similarity.md (checked by
-tests/autograder/test_similarity.py) and the scale figures, this host's, in docs/performance.md.
+Prints all three; with ``--write-docs`` rewrites the evasion and output tables in docs/similarity.md
+(checked by tests/autograder/test_similarity.py) and the scale figures, this host's, in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests" / "autograder"))
 
 import evasions  # noqa: E402  (the corpus lives with the tests that check it)
 
-from autograder.grade import class_report  # noqa: E402
+from autograder.grade import class_report, pipeline  # noqa: E402
 from reference_impl.lab_pins import cpu_identity  # noqa: E402
 
 DOC = ROOT / "docs" / "similarity.md"
@@ -60,14 +62,19 @@ def _rewrite(text: str, name: str, body: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write-docs", action="store_true", help="rewrite docs/similarity.md (evasions), docs/performance.md (scale)")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="rewrite docs/similarity.md (evasions, outputs), docs/performance.md (scale)"
+    )
     args = parser.parse_args()
     table = evasions.table(evasions.measure())
     print(table, end="\n\n")
+    outputs = evasions.outputs_table(evasions.measure_outputs(pipeline.load_corpus()))
+    print(outputs, end="\n\n")
     figures = scale()
     print(figures)
     if args.write_docs:
-        DOC.write_text(_rewrite(DOC.read_text(encoding="utf-8"), "evasions", table), encoding="utf-8")
+        text = _rewrite(DOC.read_text(encoding="utf-8"), "evasions", table)
+        DOC.write_text(_rewrite(text, "evasion-outputs", outputs), encoding="utf-8")
         PERFORMANCE.write_text(_rewrite(PERFORMANCE.read_text(encoding="utf-8"), "scale", figures), encoding="utf-8")
         print(f"\nwrote {DOC} and {PERFORMANCE}")
     return 0

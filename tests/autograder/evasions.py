@@ -4,8 +4,10 @@ Four independent correct submissions are the originals (the demo's vectorized on
 written with loops, one in torch, and the reference kernels). Each kind of evasion turns an original into a copy a
 student might hand in; :func:`measure` says, per kind, how many of its copies the class
 report flags beside their original, and how many pairs of *independent* originals it flags
-(false alarms). ``bench/similarity.py`` prints it and writes the table in ``docs/similarity.md``;
-``tests/autograder/test_similarity.py`` checks the table is current.
+(false alarms). For the copies with the same shape and different logic, :func:`measure_outputs`
+grades each original and its copies and says in which kernels their outputs on the hidden inputs
+differ. ``bench/similarity.py`` prints both and writes their tables in ``docs/similarity.md``;
+``tests/autograder/test_similarity.py`` checks the tables are current.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import keyword
 import random
 import re
+import tempfile
 from pathlib import Path
 
 from autograder.grade import copy_clusters, similarity
@@ -25,6 +28,9 @@ ORIGINALS = {
     "reference": ROOT / "reference_impl" / "kernels.py",
 }
 SEEDS = range(4)  # copies per original and kind (the transforms draw names and places from a seed)
+# The originals a sandbox can grade (the reference's kernels import reference_impl, which it hides).
+GRADED = ("vectorized", "loops", "torch")
+WRONG_LOGIC = "wrong logic, same shape"
 UNRELATED = (ROOT / "reference_impl" / "keydoor.py").read_text(encoding="utf-8")[:3500]  # real code, pasted in
 
 
@@ -156,7 +162,7 @@ KINDS = {
     "renamed, re-commented, padded, reordered, dead helpers at once": all_at_once,
     "returns split into temporaries": temporaries,
     "operands of * and + swapped": swapped_operands,
-    "wrong logic, same shape": wrong_logic,
+    WRONG_LOGIC: wrong_logic,
 }
 
 
@@ -188,6 +194,40 @@ def table(results: dict) -> str:
     """The markdown table docs/similarity.md holds."""
     rows = ["| evasion | flagged / copies |", "|---|---:|"]
     rows += [f"| {kind} | {flagged} / {total} |" for kind, (flagged, total) in results.items()]
+    return "\n".join(rows)
+
+
+def measure_outputs(corpus) -> dict[str, tuple[int, int, list[str]]]:
+    """{original: (copies of the wrong-logic kind whose outputs on the hidden inputs differ from
+    the original's in some kernel, copies, the kernels any of them differs in)} for the
+    :data:`GRADED` originals, each text graded once in a sandbox, as a class run grades it."""
+    from autograder.grade import pipeline  # the corpus' grading: only this measurement needs it
+
+    texts: dict[str, str] = {}  # name -> text
+    copies: dict[str, list[str]] = {}
+    for name in GRADED:
+        source = ORIGINALS[name].read_text(encoding="utf-8")
+        texts[name] = source
+        copies[name] = [wrong_logic(source, random.Random(f"{WRONG_LOGIC}/{name}/{seed}")) for seed in SEEDS]
+    distinct = list(dict.fromkeys([*texts.values(), *(c for found in copies.values() for c in found)]))
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [Path(tmp) / f"s{n}.py" for n in range(len(distinct))]
+        for path, text in zip(paths, distinct):
+            path.write_text(text, encoding="utf-8")
+        graded = pipeline.grade_many(paths, corpus, shrink=False)
+    outputs = {text: {"outputs": result.outputs} for text, result in zip(distinct, graded)}
+    results = {}
+    for name in GRADED:
+        differ = [copy_clusters.outputs_agree(outputs[texts[name]], outputs[copy])["different"] for copy in copies[name]]
+        kernels = list(dict.fromkeys(k for found in differ for k in found))
+        results[name] = (sum(bool(found) for found in differ), len(differ), kernels)
+    return results
+
+
+def outputs_table(results: dict) -> str:
+    """The markdown table of :func:`measure_outputs` docs/similarity.md holds."""
+    rows = ["| original | outputs differ / copies | kernels whose outputs differ |", "|---|---:|---|"]
+    rows += [f"| {name} | {n} / {total} | {', '.join(f'`{k}`' for k in kernels) or '—'} |" for name, (n, total, kernels) in results.items()]
     return "\n".join(rows)
 
 

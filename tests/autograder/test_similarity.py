@@ -1,6 +1,7 @@
 """Similarity flags (``autograder/grade/similarity.py``, ``copy_clusters.py``): copies found however
 they are disguised, rings of any size below half the class, independent code never, each cluster
-shown once with bounded code, and a pair graded differently read as what it is."""
+shown once with bounded code, and a pair graded differently, or whose outputs on the hidden inputs
+differ, read as what it is."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evasions  # tests/autograder is on sys.path
-from autograder.grade import class_report, copy_clusters, similarity
+from autograder.grade import class_report, copy_clusters, pipeline, similarity
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "similarity.md"
 
 
-def _record(label: str, code: str, given=frozenset(), score: float = 120.0, failed=()) -> dict:
+def _record(label: str, code: str, given=frozenset(), score: float = 120.0, failed=(), outputs=None) -> dict:
     return {
         "label": label,
         "score": score,
@@ -27,6 +28,7 @@ def _record(label: str, code: str, given=frozenset(), score: float = 120.0, fail
         "answers": [],
         "code": similarity.shown(code),
         "fingerprints": sorted(similarity.fingerprints(code) - given),
+        "outputs": outputs if outputs is not None else {},
     }
 
 
@@ -85,6 +87,14 @@ def test_the_evasion_table_in_the_docs_is_the_one_measured_now():
         assert flagged == total, kind
 
 
+def test_the_output_table_in_the_docs_is_the_one_measured_now(corpus):
+    """Every wrong-logic copy of every original a sandbox grades reads as outputs that differ."""
+    measured = evasions.measure_outputs(corpus)
+    assert evasions.outputs_table(measured) in DOC.read_text(encoding="utf-8"), "stale: run `python bench/similarity.py --write-docs`"
+    for name, (differ, total, kernels) in measured.items():
+        assert differ == total == len(evasions.SEEDS) and kernels, name
+
+
 def test_same_shape_different_logic_is_flagged_and_read_as_graded_differently(correct_source):
     given = similarity.released_fingerprints()
     wrong = evasions.wrong_logic(correct_source, random.Random(0))
@@ -96,6 +106,44 @@ def test_same_shape_different_logic_is_flagged_and_read_as_graded_differently(co
     assert not pair["graded_alike"] and pair["score_difference"] == 42
     (cluster,) = copy_clusters.clusters(records, [pair])
     assert [m["graded_alike"] for m in cluster["members"]] == [True, False]
+
+
+def test_outputs_agree_kernel_by_kernel_and_a_missing_digest_is_unknown():
+    a = {"outputs": {"dqn_targets": "a" * 16, "fqe_targets": "b" * 16, "return_to_go": None, "expectile_loss": "c" * 16}}
+    b = {"outputs": {"dqn_targets": "a" * 16, "fqe_targets": "d" * 16, "return_to_go": "e" * 16}}
+    assert copy_clusters.outputs_agree(a, b) == {
+        "same": ["dqn_targets"],
+        "different": ["fqe_targets"],
+        "unknown": ["return_to_go", "expectile_loss"],
+    }
+    older = {"outputs": {"dqn_targets": "a" * 16}}
+    assert copy_clusters.outputs_agree({}, older) == {"same": [], "different": [], "unknown": ["dqn_targets"]}  # no digests: unknown
+
+
+def test_a_one_token_logic_change_is_a_flagged_pair_whose_outputs_differ_in_that_kernel(tmp_path, corpus, correct_source, recycled):
+    """max written min in one kernel: the same fingerprints, so flagged as a copy, and the pair
+    and the cluster say the outputs differ in that kernel alone; a regrade, from the corpus as
+    its cache gives it again, gives the same digests."""
+    given = similarity.released_fingerprints()
+    wrong = correct_source.replace("q).max(axis=1))", "q).min(axis=1))", 1)
+    assert wrong != correct_source and similarity.normalized_tokens(wrong) == similarity.normalized_tokens(correct_source)
+    results = {}
+    for name, text in (("right.py", correct_source), ("wrong.py", wrong)):
+        (tmp_path / name).write_text(text)
+        results[name] = pipeline.grade_submission(tmp_path / name, corpus, shrink=False, spare=recycled)
+    records = [class_report.record(results[name], (tmp_path / name).read_text(), given) for name in results]
+    kernels = list(corpus)
+    assert [list(r["outputs"]) for r in records] == [kernels, kernels] and all(records[0]["outputs"].values())
+    (pair,) = copy_clusters.flagged_pairs(records)
+    assert pair["similarity"] == 1.0 and not pair["graded_alike"]
+    assert pair["outputs_agree"] == {"same": [k for k in kernels if k != "dqn_targets"], "different": ["dqn_targets"], "unknown": []}
+    (cluster,) = copy_clusters.clusters(records, [pair])
+    assert [m["outputs_agree"]["different"] for m in cluster["members"]] == [[], ["dqn_targets"]]
+    document = class_report.build(records, "en")
+    assert "same for 9 of 10 kernels; <b>differ in: dqn_targets</b>" in class_report.to_html(document, "en")
+    assert "совпадают у 9 из 10 ядер; <b>различаются: dqn_targets</b>" in class_report.to_html(class_report.build(records, "ru"), "ru")
+    again = pipeline.grade_submission(tmp_path / "right.py", pipeline.load_corpus(), shrink=False, spare=recycled)
+    assert again.outputs == results["right.py"].outputs
 
 
 @pytest.mark.parametrize("ring", [9, 11, 21, 51, 74])
