@@ -77,6 +77,18 @@ def _dagger(claims, compared, labels, lang) -> list[str]:
                 cmp_error=phrase(compared["dagger.bc_error_unseen_vs_seen"], lang),
             )
         )
+    if _has(compared, "dagger.matched_distinct_labels", "dagger.slipped_demonstrations") and _has(
+        claims, "dagger.matched_labels", "dagger.slipped_bc_labels", "dagger.slipped_dagger_labels"
+    ):
+        out.append(
+            labels["report.caveat_matched"].format(
+                labels=_ms(claims, "dagger.matched_labels", 0),
+                cmp_matched=phrase(compared["dagger.matched_distinct_labels"], lang),
+                slipped_bc=_ms(claims, "dagger.slipped_bc_labels", 0),
+                slipped_dagger=_ms(claims, "dagger.slipped_dagger_labels", 0),
+                cmp_slipped=phrase(compared["dagger.slipped_demonstrations"], lang),
+            )
+        )
     return out
 
 

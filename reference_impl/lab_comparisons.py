@@ -56,8 +56,32 @@ def _build() -> list[Comparison]:
             "dagger.dagger_equal_budget_success",
             "dagger.bc_equal_budget_success",
             {
-                "en": "DAgger minus behavior cloning at an equal label budget, success rate",
-                "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов",
+                "en": (
+                    "DAgger minus behavior cloning at an equal label budget (cloning's clean demonstrations hold fewer "
+                    "distinct labels), success rate"
+                ),
+                "ru": (
+                    "DAgger минус клонирование поведения при равном бюджете меток (в чистых демонстрациях клонирования "
+                    "различных меток меньше), доля успехов"
+                ),
+            },
+        ),
+        Comparison(
+            "dagger.matched_distinct_labels",
+            "dagger.matched_dagger_success",
+            "dagger.matched_bc_success",
+            {
+                "en": "DAgger minus behavior cloning, both with the same number of distinct expert labels, success rate",
+                "ru": "DAgger минус клонирование поведения при одинаковом числе различных меток эксперта, доля успехов",
+            },
+        ),
+        Comparison(
+            "dagger.slipped_demonstrations",
+            "dagger.slipped_dagger_success",
+            "dagger.slipped_bc_success",
+            {
+                "en": "DAgger minus behavior cloning when the demonstrations slip as the learner does, success rate",
+                "ru": "DAgger минус клонирование поведения, когда демонстрации проскальзывают так же, как ученик, доля успехов",
             },
         ),
         Comparison(

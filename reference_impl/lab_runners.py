@@ -9,12 +9,13 @@ notebooks' pinned-file readers start without them).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable
 
 import numpy as np
 
-from reference_impl.lab_profiles import LabProfile, offset_seeds
+from reference_impl.lab_profiles import EQUAL_BUDGET, LabProfile, offset_seeds
 from reference_impl.expert import ExpertPolicy
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.rollout import rollout
@@ -56,6 +57,7 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
     budget_config = LabelBudgetConfig(epochs=p.budget_epochs, evaluation_episodes=p.budget_evaluation_episodes)
     budget = label_budget_curve(p.seed, p.label_budgets, budget_config)
     return {
+        **_dagger_matched_runs(p.seed, p.label_budgets, budget, budget_config),
         "seed": p.seed,
         "rounds": np.asarray([r["round"] for r in records], dtype=np.int64),
         "success_rate": np.asarray([r["success_rate"] for r in records], dtype=np.float64),
@@ -72,6 +74,37 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
         "budget_dagger_labels": np.asarray(budget["dagger_labels"], dtype=np.int64),
         # the learners' own visits: share on states absent from their labels, non-optimal actions there and elsewhere
         **{f"budget_{key}": np.asarray(budget[key], dtype=np.float64) for key in SHIFT_KEYS},
+    }
+
+
+def _dagger_matched_runs(seed: int, budgets, curve: dict, config: LabelBudgetConfig) -> dict:
+    """The two comparisons that make "the same budget" exact, at the headline budget (the
+    equal-budget one, else the profile's largest):
+
+    * **matched distinct labels**: clean demonstrations run out of new states (cloning
+      trains on fewer distinct labels than the budget allows), so DAgger is run again with
+      a budget of exactly cloning's distinct labels: both learners then hold the same
+      number of distinct expert labels (cloning's set is unchanged: it is all it has);
+    * **slipped demonstrations**: the expert's demonstrations slip as the learner does
+      (``demonstration_slip_probability=None``), so they show recoveries and hold more
+      distinct states; both learners at the headline budget.
+    """
+    headline = EQUAL_BUDGET if EQUAL_BUDGET in budgets else max(budgets)
+    at = list(curve["budgets"]).index(headline)
+    matched = int(curve["bc_labels"][at])
+    same = label_budget_curve(seed, (matched,), config)
+    slipped = label_budget_curve(seed, (headline,), dataclasses.replace(config, demonstration_slip_probability=None))
+    return {
+        "matched_budget": headline,
+        "matched_labels": matched,
+        "matched_bc_labels": int(same["bc_labels"][0]),
+        "matched_dagger_labels": int(same["dagger_labels"][0]),
+        "matched_bc_success": float(same["bc_success_rate"][0]),
+        "matched_dagger_success": float(same["dagger_success_rate"][0]),
+        "slipped_bc_labels": int(slipped["bc_labels"][0]),
+        "slipped_dagger_labels": int(slipped["dagger_labels"][0]),
+        "slipped_bc_success": float(slipped["bc_success_rate"][0]),
+        "slipped_dagger_success": float(slipped["dagger_success_rate"][0]),
     }
 
 

@@ -203,7 +203,15 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "caveat_equal_budget": (
             "With the same budget of {budget} expert labels, DAgger reaches {dagger} and behavior cloning "
-            "{bc} (the expert itself {expert}); DAgger minus behavior cloning: {cmp}."
+            "{bc} (the expert itself {expert}); DAgger minus behavior cloning: {cmp}. What is equal here is the "
+            "budget, not the labels: cloning's clean demonstrations run out of new states, so it holds fewer "
+            "distinct labels than DAgger."
+        ),
+        "caveat_matched": (
+            "Two comparisons make the equality exact. With the same number of distinct expert labels ({labels}, "
+            "all cloning's demonstrations hold), DAgger minus cloning: {cmp_matched}. With demonstrations that slip "
+            "as the learner does (so they show recoveries; cloning then holds {slipped_bc} distinct labels and "
+            "DAgger {slipped_dagger}), DAgger minus cloning: {cmp_slipped}."
         ),
         "caveat_shift": (
             "Where the gap comes from: cloning's demonstrations hold {bc_labels} distinct states, and "
@@ -482,7 +490,15 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "caveat_equal_budget": (
             "При одном и том же бюджете в {budget} меток эксперта DAgger достигает {dagger}, а клонирование "
-            "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}."
+            "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}. Равен здесь "
+            "бюджет, а не метки: чистые демонстрации клонирования быстро перестают давать новые состояния, и "
+            "различных меток у него меньше, чем у DAgger."
+        ),
+        "caveat_matched": (
+            "Два сравнения делают равенство точным. При одинаковом числе различных меток эксперта ({labels} — все, "
+            "что есть в демонстрациях клонирования) DAgger минус клонирование: {cmp_matched}. С демонстрациями, "
+            "которые проскальзывают так же, как ученик (и потому показывают исправление ошибок; у клонирования "
+            "тогда {slipped_bc} различных меток, у DAgger {slipped_dagger}), DAgger минус клонирование: {cmp_slipped}."
         ),
         "caveat_shift": (
             "Откуда разрыв: в демонстрациях клонирования {bc_labels} различных состояний, и {bc_unseen} его "
