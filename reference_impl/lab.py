@@ -345,7 +345,7 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
     if "offline" in seconds and "fqe" in seconds:
         # One offline_experiment serves both sections and ran under "offline":
         # move its FQE stage to the fqe row.
-        moved = sum(run["seconds"].get("fqe", 0.0) for key, run in cache.items() if isinstance(key, tuple))
+        moved = sum(run["seconds"].get("fqe", 0.0) for key, run in cache.items() if isinstance(key, tuple) and key[0] == "offline")
         seconds["offline"] -= moved
         seconds["fqe"] += moved
     saved = {"options": _reproducible(options), "results": results, "seconds": seconds, "total": total}

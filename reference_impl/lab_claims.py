@@ -408,6 +408,14 @@ def _build_claims() -> list[Claim]:
             "en": "Offline, {name}: share of the log's states whose largest learned Q exceeds the largest possible return",
             "ru": "Офлайн, {name}: доля состояний журнала, где наибольшее выученное Q выше наибольшей возможной отдачи",
         },
+        "replay_return": {
+            "en": "Offline on online DQN's replay buffer, {name}: mean return of the greedy policy (exact)",
+            "ru": "Офлайн на буфере воспроизведения онлайн-DQN, {name}: средняя отдача жадной политики (точно)",
+        },
+        "replay_success": {
+            "en": "Offline on online DQN's replay buffer, {name}: success rate of the greedy policy (exact)",
+            "ru": "Офлайн на буфере воспроизведения онлайн-DQN, {name}: доля успехов жадной политики (точно)",
+        },
     }
     keys = {
         "return": "mean_return",
@@ -419,14 +427,61 @@ def _build_claims() -> list[Claim]:
         "q_logged_error": "q_logged_error",
         "q_unlogged_error": "q_unlogged_error",
         "above_max_share": "above_max_share",
+        "replay_return": "replay_mean_return",
+        "replay_success": "replay_success_rate",
     }
+    logs = {
+        "log_goal_share": (
+            "the designed log (expert 30 %, key-forgetting planner 55 %, random 15 %)",
+            "спроектированный журнал (эксперт 30 %, забывающий ключ планировщик 55 %, случайные действия 15 %)",
+        ),
+        "replay_log_goal_share": (
+            "online DQN's replay buffer (warm start, then exploration to good play)",
+            "буфер воспроизведения онлайн-DQN (разогрев, затем от исследования к хорошей игре)",
+        ),
+    }
+    for key, (en, ru) in logs.items():
+        c.append(
+            Claim(
+                f"offline.{key}",
+                "offline",
+                {
+                    "en": f"Offline log, {en}: share of its episodes that reach the goal",
+                    "ru": f"Офлайн-журнал, {ru}: доля эпизодов, дошедших до цели",
+                },
+                lambda r, key=key: float(r[key]) if key in r else None,
+            )
+        )
+    c.append(
+        Claim(
+            "offline.replay_log_mean_return",
+            "offline",
+            {
+                "en": "Online DQN's replay buffer as a log: mean episode return",
+                "ru": "Буфер воспроизведения онлайн-DQN как журнал: средняя отдача за эпизод",
+            },
+            lambda r: float(r["replay_log_mean_return"]) if "replay_log_mean_return" in r else None,
+        )
+    )
+    c.append(
+        Claim(
+            "offline.replay_log_transitions",
+            "offline",
+            {
+                "en": "Online DQN's replay buffer as a log: transitions",
+                "ru": "Буфер воспроизведения онлайн-DQN как журнал: число переходов",
+            },
+            lambda r: float(r["replay_log_transitions"]) if "replay_log_transitions" in r else None,
+            0,
+        )
+    )
     c.append(
         Claim(
             "offline.return_optimal",
             "offline",
             {
-                "en": "Offline: the expert's (optimal) mean return from the same evaluation starts",
-                "ru": "Офлайн: средняя (оптимальная) отдача эксперта с тех же стартов оценки",
+                "en": "Offline: the expert's (optimal) mean return over the start cells (exact)",
+                "ru": "Офлайн: средняя (оптимальная) отдача эксперта по стартовым клеткам (точно)",
             },
             lambda r: float(r["optimal_return"]),
         )

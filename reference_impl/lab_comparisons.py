@@ -156,6 +156,18 @@ def _build() -> list[Comparison]:
     for m in OFFLINE_VALUE_METHODS:
         c.append(
             Comparison(
+                f"offline.replay_vs_bc.{_slug(m)}",
+                f"offline.replay_return.{_slug(m)}",
+                "offline.replay_return.behavior_cloning",
+                {
+                    "en": f"Offline on online DQN's replay buffer, {display_name(en, m)} minus behavior cloning, return",
+                    "ru": f"Офлайн на буфере воспроизведения онлайн-DQN, {display_name(ru, m)} минус клонирование поведения, отдача",
+                },
+            )
+        )
+    for m in OFFLINE_VALUE_METHODS:
+        c.append(
+            Comparison(
                 f"offline.unlogged_overestimation.{_slug(m)}",
                 f"offline.q_unlogged_error.{_slug(m)}",
                 None,

@@ -25,7 +25,7 @@ from reference_impl.online_dqn import train_online_dqn
 from reference_impl.kernels import behavior_support_mask
 from reference_impl.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
 from reference_impl.fqe import FQEConfig
-from reference_impl.offline import OfflineExperimentConfig, offline_experiment
+from reference_impl.offline import OfflineExperimentConfig, offline_experiment, offline_experiment_on
 from reference_impl.decision_transformer import dt_return_sweep, train_decision_transformer
 from reference_impl.lab_results import DT_LOG_GROUPS
 from reference_impl.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
@@ -113,6 +113,8 @@ def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
     out = {"seed": p.seed}
     for key, double in (("dqn", False), ("double", True)):
         run = train_online_dqn(p.seed, p.episodes, double)
+        if not double:  # DQN's replay history: the offline section's second log
+            cache[("replay", offset)] = run["played_episodes"]
         out[f"{key}_success"] = np.asarray(run["episode_success"], dtype=np.int64)
         out[f"{key}_eval_success"] = float(run["evaluation"]["success_rate"])
         out[f"{key}_eval_return"] = float(run["evaluation"]["mean_return"])
@@ -147,8 +149,18 @@ def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) 
         return cache[key]
     p = offset_seeds(profile.offline, offset)
     config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=p.fqe_iterations, steps_per_iteration=p.fqe_steps_per_iteration))
-    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, run_fqe=with_fqe, config=config)
-    return cache[key]
+    run = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, run_fqe=with_fqe, config=config)
+    run["replay"] = offline_experiment_on(_replay_log(profile, offset, cache), p.seed, p.train_epochs, run_fqe=False, config=config)
+    cache[key] = run
+    return run
+
+
+def _replay_log(profile: LabProfile, offset: int, cache: dict) -> list:
+    """The online DQN section's replay history at this offset (trained here when that section did not run)."""
+    if ("replay", offset) not in cache:
+        q = offset_seeds(profile.dqn, offset)
+        cache[("replay", offset)] = train_online_dqn(q.seed, q.episodes, False)["played_episodes"]
+    return cache[("replay", offset)]
 
 
 def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
@@ -169,6 +181,15 @@ def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
         "optimal_return": float(run["dataset"]["optimal_return"]),
         # FQE's value over the same logged states, when the fqe section runs too
         "fqe_logged_value": [run["fqe"][n]["logged_value"] if run["fqe"] else None for n in names],
+        # the same five methods on the second log: online DQN's replay history (exploratory to good)
+        "replay_mean_return": np.asarray([run["replay"]["results"][n]["mean_return"] for n in names]),
+        "replay_success_rate": np.asarray([run["replay"]["results"][n]["success_rate"] for n in names]),
+        "replay_log_episodes": int(run["replay"]["dataset"]["episodes"]),
+        "replay_log_transitions": int(run["replay"]["dataset"]["transitions"]),
+        "replay_log_mean_return": float(run["replay"]["dataset"]["mean_return"]),
+        "replay_log_goal_share": run["replay"]["dataset"]["outcomes"]["goal"] / run["replay"]["dataset"]["episodes"],
+        "log_mean_return": float(run["dataset"]["mean_return"]),
+        "log_goal_share": run["dataset"]["outcomes"]["goal"] / run["dataset"]["episodes"],
     }
 
 

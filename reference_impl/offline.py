@@ -13,7 +13,7 @@ is the one import a notebook needs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -24,6 +24,7 @@ from reference_impl.exact_eval import exact_outcomes
 from reference_impl.expert import ExpertPolicy
 from reference_impl.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.records import Episode
 from reference_impl.offline_data import (  # noqa: F401  (re-exported)
     PROFILES,
     action_frequencies,
@@ -58,6 +59,7 @@ __all__ = [
     "METHOD_NAMES",
     "OfflineExperimentConfig",
     "offline_experiment",
+    "offline_experiment_on",
     "simulated_value",
     "greedy_q_mean",
     "true_state_values",
@@ -254,21 +256,66 @@ def offline_experiment(
     :data:`reference_impl.offline_methods.DEFAULT_KERNELS`).
     """
     dataset_episodes = _positive(dataset_episodes, "dataset_episodes")
+    _positive(train_epochs, "train_epochs")  # before the log is collected
+    cfg = config or OfflineExperimentConfig()
+    seed_everything(seed)
+    started = time.perf_counter()
+    episodes, _ = collect_offline_dataset(seed, dataset_episodes, cfg.profile, env=KeyDoorGrid())
+    return offline_experiment_on(
+        episodes,
+        seed,
+        train_epochs,
+        kernels=kernels,
+        progress=progress,
+        config=cfg,
+        run_fqe=run_fqe,
+        collect_seconds=time.perf_counter() - started,
+    ) | {"config": _config_record(seed, dataset_episodes, train_epochs, cfg)}
+
+
+def _config_record(seed: int, dataset_episodes: int | None, train_epochs: int, cfg: OfflineExperimentConfig) -> dict:
+    return {
+        "seed": seed,
+        "dataset_episodes": dataset_episodes,
+        "train_epochs": train_epochs,
+        **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value for key, value in cfg.__dict__.items()},
+    }
+
+
+def offline_experiment_on(
+    episodes: Sequence[Episode],
+    seed: int,
+    train_epochs: int,
+    *,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+    config: OfflineExperimentConfig | None = None,
+    run_fqe: bool = True,
+    collect_seconds: float = 0.0,
+) -> dict:
+    """:func:`offline_experiment` on a log given as its episodes (in log order) instead of
+    collected here: e.g. a learning agent's replay history
+    (:func:`reference_impl.online_dqn.train_online_dqn`'s ``played_episodes``) beside the
+    designed log. The episodes must come from ``KeyDoorGrid()`` (the lab's layout, 50-step
+    limit, no slips), where every method is scored. Returns what :func:`offline_experiment`
+    returns (``config["dataset_episodes"]`` None: the log was given).
+    """
     train_epochs = _positive(train_epochs, "train_epochs")
+    if len(episodes) == 0:
+        raise ValueError("offline_experiment_on: `episodes` is empty")
     cfg = config or OfflineExperimentConfig()
     k = resolve_kernels(kernels)
     seed_everything(seed)
-    clock = {"collect": time.perf_counter()}
+    clock = {"collect": collect_seconds}
 
     env = KeyDoorGrid()
-    episodes, transitions = collect_offline_dataset(seed, dataset_episodes, cfg.profile, env=env)
+    transitions = [t for episode in episodes for t in episode.transitions]
     arrays = to_arrays(transitions)
     log = OfflineLog.from_arrays(arrays)
     n_actions = env.action_dim
     frequencies = action_frequencies(arrays["actions"], n_actions)
     dataset = summarize_dataset(episodes)
     dataset["support_mask"] = np.asarray(k["behavior_support_mask"](frequencies, SUPPORT_THRESHOLD), bool).tolist()
-    clock["collect"] = time.perf_counter() - clock["collect"]
 
     trained = {}
     train_seconds = {}
@@ -336,11 +383,6 @@ def offline_experiment(
         "results": results,
         "fqe": fqe,
         "dataset": dataset,
-        "config": {
-            "seed": seed,
-            "dataset_episodes": dataset_episodes,
-            "train_epochs": train_epochs,
-            **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value for key, value in cfg.__dict__.items()},
-        },
+        "config": _config_record(seed, None, train_epochs, cfg),
         "seconds": {key: round(value, 4) for key, value in clock.items()},
     }

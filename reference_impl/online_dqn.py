@@ -39,6 +39,7 @@ from reference_impl.fqe import exact_action_values
 from reference_impl.imitation import ArgmaxPolicy, make_mlp
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.exact_eval import exact_outcomes
+from reference_impl.records import Episode, Transition
 from reference_impl.rollout import rollout
 
 __all__ = [
@@ -273,7 +274,9 @@ def train_online_dqn(
     "episode_return": [...], "episode_outcome": [...], "losses": [per update],
     "overestimation": [(episodes done, learned minus true Q of the greedy action)],
     "updates": int, "env_steps": int, "warm_start_transitions": int, "config": dict,
-    "q_network": nn.Module}``.
+    "q_network": nn.Module, "played_episodes": [Episode]}``; ``played_episodes`` are the
+    warm-start and training episodes in the order they entered the replay buffer (a learning
+    agent's log, from exploratory to good: what D4RL's "medium-replay" data stand for).
     """
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
         raise ValueError(f"train_online_dqn: `episodes` must be a positive integer, got {episodes!r}")
@@ -292,8 +295,10 @@ def train_online_dqn(
     buffer = ReplayBuffer(cfg.buffer_capacity, env.observation_dim)
 
     warm = NoisyExpertPolicy(env, cfg.warm_start_epsilon, rng=rng)
+    played: list[Episode] = []  # every episode the agent's buffer saw, in order: its whole replay history
     for i in range(cfg.warm_start_episodes):
-        buffer.add_episode(rollout(env, warm, seed=seed * 1000 + 700_000 + i))
+        played.append(rollout(env, warm, seed=seed * 1000 + 700_000 + i))
+        buffer.add_episode(played[-1])
     warm_transitions = len(buffer)
 
     losses: list[float] = []
@@ -326,10 +331,12 @@ def train_online_dqn(
             group["lr"] = cfg.learning_rate * (1.0 - (1.0 - cfg.final_learning_rate_fraction) * progress_fraction)
         obs, info = env.reset()
         total = 0.0
+        record = Episode(start=tuple(info["state"]["position"]))
         while True:
             action = behavior(obs, info)
             next_obs, reward, terminated, truncated, info = env.step(action)
             buffer.add(obs, action, reward, next_obs, terminated, truncated)
+            record.transitions.append(Transition(obs, int(action), float(reward), next_obs, bool(terminated), bool(truncated)))
             total += reward
             env_steps += 1
             obs = next_obs
@@ -339,6 +346,8 @@ def train_online_dqn(
             if terminated or truncated:
                 break
         outcome = info["outcome"]
+        record.return_, record.length, record.outcome = float(total), len(record.transitions), outcome
+        played.append(record)
         successes.append(int(outcome == "goal"))
         returns.append(float(total))
         outcomes.append(outcome)
@@ -357,6 +366,7 @@ def train_online_dqn(
         "updates": len(losses),
         "env_steps": env_steps,
         "warm_start_transitions": warm_transitions,
+        "played_episodes": played,
         "double": bool(double),
         "config": asdict(cfg),
         "q_network": online,

@@ -225,8 +225,15 @@ REPORT: dict[str, dict[str, str]] = {
             "training: {cmp_final}. Greedy success, Double DQN minus DQN: {cmp_success}."
         ),
         "caveat_bc_offline": (
-            "On the offline log, behavior cloning's greedy policy returns {bc}, and the expert {optimum} "
-            "from the same starts (the optimum). Each value-based method minus behavior cloning: {each}."
+            "On the designed log (a fixed mix: a noisy expert, a planner that forgets the key, random actions), "
+            "behavior cloning's greedy policy returns {bc}, and the expert {optimum} from the same starts (the "
+            "optimum). Each value-based method minus behavior cloning: {each}."
+        ),
+        "caveat_replay": (
+            "On the second log, online DQN's replay buffer (every episode from its warm start to its last; "
+            "{transitions} transitions, mean return {log_return}, {goal} of its episodes reach the goal), behavior "
+            "cloning returns {bc}. Each value-based method minus behavior cloning there: {each}. A learning agent's "
+            "buffer is mostly its later, good play, so copying it is hard to beat; the designed log's majority is wrong."
         ),
         "caveat_cql": (
             "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): when a fixed policy is evaluated with a large "
@@ -242,7 +249,9 @@ REPORT: dict[str, dict[str, str]] = {
         "caveat_naive": (
             "Naive DQN, learned minus true Q on the actions the log never shows in a state: {cmp}; on the pairs "
             "the log holds: {logged}. Its largest learned Q exceeds the largest possible return ({bound}) in "
-            "{above} of the log's states, and its greedy policy's true value is {v}."
+            "{above} of the log's states, and its greedy policy's true value is {v}. Errors this large on both kinds "
+            "of pairs, where no true Q exceeds {bound}, mean the bootstrapped regression diverged; restricted DQN, "
+            "whose targets use only actions the log holds, stays close even on the actions it never saw ({restricted})."
         ),
         "caveat_fqe": (
             "FQE's absolute error, per method (mean ± sd over seeds): {errors}. No order of these errors is "
@@ -512,8 +521,16 @@ REPORT: dict[str, dict[str, str]] = {
             "{cmp_final}. Доля успехов, Double DQN минус DQN: {cmp_success}."
         ),
         "caveat_bc_offline": (
-            "На офлайн-журнале жадная политика клонирования поведения даёт отдачу {bc}, а эксперт с тех же "
-            "стартов — {optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}."
+            "На спроектированном журнале (постоянная смесь: эксперт с шумом, планировщик, забывающий ключ, случайные "
+            "действия) жадная политика клонирования поведения даёт отдачу {bc}, а эксперт с тех же стартов — "
+            "{optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}."
+        ),
+        "caveat_replay": (
+            "На втором журнале, буфере воспроизведения онлайн-DQN (все эпизоды от разогрева до последнего; "
+            "переходов: {transitions}, средняя отдача {log_return}, до цели доходит доля {goal} эпизодов), клонирование "
+            "поведения даёт {bc}. Каждый ценностный метод минус клонирование поведения там: {each}. Буфер обучающегося "
+            "агента — в основном его поздняя, хорошая игра, и копировать её трудно превзойти; в спроектированном "
+            "журнале большинство действует неверно."
         ),
         "caveat_cql": (
             "Что даёт анализ CQL (Kumar et al. 2020, теорема 3.2): если оценивать фиксированную политику с достаточно "
@@ -530,7 +547,10 @@ REPORT: dict[str, dict[str, str]] = {
         "caveat_naive": (
             "Наивный DQN, выученное минус истинное Q на действиях, которых журнал в этом состоянии не содержит: "
             "{cmp}; на парах из журнала: {logged}. Его наибольшее выученное Q выше наибольшей возможной отдачи "
-            "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}."
+            "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}. Ошибки "
+            "такого размера на парах обоих видов, когда ни одно истинное Q не больше {bound}, означают, что "
+            "регрессия с бутстрэпом разошлась; DQN с ограничением, чьи цели берут только действия из журнала, "
+            "остаётся близок даже на невиданных действиях ({restricted})."
         ),
         "caveat_fqe": (
             "Абсолютная ошибка FQE по методам (среднее ± ст. откл. по запускам): {errors}. Порядок этих ошибок "
