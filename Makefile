@@ -91,6 +91,7 @@ lab: $(STAMP)
 
 # The committed report and pins: every seed of the study (about 18 minutes on 2 cores).
 pin: $(STAMP)
+	$(BIN)/python -m reference_impl.side_studies
 	$(BIN)/m5 lab --profile full --seeds 10 --out docs/lab-results --lang en --lang ru --pin
 	$(BIN)/python -m reference_impl.lab_results readme
 

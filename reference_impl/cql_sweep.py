@@ -31,6 +31,7 @@ from reference_impl.course_run import interval
 from reference_impl.fqe import exact_action_values
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.lab_profiles import PROFILE_PARAMS
+from reference_impl.lab_design import REPORT_FIRST_OFFSET
 from reference_impl.offline_data import collect_offline_dataset, to_arrays
 
 # fmt: off
@@ -48,7 +49,7 @@ __all__ = [
 # fmt: on
 
 #: Seed offsets the lab's own offline section runs (``m5 lab --seeds 10``: offsets 0..9).
-LAB_OFFSETS: tuple[int, ...] = tuple(range(10))
+LAB_OFFSETS: tuple[int, ...] = tuple(range(REPORT_FIRST_OFFSET, REPORT_FIRST_OFFSET + 10))  # the lab report's block
 #: Offsets looked at while choosing the alpha grid (never reported).
 DESIGN_OFFSETS: tuple[int, ...] = (90, 91, 92)
 #: Fresh offsets every reported number comes from.
@@ -472,8 +473,9 @@ def _fields(data: dict, lang: str) -> dict:
     f.update(transitions=_interval(lg["transitions"], 0), states=_interval(lg["states"], 1), log_return=_interval(lg["mean_return"]))
     f.update(log_goal=_interval(lg["goal_share"]), fk_return=_num(demo["forgets_key"]["return"]))
     f["fk_success"] = _num(demo["forgets_key"]["success"])
-    f.update(ex_return=_num(demo["expert"]["return"]), ex_success=_num(demo["expert"]["success"]), lab=span(seeds["lab_offsets"]))
-    f.update(lab_seeds=span([seeds["base_seed"] + o for o in seeds["lab_offsets"]]), design=span(seeds["design_offsets"]))
+    f.update(ex_return=_num(demo["expert"]["return"]), ex_success=_num(demo["expert"]["success"]), lab=span(LAB_OFFSETS))
+    # The lab's offsets as they are now (the JSON records those of the time of the sweep).
+    f.update(lab_seeds=span([seeds["base_seed"] + o for o in LAB_OFFSETS]), design=span(seeds["design_offsets"]))
     f.update(design_seeds=span(seeds["design_seeds"]), report=span(seeds["report_offsets"]), report_seeds=span(seeds["report_seeds"]))
     f.update(design_grid=", ".join(alpha_key(a) for a in design["alphas"]), target=design["agreement_target"], chosen=", ".join(keys))
     f.update(min_top=alpha_key(design["min_top_alpha"]))

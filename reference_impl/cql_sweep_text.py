@@ -21,7 +21,7 @@ the time limit ({w_forget}), or by uniformly random actions ({w_random}); both p
 Over the report seeds a log holds {transitions} transitions and {states} distinct states; its episodes return {log_return} and a share
 {log_goal} of them reach the goal. Noise-free, over the start cells, the key-forgetting planner returns {fk_return} (success {fk_success}),
 the expert {ex_return} (success {ex_success}).
-@seeds ## Seeds and the settings search¶The lab's offline section runs seed offsets {lab} (seeds {lab_seeds}). The α grid was chosen on
+@seeds ## Seeds and the settings search¶The lab's report uses seed offsets {lab} (seeds {lab_seeds}). The α grid was chosen on
 *design* offsets {design} (seeds {design_seeds}); every number in the tables comes from the fresh *report* offsets {report} (seeds
 {report_seeds}), not looked at while choosing anything. One search was made: α over {design_grid} on the design seeds, with a rule fixed in
 code before looking (`choose_report_alphas`): report α up to the first value whose greedy policy agrees with cloning's on at least {target}
@@ -105,7 +105,7 @@ CQL 100·seed + 3). Все меры точные, по табличной мод
 случайный ход. По отчётным запускам в журнале {transitions} переходов и {states} различных состояний; средняя отдача эпизодов {log_return},
 до цели доходит доля {log_goal}. Без шума, по стартовым клеткам, планировщик, забывающий ключ, получает {fk_return} (успех {fk_success}),
 эксперт — {ex_return} (успех {ex_success}).
-@seeds ## Запуски и поиск настроек¶Офлайн-раздел лабораторной использует запуски со сдвигами {lab} (номера {lab_seeds}). Сетка α выбиралась
+@seeds ## Запуски и поиск настроек¶Отчёт лабораторной использует запуски со сдвигами {lab} (номера {lab_seeds}). Сетка α выбиралась
 на *проектных* запусках со сдвигами {design} (номера {design_seeds}); все числа в таблицах — со свежих *отчётных* запусков со сдвигами
 {report} (номера {report_seeds}), на которые при выборе не смотрели. Поиск был один: α по сетке {design_grid} на проектных запусках, с
 правилом, записанным в коде до просмотра (`choose_report_alphas`): в отчёт идут α до первого значения, при котором жадная политика совпадает

@@ -312,6 +312,16 @@ def _build_claims() -> list[Claim]:
             },
             lambda r: _at_budget(r, "budget_bc_error_seen"),
         ),
+        Claim(
+            "dagger.dagger_equal_budget_labels",
+            "dagger",
+            {
+                "en": f"DAgger at a budget of {EQUAL_BUDGET} labels: distinct states it holds labels for",
+                "ru": f"DAgger при бюджете {EQUAL_BUDGET} меток: различных состояний с метками",
+            },
+            lambda r: _at_budget(r, "budget_dagger_labels"),
+            0,
+        ),
         *_matched_claims(),
         Claim(
             "dqn.dqn_success",

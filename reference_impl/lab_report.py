@@ -10,6 +10,7 @@ each reporter so that matplotlib loads only when a report is written.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from reference_impl.course_run import bands, format_interval, interval
+from reference_impl import lab_pins
 from reference_impl.lab_pins import nan_none
+from reference_impl.side_studies import FIGURES, SIDE_FILE, side_table
 from reference_impl.lab_profiles import dt_return_bounds
 from reference_impl.labels import display_name
 from reference_impl.figures import plot_environment
@@ -306,23 +309,40 @@ def _report_dqn(runs: list[dict], r: Render) -> list[str]:
                 _cell([float(x[f"{key}_overestimation"][-1]) for x in runs]),
             )
         )
-    return [f"![dqn]({png})", "", f"![dqn_overestimation]({over_png})", "", report_text(labels, "overestimation_intro"), ""] + table(
-        header(
-            labels,
-            "method",
-            "greedy_eval_success",
-            "greedy_eval_return",
-            "late_success",
-            "eval_success_per_seed",
-            "overestimation_mean",
-            "overestimation_final",
-        ),
-        rows,
+    return (
+        [f"![dqn]({png})", "", f"![dqn_overestimation]({over_png})", "", report_text(labels, "overestimation_intro"), ""]
+        + table(
+            header(
+                labels,
+                "method",
+                "greedy_eval_success",
+                "greedy_eval_return",
+                "late_success",
+                "eval_success_per_seed",
+                "overestimation_mean",
+                "overestimation_final",
+            ),
+            rows,
+        )
+        + side_study_lines(r, "maxbias")
     )
 
 
-def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
-    return ", ".join(f"{display_name(labels, name)} {count}" for name, count in outcomes.items())
+def side_study_lines(r: Render, study: str) -> list[str]:
+    """The side study's pinned table (:mod:`reference_impl.side_studies`) and, when the report's
+    folder holds it, its figure; nothing where the study was never pinned."""
+    path = lab_pins.DATA_DIR / SIDE_FILE
+    if not path.is_file():
+        return []
+    lines = ["", *side_table(json.loads(path.read_text(encoding="utf-8"))[study], r.lang)]
+    figure = f"{FIGURES[study]}{r.suffix}.png"
+    return lines + (["", f"![{study}]({figure})"] if (r.out / figure).is_file() else [])
+
+
+def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, float]) -> str:
+    """Outcome counts of sampled episodes, or probabilities of an exact evaluation (two decimals)."""
+    shown = {name: count if isinstance(count, int) else f"{count:.2f}" for name, count in outcomes.items()}
+    return ", ".join(f"{display_name(labels, name)} {value}" for name, value in shown.items())
 
 
 def _report_log(runs: list[dict], r: Render) -> list[str]:
@@ -431,6 +451,7 @@ def _report_offline(runs: list[dict], r: Render) -> list[str]:
         )
         + ["", f"![offline_q_errors]({errors_png})", "", report_text(labels, "mechanism_intro"), ""]
         + table(header(labels, "method", "q_error_logged", "q_error_unlogged", "unlogged_greedy_share", "above_max_share"), mechanism)
+        + side_study_lines(r, "cql_alpha")
     )
 
 

@@ -233,7 +233,7 @@ REPORT: dict[str, dict[str, str]] = {
             "On the second log, online DQN's replay buffer (every episode from its warm start to its last; "
             "{transitions} transitions, mean return {log_return}, {goal} of its episodes reach the goal), behavior "
             "cloning returns {bc}. Each value-based method minus behavior cloning there: {each}. A learning agent's "
-            "buffer is mostly its later, good play, so copying it is hard to beat; the designed log's majority is wrong."
+            "buffer is mostly its later, good play, so copying it can be hard to beat; the designed log's majority is wrong."
         ),
         "caveat_cql": (
             "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): when a fixed policy is evaluated with a large "
@@ -529,7 +529,7 @@ REPORT: dict[str, dict[str, str]] = {
             "На втором журнале, буфере воспроизведения онлайн-DQN (все эпизоды от разогрева до последнего; "
             "переходов: {transitions}, средняя отдача {log_return}, до цели доходит доля {goal} эпизодов), клонирование "
             "поведения даёт {bc}. Каждый ценностный метод минус клонирование поведения там: {each}. Буфер обучающегося "
-            "агента — в основном его поздняя, хорошая игра, и копировать её трудно превзойти; в спроектированном "
+            "агента — в основном его поздняя, хорошая игра, и копирование её бывает трудно превзойти; в спроектированном "
             "журнале большинство действует неверно."
         ),
         "caveat_cql": (

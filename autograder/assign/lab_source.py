@@ -14,6 +14,9 @@ a short table gives the course's numbers the question is about.
 
 from __future__ import annotations
 
+from reference_impl.lab_design import REPORT_FIRST_OFFSET, search_lines
+from reference_impl.labels import labels_for
+
 from autograder.assign import sources
 from autograder.assign.claims import cited_claims
 from autograder.assign.lab_text import TEXT
@@ -22,6 +25,7 @@ ANALYSIS_POINTS = 2
 PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")
 
 LAB_SETUP = '''
+import json
 import warnings
 
 import numpy as np
@@ -29,6 +33,7 @@ import numpy as np
 from m5_student import course_run, figures, lab
 from m5_student.labels import display_name, labels_for
 from m5_student.notebook import check_port, lab_section, load_kernels, ported
+from m5_student.side_studies import SIDE_FILE, side_table
 
 PROFILE = lab.resolve_profile(None)  # smoke unless RL_LLM_M5_PROFILE=full
 P = lab.PROFILE_PARAMS[PROFILE]
@@ -37,6 +42,7 @@ K = load_kernels(lang=LANG)  # your ten numpy kernels, from the saved assignment
 YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # the title of a figure of your own run
 SEEDS = lab.load_pinned("M5_lab_seeds")  # the course's run: every quantity in each of its seeds
 COURSE = lab.load_pinned("M5_course_numbers")  # its claims and paired comparisons, as its report states them
+SIDE = json.loads((lab.DATA_DIR / SIDE_FILE).read_text(encoding="utf-8"))  # the two side studies, as their pages state them
 COURSE_RUN = LABELS["run.pinned_seeds"].format(seeds=int(SEEDS["seeds"]))  # the title of a figure of the course's run
 
 
@@ -60,6 +66,14 @@ def compare(rows, digits=2, bounds=None):
 
 def name_of(raw):
     return display_name(LABELS, str(raw))
+
+
+def side_study(name):
+    """A side study of the course, run on its own fresh seeds: its table and its figure."""
+    from IPython.display import Image, Markdown, display
+
+    display(Markdown("\\n".join(side_table(SIDE[name], LANG))))
+    display(Image(filename=str(lab.DATA_DIR / f"M5_{name}{'' if LANG == 'en' else '.ru'}.png")))
 
 
 def course_numbers(ids):
@@ -293,6 +307,8 @@ QUESTION_NUMBERS = {
         "dagger.bc_equal_budget_success",
         "dagger.dagger_equal_budget_success",
         "dagger.equal_budget",
+        "dagger.matched_distinct_labels",
+        "dagger.slipped_demonstrations",
         "dagger.equal_budget_unseen_share",
         "dagger.bc_error_unseen_vs_seen",
         "dagger.final_vs_round0",
@@ -312,6 +328,7 @@ QUESTION_NUMBERS = {
         "offline.vs_bc.naive_dqn",
         "offline.unlogged_overestimation.naive_dqn",
         "offline.cql_level",
+        "offline.replay_vs_bc.iql",
     ],
     "fqe": [
         "fqe.abs_error.behavior_cloning",
@@ -348,6 +365,15 @@ def _question(t: dict, key: str) -> list:
     ]
 
 
+def design_text(lang: str) -> str:
+    """How the course's run was designed: design seeds apart from report seeds, and per section
+    what was tried (:mod:`reference_impl.lab_design`, the same paragraphs as the report's)."""
+    labels = labels_for(lang)
+    titles = {s: labels[f"report.section.{s}"] for s in ("dagger", "dqn", "log", "offline", "fqe", "dt", "language")}
+    intro = labels["report.design_intro"].format(first=REPORT_FIRST_OFFSET, last=REPORT_FIRST_OFFSET - 1)
+    return "\n".join([f"### {labels['report.design']}", "", intro, "", *search_lines(titles, lang)])
+
+
 def lab_notebook(lang: str):
     """The instructor lab notebook in ``lang`` ("en" or "ru")."""
     if lang not in sources.LANGS:
@@ -357,6 +383,7 @@ def lab_notebook(lang: str):
         sources.markdown("intro", t["title"]),
         sources.locked("setup", sources.SETUP_CODE),
         sources.locked("lab_setup", LAB_SETUP),
+        sources.markdown("design", design_text(lang)),
         sources.markdown("environment", t["environment"]),
         sources.locked("run_environment", section(ENVIRONMENT)),
         sources.markdown("dagger", t["dagger"]),
@@ -364,6 +391,7 @@ def lab_notebook(lang: str):
         *_question(t, "dagger"),
         sources.markdown("dqn", t["dqn"]),
         sources.locked("run_dqn", section(DQN)),
+        sources.locked("side_maxbias", 'side_study("maxbias")'),
         *_question(t, "dqn"),
         sources.markdown("log", t["log"]),
         sources.locked("run_log", section(LOG)),
@@ -377,6 +405,7 @@ def lab_notebook(lang: str):
         sources.locked("ports_table", PORTS_TABLE),
         sources.markdown("offline", t["offline"]),
         sources.locked("run_offline", section(OFFLINE, "offline_run = None  # section 6 needs this section's results\n")),
+        sources.locked("side_cql_alpha", 'side_study("cql_alpha")'),
         *_question(t, "offline"),
         sources.markdown("fqe", t["fqe"]),
         sources.locked("run_fqe", section(FQE)),

@@ -345,14 +345,15 @@ def _similar(similar: dict, lang: str) -> str:
             f"<h3>{w['cluster']} {n}: {cluster['size']} {w['submissions']}, {100 * low:.0f}–{100 * high:.0f} % "
             f"{w['shared']}, {w['score']} {cluster['scores'][0]:g}–{cluster['scores'][1]:g}</h3>"
         )
+        # The first member is what the others are compared with: a dash, not "same as itself".
         rows = [
             [
                 _e(m["label"]),
                 f"{m['score']:g}",
-                w["yes"] if m["graded_alike"] else f"<b>{w['no']}</b>",
-                outputs_text(m.get("outputs_agree") or {}, lang),
+                "—" if i == 0 else w["yes"] if m["graded_alike"] else f"<b>{w['no']}</b>",
+                "—" if i == 0 else outputs_text(m.get("outputs_agree") or {}, lang),
             ]
-            for m in cluster["members"]
+            for i, m in enumerate(cluster["members"])
         ]
         table = _table([w["submissions"], w["score"], w["alike"], w["outputs"]], rows, f"cluster-{n}", w["none"])
         side = "".join(f"<pre>{html.escape(report.for_block(m['code']), quote=True)}</pre>" for m in cluster["members"][:2])

@@ -230,8 +230,11 @@ L = mean( |tau - 1[u < 0]| * u**2 ),   u = diff = Q - V
     # ---------------------------------------------------------------- the lab notebook's own helpers (lab_source.py)
     "cells.show": ("0fffd6fe1ef8", """\
 Печатает сообщение ноутбука ``key`` на его языке, подставив ``fields``."""),
-    "cells.compare": ("87daa9625844", """\
-Ваш прогон рядом с прогоном курса: строки (название, ваше значение, значения курса по каждому его запуску)."""),
+    "cells.compare": ("c1c7b88d0e17", """\
+Ваш прогон рядом с прогоном курса: строки (название, ваше значение, значения курса по каждому его запуску);
+``bounds`` (0, 1) для доли: её интервалы не выходят за эти границы."""),
+    "cells.side_study": ("ae477876782e", """\
+Побочное исследование курса на его собственных свежих запусках: его таблица и рисунок."""),
     "cells.course_band": ("31c0db1749ce", """\
 Прогон курса: среднее по его запускам и половина ширины 95 % интервала."""),
     "cells.course_numbers": ("37073c568f2d", """\
@@ -245,6 +248,7 @@ COMMENTS_RU: dict[str, str] = {
     "the course's run: every quantity in each of its seeds": "прогон курса: каждая величина по каждому его запуску",
     "its claims and paired comparisons, as its report states them":
         "его утверждения и парные сравнения, как их приводит его отчёт",
+    "the two side studies, as their pages state them": "два побочных исследования, как их приводят их страницы",
     "the title of a figure of your own run": "заголовок рисунка по вашему прогону",
     "the title of a figure of the course's run": "заголовок рисунка по прогону курса",
     "the course's rounds and label budgets (the x axes)": "раунды и бюджеты меток прогона курса (оси x)",

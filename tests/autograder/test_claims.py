@@ -206,8 +206,6 @@ def test_worded_verdicts_hold_in_the_committed_report():
     # ... and "the penalty raised the logged actions rather than lowering the rest".
     assert all(lo > up for lo, up in zip(per("offline.q_logged_error.cql"), per("offline.q_unlogged_error.cql")))
     assert all(lo > 0 for lo in per("offline.q_logged_error.cql"))
-    # FQE answer: naive DQN's error is the largest in the course's run.
-    errors = {k: v["mean"] for k, v in report.items() if k.startswith("fqe.abs_error.")}
-    assert max(errors, key=errors.get) == "fqe.abs_error.naive_dqn"
+    # The FQE answer states no order of the errors (test_ranking_words checks every ranking word).
     # Token answer: "cloning loses by construction".
     assert compared["language.ilql_vs_bc"]["verdict"] == "ahead"
