@@ -7,7 +7,7 @@ STAMP   := $(VENV)/.installed
 PYTEST  := $(BIN)/python -m pytest
 JOBS    ?= 2
 
-.PHONY: python-check demo lint test test-slow bench lab pin release solutions solution-notebooks sandbox-deps browser-deps clean
+.PHONY: python-check demo lint test test-slow bench lab pin release solutions solution-notebooks sandbox-deps browser-deps slurm-deps clean
 
 # The lock's floor (soupsieve and others need 3.11.5): refuse an older Python in one line,
 # before anything is installed (Debian 12's /usr/bin/python3 is 3.11.2).
@@ -51,6 +51,20 @@ browser-deps:
 	  else echo "WARNING: chromium missing and cannot be installed (need root + apt); browser checks skipped"; fi; \
 	fi
 
+# SLURM and munge, for the slow test that runs docs/sharding/slurm-array.sbatch on a one-node
+# cluster it starts under a temporary folder (tests/autograder/test_slurm_cluster.py, which
+# runs this target itself). Installed where we may (root with apt); the packages' services are
+# not started here (the test starts its own daemons). Without them that test is skipped and says so.
+SLURM_APT := slurm-wlm munge
+slurm-deps:
+	@if ! command -v sbatch >/dev/null 2>&1 || ! command -v slurmctld >/dev/null 2>&1 || ! command -v slurmd >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $(SLURM_APT) (the SLURM job-array test of docs/sharding)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SLURM_APT)) >/dev/null \
+	      || echo "WARNING: could not install $(SLURM_APT); the SLURM test will be skipped"; \
+	  else echo "WARNING: $(SLURM_APT) missing and cannot be installed (need root + apt); the SLURM test is skipped"; fi; \
+	fi
+
 demo: $(STAMP)
 	$(BIN)/m5 demo
 
@@ -78,7 +92,7 @@ test: $(STAMP) lint browser-deps
 	echo "--- the tests marked beside, run in one process beside the workers:"; cat "$$beside_log"; rm -f "$$beside_log"; \
 	[ $$workers -eq 0 ] && [ $$beside -eq 0 ]
 
-test-slow: $(STAMP)
+test-slow: $(STAMP) slurm-deps
 	$(PYTEST) -q -m slow
 
 bench: $(STAMP)
