@@ -32,7 +32,7 @@ def caveats(claims: Mapping[str, dict], lang: str) -> list[str]:
     labels = labels_for(lang)
     compared = evaluate_comparisons(claims)
     out = []
-    for write in (_dagger, _dqn, _offline, _naive, _cql, _fqe, _dt, _language):
+    for write in (_dagger, _dqn, _offline, _replay, _naive, _cql, _fqe, _dt, _language):
         out += write(claims, compared, labels, lang)
     return [s[:1].upper() + s[1:] for s in out]  # a sentence may open with a method's display name
 
@@ -79,6 +79,18 @@ def _dagger(claims, compared, labels, lang) -> list[str]:
                 cmp_error=phrase(compared["dagger.bc_error_unseen_vs_seen"], lang),
             )
         )
+    if _has(compared, "dagger.matched_distinct_labels", "dagger.slipped_demonstrations") and _has(
+        claims, "dagger.matched_labels", "dagger.slipped_bc_labels", "dagger.slipped_dagger_labels"
+    ):
+        out.append(
+            labels["report.caveat_matched"].format(
+                labels=_ms(claims, "dagger.matched_labels", 0),
+                cmp_matched=phrase(compared["dagger.matched_distinct_labels"], lang),
+                slipped_bc=_ms(claims, "dagger.slipped_bc_labels", 0),
+                slipped_dagger=_ms(claims, "dagger.slipped_dagger_labels", 0),
+                cmp_slipped=phrase(compared["dagger.slipped_demonstrations"], lang),
+            )
+        )
     return out
 
 
@@ -123,6 +135,29 @@ def _naive(claims, compared, labels, lang) -> list[str]:
             bound=f"{KeyDoorGrid().goal_reward:.2f}",
             above=_ms(claims, "offline.above_max_share.naive_dqn"),
             v=_ms(claims, "offline.greedy_value_true.naive_dqn"),
+            restricted=_ms(claims, "offline.q_unlogged_error.restricted_dqn")
+            if _has(claims, "offline.q_unlogged_error.restricted_dqn")
+            else "—",
+        )
+    ]
+
+
+def _replay(claims, compared, labels, lang) -> list[str]:
+    each = [
+        (m, compared[f"offline.replay_vs_bc.{method_slug(m)}"])
+        for m in OFFLINE_VALUE_METHODS
+        if f"offline.replay_vs_bc.{method_slug(m)}" in compared
+    ]
+    needed = ("offline.replay_log_transitions", "offline.replay_log_mean_return", "offline.replay_log_goal_share")
+    if not each or not _has(claims, "offline.replay_return.behavior_cloning", *needed):
+        return []
+    return [
+        labels["report.caveat_replay"].format(
+            transitions=_ms(claims, "offline.replay_log_transitions", 0),
+            log_return=_ms(claims, "offline.replay_log_mean_return"),
+            goal=_ms(claims, "offline.replay_log_goal_share"),
+            bc=_ms(claims, "offline.replay_return.behavior_cloning"),
+            each="; ".join(f"{display_name(labels, m)} {phrase(entry, lang)}" for m, entry in each),
         )
     ]
 

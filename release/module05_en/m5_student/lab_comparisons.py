@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from m5_student.labels import display_name, labels_for, method_slug
+from m5_student.course_run import claim_bounds, clip_to_bounds
 from m5_student.stats import paired_difference
 from m5_student.language_task import LANGUAGE_METHODS
 
@@ -57,8 +58,32 @@ def _build() -> list[Comparison]:
             "dagger.dagger_equal_budget_success",
             "dagger.bc_equal_budget_success",
             {
-                "en": "DAgger minus behavior cloning at an equal label budget, success rate",
-                "ru": "DAgger минус клонирование поведения при равном бюджете меток, доля успехов",
+                "en": (
+                    "DAgger minus behavior cloning at an equal label budget (cloning's clean demonstrations hold fewer "
+                    "distinct labels), success rate"
+                ),
+                "ru": (
+                    "DAgger минус клонирование поведения при равном бюджете меток (в чистых демонстрациях клонирования "
+                    "различных меток меньше), доля успехов"
+                ),
+            },
+        ),
+        Comparison(
+            "dagger.matched_distinct_labels",
+            "dagger.matched_dagger_success",
+            "dagger.matched_bc_success",
+            {
+                "en": "DAgger minus behavior cloning, both with the same number of distinct expert labels, success rate",
+                "ru": "DAgger минус клонирование поведения при одинаковом числе различных меток эксперта, доля успехов",
+            },
+        ),
+        Comparison(
+            "dagger.slipped_demonstrations",
+            "dagger.slipped_dagger_success",
+            "dagger.slipped_bc_success",
+            {
+                "en": "DAgger minus behavior cloning when the demonstrations slip as the learner does, success rate",
+                "ru": "DAgger минус клонирование поведения, когда демонстрации проскальзывают так же, как ученик, доля успехов",
             },
         ),
         Comparison(
@@ -127,6 +152,18 @@ def _build() -> list[Comparison]:
                 {
                     "en": f"Offline, {display_name(en, m)} minus behavior cloning, return of the greedy policy",
                     "ru": f"Офлайн, {display_name(ru, m)} минус клонирование поведения, отдача жадной политики",
+                },
+            )
+        )
+    for m in OFFLINE_VALUE_METHODS:
+        c.append(
+            Comparison(
+                f"offline.replay_vs_bc.{_slug(m)}",
+                f"offline.replay_return.{_slug(m)}",
+                "offline.replay_return.behavior_cloning",
+                {
+                    "en": f"Offline on online DQN's replay buffer, {display_name(en, m)} minus behavior cloning, return",
+                    "ru": f"Офлайн на буфере воспроизведения онлайн-DQN, {display_name(ru, m)} минус клонирование поведения, отдача",
                 },
             )
         )
@@ -283,8 +320,23 @@ def evaluate_comparisons(claims: Mapping[str, dict], comparisons: Sequence[Compa
         b = [0.0] * len(a) if comp.b is None else claims[comp.b]["per_seed"]
         if len(a) < 2:
             continue
-        out[comp.id] = {**paired_difference(a, b), "a": comp.a, "b": comp.b, "words": comp.words, "text": dict(comp.text)}
+        entry = {**paired_difference(a, b), "a": comp.a, "b": comp.b, "words": comp.words, "text": dict(comp.text)}
+        # Against zero the interval is a one-sample one, not a paired difference: say so.
+        entry["paired"] = comp.b is not None
+        entry["low"], entry["high"] = clip_to_bounds(entry["low"], entry["high"], difference_bounds(comp))
+        out[comp.id] = entry
     return out
+
+
+def difference_bounds(comp: Comparison) -> tuple[float, float] | None:
+    """The range ``a - b`` can take: (-1, 1) for two shares, (0, 1) for a share against zero, else None."""
+    a = claim_bounds(comp.a)
+    if a is None:
+        return None
+    if comp.b is None:
+        return a
+    b = claim_bounds(comp.b)
+    return None if b is None else (a[0] - b[1], a[1] - b[0])
 
 
 def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
@@ -294,7 +346,7 @@ def phrase(entry: Mapping, lang: str, digits: int = 2) -> str:
     labels = labels_for(lang)
     if entry["low"] == entry["high"] == 0.0:
         return labels["report.comparison_tie"].format(n=entry["n_seeds"])
-    return labels["report.comparison"].format(
+    return labels["report.comparison" if entry.get("paired", True) else "report.comparison_one_sample"].format(
         effect=f"{entry['effect']:+.{digits}f}",
         low=f"{entry['low']:+.{digits}f}",
         high=f"{entry['high']:+.{digits}f}",

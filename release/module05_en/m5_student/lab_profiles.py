@@ -62,7 +62,6 @@ class DaggerParams:
     rounds: int
     learner_episodes_per_round: int
     epochs: int
-    evaluation_episodes: int
     # BC and DAgger at equal expert-label budgets (imitation.label_budget_curve, its own setting).
     label_budgets: tuple[int, ...] = (40, 80, 120, 160, 200, 300, 400)
     budget_evaluation_episodes: int = 300
@@ -73,7 +72,6 @@ class DaggerParams:
 class DQNParams:
     seed: int
     episodes: int
-    evaluation_episodes: int
 
 
 @dataclass(frozen=True)
@@ -89,7 +87,6 @@ class OfflineParams:
     seed: int
     dataset_episodes: int
     train_epochs: int
-    evaluation_episodes: int
     # FQE's own budget (m5_student.fqe.FQEConfig defaults); the same in both profiles.
     fqe_iterations: int = 50
     fqe_steps_per_iteration: int = 25
@@ -166,10 +163,10 @@ _SMOKE_TARGETS = (-1.0, 0.0, 0.5, 1.0, 2.0)
 PROFILE_PARAMS: dict[str, LabProfile] = {
     "full": LabProfile(
         name="full",
-        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12, evaluation_episodes=24),
-        dqn=DQNParams(seed=5, episodes=130, evaluation_episodes=24),
+        dagger=DaggerParams(seed=17, expert_episodes=4, rounds=3, learner_episodes_per_round=8, epochs=12),
+        dqn=DQNParams(seed=5, episodes=130),
         log=LogParams(seed=41, episodes=80),
-        offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=40, evaluation_episodes=24),
+        offline=OfflineParams(seed=41, dataset_episodes=80, train_epochs=40),
         dt=DTParams(
             data_seed=41,
             train_seed=61,
@@ -192,14 +189,13 @@ PROFILE_PARAMS: dict[str, LabProfile] = {
             rounds=2,
             learner_episodes_per_round=6,
             epochs=6,
-            evaluation_episodes=12,
             label_budgets=(40, 80),
             budget_evaluation_episodes=30,
             budget_epochs=5,
         ),
-        dqn=DQNParams(seed=5, episodes=35, evaluation_episodes=12),
+        dqn=DQNParams(seed=5, episodes=35),
         log=LogParams(seed=41, episodes=30),
-        offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5, evaluation_episodes=12),
+        offline=OfflineParams(seed=41, dataset_episodes=30, train_epochs=5),
         dt=DTParams(
             data_seed=41,
             train_seed=61,

@@ -11,12 +11,13 @@ notebooks' pinned-file readers start without them).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable
 
 import numpy as np
 
-from m5_student.lab_profiles import LabProfile, offset_seeds
+from m5_student.lab_profiles import EQUAL_BUDGET, LabProfile, offset_seeds
 from m5_student.expert import ExpertPolicy
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.rollout import rollout
@@ -26,7 +27,7 @@ from m5_student.online_dqn import train_online_dqn
 from m5_student.kernels import behavior_support_mask
 from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
 from m5_student.fqe import FQEConfig
-from m5_student.offline import OfflineExperimentConfig, offline_experiment
+from m5_student.offline import OfflineExperimentConfig, offline_experiment, offline_experiment_on
 from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
 from m5_student.lab_results import DT_LOG_GROUPS
 from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
@@ -53,11 +54,12 @@ def _run_environment(profile: LabProfile, offset: int, cache: dict) -> dict:
 
 def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
     p = offset_seeds(profile.dagger, offset)
-    run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs, p.evaluation_episodes)
+    run = dagger_experiment(p.seed, p.expert_episodes, p.rounds, p.learner_episodes_per_round, p.epochs)
     records = run["records"]
     budget_config = LabelBudgetConfig(epochs=p.budget_epochs, evaluation_episodes=p.budget_evaluation_episodes)
     budget = label_budget_curve(p.seed, p.label_budgets, budget_config)
     return {
+        **_dagger_matched_runs(p.seed, p.label_budgets, budget, budget_config),
         "seed": p.seed,
         "rounds": np.asarray([r["round"] for r in records], dtype=np.int64),
         "success_rate": np.asarray([r["success_rate"] for r in records], dtype=np.float64),
@@ -77,11 +79,44 @@ def _run_dagger(profile: LabProfile, offset: int, cache: dict) -> dict:
     }
 
 
+def _dagger_matched_runs(seed: int, budgets, curve: dict, config: LabelBudgetConfig) -> dict:
+    """The two comparisons that make "the same budget" exact, at the headline budget (the
+    equal-budget one, else the profile's largest):
+
+    * **matched distinct labels**: clean demonstrations run out of new states (cloning
+      trains on fewer distinct labels than the budget allows), so DAgger is run again with
+      a budget of exactly cloning's distinct labels: both learners then hold the same
+      number of distinct expert labels (cloning's set is unchanged: it is all it has);
+    * **slipped demonstrations**: the expert's demonstrations slip as the learner does
+      (``demonstration_slip_probability=None``), so they show recoveries and hold more
+      distinct states; both learners at the headline budget.
+    """
+    headline = EQUAL_BUDGET if EQUAL_BUDGET in budgets else max(budgets)
+    at = list(curve["budgets"]).index(headline)
+    matched = int(curve["bc_labels"][at])
+    same = label_budget_curve(seed, (matched,), config)
+    slipped = label_budget_curve(seed, (headline,), dataclasses.replace(config, demonstration_slip_probability=None))
+    return {
+        "matched_budget": headline,
+        "matched_labels": matched,
+        "matched_bc_labels": int(same["bc_labels"][0]),
+        "matched_dagger_labels": int(same["dagger_labels"][0]),
+        "matched_bc_success": float(same["bc_success_rate"][0]),
+        "matched_dagger_success": float(same["dagger_success_rate"][0]),
+        "slipped_bc_labels": int(slipped["bc_labels"][0]),
+        "slipped_dagger_labels": int(slipped["dagger_labels"][0]),
+        "slipped_bc_success": float(slipped["bc_success_rate"][0]),
+        "slipped_dagger_success": float(slipped["dagger_success_rate"][0]),
+    }
+
+
 def _run_dqn(profile: LabProfile, offset: int, cache: dict) -> dict:
     p = offset_seeds(profile.dqn, offset)
     out = {"seed": p.seed}
     for key, double in (("dqn", False), ("double", True)):
-        run = train_online_dqn(p.seed, p.episodes, double, p.evaluation_episodes)
+        run = train_online_dqn(p.seed, p.episodes, double)
+        if not double:  # DQN's replay history: the offline section's second log
+            cache[("replay", offset)] = run["played_episodes"]
         out[f"{key}_success"] = np.asarray(run["episode_success"], dtype=np.int64)
         out[f"{key}_eval_success"] = float(run["evaluation"]["success_rate"])
         out[f"{key}_eval_return"] = float(run["evaluation"]["mean_return"])
@@ -116,8 +151,18 @@ def _offline_run(profile: LabProfile, offset: int, cache: dict, with_fqe: bool) 
         return cache[key]
     p = offset_seeds(profile.offline, offset)
     config = OfflineExperimentConfig(fqe=FQEConfig(gamma=0.99, iterations=p.fqe_iterations, steps_per_iteration=p.fqe_steps_per_iteration))
-    cache[key] = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, p.evaluation_episodes, run_fqe=with_fqe, config=config)
-    return cache[key]
+    run = offline_experiment(p.seed, p.dataset_episodes, p.train_epochs, run_fqe=with_fqe, config=config)
+    run["replay"] = offline_experiment_on(_replay_log(profile, offset, cache), p.seed, p.train_epochs, run_fqe=False, config=config)
+    cache[key] = run
+    return run
+
+
+def _replay_log(profile: LabProfile, offset: int, cache: dict) -> list:
+    """The online DQN section's replay history at this offset (trained here when that section did not run)."""
+    if ("replay", offset) not in cache:
+        q = offset_seeds(profile.dqn, offset)
+        cache[("replay", offset)] = train_online_dqn(q.seed, q.episodes, False)["played_episodes"]
+    return cache[("replay", offset)]
 
 
 def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
@@ -138,6 +183,15 @@ def _run_offline(profile: LabProfile, offset: int, cache: dict) -> dict:
         "optimal_return": float(run["dataset"]["optimal_return"]),
         # FQE's value over the same logged states, when the fqe section runs too
         "fqe_logged_value": [run["fqe"][n]["logged_value"] if run["fqe"] else None for n in names],
+        # the same five methods on the second log: online DQN's replay history (exploratory to good)
+        "replay_mean_return": np.asarray([run["replay"]["results"][n]["mean_return"] for n in names]),
+        "replay_success_rate": np.asarray([run["replay"]["results"][n]["success_rate"] for n in names]),
+        "replay_log_episodes": int(run["replay"]["dataset"]["episodes"]),
+        "replay_log_transitions": int(run["replay"]["dataset"]["transitions"]),
+        "replay_log_mean_return": float(run["replay"]["dataset"]["mean_return"]),
+        "replay_log_goal_share": run["replay"]["dataset"]["outcomes"]["goal"] / run["replay"]["dataset"]["episodes"],
+        "log_mean_return": float(run["dataset"]["mean_return"]),
+        "log_goal_share": run["dataset"]["outcomes"]["goal"] / run["dataset"]["episodes"],
     }
 
 

@@ -14,7 +14,7 @@ REPORT: dict[str, dict[str, str]] = {
     "en": {
         "title": "Module 5 lab report",
         "intro": (
-            "Profile `{profile}`, seed offsets 0..{last_offset}, sections: {sections}. "
+            "Profile `{profile}`, seed offsets {first_offset}..{last_offset}, sections: {sections}. "
             "Values with ± are mean ± sample standard deviation over seeds."
         ),
         "done": "python -m m5_student.lab: profile {profile}, {count} section(s) in {seconds} s; report {report}",
@@ -105,14 +105,23 @@ REPORT: dict[str, dict[str, str]] = {
         "language_train_mean_reward": "mean reward, training prompts",
         "language_heldout_mean_reward": "mean reward, held-out prompts",
         "language_heldout_exact_match_per_seed": "held-out exact match per seed",
-        "language_heldout_responses": "Greedy responses to the held-out prompts (запуск {seed}):",
+        "language_heldout_responses": "Greedy responses to the held-out prompts (seed {seed}):",
         "claims": "Claims",
+        "one_seed": "one seed (no interval)",
+        "design": "How the settings were chosen",
+        "design_intro": (
+            "Every setting below was chosen while looking at runs with seed offsets 0..{last} (the design seeds). "
+            "The course's report runs offsets from {first} on, seeds never looked at while choosing anything; "
+            "`claims.json` records both blocks. What was tried, per section:"
+        ),
         "dt_claim": (
             "**Decision Transformer**: the highest request within the log's range achieves more than the lowest "
             "(with a positive least-squares slope over those requests), and the curve stops rising above the log's "
             "best return: no request above it achieves more than the highest request inside the range by more "
-            "than two standard errors of the difference (2 × √(SE² + SE²) of the two points); holds on {holding} "
-            "of {seeds} seeds. Within the range the log may have no episodes at some returns (see the histogram): "
+            "than two standard errors of the difference (2 × √(SE² + SE²) of the two points). Over the seeds (mean "
+            "with a one-sample 95 % interval): the rise inside the range is {rise}, and what requests above the range "
+            "achieve beyond the highest request inside it is {excess}. "
+            "Within the range the log may have no episodes at some returns (see the histogram): "
             "there the curve is the model's interpolation."
         ),
         "not_checkable": "not checkable: needs two requests at or below the log's best return and one above it",
@@ -178,6 +187,7 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "standard_error_per_seed": "standard error per seed",
         "comparison": "{effect} (95 % CI {low} to {high}, {n} paired seeds): {verdict}",
+        "comparison_one_sample": "{effect} (95 % CI {low} to {high}, one-sample, {n} seeds): {verdict}",
         "comparison_tie": "identical on all {n} paired seeds: a tie",
         "verdict.order.ahead": "ahead",
         "verdict.order.behind": "behind",
@@ -195,7 +205,15 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "caveat_equal_budget": (
             "With the same budget of {budget} expert labels, DAgger reaches {dagger} and behavior cloning "
-            "{bc} (the expert itself {expert}); DAgger minus behavior cloning: {cmp}."
+            "{bc} (the expert itself {expert}); DAgger minus behavior cloning: {cmp}. What is equal here is the "
+            "budget, not the labels: cloning's clean demonstrations run out of new states, so it holds fewer "
+            "distinct labels than DAgger."
+        ),
+        "caveat_matched": (
+            "Two comparisons make the equality exact. With the same number of distinct expert labels ({labels}, "
+            "all cloning's demonstrations hold), DAgger minus cloning: {cmp_matched}. With demonstrations that slip "
+            "as the learner does (so they show recoveries; cloning then holds {slipped_bc} distinct labels and "
+            "DAgger {slipped_dagger}), DAgger minus cloning: {cmp_slipped}."
         ),
         "caveat_shift": (
             "Where the gap comes from: cloning's demonstrations hold {bc_labels} distinct states, and "
@@ -209,8 +227,15 @@ REPORT: dict[str, dict[str, str]] = {
             "training: {cmp_final}. Greedy success, Double DQN minus DQN: {cmp_success}."
         ),
         "caveat_bc_offline": (
-            "On the offline log, behavior cloning's greedy policy returns {bc}, and the expert {optimum} "
-            "from the same starts (the optimum). Each value-based method minus behavior cloning: {each}."
+            "On the designed log (a fixed mix: a noisy expert, a planner that forgets the key, random actions), "
+            "behavior cloning's greedy policy returns {bc}, and the expert {optimum} from the same starts (the "
+            "optimum). Each value-based method minus behavior cloning: {each}."
+        ),
+        "caveat_replay": (
+            "On the second log, online DQN's replay buffer (every episode from its warm start to its last; "
+            "{transitions} transitions, mean return {log_return}, {goal} of its episodes reach the goal), behavior "
+            "cloning returns {bc}. Each value-based method minus behavior cloning there: {each}. A learning agent's "
+            "buffer is mostly its later, good play, so copying it can be hard to beat; the designed log's majority is wrong."
         ),
         "caveat_cql": (
             "What CQL's analysis gives (Kumar et al. 2020, Theorem 3.2): when a fixed policy is evaluated with a large "
@@ -226,7 +251,9 @@ REPORT: dict[str, dict[str, str]] = {
         "caveat_naive": (
             "Naive DQN, learned minus true Q on the actions the log never shows in a state: {cmp}; on the pairs "
             "the log holds: {logged}. Its largest learned Q exceeds the largest possible return ({bound}) in "
-            "{above} of the log's states, and its greedy policy's true value is {v}."
+            "{above} of the log's states, and its greedy policy's true value is {v}. Errors this large on both kinds "
+            "of pairs, where no true Q exceeds {bound}, mean the bootstrapped regression diverged; restricted DQN, "
+            "whose targets use only actions the log holds, stays close even on the actions it never saw ({restricted})."
         ),
         "caveat_fqe": (
             "FQE's absolute error, per method (mean ± sd over seeds): {errors}. No order of these errors is "
@@ -279,7 +306,7 @@ REPORT: dict[str, dict[str, str]] = {
     "ru": {
         "title": "Отчёт по лабораторной работе модуля 5",
         "intro": (
-            "Профиль `{profile}`, запуски 0..{last_offset}, разделы: {sections}. "
+            "Профиль `{profile}`, сдвиги запусков {first_offset}..{last_offset}, разделы: {sections}. "
             "Запись вида a ± b — среднее ± выборочное стандартное отклонение по запускам."
         ),
         "done": "python -m m5_student.lab: профиль {profile}, разделов: {count}, время {seconds} с; отчёт {report}",
@@ -375,13 +402,22 @@ REPORT: dict[str, dict[str, str]] = {
         "language_heldout_exact_match_per_seed": "точное совпадение на отложенных запросах по запускам",
         "language_heldout_responses": "Жадные ответы на отложенные запросы (запуск {seed}):",
         "claims": "Проверка утверждений",
+        "one_seed": "один запуск (без интервала)",
+        "design": "Как выбирались настройки",
+        "design_intro": (
+            "Все настройки ниже выбраны по запускам со сдвигами 0..{last} (проектные запуски). Отчёт курса "
+            "использует сдвиги от {first}: эти запуски ни разу не просматривались при выборе настроек; "
+            "`claims.json` хранит оба блока. Что пробовали, по разделам:"
+        ),
         "dt_claim": (
             "**Decision Transformer**: наибольший запрос внутри диапазона журнала даёт больше, чем наименьший "
             "(и наклон прямой по методу наименьших квадратов по этим запросам положителен), а выше лучшей отдачи "
             "журнала кривая перестаёт расти: ни один запрос выше неё не даёт больше, чем наибольший запрос внутри "
-            "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек); выполняется "
-            "в {holding} из {seeds} запусков. Внутри диапазона у некоторых отдач в журнале может не быть ни одного "
-            "эпизода (см. гистограмму): там кривая — интерполяция модели."
+            "диапазона, более чем на две стандартные ошибки разности (корень из суммы квадратов ошибок двух точек). По "
+            "запускам (среднее и одновыборочный 95-процентный интервал): подъём внутри диапазона {rise}, а прибавка "
+            "запросов выше диапазона сверх наибольшего запроса внутри него {excess}. "
+            "Внутри диапазона у некоторых отдач в журнале может не быть ни одного эпизода (см. гистограмму): "
+            "там кривая — интерполяция модели."
         ),
         "not_checkable": "не проверяется: нужны два запроса не выше лучшей отдачи журнала и один выше неё",
         "train_seed": "запуск обучения",
@@ -447,6 +483,7 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "standard_error_per_seed": "стандартная ошибка по запускам",
         "comparison": "{effect} (95 % ДИ от {low} до {high}, парных запусков: {n}): {verdict}",
+        "comparison_one_sample": "{effect} (95 % ДИ от {low} до {high}, одновыборочный, запусков: {n}): {verdict}",
         "comparison_tie": "совпадает на всех парных запусках ({n}): ничья",
         "verdict.order.ahead": "впереди",
         "verdict.order.behind": "позади",
@@ -464,7 +501,15 @@ REPORT: dict[str, dict[str, str]] = {
         ),
         "caveat_equal_budget": (
             "При одном и том же бюджете в {budget} меток эксперта DAgger достигает {dagger}, а клонирование "
-            "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}."
+            "поведения — {bc} (сам эксперт — {expert}); DAgger минус клонирование поведения: {cmp}. Равен здесь "
+            "бюджет, а не метки: чистые демонстрации клонирования быстро перестают давать новые состояния, и "
+            "различных меток у него меньше, чем у DAgger."
+        ),
+        "caveat_matched": (
+            "Два сравнения делают равенство точным. При одинаковом числе различных меток эксперта ({labels} — все, "
+            "что есть в демонстрациях клонирования) DAgger минус клонирование: {cmp_matched}. С демонстрациями, "
+            "которые проскальзывают так же, как ученик (и потому показывают исправление ошибок; у клонирования "
+            "тогда {slipped_bc} различных меток, у DAgger {slipped_dagger}), DAgger минус клонирование: {cmp_slipped}."
         ),
         "caveat_shift": (
             "Откуда разрыв: в демонстрациях клонирования {bc_labels} различных состояний, и {bc_unseen} его "
@@ -478,8 +523,16 @@ REPORT: dict[str, dict[str, str]] = {
             "{cmp_final}. Доля успехов, Double DQN минус DQN: {cmp_success}."
         ),
         "caveat_bc_offline": (
-            "На офлайн-журнале жадная политика клонирования поведения даёт отдачу {bc}, а эксперт с тех же "
-            "стартов — {optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}."
+            "На спроектированном журнале (постоянная смесь: эксперт с шумом, планировщик, забывающий ключ, случайные "
+            "действия) жадная политика клонирования поведения даёт отдачу {bc}, а эксперт с тех же стартов — "
+            "{optimum} (оптимум). Каждый ценностный метод минус клонирование поведения: {each}."
+        ),
+        "caveat_replay": (
+            "На втором журнале, буфере воспроизведения онлайн-DQN (все эпизоды от разогрева до последнего; "
+            "переходов: {transitions}, средняя отдача {log_return}, до цели доходит доля {goal} эпизодов), клонирование "
+            "поведения даёт {bc}. Каждый ценностный метод минус клонирование поведения там: {each}. Буфер обучающегося "
+            "агента — в основном его поздняя, хорошая игра, и копирование её бывает трудно превзойти; в спроектированном "
+            "журнале большинство действует неверно."
         ),
         "caveat_cql": (
             "Что даёт анализ CQL (Kumar et al. 2020, теорема 3.2): если оценивать фиксированную политику с достаточно "
@@ -496,7 +549,10 @@ REPORT: dict[str, dict[str, str]] = {
         "caveat_naive": (
             "Наивный DQN, выученное минус истинное Q на действиях, которых журнал в этом состоянии не содержит: "
             "{cmp}; на парах из журнала: {logged}. Его наибольшее выученное Q выше наибольшей возможной отдачи "
-            "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}."
+            "({bound}) в доле {above} состояний журнала, а истинная ценность его жадной политики — {v}. Ошибки "
+            "такого размера на парах обоих видов, когда ни одно истинное Q не больше {bound}, означают, что "
+            "регрессия с бутстрэпом разошлась; DQN с ограничением, чьи цели берут только действия из журнала, "
+            "остаётся близок даже на невиданных действиях ({restricted})."
         ),
         "caveat_fqe": (
             "Абсолютная ошибка FQE по методам (среднее ± ст. откл. по запускам): {errors}. Порядок этих ошибок "

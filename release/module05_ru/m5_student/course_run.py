@@ -13,6 +13,7 @@ run is one run, shown beside it and named as such.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -58,9 +59,34 @@ def bands(per_run: np.ndarray, confidence: float = CONFIDENCE) -> tuple[np.ndarr
     return mean, half
 
 
-def format_interval(values: Sequence[float], digits: int = 2, *, signed: bool = False) -> str:
-    """``0.72 [0.55, 0.90]``: the mean of the runs and its 95 % interval (``signed``: ``+0.16 [+0.15, +0.18]``)."""
+#: The claims that are shares or probabilities (a success rate, a share of states or
+#: prompts): their values lie in [0, 1], and so must their intervals.
+SHARE_CLAIM = re.compile(r"success|_share|error_(un)?seen|exact_match")
+
+
+def claim_bounds(claim_id: str) -> tuple[float, float] | None:
+    """(0, 1) for a share or probability claim (:data:`SHARE_CLAIM`), else None (unbounded)."""
+    return (0.0, 1.0) if SHARE_CLAIM.search(claim_id) else None
+
+
+def clip_to_bounds(low: float, high: float, bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """An interval's ends moved inside the quantity's ``bounds`` (None: unbounded).
+
+    A t-interval is symmetric and can pass a bound a share or a rate cannot (a success rate
+    above 1); the part outside holds no possible value, so cutting it keeps every value the
+    interval allows and states no more. The verdict of a difference never changes by it:
+    zero lies inside the bounds of a difference of two bounded quantities.
+    """
+    if bounds is None:
+        return low, high
+    return max(low, bounds[0]), min(high, bounds[1])
+
+
+def format_interval(values: Sequence[float], digits: int = 2, *, signed: bool = False, bounds: tuple[float, float] | None = None) -> str:
+    """``0.72 [0.55, 0.90]``: the mean of the runs and its 95 % interval (``signed``: ``+0.16 [+0.15, +0.18]``),
+    cut to ``bounds`` where the quantity has them (:func:`clip_to_bounds`)."""
     mean, low, high = interval(values)
+    low, high = clip_to_bounds(low, high, bounds)
     spec = f"{'+' if signed else ''}.{digits}f"
     if low == high:
         return format(mean, spec)
@@ -68,14 +94,18 @@ def format_interval(values: Sequence[float], digits: int = 2, *, signed: bool = 
 
 
 def compare_table(
-    labels: Mapping[str, str], rows: Sequence[tuple[str, float | None, Sequence[float] | str | None]], digits: int = 2
+    labels: Mapping[str, str],
+    rows: Sequence[tuple[str, float | None, Sequence[float] | str | None]],
+    digits: int = 2,
+    bounds: tuple[float, float] | None = None,
 ) -> str:
     """Your run beside the course's: one row per quantity, ``name | your run | mean [95 % interval]``.
 
     ``rows`` holds ``(name, yours, course)``: your value (None: your run has no such row)
     and the course's value in each of its runs, or already written as the report states it
     (a string), or None (the course has none). The column headers come from ``labels``,
-    in the notebook's language.
+    in the notebook's language. ``bounds``: the quantity's range (a share: (0, 1)), which
+    the course's intervals are cut to (:func:`clip_to_bounds`).
     """
 
     def yours(value) -> str:
@@ -84,7 +114,7 @@ def compare_table(
     def course(values) -> str:
         if values is None:
             return "—"
-        return values if isinstance(values, str) else format_interval(values, digits)
+        return values if isinstance(values, str) else format_interval(values, digits, bounds=bounds)
 
     table = [("", labels["nb.your_run"], labels["nb.course_run"])] + [(str(n), yours(a), course(b)) for n, a, b in rows]
     widths = [max(len(row[i]) for row in table) for i in range(3)]

@@ -31,10 +31,11 @@ import torch
 from torch import nn
 
 from m5_student.common import progress as progress_bar
-from m5_student.common import seed_everything, summarize_episodes
+from m5_student.common import seed_everything
+from m5_student.exact_eval import exact_outcomes
 from m5_student.expert import ExpertPolicy
 from m5_student.keydoor import WIDE_LAYOUT, KeyDoorGrid, check_layout
-from m5_student.rollout import evaluate_policy, play_episodes, rollout
+from m5_student.rollout import play_episodes, rollout
 from m5_student.shift import episode_visits, optimal_actions, shift_metrics, state_indices
 
 __all__ = [
@@ -195,7 +196,6 @@ def dagger_experiment(
     rounds: int,
     learner_episodes_per_round: int,
     epochs: int,
-    evaluation_episodes: int,
     *,
     beta: float = 0.5,
     config: BCConfig | None = None,
@@ -206,9 +206,9 @@ def dagger_experiment(
     Round k >= 1: roll out the round k-1 learner (greedy; the expert acts instead with
     probability ``beta**k`` per step) for ``learner_episodes_per_round`` episodes,
     label every visited state with the BFS expert's action, append to the dataset, retrain a fresh network on the whole
-    aggregate for ``epochs`` epochs and evaluate it greedily on
-    ``evaluation_episodes`` episodes (the same evaluation seeds every round, so rounds
-    are compared on the same start cells).
+    aggregate for ``epochs`` epochs and score its greedy policy exactly from the
+    environment's model (:func:`m5_student.exact_eval.exact_outcomes`: success and
+    return averaged over the start cells, nothing sampled).
 
     Returns ``{"records": [...], "config": {...}, "bc_losses": [...]}`` with one record
     per round (``rounds + 1`` in all): ``{"round", "dataset_size", "new_states",
@@ -222,13 +222,11 @@ def dagger_experiment(
     rounds = _check_count("rounds", rounds, 0)
     learner_episodes_per_round = _check_count("learner_episodes_per_round", learner_episodes_per_round, 1)
     epochs = _check_count("epochs", epochs, 1)
-    evaluation_episodes = _check_count("evaluation_episodes", evaluation_episodes, 1)
 
     rng = seed_everything(seed)
     env = KeyDoorGrid(seed=seed)
     expert = ExpertPolicy(env)
     eval_env = KeyDoorGrid(seed=seed + 1)
-    eval_seed = seed * 1000 + 500_000  # far from the data-collection reset seeds below
 
     observations: list[np.ndarray] = []
     labels: list[int] = []
@@ -263,7 +261,7 @@ def dagger_experiment(
             config=config,
         )
         losses.append(history)
-        metrics = evaluate_policy(eval_env, ArgmaxPolicy(learner), episodes=evaluation_episodes, seed=eval_seed)
+        metrics = exact_outcomes(eval_env, ArgmaxPolicy(learner))
         records.append(
             {
                 "round": round_index,
@@ -284,7 +282,6 @@ def dagger_experiment(
             "rounds": rounds,
             "learner_episodes_per_round": learner_episodes_per_round,
             "epochs": epochs,
-            "evaluation_episodes": evaluation_episodes,
             "beta": beta,
         },
         "policy": learner,
@@ -364,8 +361,9 @@ class LabelBudgetConfig:
     the round's mixture rollouts (expert with probability ``beta**round``, or ``beta``
     in every round when ``decay_beta`` is False; else the current learner). Every
     learner is a fresh :func:`behavior_cloning` fit for ``epochs`` epochs with ``bc``;
-    each is scored greedily on ``evaluation_episodes`` episodes whose start seeds are
-    shared by all learners of one seed.
+    each greedy policy's success and return are exact (the environment's model, slips
+    included); its distribution shift is measured over ``evaluation_episodes`` episodes whose
+    start seeds are shared by all learners of one seed.
     """  # noqa: E501  (the wording is kept: translations are keyed to this docstring)
 
     # The default setting (the course's notes): the wide layout, whose ten start cells
@@ -482,7 +480,7 @@ def label_budget_curve(
     ``_error_unseen``, ``_error_seen``: its distribution shift on its own evaluation
     episodes against its own training labels (:func:`m5_student.shift.shift_metrics`;
     for BC those are the demonstrations); plus ``expert_success_rate`` and ``expert_mean_return``
-    (the expert on the same evaluation episodes: the ceiling), ``seed`` and ``config``.
+    (the expert, exactly: the ceiling), ``seed`` and ``config``.
     Raises ValueError on a bad ``budgets`` (empty, not positive integers, not increasing).
     """
     cfg = config or LabelBudgetConfig()
@@ -501,10 +499,11 @@ def label_budget_curve(
         return net
 
     def score(policy, trained: np.ndarray | None = None) -> dict:
-        """Greedy metrics on the shared evaluation episodes, and the learner's shift from ``trained``."""
-        episodes = play_episodes(env, policy, episodes=cfg.evaluation_episodes, seed=eval_seed)
-        metrics = summarize_episodes([ep.return_ for ep in episodes], [ep.outcome for ep in episodes])
+        """Exact success and return of the greedy policy (slips included), and the learner's shift
+        from ``trained`` over the shared evaluation episodes (where it goes is what is sampled)."""
+        metrics = exact_outcomes(env, policy)
         if trained is not None:
+            episodes = play_episodes(env, policy, episodes=cfg.evaluation_episodes, seed=eval_seed)
             metrics.update(shift_metrics(*episode_visits(env, episodes), optimal, state_indices(env, trained)))
         return metrics
 

@@ -271,6 +271,14 @@ class KeyDoorGrid(gym.Env):
         observations = self._obs_table.reshape(s_dim, self.observation_dim).copy()
         return {"transition_probs": p, "rewards": p @ reward_of, "terminal_probs": terminal.copy(), "observations": observations}
 
+    def goal_states(self) -> np.ndarray:
+        """(S,) 1.0 where a tabular state's cell is the goal (:meth:`tabular_model`'s state order)."""
+        return np.repeat(np.asarray(self._kind) == _GOAL, 2).astype(np.float64)
+
+    def trap_states(self) -> np.ndarray:
+        """(S,) 1.0 where a tabular state's cell is a trap (:meth:`tabular_model`'s state order)."""
+        return np.repeat(np.asarray(self._kind) == _TRAP, 2).astype(np.float64)
+
     def _cell_of(self, position, name: str) -> int:
         try:
             r, c = (operator.index(v) for v in position)

@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -87,6 +88,7 @@ from m5_student.lab_profiles import (  # noqa: F401  (re-exported)
 )
 from m5_student.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table  # noqa: F401
 from m5_student.lab_runners import RUNNERS, UNSEEDED
+from m5_student.lab_design import REPORT_FIRST_OFFSET, overlapping_offsets, search_lines, seed_record
 from m5_student.labels import LANGUAGES, labels_for
 from m5_student.lab_caveats import caveats
 from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
@@ -124,9 +126,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--profile", default=None, help=f"smoke (reduced, ~1 min) or full (the lab notebook's numbers); default ${PROFILE_ENV}, else smoke"
     )
     parser.add_argument("--section", nargs="+", metavar="NAME", default=None, help=f"sections to run (default all): {', '.join(SECTIONS)}")
-    parser.add_argument("--seeds", default="1", help="run every seeded section with seed offsets 0..N-1 (default 1)")
+    parser.add_argument("--seeds", default="1", help="run every seeded section with N seed offsets (default 1)")
+    parser.add_argument(
+        "--seed-offset",
+        default=None,
+        metavar="K",
+        help=f"the first seed offset (default 0; with --pin {REPORT_FIRST_OFFSET}, the report block: "
+        f"offsets below {REPORT_FIRST_OFFSET} chose the settings and --pin refuses them)",
+    )
     parser.add_argument("--out", default="lab-out", help="directory for the PNG figures and report.md (default lab-out)")
     parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite m5_student/data/")
+    parser.add_argument(
+        "--rewrite",
+        action="store_true",
+        help=f"train nothing: rewrite the reports, figures and claims (and the pins, with --pin) from the {RESULTS_FILE} "
+        "an earlier run with the same options left in --out",
+    )
     parser.add_argument(
         "--lang",
         action="append",
@@ -151,6 +166,13 @@ class LabOptions:
     out: Path
     pin: bool
     langs: tuple[str, ...]
+    first_offset: int = 0
+    rewrite: bool = False
+
+    @property
+    def offsets(self) -> range:
+        """The seed offsets every seeded section runs."""
+        return range(self.first_offset, self.first_offset + self.seeds)
 
     @property
     def lang(self) -> str:
@@ -190,20 +212,46 @@ def options_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> L
     if bad:
         raise LabUsageError(f"--lang must be {' or '.join(LANGUAGES)} (repeat it for both), got {bad[0]!r}")
     langs = tuple(dict.fromkeys(asked))  # in the order typed, without repeats
+    first_offset = _first_offset(getattr(args, "seed_offset", None), bool(args.pin))
     if args.pin:
         if args.profile == "smoke":
             raise LabUsageError("--pin regenerates the full-profile artifacts; drop --profile smoke")
         if args.section:
             raise LabUsageError("--pin runs every section; drop --section")
+        used = overlapping_offsets(first_offset, seeds)
+        if used:
+            raise LabUsageError(
+                f"--pin reports fresh seeds only: offsets {used[0]}..{used[-1]} chose the settings "
+                f"(design offsets 0..{REPORT_FIRST_OFFSET - 1}); use --seed-offset {REPORT_FIRST_OFFSET} or more"
+            )
         profile = "full"
     # Keep lab order and drop duplicates whatever order the user typed.
     ordered = tuple(s for s in SECTIONS if s in sections)
-    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), langs)
+    rewrite = bool(getattr(args, "rewrite", False))
+    if rewrite and not (Path(args.out) / RESULTS_FILE).is_file():
+        raise LabUsageError(f"--rewrite needs the {RESULTS_FILE} of an earlier run in --out ({Path(args.out) / RESULTS_FILE} is missing)")
+    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), langs, first_offset, rewrite)
+
+
+def _first_offset(raw: str | None, pin: bool) -> int:
+    """``--seed-offset`` checked: a non-negative integer; absent, 0 (or the report block with --pin)."""
+    if raw is None:
+        return REPORT_FIRST_OFFSET if pin else 0
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise LabUsageError(f"--seed-offset must be a non-negative integer, got {raw!r}")
+    return value
 
 
 #: Report file of each language; both can share one ``--out`` folder.
 REPORT_FILES = {"en": "report.md", "ru": "report.ru.md"}
 CLAIMS_FILE = "claims.json"
+#: Every section's per-seed results of a run (pickled: arrays and nested dicts), so that a
+#: wording change can rewrite a long run's outputs without training (``--rewrite``).
+RESULTS_FILE = "results.pickle"
 CLAIMS_INDEX = "README.md"
 
 
@@ -212,7 +260,10 @@ def _command(options: LabOptions) -> str:
     parts = ["python -m m5_student.lab", "--profile", options.profile]
     if options.sections != SECTIONS:
         parts += ["--section", *options.sections]
-    parts += ["--seeds", str(options.seeds), "--out", options.out.as_posix()]
+    parts += ["--seeds", str(options.seeds)]
+    if options.first_offset != (REPORT_FIRST_OFFSET if options.pin else 0):
+        parts += ["--seed-offset", str(options.first_offset)]
+    parts += ["--out", options.out.as_posix()]
     parts += [word for lang in options.langs for word in ("--lang", lang)]
     return " ".join(parts + (["--pin"] if options.pin else []))
 
@@ -227,7 +278,20 @@ def _write_report(results: dict, options: LabOptions, seconds: dict, total: floa
     lines = [
         f"# {report_text(labels, 'title')}",
         "",
-        report_text(labels, "intro", profile=options.profile, last_offset=options.seeds - 1, sections=", ".join(section_title.values())),
+        report_text(
+            labels,
+            "intro",
+            profile=options.profile,
+            first_offset=options.offsets[0],
+            last_offset=options.offsets[-1],
+            sections=", ".join(section_title.values()),
+        ),
+        "",
+        f"## {report_text(labels, 'design')}",
+        "",
+        report_text(labels, "design_intro", first=REPORT_FIRST_OFFSET, last=REPORT_FIRST_OFFSET - 1),
+        "",
+        *search_lines(section_title, lang),
         "",
     ]
     lines += table(
@@ -266,10 +330,12 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
     "reports": {lang: Path}, "pinned": [Path]}``.
     """
 
+    if options.rewrite:
+        return _rewrite(options, data_dir)
     profile = PROFILE_PARAMS[options.profile]
     options.out.mkdir(parents=True, exist_ok=True)
     cache: dict = {"need_fqe": "fqe" in options.sections}
-    tasks = [(s, i) for s in options.sections for i in range(1 if s in UNSEEDED else options.seeds)]
+    tasks = [(s, i) for s in options.sections for i in (options.offsets[:1] if s in UNSEEDED else options.offsets)]
     results: dict[str, list[dict]] = {s: [] for s in options.sections}
     seconds = dict.fromkeys(options.sections, 0.0)
     started = time.perf_counter()
@@ -281,11 +347,26 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
     if "offline" in seconds and "fqe" in seconds:
         # One offline_experiment serves both sections and ran under "offline":
         # move its FQE stage to the fqe row.
-        moved = sum(run["seconds"].get("fqe", 0.0) for key, run in cache.items() if isinstance(key, tuple))
+        moved = sum(run["seconds"].get("fqe", 0.0) for key, run in cache.items() if isinstance(key, tuple) and key[0] == "offline")
         seconds["offline"] -= moved
         seconds["fqe"] += moved
-
+    saved = {"options": _reproducible(options), "results": results, "seconds": seconds, "total": total}
+    (options.out / RESULTS_FILE).write_bytes(pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL))
     return write_outputs(options, results, seconds, total, data_dir=data_dir)
+
+
+def _reproducible(options: LabOptions) -> dict:
+    """What decides a run's results: a rewrite must be asked with the same."""
+    return {"profile": options.profile, "sections": list(options.sections), "offsets": [options.offsets[0], options.offsets[-1]]}
+
+
+def _rewrite(options: LabOptions, data_dir: Path | None) -> dict:
+    """:func:`write_outputs` from the saved results of an earlier run (``--rewrite``); the file is
+    this command's own output in ``--out``, and the run must have had the same options."""
+    saved = pickle.loads((options.out / RESULTS_FILE).read_bytes())
+    if saved["options"] != _reproducible(options):
+        raise LabUsageError(f"--rewrite: {RESULTS_FILE} holds a run of {saved['options']}, not of {_reproducible(options)}")
+    return write_outputs(options, saved["results"], saved["seconds"], saved["total"], data_dir=data_dir)
 
 
 def write_outputs(
@@ -300,7 +381,14 @@ def write_outputs(
     options.out.mkdir(parents=True, exist_ok=True)
     claims = evaluate_claims(results)
     document = claims_document(
-        _command(options), options.profile, options.seeds, package_versions(), claims, machine_description(), wall_seconds=total
+        _command(options),
+        options.profile,
+        options.seeds,
+        package_versions(),
+        claims,
+        machine_description(),
+        wall_seconds=total,
+        seed_offsets=seed_record(options.first_offset, options.seeds),
     )
     (options.out / CLAIMS_FILE).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (options.out / CLAIMS_INDEX).write_text(id_index(document), encoding="utf-8")
@@ -311,7 +399,12 @@ def write_outputs(
     pinned = []
     if options.pin:
         pinned = write_pinned(
-            results, PROFILE_PARAMS[options.profile], options.seeds, verdicts, lab_pins.DATA_DIR if data_dir is None else data_dir, document
+            results,
+            PROFILE_PARAMS[options.profile],
+            options.offsets,
+            verdicts,
+            lab_pins.DATA_DIR if data_dir is None else data_dir,
+            document,
         )
     return {
         "results": results,
@@ -349,8 +442,13 @@ def main_parsed(args: argparse.Namespace) -> int:
 
 
 def run_and_report(options: LabOptions) -> int:
-    """Run the lab and print where its report went (and what it pinned); exit status 0."""
-    run = run_lab(options)
+    """Run the lab and print where its report went (and what it pinned); exit status 0 (2: a
+    ``--rewrite`` whose saved run does not match the options)."""
+    try:
+        run = run_lab(options)
+    except LabUsageError as error:
+        print(f"python -m m5_student.lab: error: {error}", file=sys.stderr)
+        return 2
     labels = labels_for(options.lang)
     print(
         report_text(

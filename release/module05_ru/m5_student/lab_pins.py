@@ -22,11 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
+from m5_student.lab_design import DESIGN_OFFSETS
 from m5_student.lab_profiles import LabProfile
 from m5_student.labels import LABELS, LANGUAGES
 from importlib import metadata
-from m5_student.course_run import format_interval
+from m5_student.course_run import claim_bounds, format_interval
 from m5_student.lab_comparisons import compact_phrase
+from m5_student.numerics import numerics_description
 
 __all__ = [
     "DATA_DIR",
@@ -179,11 +181,16 @@ def machine_description() -> dict[str, str]:
     (made on a host described only as x86_64, with the same code and packages) came
     out with the same differences (20 and 24 of 130 DQN flags, FQE values within
     0.064). So the capability alone does not name the machine: the record names the
-    CPU too.
+    CPU too, and the code-path settings of :mod:`m5_student.numerics` in effect.
     """
     import torch  # the machine's identity only: pins are read without torch
 
-    return {"arch": platform.machine(), "cpu": cpu_identity(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    return {
+        "arch": platform.machine(),
+        "cpu": cpu_identity(),
+        "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        **numerics_description(),
+    }
 
 
 def cpu_identity(cpuinfo: str = "/proc/cpuinfo") -> str:
@@ -222,7 +229,7 @@ def nan_none(values) -> np.ndarray:
 
 
 def _pinned_arrays(results: dict[str, list[dict]]) -> dict[str, dict[str, np.ndarray]]:
-    """The pinned artifacts' arrays from the seed-offset-0 run of each section."""
+    """The pinned artifacts' arrays from the first seed offset's run of each section."""
     dagger, dqn, off, fqe, dt, lang = (results[s][0] for s in ("dagger", "dqn", "offline", "fqe", "dt", "language"))
     return {
         "M5_dagger_curve.npz": {
@@ -298,21 +305,22 @@ def course_numbers(document: Mapping) -> dict:
     same numbers."""
     rows: dict[str, dict] = {}
     for cid, entry in document["claims"].items():
-        value = format_interval(entry["per_seed"], 2)
+        value = format_interval(entry["per_seed"], 2, bounds=claim_bounds(cid))
         rows[cid] = {"value": dict.fromkeys(LANGUAGES, value), "text": entry["text"]}
     for cid, entry in document.get("comparisons", {}).items():
         rows[cid] = {"value": {lang: compact_phrase(entry, lang) for lang in LANGUAGES}, "text": entry["text"]}
     return {"seeds": document["seeds"], "rows": rows}
 
 
-def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
+def _protocol(profile: LabProfile, offsets: range, verdicts: dict) -> dict:
     params = {s: dataclasses.asdict(getattr(profile, s)) for s in ("environment", "dagger", "dqn", "log", "offline", "dt", "language")}
     return {
-        "artifact_scope": ARTIFACT_SCOPE.format(seeds=seeds),
-        "command": "python -m m5_student.lab --profile full --pin" + (f" --seeds {seeds}" if seeds > 1 else ""),
+        "artifact_scope": ARTIFACT_SCOPE.format(seeds=len(offsets)),
+        "command": "python -m m5_student.lab --profile full --pin" + (f" --seeds {len(offsets)}" if len(offsets) > 1 else ""),
         "profile": profile.name,
         "seeds": {s: {k: v for k, v in p.items() if k.endswith("seed")} for s, p in params.items()},
-        "seed_offsets_checked": list(range(seeds)),
+        "seed_offsets_checked": list(offsets),
+        "design_offsets": [DESIGN_OFFSETS.start, DESIGN_OFFSETS.stop - 1],
         "parameters": params,
         "claims": verdicts,
         "artifacts": {name: list(keys) for name, keys in PINNED_KEYS.items()},
@@ -322,7 +330,7 @@ def _protocol(profile: LabProfile, seeds: int, verdicts: dict) -> dict:
 
 
 def write_pinned(
-    results: dict[str, list[dict]], profile: LabProfile, seeds: int, verdicts: dict, data_dir: Path, document: Mapping | None = None
+    results: dict[str, list[dict]], profile: LabProfile, offsets: range, verdicts: dict, data_dir: Path, document: Mapping | None = None
 ) -> list[Path]:
     data_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -334,7 +342,9 @@ def write_pinned(
     write_npz(data_dir / SEEDS_PIN, _seeds_arrays(results))
     written.append(data_dir / SEEDS_PIN)
     path = data_dir / PROTOCOL_FILE
-    path.write_text(json.dumps(_protocol(profile, seeds, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(_protocol(profile, offsets, verdicts), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     written.append(path)
     if document is not None:
         (data_dir / CLAIMS_PIN).write_text(json.dumps(course_numbers(document), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -12,14 +12,17 @@ each reporter so that matplotlib loads only when a report is written.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from m5_student.course_run import bands
+from m5_student.course_run import bands, format_interval, interval
+from m5_student import lab_pins
 from m5_student.lab_pins import nan_none
+from m5_student.side_studies import FIGURES, SIDE_FILE, side_table
 from m5_student.lab_profiles import dt_return_bounds
 from m5_student.labels import display_name
 from m5_student.figures import plot_environment
@@ -308,23 +311,40 @@ def _report_dqn(runs: list[dict], r: Render) -> list[str]:
                 _cell([float(x[f"{key}_overestimation"][-1]) for x in runs]),
             )
         )
-    return [f"![dqn]({png})", "", f"![dqn_overestimation]({over_png})", "", report_text(labels, "overestimation_intro"), ""] + table(
-        header(
-            labels,
-            "method",
-            "greedy_eval_success",
-            "greedy_eval_return",
-            "late_success",
-            "eval_success_per_seed",
-            "overestimation_mean",
-            "overestimation_final",
-        ),
-        rows,
+    return (
+        [f"![dqn]({png})", "", f"![dqn_overestimation]({over_png})", "", report_text(labels, "overestimation_intro"), ""]
+        + table(
+            header(
+                labels,
+                "method",
+                "greedy_eval_success",
+                "greedy_eval_return",
+                "late_success",
+                "eval_success_per_seed",
+                "overestimation_mean",
+                "overestimation_final",
+            ),
+            rows,
+        )
+        + side_study_lines(r, "maxbias")
     )
 
 
-def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, int]) -> str:
-    return ", ".join(f"{display_name(labels, name)} {count}" for name, count in outcomes.items())
+def side_study_lines(r: Render, study: str) -> list[str]:
+    """The side study's pinned table (:mod:`m5_student.side_studies`) and, when the report's
+    folder holds it, its figure; nothing where the study was never pinned."""
+    path = lab_pins.DATA_DIR / SIDE_FILE
+    if not path.is_file():
+        return []
+    lines = ["", *side_table(json.loads(path.read_text(encoding="utf-8"))[study], r.lang)]
+    figure = f"{FIGURES[study]}{r.suffix}.png"
+    return lines + (["", f"![{study}]({figure})"] if (r.out / figure).is_file() else [])
+
+
+def _outcomes(labels: Mapping[str, str], outcomes: Mapping[str, float]) -> str:
+    """Outcome counts of sampled episodes, or probabilities of an exact evaluation (two decimals)."""
+    shown = {name: count if isinstance(count, int) else f"{count:.2f}" for name, count in outcomes.items()}
+    return ", ".join(f"{display_name(labels, name)} {value}" for name, value in shown.items())
 
 
 def _report_log(runs: list[dict], r: Render) -> list[str]:
@@ -433,6 +453,7 @@ def _report_offline(runs: list[dict], r: Render) -> list[str]:
         )
         + ["", f"![offline_q_errors]({errors_png})", "", report_text(labels, "mechanism_intro"), ""]
         + table(header(labels, "method", "q_error_logged", "q_error_unlogged", "unlogged_greedy_share", "above_max_share"), mechanism)
+        + side_study_lines(r, "cql_alpha")
     )
 
 
@@ -624,7 +645,7 @@ def claims_lines(results: dict[str, list[dict]], labels: Mapping[str, str]) -> t
     """Per-seed check of the lab's two claims (only for the sections that ran)."""
     lines, verdicts = [], {}
     if "dt" in results:
-        rows, holds = [], []
+        rows, checked = [], {"rise_inside": [], "excess_above": []}
         for r in results["dt"]:
             try:
                 c = dt_claims(
@@ -647,9 +668,9 @@ def claims_lines(results: dict[str, list[dict]], labels: Mapping[str, str]) -> t
                         _yes_no(labels, False),
                     )
                 )
-                holds.append(False)
                 continue
-            holds.append(c["rises"] and c["saturates"])
+            checked["rise_inside"].append(float(c["rise_inside"]))
+            checked["excess_above"].append(float(c["excess_above"]))
             rows.append(
                 (
                     r["seed"],
@@ -663,8 +684,12 @@ def claims_lines(results: dict[str, list[dict]], labels: Mapping[str, str]) -> t
                     _yes_no(labels, c["saturates"]),
                 )
             )
-        verdicts["dt"] = {"seeds_holding": int(sum(holds)), "seeds": len(holds)}
-        lines += ["", report_text(labels, "dt_claim", holding=sum(holds), seeds=len(holds)), ""]
+        verdicts["dt"] = {key: list(interval(values)) if len(values) >= 2 else None for key, values in checked.items()}
+        shown = {
+            key: format_interval(values, 2, signed=True) if len(values) >= 2 else report_text(labels, "one_seed")
+            for key, values in checked.items()
+        }
+        lines += ["", report_text(labels, "dt_claim", rise=shown["rise_inside"], excess=shown["excess_above"]), ""]
         lines += table(
             header(
                 labels,

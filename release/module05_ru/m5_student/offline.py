@@ -15,16 +15,18 @@ is the one import a notebook needs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from m5_student.common import progress as progress_bar
-from m5_student.common import seed_everything, summarize_episodes
+from m5_student.common import seed_everything
+from m5_student.exact_eval import exact_outcomes
 from m5_student.expert import ExpertPolicy
 from m5_student.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from m5_student.keydoor import KeyDoorGrid
+from m5_student.records import Episode
 from m5_student.offline_data import (  # noqa: F401  (re-exported)
     PROFILES,
     action_frequencies,
@@ -59,6 +61,7 @@ __all__ = [
     "METHOD_NAMES",
     "OfflineExperimentConfig",
     "offline_experiment",
+    "offline_experiment_on",
     "simulated_value",
     "greedy_q_mean",
     "true_state_values",
@@ -216,11 +219,6 @@ def pinned_arrays(run: dict) -> dict[str, np.ndarray]:
     }
 
 
-def _evaluate(env: KeyDoorGrid, policy: Callable, episodes: int, seed: int) -> dict:
-    runs = [rollout(env, policy, seed=seed + i) for i in range(episodes)]
-    return summarize_episodes([ep.return_ for ep in runs], [ep.outcome for ep in runs])
-
-
 def _positive(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"offline_experiment: `{name}` must be a positive integer, got {value!r}")
@@ -231,7 +229,6 @@ def offline_experiment(
     seed: int,
     dataset_episodes: int,
     train_epochs: int,
-    evaluation_episodes: int,
     *,
     kernels: Mapping[str, Callable] | None = None,
     progress: bool | None = None,
@@ -241,7 +238,8 @@ def offline_experiment(
     """Train the five offline learners on one mixed log and evaluate them two ways.
 
     Returns a dict with
-      ``results``: {method: metrics dict (mean_return, success_rate, outcomes, episodes)
+      ``results``: {method: metrics dict (mean_return, success_rate, outcomes: exact, from the
+                   environment's model, :func:`m5_student.exact_eval.exact_outcomes`)
                    plus ``updates`` (gradient steps), ``train_seconds`` and
                    ``greedy_q_mean`` (mean logged-state Q(s, pi(s)); None for BC),
                    ``greedy_value_true`` (mean logged-state V^pi(s), exact, gamma of the
@@ -253,29 +251,73 @@ def offline_experiment(
                (``logged_value``: FQE's value over every logged state);
       ``dataset``: the log summary (sizes, outcomes, action counts and frequencies),
                plus ``support_mask`` = behavior_support_mask(frequencies, 0.35) and
-               ``optimal_return`` (the expert's mean return from the evaluation starts);
+               ``optimal_return`` (the expert's exact mean return over the start cells);
       ``config``: the hyper-parameters as plain dicts; ``seconds``: wall time by stage.
-    Evaluation episode i of every method starts from reset seed 10_000 * (seed + 1) + i,
-    so all methods face the same start cells. ``kernels`` swaps kernels by name (see
+    Every method is scored exactly (the start cell is drawn uniformly; the environment has no
+    slips), so no evaluation episode is sampled. ``kernels`` swaps kernels by name (see
     :data:`m5_student.offline_methods.DEFAULT_KERNELS`).
     """
     dataset_episodes = _positive(dataset_episodes, "dataset_episodes")
+    _positive(train_epochs, "train_epochs")  # before the log is collected
+    cfg = config or OfflineExperimentConfig()
+    seed_everything(seed)
+    started = time.perf_counter()
+    episodes, _ = collect_offline_dataset(seed, dataset_episodes, cfg.profile, env=KeyDoorGrid())
+    return offline_experiment_on(
+        episodes,
+        seed,
+        train_epochs,
+        kernels=kernels,
+        progress=progress,
+        config=cfg,
+        run_fqe=run_fqe,
+        collect_seconds=time.perf_counter() - started,
+    ) | {"config": _config_record(seed, dataset_episodes, train_epochs, cfg)}
+
+
+def _config_record(seed: int, dataset_episodes: int | None, train_epochs: int, cfg: OfflineExperimentConfig) -> dict:
+    return {
+        "seed": seed,
+        "dataset_episodes": dataset_episodes,
+        "train_epochs": train_epochs,
+        **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value for key, value in cfg.__dict__.items()},
+    }
+
+
+def offline_experiment_on(
+    episodes: Sequence[Episode],
+    seed: int,
+    train_epochs: int,
+    *,
+    kernels: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+    config: OfflineExperimentConfig | None = None,
+    run_fqe: bool = True,
+    collect_seconds: float = 0.0,
+) -> dict:
+    """:func:`offline_experiment` on a log given as its episodes (in log order) instead of
+    collected here: e.g. a learning agent's replay history
+    (:func:`m5_student.online_dqn.train_online_dqn`'s ``played_episodes``) beside the
+    designed log. The episodes must come from ``KeyDoorGrid()`` (the lab's layout, 50-step
+    limit, no slips), where every method is scored. Returns what :func:`offline_experiment`
+    returns (``config["dataset_episodes"]`` None: the log was given).
+    """
     train_epochs = _positive(train_epochs, "train_epochs")
-    evaluation_episodes = _positive(evaluation_episodes, "evaluation_episodes")
+    if len(episodes) == 0:
+        raise ValueError("offline_experiment_on: `episodes` is empty")
     cfg = config or OfflineExperimentConfig()
     k = resolve_kernels(kernels)
     seed_everything(seed)
-    clock = {"collect": time.perf_counter()}
+    clock = {"collect": collect_seconds}
 
     env = KeyDoorGrid()
-    episodes, transitions = collect_offline_dataset(seed, dataset_episodes, cfg.profile, env=env)
+    transitions = [t for episode in episodes for t in episode.transitions]
     arrays = to_arrays(transitions)
     log = OfflineLog.from_arrays(arrays)
     n_actions = env.action_dim
     frequencies = action_frequencies(arrays["actions"], n_actions)
     dataset = summarize_dataset(episodes)
     dataset["support_mask"] = np.asarray(k["behavior_support_mask"](frequencies, SUPPORT_THRESHOLD), bool).tolist()
-    clock["collect"] = time.perf_counter() - clock["collect"]
 
     trained = {}
     train_seconds = {}
@@ -298,11 +340,10 @@ def offline_experiment(
         train_seconds[name] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    eval_seed = 10_000 * (seed + 1)
     learner_configs = dict(zip(METHOD_NAMES, (cfg.bc, cfg.dqn, cfg.restricted, cfg.cql, cfg.iql)))
     results = {}
     for name, run in trained.items():
-        metrics = _evaluate(env, run.policy, evaluation_episodes, eval_seed)
+        metrics = exact_outcomes(env, run.policy)
         metrics["updates"] = run.updates
         q_net = run.networks.get("q")
         metrics["greedy_q_mean"] = None if q_net is None else greedy_q_mean(q_net, run.policy, arrays["observations"])
@@ -316,7 +357,7 @@ def offline_experiment(
         metrics["train_seconds"] = round(train_seconds[name], 4)
         results[name] = metrics
     # The ceiling every return is read against: the expert from the same evaluation starts.
-    dataset["optimal_return"] = _evaluate(env, ExpertPolicy(env), evaluation_episodes, eval_seed)["mean_return"]
+    dataset["optimal_return"] = exact_outcomes(env, ExpertPolicy(env))["mean_return"]
     clock["train"] = float(sum(train_seconds.values()))
     clock["evaluate"] = time.perf_counter() - t0
 
@@ -344,12 +385,6 @@ def offline_experiment(
         "results": results,
         "fqe": fqe,
         "dataset": dataset,
-        "config": {
-            "seed": seed,
-            "dataset_episodes": dataset_episodes,
-            "train_epochs": train_epochs,
-            "evaluation_episodes": evaluation_episodes,
-            **{key: asdict(value) if hasattr(value, "__dataclass_fields__") else value for key, value in cfg.__dict__.items()},
-        },
+        "config": _config_record(seed, None, train_epochs, cfg),
         "seconds": {key: round(value, 4) for key, value in clock.items()},
     }

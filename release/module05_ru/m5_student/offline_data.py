@@ -25,8 +25,11 @@ expert's action the most frequent one in every state, so cloning's argmax recove
 the expert however noisy the log, and no offline method can do better than imitation.
 Imitation is beaten only where the log's most common behavior is wrong in a
 consistent way and good behavior is a minority that a learner reading the rewards can
-find (the situation D4RL's "medium-replay" data stands for). Here the majority walks to
-the closed door without the key and waits there, while a minority fetches the key.
+find. This log is designed for that: a fixed wrong planner (55 %) beside a noisy expert
+(30 %) and random actions. It is not a learning agent's replay buffer (what D4RL's
+"medium-replay" data are); the lab runs the same methods on one of those too, online DQN's
+own buffer (:func:`m5_student.offline.offline_experiment_on`). Here the majority walks
+to the closed door without the key and waits there, while a minority fetches the key.
 
 Why the mixed log's noise is skewed: the expert's routes already use "up" and
 "right" far more than "down" and "left", but uniform noise fills the rare actions

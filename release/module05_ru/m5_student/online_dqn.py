@@ -40,7 +40,9 @@ from m5_student.expert import NoisyExpertPolicy
 from m5_student.fqe import exact_action_values
 from m5_student.imitation import ArgmaxPolicy, make_mlp
 from m5_student.keydoor import KeyDoorGrid
-from m5_student.rollout import evaluate_policy, rollout
+from m5_student.exact_eval import exact_outcomes
+from m5_student.records import Episode, Transition
+from m5_student.rollout import rollout
 
 __all__ = [
     "DQNConfig",
@@ -253,7 +255,6 @@ def train_online_dqn(
     seed: int,
     episodes: int,
     double: bool,
-    evaluation_episodes: int,
     *,
     targets_fn=None,
     config: DQNConfig | None = None,
@@ -265,8 +266,8 @@ def train_online_dqn(
     :func:`~m5_student.kernels.double_dqn_targets`; see :func:`compute_target` for
     how it is called. Collection is epsilon-greedy (:func:`epsilon_at`), with
     ``updates_per_step`` gradient updates per environment step once the buffer holds
-    ``learning_starts`` transitions. The final greedy policy is evaluated on
-    ``evaluation_episodes`` episodes of a separate environment.
+    ``learning_starts`` transitions. The final greedy policy is scored exactly from the
+    environment's model (:func:`m5_student.exact_eval.exact_outcomes`; no episode sampled).
 
     Every ``overestimation_every`` episodes and after the last one,
     :func:`greedy_overestimation` is measured over the states the buffer holds.
@@ -275,12 +276,12 @@ def train_online_dqn(
     "episode_return": [...], "episode_outcome": [...], "losses": [per update],
     "overestimation": [(episodes done, learned minus true Q of the greedy action)],
     "updates": int, "env_steps": int, "warm_start_transitions": int, "config": dict,
-    "q_network": nn.Module}``.
+    "q_network": nn.Module, "played_episodes": [Episode]}``; ``played_episodes`` are the
+    warm-start and training episodes in the order they entered the replay buffer (a learning
+    agent's log, from exploratory to good: what D4RL's "medium-replay" data stand for).
     """
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
         raise ValueError(f"train_online_dqn: `episodes` must be a positive integer, got {episodes!r}")
-    if isinstance(evaluation_episodes, bool) or not isinstance(evaluation_episodes, (int, np.integer)) or evaluation_episodes < 1:
-        raise ValueError(f"train_online_dqn: `evaluation_episodes` must be a positive integer, got {evaluation_episodes!r}")
     cfg = config or DQNConfig()
     if targets_fn is None:
         targets_fn = kernels.double_dqn_targets if double else kernels.dqn_targets
@@ -296,8 +297,10 @@ def train_online_dqn(
     buffer = ReplayBuffer(cfg.buffer_capacity, env.observation_dim)
 
     warm = NoisyExpertPolicy(env, cfg.warm_start_epsilon, rng=rng)
+    played: list[Episode] = []  # every episode the agent's buffer saw, in order: its whole replay history
     for i in range(cfg.warm_start_episodes):
-        buffer.add_episode(rollout(env, warm, seed=seed * 1000 + 700_000 + i))
+        played.append(rollout(env, warm, seed=seed * 1000 + 700_000 + i))
+        buffer.add_episode(played[-1])
     warm_transitions = len(buffer)
 
     losses: list[float] = []
@@ -330,10 +333,12 @@ def train_online_dqn(
             group["lr"] = cfg.learning_rate * (1.0 - (1.0 - cfg.final_learning_rate_fraction) * progress_fraction)
         obs, info = env.reset()
         total = 0.0
+        record = Episode(start=tuple(info["state"]["position"]))
         while True:
             action = behavior(obs, info)
             next_obs, reward, terminated, truncated, info = env.step(action)
             buffer.add(obs, action, reward, next_obs, terminated, truncated)
+            record.transitions.append(Transition(obs, int(action), float(reward), next_obs, bool(terminated), bool(truncated)))
             total += reward
             env_steps += 1
             obs = next_obs
@@ -343,6 +348,8 @@ def train_online_dqn(
             if terminated or truncated:
                 break
         outcome = info["outcome"]
+        record.return_, record.length, record.outcome = float(total), len(record.transitions), outcome
+        played.append(record)
         successes.append(int(outcome == "goal"))
         returns.append(float(total))
         outcomes.append(outcome)
@@ -350,9 +357,7 @@ def train_online_dqn(
             overestimation.append((episode + 1, greedy_overestimation(online, env, buffer.obs[: len(buffer)], cfg.gamma)))
 
     online.eval()
-    evaluation = evaluate_policy(
-        KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online), episodes=int(evaluation_episodes), seed=seed * 1000 + 900_000
-    )
+    evaluation = exact_outcomes(KeyDoorGrid(seed=seed + 1), ArgmaxPolicy(online))
     return {
         "evaluation": evaluation,
         "episode_success": successes,
@@ -363,6 +368,7 @@ def train_online_dqn(
         "updates": len(losses),
         "env_steps": env_steps,
         "warm_start_transitions": warm_transitions,
+        "played_episodes": played,
         "double": bool(double),
         "config": asdict(cfg),
         "q_network": online,
