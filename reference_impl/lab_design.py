@@ -143,9 +143,10 @@ def overlapping_offsets(first_offset: int, seeds: int) -> list[int]:
     return [o for o in range(first_offset, first_offset + seeds) if o in DESIGN_OFFSETS]
 
 
-def search_lines(sections: Mapping[str, str] | list[str], lang: str) -> list[str]:
+def search_lines(sections: Mapping[str, str] | list[str], lang: str, *, with_docs: bool = True) -> list[str]:
     """One paragraph per section that ran (``- **title**: what was tried (`doc`).``); the
     document is named by its path in the repository, which reads the same wherever the
-    report is written."""
+    report is written (``with_docs=False``: no path, for readers without the repository)."""
     titles = sections if isinstance(sections, Mapping) else {s: s for s in sections}
-    return [f"- **{titles[s]}**: {SEARCHES[s][lang]} (`{SEARCHES[s]['doc']}`)" for s in titles if s in SEARCHES]
+    doc = (lambda s: f" (`{SEARCHES[s]['doc']}`)") if with_docs else (lambda s: "")
+    return [f"- **{titles[s]}**: {SEARCHES[s][lang]}{doc(s)}" for s in titles if s in SEARCHES]

@@ -130,6 +130,11 @@ LABELS: dict[str, dict[str, str]] = {
             "The course's run ({seeds} seeds), the numbers this question is about: mean [95 % interval], and "
             "differences between methods, paired by seed, with the verdict their interval allows:"
         ),
+        "nb.design_intro": (
+            "Every setting of this lab was chosen while looking at runs with seed offsets 0..{last} (the design "
+            "seeds). The course's run, whose numbers this notebook shows, uses offsets from {first} on: seeds never "
+            "looked at while choosing anything. What was tried, per section:"
+        ),
         "nb.your_run": "your run",
         "nb.course_run": "course's run",
         "nb.artifacts": "The course's run:",
@@ -272,6 +277,11 @@ LABELS: dict[str, dict[str, str]] = {
         "nb.course_numbers": (
             "Прогон курса (запусков: {seeds}), числа, о которых этот вопрос: среднее [95 % интервал] и разности "
             "методов, парные по запускам, с выводом, который допускает их интервал:"
+        ),
+        "nb.design_intro": (
+            "Все настройки этой лабораторной выбраны по запускам со сдвигами 0..{last} (проектные запуски). Прогон "
+            "курса, числа которого показывает этот ноутбук, использует сдвиги от {first}: эти запуски ни разу не "
+            "просматривались при выборе настроек. Что пробовали, по разделам:"
         ),
         "nb.your_run": "ваш прогон",
         "nb.course_run": "прогон курса",

@@ -8,7 +8,8 @@
 Both are long runs of their own (their own design and report seeds, stated in their pages),
 so the kit does not rerun them: :func:`side_numbers` turns each committed JSON into a few
 rows of the course's numbers (mean and 95 % interval, or a paired difference with the verdict
-its interval allows), and :func:`write_side_studies` pins them, with the two figures, into
+its interval allows), and :func:`write_side_studies` pins them, with the two figures (in a
+32-color palette, :func:`compact_png`), into
 ``reference_impl/data`` (``M5_side_studies.json``, ``M5_cql_alpha[.ru].png``,
 ``M5_maxbias[.ru].png``), where the lab notebook and the report read them.
 
@@ -17,8 +18,8 @@ its interval allows), and :func:`write_side_studies` pins them, with the two fig
 
 from __future__ import annotations
 
+import io
 import json
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from pathlib import Path
 from reference_impl.lab_pins import DATA_DIR
 from reference_impl.labels import LANGUAGES, labels_for
 
-__all__ = ["SIDE_FILE", "FIGURES", "side_numbers", "side_table", "write_side_studies", "main"]
+__all__ = ["SIDE_FILE", "FIGURES", "side_numbers", "side_table", "write_side_studies", "compact_png", "main"]
 
 SIDE_FILE = "M5_side_studies.json"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "lab-results"
@@ -44,13 +45,13 @@ TEXT = {
         "maxbias.header": ("quantity", "DQN minus Double DQN (paired 95 % interval): verdict"),
         "maxbias.left_share_first": "share of episodes taking the bad branch, first 100",
         "maxbias.left_share_last": "share of episodes taking the bad branch, last 100",
-        "maxbias.over_a_mean": "overestimation of Q(A, left), mean over training",
-        "maxbias.over_a_end": "overestimation of Q(A, left), end of training",
+        "maxbias.over_a_mean": "overestimation of Q(A, `left`), mean over training",
+        "maxbias.over_a_end": "overestimation of Q(A, `left`), end of training",
     },
     "ru": {
         "cql.title": "Вес штрафа α в CQL на офлайн-журнале (свежие запуски; `docs/lab-results/cql_alpha.ru.md`)",
         "cql.header": ("метод", "отдача", "успех", "Q − Q^π, пары из журнала", "Q − Q^π, незаписанные пары"),
-        "cql.alpha": "CQL, α = {alpha}",
+        "cql.alpha": "CQL при α = {alpha}",
         "cql.bc": "клонирование поведения",
         "cql.naive": "наивный DQN",
         "maxbias.title": (
@@ -59,8 +60,8 @@ TEXT = {
         "maxbias.header": ("величина", "DQN минус Double DQN (парный 95-процентный интервал): вывод"),
         "maxbias.left_share_first": "доля эпизодов, уходящих в плохую ветвь, первые 100",
         "maxbias.left_share_last": "доля эпизодов, уходящих в плохую ветвь, последние 100",
-        "maxbias.over_a_mean": "завышение Q(A, left), среднее за обучение",
-        "maxbias.over_a_end": "завышение Q(A, left), в конце обучения",
+        "maxbias.over_a_mean": "завышение Q(A, `left`), среднее за обучение",
+        "maxbias.over_a_end": "завышение Q(A, `left`), в конце обучения",
     },
 }
 MAXBIAS_QUANTITIES = ("left_share_first", "left_share_last", "over_a_mean", "over_a_end")
@@ -71,13 +72,14 @@ def _interval(entry: Mapping, digits: int = 2, signed: bool = False) -> str:
     return f"{entry['mean']:{spec}} [{entry['low']:{spec}}, {entry['high']:{spec}}]"
 
 
-def _difference(entry: Mapping, lang: str, digits: int = 3) -> str:
+def _difference(entry: Mapping, lang: str, digits: int = 2) -> str:
     verdict = labels_for(lang)[f"report.verdict.level.{entry['verdict']}"]  # a difference above or below zero
     return f"{entry['effect']:+.{digits}f} [{entry['low']:+.{digits}f}, {entry['high']:+.{digits}f}]: {verdict}"
 
 
 def _cql_row(name: str, entry: Mapping) -> list[str]:
-    errors = [_interval(entry[k], signed=True) for k in ("logged_error", "unlogged_error")]
+    # One decimal: the errors run from tenths to thousands, and a third digit would say nothing more.
+    errors = [_interval(entry[k], digits=1, signed=True) for k in ("logged_error", "unlogged_error")]
     return [name, _interval(entry["return"]), _interval(entry["success"]), *errors]
 
 
@@ -116,9 +118,20 @@ def write_side_studies(docs: Path = DOCS, data_dir: Path | None = None) -> list[
     for pinned, own in FIGURES.items():
         for suffix in ("", ".ru"):
             path = target / f"M5_{pinned}{suffix}.png"
-            shutil.copyfile(docs / f"{own}{suffix}.png", path)
+            path.write_bytes(compact_png((docs / f"{own}{suffix}.png").read_bytes()))
             written.append(path)
     return written
+
+
+def compact_png(png: bytes, colors: int = 32) -> bytes:
+    """A line plot's PNG in a palette of ``colors`` (median cut), for the kit, whose data files stay
+    under 64 KB each; the same bytes in give the same bytes out."""
+    from PIL import Image  # why: only the instructor's pinning step needs Pillow, never the kit's readers
+
+    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+    out = io.BytesIO()
+    image.save(out, "PNG", optimize=True)
+    return out.getvalue()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -370,8 +370,9 @@ def design_text(lang: str) -> str:
     what was tried (:mod:`reference_impl.lab_design`, the same paragraphs as the report's)."""
     labels = labels_for(lang)
     titles = {s: labels[f"report.section.{s}"] for s in ("dagger", "dqn", "log", "offline", "fqe", "dt", "language")}
-    intro = labels["report.design_intro"].format(first=REPORT_FIRST_OFFSET, last=REPORT_FIRST_OFFSET - 1)
-    return "\n".join([f"### {labels['report.design']}", "", intro, "", *search_lines(titles, lang)])
+    intro = labels["nb.design_intro"].format(first=REPORT_FIRST_OFFSET, last=REPORT_FIRST_OFFSET - 1)
+    # Bold, not a heading: headings carry the points of what follows them.
+    return "\n".join([f"**{labels['report.design']}**", "", intro, "", *search_lines(titles, lang, with_docs=False)])
 
 
 def lab_notebook(lang: str):

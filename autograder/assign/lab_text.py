@@ -225,7 +225,8 @@ TEXT = {
             "for the gap: a state with many actions whose rewards are noisy with a negative mean. There DQN takes "
             "the bad branch more often early in training and overestimates it more than Double DQN, with paired "
             "intervals above zero; at the end of training the overestimation gap is no longer detectable. The "
-            "double estimator reduces the bias where noise and many actions create it, and KeyDoorGrid has neither.",
+            "double estimator reduces the bias where noise and many actions create it, and with it how often the "
+            "bad branch is taken.",
             "offline": (
                 "Cloning copies the most frequent action of each state, and on this log that is the "
                 "key-forgetting walk to the locked door: its greedy policy returns "
@@ -550,7 +551,7 @@ TEXT = {
             "шумные с отрицательным средним. Там DQN в начале обучения чаще уходит в плохую ветвь и сильнее "
             "завышает её ценность, чем Double DQN, и парные интервалы лежат выше нуля; к концу обучения разница "
             "в завышении уже не обнаруживается. Двойная оценка уменьшает смещение там, где его создают шум и много "
-            "действий, а в KeyDoorGrid нет ни того, ни другого.",
+            "действий, а вместе с ним и то, как часто выбирается плохая ветвь.",
             "offline": (
                 "Клонирование копирует самое частое действие каждого состояния, а на этом журнале это путь "
                 "к запертой двери без ключа: его жадная политика даёт отдачу "
@@ -570,7 +571,7 @@ TEXT = {
                 "{{claim:offline.above_max_share.naive_dqn:mean:.2f}} состояний журнала: ошибки такого размера на парах "
                 "обоих видов, когда ни одно истинное Q не больше 1, означают, что регрессия с бутстрэпом разошлась. "
                 "Причину показывает контраст: DQN с ограничением на том же журнале, с целями только по записанным "
-                "действиям, остаётся близок даже на невиданных действиях "
+                "действиям, остаётся близок даже на ненаблюдавшихся действиях "
                 "({{claim:offline.q_unlogged_error.restricted_dqn:mean_ci:.2f}}). IQL "
                 "никогда не оценивает незаписанное действие: V — верхний экспектиль Q записанных действий, а "
                 "политика перевзвешивает записанные действия множителем exp(β(Q − V)), поэтому там, где в журнале "

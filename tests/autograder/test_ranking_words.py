@@ -11,7 +11,9 @@ A new ranking sentence fails until someone decides which it is.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,8 @@ from autograder.assign.lab_text import TEXT
 from reference_impl.lab_design import SEARCHES
 from reference_impl.labels import LABELS
 from autograder.assign import claims
+
+REPO = Path(__file__).resolve().parents[2]
 
 RANKING = re.compile(
     r"\b(largest|smallest|best|worst|better|worse|fewer|more than|less than|outperform\w*|beats?|wins?|highest|lowest|"
@@ -35,6 +39,15 @@ def _fewer_distinct_labels() -> bool:
     return all(b < d for b, d in zip(_per_seed("dagger.bc_equal_budget_labels"), _per_seed("dagger.dagger_equal_budget_labels")))
 
 
+def _maxbias_gap() -> bool:
+    """The side study's DQN minus Double DQN: the bad branch more often early and more overestimation
+    over training (intervals above zero), no detectable gap at the end."""
+    study = json.loads((REPO / "docs" / "lab-results" / "maxbias.json").read_text(encoding="utf-8"))
+    verdicts = {c["id"]: c["verdict"] for c in study["comparisons"]}
+    early, over, end = (verdicts[f"dqn_vs_double_dqn.{q}"] for q in ("left_share_first", "over_a_mean", "over_a_end"))
+    return early == over == "ahead" and end == "no detectable difference"
+
+
 #: (pattern around the word, why it is allowed, check on the committed run or None).
 ALLOWED: list[tuple[str, str, object]] = [
     (r"say more than a method name|говорят больше, чем название", "not a result", None),
@@ -46,10 +59,19 @@ ALLOWED: list[tuple[str, str, object]] = [
     (r"more than one task", "not a result", None),
     (r'supports "better" or "worse"|«лучше» или «хуже»', "the rule itself", None),
     (r"the maximum picks the largest|максимум выбирает наибольшую", "the mechanism of a max", None),
-    (r"largest (learned )?Q exceeds the largest possible return|наибольшее (выученное )?Q выше наибольшей возможной", "defines a measured share", None),
+    (
+        r"largest (learned )?Q exceeds the largest possible return|наибольшее (выученное )?Q выше наибольшей возможной",
+        "defines a measured share",
+        None,
+    ),
     (r"no true Q exceeds|ни одно истинное Q не больше", "a bound of the task", None),
     (r"Which method wins also depends|Какой метод выигрывает, зависит", "followed by the cited comparisons", None),
-    (r"for the highest request|highest request minus|Highest request minus|the highest request inside|Самый высокий запрос|наибольший запрос внутри", "names a request", None),
+    (
+        r"for the highest request|highest request minus|Highest request minus|the highest request inside"
+        r"|Самый высокий запрос|наибольший запрос внутри",
+        "names a request",
+        None,
+    ),
     (r"asking for more than the log holds", "names a request", None),
     (r"stitch an episode better than|сшить эпизод лучше", "what the model cannot do, by construction", None),
     (r"best answer is rare|лучший ответ редок|best continuation|лучшего продолжения", "a mechanism", None),
@@ -61,8 +83,25 @@ ALLOWED: list[tuple[str, str, object]] = [
     (r"меньше единицы", "the goal group's returns: a definition", None),
     (r"the lowest returns|largest standard error|наибольшая стандартная ошибка", "a definition", None),
     (r"can be hard to beat|бывает трудно превзойти", "a hedge, followed by the comparisons", None),
-    (r"fewer distinct labels than DAgger|меток у него меньше, чем у DAgger|hold fewer distinct labels|различных меток меньше", "cloning's distinct labels below DAgger's on every seed", _fewer_distinct_labels),
+    (
+        r"fewer distinct labels than DAgger|меток у него меньше, чем у DAgger|hold fewer distinct labels|различных меток меньше",
+        "cloning's distinct labels below DAgger's on every seed",
+        _fewer_distinct_labels,
+    ),
     (r"сравнение не при равном числе меток|on fewer labels", "says the counts differ", None),
+    (
+        r"overestimates it more than Double DQN, with paired|сильнее завышает её ценность, чем Double DQN",
+        "the side study's comparisons",
+        _maxbias_gap,
+    ),
+    (r"получает больше|earn more", "the goal pays more: a fact of the task", None),
+    (
+        r"achieves more than the lowest|achieves more than the highest|highest request within the log.s range"
+        r"|даёт больше, чем наименьший|методу наименьших квадратов"
+        r"|выше лучшей отдачи журнала|сверх наибольшего запроса",
+        "states the property that the intervals after it test",
+        None,
+    ),
 ]
 
 

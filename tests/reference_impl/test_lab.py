@@ -427,7 +427,7 @@ def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes()
         loaded["M5_decision_transformer_results.npz"]["target_return"], lab.PROFILE_PARAMS["full"].dt.target_returns
     )
     for path in lab.DATA_DIR.glob("M5_*"):
-        assert path.stat().st_size < 64_000, path  # KB, not MB
+        assert path.stat().st_size < 100_000, path  # KB, not MB (the course numbers, text in two languages, are the largest)
 
 
 # --------------------------------------------------------------------------- command line

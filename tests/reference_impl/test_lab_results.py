@@ -364,7 +364,7 @@ def test_committed_comparisons_are_paired_intervals_whose_words_follow_them():
     assert set(compared) == {c.id for c in COMPARISONS}
     assert compared == json.loads(json.dumps(evaluate_comparisons(document["claims"])))
     for cid, entry in compared.items():
-        assert entry["paired"] and entry["n_seeds"] == SEEDS and entry["confidence"] == 0.95, cid
+        assert entry["paired"] == (entry["b"] is not None) and entry["n_seeds"] == SEEDS and entry["confidence"] == 0.95, cid
         assert entry["low"] <= entry["effect"] <= entry["high"], cid
         assert entry["verdict"] == verdict(entry["low"], entry["high"]), cid
     for lang, name in (("en", "report.md"), ("ru", "report.ru.md")):
