@@ -172,13 +172,17 @@ def readme_section(document: Mapping) -> str:
     claims = document["claims"]
     versions = ", ".join(f"{k} {v}" for k, v in document["package_versions"].items())
     wall = f", {document['wall_seconds']:.0f} s wall for the whole run" if "wall_seconds" in document else ""
+    record = document.get("seed_offsets")
+    offsets = f", seed offsets {record['offsets'][0]}..{record['offsets'][1]}" if record else ""
+    machine = document.get("machine", {})
+    numerics = f"; MKL_CBWR={machine['MKL_CBWR']}, ATEN_CPU_CAPABILITY={machine['ATEN_CPU_CAPABILITY']}" if "MKL_CBWR" in machine else ""
     lines = [
         README_BEGIN,
         "",
-        f"From `{document['command']}` ({document['seeds']} seeds{wall}; {versions}); every claim with its text and figures "
-        "is in `docs/lab-results/` (`report.md`, `report.ru.md`, `claims.json`). The lab notebook plots "
-        "the offline section over every seed and the other sections' seed-offset-0 runs (`reference_impl/data/`, shipped "
-        "in the student kit as `m5_student/data/`), and prints before each question the numbers its worked answer quotes.",
+        f"From `{document['command']}` ({document['seeds']} seeds{offsets}{wall}; {versions}{numerics}); every claim with its "
+        "text and figures is in `docs/lab-results/` (`report.md`, `report.ru.md`, `claims.json`). The lab notebook shows "
+        "the course's run as the mean over its seeds with 95 % intervals (`reference_impl/data/`, shipped in the student "
+        "kit as `m5_student/data/`), and prints before each question the numbers its worked answer quotes.",
         "",
         *claims_table(claims, "en", README_CLAIMS),
         "",
