@@ -60,16 +60,23 @@ def run_attack(name: str, *, env: dict | None = None, limits=SMALL, timeout: flo
 
 
 def setuid_files(root: Path) -> set[str]:
-    """Every setuid or setgid regular file below ``root`` (links not followed)."""
-    found = set()
-    for dirpath, _, filenames in os.walk(root):
-        for name in filenames:
+    """Every setuid or setgid regular file below ``root`` (links not followed). Iterative: an attack
+    may leave a tree deeper than the recursion limit (Python 3.11's os.walk recurses per level)."""
+    found, stack = set(), [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                mode = os.lstat(os.path.join(dirpath, name)).st_mode
+                mode = entry.stat(follow_symlinks=False).st_mode
             except OSError:
                 continue
-            if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
-                found.add(os.path.join(dirpath, name))
+            if stat.S_ISDIR(mode):
+                stack.append(entry.path)
+            elif stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
+                found.add(entry.path)
     return found
 
 
