@@ -108,17 +108,19 @@ def _dqn(claims, compared, labels, lang) -> list[str]:
     ]
 
 
+def _each_vs_bc(compared, prefix: str, labels, lang) -> str:
+    """``IQL +0.74 (…): ahead; …``: every value-based method's ``<prefix>.<method>`` comparison present."""
+    ids = [(m, f"{prefix}.{method_slug(m)}") for m in OFFLINE_VALUE_METHODS]
+    return "; ".join(f"{display_name(labels, m)} {phrase(compared[cid], lang)}" for m, cid in ids if cid in compared)
+
+
 def _offline(claims, compared, labels, lang) -> list[str]:
-    each = [
-        (m, compared[f"offline.vs_bc.{method_slug(m)}"]) for m in OFFLINE_VALUE_METHODS if f"offline.vs_bc.{method_slug(m)}" in compared
-    ]
+    each = _each_vs_bc(compared, "offline.vs_bc", labels, lang)
     if not each or not _has(claims, "offline.return_optimal"):
         return []
     return [
         labels["report.caveat_bc_offline"].format(
-            bc=_ms(claims, "offline.return.behavior_cloning"),
-            optimum=_ms(claims, "offline.return_optimal"),
-            each="; ".join(f"{display_name(labels, m)} {phrase(entry, lang)}" for m, entry in each),
+            bc=_ms(claims, "offline.return.behavior_cloning"), optimum=_ms(claims, "offline.return_optimal"), each=each
         )
     ]
 
@@ -143,11 +145,7 @@ def _naive(claims, compared, labels, lang) -> list[str]:
 
 
 def _replay(claims, compared, labels, lang) -> list[str]:
-    each = [
-        (m, compared[f"offline.replay_vs_bc.{method_slug(m)}"])
-        for m in OFFLINE_VALUE_METHODS
-        if f"offline.replay_vs_bc.{method_slug(m)}" in compared
-    ]
+    each = _each_vs_bc(compared, "offline.replay_vs_bc", labels, lang)
     needed = ("offline.replay_log_transitions", "offline.replay_log_mean_return", "offline.replay_log_goal_share")
     if not each or not _has(claims, "offline.replay_return.behavior_cloning", *needed):
         return []
@@ -157,7 +155,7 @@ def _replay(claims, compared, labels, lang) -> list[str]:
             log_return=_ms(claims, "offline.replay_log_mean_return"),
             goal=_ms(claims, "offline.replay_log_goal_share"),
             bc=_ms(claims, "offline.replay_return.behavior_cloning"),
-            each="; ".join(f"{display_name(labels, m)} {phrase(entry, lang)}" for m, entry in each),
+            each=each,
         )
     ]
 
