@@ -28,6 +28,8 @@ from autograder.cli_parser import (
     EXIT_USAGE,
     FEEDBACK_OUT,
     LANGS,
+)
+from autograder.cli_parser import (
     build_parser as _parser,
 )
 

@@ -35,7 +35,8 @@ FEEDBACK_OUT = "GRADES_DIR/feedback"  # --out's default: the folder feedback/ in
 
 def version() -> str:
     """The installed package's version (the source tree's when not installed)."""
-    from importlib.metadata import PackageNotFoundError, version as installed
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
 
     try:
         return installed("rl-llm-m5")

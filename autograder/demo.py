@@ -12,9 +12,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 import reference_impl as ref
-from autograder.grade.classrun import grade_into
 from autograder.grade import pipeline, report, sandbox
+from autograder.grade.classrun import grade_into
 from autograder.grade.discover import discover
 
 DEMO = Path(__file__).parent / "assets" / "demo"

@@ -25,9 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in the checkout
 
-from reference_impl.imitation import LABEL_BUDGETS, LabelBudgetConfig, label_budget_curve  # noqa: E402
-from reference_impl.keydoor import LAYOUT, WIDE_LAYOUT  # noqa: E402
-from reference_impl.stats import paired_difference  # noqa: E402
+from reference_impl.imitation import LABEL_BUDGETS, LabelBudgetConfig, label_budget_curve
+from reference_impl.keydoor import LAYOUT, WIDE_LAYOUT
+from reference_impl.stats import paired_difference
 
 LAYOUTS = {"wide": WIDE_LAYOUT, "small": LAYOUT}
 

@@ -36,12 +36,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a package
 
-from lab_offline import bench_kernel_overhead, bench_profile  # noqa: E402
+from lab_offline import bench_kernel_overhead, bench_profile
 
-from reference_impl import lab  # noqa: E402
-from reference_impl.imitation import dagger_experiment  # noqa: E402
-from reference_impl.keydoor import KeyDoorGrid  # noqa: E402
-from reference_impl.online_dqn import train_online_dqn  # noqa: E402
+from reference_impl import lab
+from reference_impl.imitation import dagger_experiment
+from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.online_dqn import train_online_dqn
 
 PARTS = ("env", "dqn", "pair", "offline", "kernels", "smoke", "full")
 STUDY_SEEDS = 10  # the committed report's seeds (docs/lab-results)

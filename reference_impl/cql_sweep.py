@@ -25,18 +25,26 @@ from pathlib import Path
 import numpy as np
 
 from reference_impl import stats
-from reference_impl.cql_sweep_text import TEXT_SOURCE
 from reference_impl.common import progress, seed_everything
 from reference_impl.course_run import interval
+from reference_impl.cql_sweep_text import TEXT_SOURCE
 from reference_impl.fqe import exact_action_values
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.lab_profiles import PROFILE_PARAMS
 from reference_impl.lab_design import REPORT_FIRST_OFFSET
+from reference_impl.lab_profiles import PROFILE_PARAMS
 from reference_impl.offline_data import collect_offline_dataset, to_arrays
 
 # fmt: off
-from reference_impl.offline_methods import BehaviorCloningConfig, CQLConfig, DQNConfig, GreedyPolicy, OfflineLog
-from reference_impl.offline_methods import train_behavior_cloning, train_cql, train_offline_dqn
+from reference_impl.offline_methods import (
+    BehaviorCloningConfig,
+    CQLConfig,
+    DQNConfig,
+    GreedyPolicy,
+    OfflineLog,
+    train_behavior_cloning,
+    train_cql,
+    train_offline_dqn,
+)
 from reference_impl.rollout import rollout
 from reference_impl.stats import paired_difference, verdict
 
@@ -547,7 +555,19 @@ def render_report(data: dict, lang: str) -> str:
 
 
 # --------------------------------------------------------------------------- figure
-_FIG_KEYS = "title alpha return success q share logged_error unlogged_error logged_share bc_agreement expert".split()
+_FIG_KEYS = [
+    "title",
+    "alpha",
+    "return",
+    "success",
+    "q",
+    "share",
+    "logged_error",
+    "unlogged_error",
+    "logged_share",
+    "bc_agreement",
+    "expert",
+]
 
 
 def alpha_positions(alphas: Sequence[float]) -> np.ndarray:

@@ -27,10 +27,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from reference_impl.course_run import bands
-from reference_impl.labels import LABELS, display_name
-from reference_impl.keydoor import draw_grid
-from reference_impl.keydoor import ACTION_NAMES
+from reference_impl.keydoor import ACTION_NAMES, draw_grid
 from reference_impl.lab_results import DT_LOG_GROUPS, log_return_groups
+from reference_impl.labels import LABELS, display_name
 
 __all__ = [
     "plot_q_errors",

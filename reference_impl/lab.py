@@ -57,6 +57,9 @@ from pathlib import Path
 from reference_impl import lab_pins
 from reference_impl.common import progress
 from reference_impl.console import make_console_safe
+from reference_impl.lab_caveats import caveats
+from reference_impl.lab_comparisons import comparisons_table, evaluate_comparisons
+from reference_impl.lab_design import REPORT_FIRST_OFFSET, overlapping_offsets, search_lines, seed_record
 from reference_impl.lab_pins import (  # noqa: F401  (re-exported: notebooks and tests read them as lab.<name>)
     BY_SEED,
     CLAIMS_PIN,
@@ -72,7 +75,7 @@ from reference_impl.lab_pins import (  # noqa: F401  (re-exported: notebooks and
     write_npz,
     write_pinned,
 )
-from reference_impl.lab_profiles import (  # noqa: F401  (re-exported)
+from reference_impl.lab_profiles import (
     DT_MAX_STANDARD_ERROR,
     PROFILE_ENV,
     PROFILE_PARAMS,
@@ -84,14 +87,10 @@ from reference_impl.lab_profiles import (  # noqa: F401  (re-exported)
     dt_return_bounds,
     resolve_profile,
 )
-from reference_impl.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table  # noqa: F401
+from reference_impl.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table
+from reference_impl.lab_results import claims_document, claims_table, evaluate_claims, id_index
 from reference_impl.lab_runners import RUNNERS, UNSEEDED
-from reference_impl.lab_design import REPORT_FIRST_OFFSET, overlapping_offsets, search_lines, seed_record
 from reference_impl.labels import LANGUAGES, labels_for
-from reference_impl.lab_caveats import caveats
-from reference_impl.lab_comparisons import comparisons_table, evaluate_comparisons
-from reference_impl.lab_results import claims_table
-from reference_impl.lab_results import claims_document, evaluate_claims, id_index
 
 __all__ = [
     "SECTIONS",

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
 from reference_impl.lab_numbers import format_listed, format_mean_sd
 from reference_impl.lab_profiles import EQUAL_BUDGET
 from reference_impl.labels import display_name, labels_for, method_slug
-from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.language_task import BehaviorMix
-from reference_impl.language_task import HELDOUT_PROMPTS, LANGUAGE_METHODS
-from reference_impl.offline_methods import CQLConfig
+from reference_impl.language_task import HELDOUT_PROMPTS, LANGUAGE_METHODS, BehaviorMix
 from reference_impl.offline import METHOD_NAMES
+from reference_impl.offline_methods import CQLConfig
 
 __all__ = ["caveats"]
 

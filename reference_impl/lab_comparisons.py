@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from reference_impl.labels import display_name, labels_for, method_slug
 from reference_impl.course_run import claim_bounds, clip_to_bounds
-from reference_impl.stats import paired_difference
+from reference_impl.labels import display_name, labels_for, method_slug
 from reference_impl.language_task import LANGUAGE_METHODS
+from reference_impl.stats import paired_difference
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
 

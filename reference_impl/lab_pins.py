@@ -16,16 +16,16 @@ import os
 import platform
 import zipfile
 from collections.abc import Mapping
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from reference_impl.course_run import claim_bounds, format_interval
+from reference_impl.lab_comparisons import compact_phrase
 from reference_impl.lab_design import DESIGN_OFFSETS
 from reference_impl.lab_profiles import LabProfile
 from reference_impl.labels import LABELS, LANGUAGES
-from importlib import metadata
-from reference_impl.course_run import claim_bounds, format_interval
-from reference_impl.lab_comparisons import compact_phrase
 from reference_impl.numerics import numerics_description
 
 __all__ = [

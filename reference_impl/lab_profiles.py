@@ -11,10 +11,10 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
 from reference_impl.expert import plan_distances
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.stats import episode_return_bounds
-from reference_impl.stats import episodes_for_standard_error
+from reference_impl.stats import episode_return_bounds, episodes_for_standard_error
 
 __all__ = [
     "SECTIONS",

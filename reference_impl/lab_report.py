@@ -17,27 +17,33 @@ from pathlib import Path
 
 import numpy as np
 
-from reference_impl.course_run import bands, format_interval, interval
 from reference_impl import lab_pins
-from reference_impl.lab_pins import nan_none
-from reference_impl.side_studies import FIGURES, SIDE_FILE, side_table
-from reference_impl.lab_profiles import dt_return_bounds
-from reference_impl.labels import display_name
-from reference_impl.figures import plot_environment
-from reference_impl.figures import plot_dagger_curve
-from reference_impl.figures import SHIFT_KEYS, plot_distribution_shift, plot_label_budget
-from reference_impl.lab_comparisons import phrase
-from reference_impl.stats import paired_difference
-from reference_impl.figures import plot_dqn_curves, plot_overestimation
-from reference_impl.figures import plot_log_actions
+from reference_impl.course_run import bands, format_interval, interval
+from reference_impl.figures import (
+    SHIFT_KEYS,
+    plot_dagger_curve,
+    plot_distribution_shift,
+    plot_dqn_curves,
+    plot_dt_panel,
+    plot_environment,
+    plot_fqe_vs_simulator,
+    plot_label_budget,
+    plot_language_exact_match,
+    plot_log_actions,
+    plot_offline_methods,
+    plot_offline_values,
+    plot_overestimation,
+    plot_q_errors,
+)
 from reference_impl.keydoor import ACTION_NAMES
-from reference_impl.figures import plot_offline_methods, plot_offline_values, plot_q_errors
-from reference_impl.figures import plot_fqe_vs_simulator
-from reference_impl.figures import plot_dt_panel
+from reference_impl.lab_comparisons import phrase
+from reference_impl.lab_pins import nan_none
+from reference_impl.lab_profiles import dt_return_bounds
 from reference_impl.lab_results import DT_LOG_GROUPS, log_return_groups
-from reference_impl.stats import standard_error_bound
-from reference_impl.figures import plot_language_exact_match
+from reference_impl.labels import display_name
 from reference_impl.language_task import HELDOUT_PROMPTS
+from reference_impl.side_studies import FIGURES, SIDE_FILE, side_table
+from reference_impl.stats import paired_difference, standard_error_bound
 
 __all__ = ["Render", "REPORTERS", "claims_lines", "dt_claims", "report_text", "header", "fmt", "table"]
 

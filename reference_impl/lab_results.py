@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from reference_impl.lab_caveats import caveats
-from reference_impl.lab_claims import CLAIMS, DT_LOG_GROUPS, README_CLAIMS, Claim, digits_of, log_return_groups  # noqa: F401  (re-exported)
+from reference_impl.lab_claims import CLAIMS, DT_LOG_GROUPS, README_CLAIMS, Claim, digits_of, log_return_groups
 from reference_impl.lab_comparisons import comparisons_table, evaluate_comparisons
 from reference_impl.lab_numbers import format_mean_sd, format_per_seed
 from reference_impl.labels import labels_for

@@ -15,20 +15,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from reference_impl.lab_profiles import EQUAL_BUDGET, LabProfile, offset_seeds
-from reference_impl.expert import ExpertPolicy
-from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.rollout import rollout
-from reference_impl.figures import SHIFT_KEYS
-from reference_impl.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
-from reference_impl.online_dqn import train_online_dqn
-from reference_impl.kernels import behavior_support_mask
-from reference_impl.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
-from reference_impl.fqe import FQEConfig
-from reference_impl.offline import OfflineExperimentConfig, offline_experiment, offline_experiment_on
 from reference_impl.decision_transformer import dt_return_sweep, train_decision_transformer
+from reference_impl.expert import ExpertPolicy
+from reference_impl.figures import SHIFT_KEYS
+from reference_impl.fqe import FQEConfig
+from reference_impl.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
+from reference_impl.kernels import behavior_support_mask
+from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.lab_profiles import EQUAL_BUDGET, LabProfile, offset_seeds
 from reference_impl.lab_results import DT_LOG_GROUPS
 from reference_impl.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
+from reference_impl.offline import OfflineExperimentConfig, offline_experiment, offline_experiment_on
+from reference_impl.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
+from reference_impl.online_dqn import train_online_dqn
+from reference_impl.rollout import rollout
 
 __all__ = ["RUNNERS", "UNSEEDED"]
 

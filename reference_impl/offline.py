@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+import torch
 
 from reference_impl.common import progress as progress_bar
 from reference_impl.common import seed_everything
@@ -24,8 +25,7 @@ from reference_impl.exact_eval import exact_outcomes
 from reference_impl.expert import ExpertPolicy
 from reference_impl.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.records import Episode
-from reference_impl.offline_data import (  # noqa: F401  (re-exported)
+from reference_impl.offline_data import (
     PROFILES,
     action_frequencies,
     collect_offline_dataset,
@@ -36,7 +36,7 @@ from reference_impl.offline_data import (  # noqa: F401  (re-exported)
     summarize_dataset,
     to_arrays,
 )
-from reference_impl.offline_methods import (  # noqa: F401  (re-exported)
+from reference_impl.offline_methods import (
     DEFAULT_KERNELS,
     BehaviorCloningConfig,
     CQLConfig,
@@ -52,8 +52,8 @@ from reference_impl.offline_methods import (  # noqa: F401  (re-exported)
     train_offline_dqn,
     train_restricted_dqn,
 )
+from reference_impl.records import Episode
 from reference_impl.rollout import rollout
-import torch
 
 __all__ = [
     "METHOD_NAMES",

@@ -34,11 +34,11 @@ from torch import nn
 from reference_impl import kernels
 from reference_impl.common import progress as progress_bar
 from reference_impl.common import seed_everything
+from reference_impl.exact_eval import exact_outcomes
 from reference_impl.expert import NoisyExpertPolicy
 from reference_impl.fqe import exact_action_values
 from reference_impl.imitation import ArgmaxPolicy, make_mlp
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.exact_eval import exact_outcomes
 from reference_impl.records import Episode, Transition
 from reference_impl.rollout import rollout
 

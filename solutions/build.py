@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograder.export.solutions import write_markdown  # noqa: E402
+from autograder.export.solutions import write_markdown
 
 if __name__ == "__main__":
     for path in write_markdown():

@@ -54,9 +54,7 @@ def broken_links(path: Path) -> list[str]:
             continue  # http:, https:, mailto:
         file, _, anchor = target.partition("#")
         resolved = (path.parent / file).resolve() if file else path
-        if not resolved.exists():
-            broken.append(target)
-        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+        if not resolved.exists() or anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
             broken.append(target)
     return broken
 

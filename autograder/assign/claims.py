@@ -28,6 +28,7 @@ import math
 import re
 from pathlib import Path
 from typing import Any
+
 from reference_impl.course_run import claim_bounds, clip_to_bounds, interval
 from reference_impl.lab_comparisons import phrase
 

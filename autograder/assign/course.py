@@ -29,8 +29,7 @@ from pathlib import Path
 
 from autograder.assign import sources
 from autograder.assign.release import REPO, build_sources, course_config
-from autograder.grade import late
-from autograder.grade import outputs
+from autograder.grade import late, outputs
 
 __all__ = ["CourseError", "CONFIG_FILE", "GRADEBOOK", "init_course", "next_steps"]
 

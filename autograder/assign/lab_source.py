@@ -14,12 +14,11 @@ a short table gives the course's numbers the question is about.
 
 from __future__ import annotations
 
-from reference_impl.lab_design import REPORT_FIRST_OFFSET, search_lines
-from reference_impl.labels import labels_for
-
 from autograder.assign import sources
 from autograder.assign.claims import cited_claims
 from autograder.assign.lab_text import TEXT
+from reference_impl.lab_design import REPORT_FIRST_OFFSET, search_lines
+from reference_impl.labels import labels_for
 
 ANALYSIS_POINTS = 2
 PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")

@@ -42,8 +42,8 @@ import nbformat
 
 from autograder.assign import kit_readme, notebooks, rubrics, sources, stubs
 from autograder.assign.claims import ClaimError
-from autograder.i18n import contracts_ru
 from autograder.check.selfcheck import answer_formats
+from autograder.i18n import contracts_ru
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "reference_impl"

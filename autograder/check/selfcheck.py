@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from autograder.check import kit, public
-from autograder.grade.worker import cellexec
 from autograder.grade.extract import SubmissionError, cell_notes, extract, library_dirs
+from autograder.grade.worker import cellexec
 from reference_impl import exercises
 
 

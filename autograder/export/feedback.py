@@ -37,13 +37,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from autograder.assign import rubrics
 from autograder.export import feedback_lms
 from autograder.grade import gradebook, outputs, report, written
 from autograder.grade.student_files import SubmissionError, read_bytes
-from autograder.assign import rubrics
+from autograder.hidden.kernels import PROPERTIES
 from autograder.marking import model
 from reference_impl import exercises
-from autograder.hidden.kernels import PROPERTIES
 
 FEEDBACK_DIR = "feedback"
 INDEX_NAME = "index.html"
@@ -190,7 +190,41 @@ STYLE = (
 _TRANSLIT = dict(
     zip(
         "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
-        "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya".split(),
+        [
+            "a",
+            "b",
+            "v",
+            "g",
+            "d",
+            "e",
+            "e",
+            "zh",
+            "z",
+            "i",
+            "y",
+            "k",
+            "l",
+            "m",
+            "n",
+            "o",
+            "p",
+            "r",
+            "s",
+            "t",
+            "u",
+            "f",
+            "kh",
+            "ts",
+            "ch",
+            "sh",
+            "shch",
+            "-",
+            "y",
+            "-",
+            "e",
+            "yu",
+            "ya",
+        ],
     )
 )
 

@@ -31,8 +31,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from autograder.grade import outputs
-from autograder.grade import report
+from autograder.grade import outputs, report
 
 MOODLE_ZIP = "feedback_moodle.zip"
 CANVAS_ZIP = "feedback_canvas.zip"

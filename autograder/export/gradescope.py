@@ -58,8 +58,8 @@ import stat
 import sys
 import tempfile
 import zipfile
-from pathlib import Path, PurePosixPath
 from dataclasses import replace
+from pathlib import Path, PurePosixPath
 
 PROJECT = Path(__file__).resolve().parents[2]
 # The public student library rides along (no secrets): the grader puts it on the student
@@ -298,8 +298,8 @@ def choose(results: list) -> tuple[object, list[dict]]:
 def grade_upload(root: Path, visibility: str | None = None) -> dict:
     """results.json (a dict) for the upload in ``root/submission``; ``visibility``: the test
     entries' (default: the bundle's setting, :func:`read_visibility`)."""
-    from autograder.grade.classrun import grade_found  # (the same)
     from autograder.grade import report, sandbox  # (the same)
+    from autograder.grade.classrun import grade_found  # (the same)
     from autograder.grade.score import SubmissionResult  # (the same)
 
     visibility = read_visibility(root) if visibility is None else visibility

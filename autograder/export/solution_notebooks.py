@@ -17,8 +17,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.export.solutions import strip_hidden_tests
 from autograder.assign.release import ensure_kits
+from autograder.export.solutions import strip_hidden_tests
 
 PROJECT = Path(__file__).resolve().parents[2]
 SOURCE_DIR = PROJECT / "source"  # one folder per nbgrader assignment (module05_en, module05_ru)

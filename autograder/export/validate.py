@@ -32,15 +32,15 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from tqdm.auto import tqdm
-from autograder.grade import sandbox
-from autograder.grade.score import assignment_total
-from autograder.grade import outputs
-from autograder.grade.report import for_terminal
+
 from autograder.export.gradescope import build_bundle as build
+from autograder.grade import discover, outputs, pipeline, report, sandbox
 from autograder.grade.cache import cache_dir
 from autograder.grade.classrun import grade_found
-from autograder.grade import discover, pipeline, report
+from autograder.grade.report import for_terminal
+from autograder.grade.score import assignment_total
 
 PROJECT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "ru")

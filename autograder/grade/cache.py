@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.grade.extract import library_dirs
 from autograder.grade.call_forms import adopt_forms
+from autograder.grade.extract import library_dirs
 from autograder.grade.run import Budget, SpareWorker
 from autograder.grade.sandbox.paths import cache_dir
 

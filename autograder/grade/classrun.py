@@ -11,10 +11,9 @@ import gc
 from dataclasses import replace
 from pathlib import Path
 
-from autograder.grade import report
-from autograder.grade.score import SubmissionResult
-from autograder.grade import cache, class_report, gradebook, output_digest, pipeline, shards, similarity, written
+from autograder.grade import cache, class_report, gradebook, output_digest, pipeline, report, shards, similarity, written
 from autograder.grade.extract import SubmissionError, extract
+from autograder.grade.score import SubmissionResult
 
 
 def _refused_or_unreadable(item, lang: str | None):

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from sortedcontainers import SortedSet
 
 import reference_impl
-from autograder.grade.worker import wire
 from autograder.grade.properties import Call, Property, scale_of
+from autograder.grade.worker import wire
 
 
 @dataclass

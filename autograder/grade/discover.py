@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.grade.extract import as_mapping, source_text, read_notebook
+from autograder.grade.extract import as_mapping, read_notebook, source_text
 from autograder.grade.late import MOODLE_FOLDER
 from autograder.grade.student_files import SubmissionError, read_bytes
 

@@ -25,8 +25,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grade.worker import cellexec
 from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
+from autograder.grade.worker import cellexec
 
 __all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
 

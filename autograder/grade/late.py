@@ -36,6 +36,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 from autograder.grade.student_files import SubmissionError, read_bytes
 
 COURSE_FILE = "m5_course.toml"  # in the course folder (m5 course init)

@@ -15,17 +15,17 @@ import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from multiprocessing import get_context, util
 from pathlib import Path
 
 import reference_impl
-from autograder.grade import cache, corpus as corpus_mod
-from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
+from autograder.grade import cache
+from autograder.grade import corpus as corpus_mod
 from autograder.grade.call_forms import prepared, worker_forms
+from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
+from autograder.grade.judge import all_fail, grade_answers, grade_kernel
 from autograder.grade.run import Budget, SpareWorker, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
-from autograder.grade.judge import all_fail, grade_answers, grade_kernel
-from multiprocessing import util
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 # A kernel never run because the submission's time ran out before it.

@@ -13,13 +13,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
 
-from autograder.grade.worker import wire
 from autograder.grade.corpus import context_free_generation, reference_outcome
 from autograder.grade.properties import Failure, Property
 from autograder.grade.run import WorkerSession
+from autograder.grade.worker import wire
 from autograder.grade.worker_process import WorkerLost
 
 

@@ -222,7 +222,7 @@ class Handler(BaseHTTPRequestHandler):
             self.request_version = "HTTP/1.0"  # an unreadable request line still gets a status line and the headers
         self.reply_json(int(code), {"error": message or HTTPStatus(int(code)).phrase})
 
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+    def log_message(self, format, *args):
         """No access log: request lines carry the token."""
 
     # ------------------------------------------------------------ methods

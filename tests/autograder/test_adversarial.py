@@ -11,8 +11,8 @@ the working directory, /tmp, home), and that grading twice gives the same scores
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -22,9 +22,9 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 import reference_impl
-from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 from autograder.grade import report, sandbox
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 from autograder.grade.run import Budget

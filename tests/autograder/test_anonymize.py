@@ -281,7 +281,7 @@ def test_a_real_class_run_with_a_hostile_folder_leaks_nothing(tmp_path):
         assert not [f for f in forms if f in path.read_bytes()], path.name
 
 
-def test_the_anonymized_pages_render_and_nothing_runs(browser, book):  # noqa: F811 - the fixture
+def test_the_anonymized_pages_render_and_nothing_runs(browser, book):
     assert cli.main(["review", str(book), "--anonymize"]) == cli.EXIT_OK
     names = anonymize.pseudonyms(book, [HOSTILE, *OTHERS])
     page, errors, dialogs = _open(browser, _views(book) / class_report.HTML_NAME)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-
 # tests/autograder is on sys.path
 from test_merge import shard_out
 

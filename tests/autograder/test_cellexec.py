@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.grade.worker import cellexec
 from autograder.grade.extract import extract
+from autograder.grade.worker import cellexec
 from autograder.grade.worker.child import CallTimeout, _timed, _untimed
 
 KERNELS = ["dqn_targets", "return_to_go"]

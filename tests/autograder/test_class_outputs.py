@@ -14,6 +14,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+# tests/autograder is on sys.path
+from classroom import RELEASE_ROOT, filled_notebook, notebook
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +24,6 @@ from autograder import cli
 from autograder.export import review
 from autograder.grade import class_report, merge, outputs, report, shards, written
 from autograder.grade.score import SubmissionResult
-
-# tests/autograder is on sys.path
-from classroom import RELEASE_ROOT, filled_notebook, notebook
 
 HOSTILE = ["\ud800", "\udcff", "\x00", "\u202e", "\u2066", "\x1b[31m", "\r\n", "=cmd|' /C calc'!A0"]
 TEXT = st.lists(st.one_of(st.characters(), st.sampled_from(HOSTILE)), max_size=12).map("".join)

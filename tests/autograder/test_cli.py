@@ -3,17 +3,17 @@
 import argparse
 import csv
 import json
-import shlex
 import os
+import shlex
 import subprocess
 import sys
 
 import pytest
+from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
 
 from autograder import cli, cli_parser
 from autograder.demo import CORRECT
 from autograder.grade.score import assignment_total
-from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
 
 TOTAL = f"{assignment_total():g}"
 
@@ -363,7 +363,7 @@ def test_the_csv_formats_offered_are_the_ones_the_report_writes():
     # Spelled out in the CLI so that building the parser imports nothing of the grader.
     from autograder.grade import report
 
-    assert cli_parser.CSV_FORMATS == ("m5", *report.LMS_FORMATS)
+    assert ("m5", *report.LMS_FORMATS) == cli_parser.CSV_FORMATS
 
 
 def test_every_command_of_the_parser_has_one_function_and_no_function_lacks_a_command():

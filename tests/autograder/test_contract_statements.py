@@ -16,14 +16,14 @@ import nbformat
 import numpy as np
 import pytest
 
+# tests/autograder is on sys.path
+from classroom import RELEASE_ROOT, notebook
+
 import reference_impl
 from autograder.assign import points
 from autograder.hidden.contracts import DOC
 from autograder.hidden.kernels import PROPERTIES
 from autograder.i18n import contracts_ru
-
-# tests/autograder is on sys.path
-from classroom import RELEASE_ROOT, notebook
 
 LANGS = ("en", "ru")
 

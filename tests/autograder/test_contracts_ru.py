@@ -22,12 +22,12 @@ import tokenize
 
 import nbformat
 import pytest
+from classroom import RELEASE_ROOT, SOURCE_ROOT  # tests/autograder is on sys.path
 
 import reference_impl
 from autograder.assign import lab_source, sources
 from autograder.hidden import contracts
 from autograder.i18n import contracts_ru as cr
-from classroom import RELEASE_ROOT, SOURCE_ROOT  # tests/autograder is on sys.path
 
 CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")
 LETTER = re.compile(r"[^\W\d_]")

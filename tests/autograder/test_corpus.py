@@ -6,15 +6,14 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+from mutants.mutants import MUTANTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 from autograder.demo import CORRECT
 from autograder.grade.corpus import case_key, counts_per_property
-from autograder.grade.pipeline import corpus_requests
 from autograder.grade.judge import failing_cases
-from autograder.grade.shrink import readable
+from autograder.grade.pipeline import corpus_requests
 from autograder.grade.properties import Call, Property
-
-from mutants.mutants import MUTANTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
+from autograder.grade.shrink import readable
 
 # Properties with fewer generated inputs, and why.
 FEWER = {

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-from autograder.demo import CORRECT
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 import reference_impl
-from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
+from autograder.demo import CORRECT
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 
 HERE = Path(__file__).resolve().parent

@@ -121,9 +121,9 @@ def test_non_finite_values_that_are_never_read_are_fine(kernels, name, args, kwa
 )
 def test_the_notebook_says_that_error_messages_are_not_graded(lang, sentence):
     import nbformat
+    from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 
     from autograder.assign import sources
-    from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 
     nb = nbformat.read(sources.notebook_path("assignment", lang, RELEASE_ROOT), as_version=4)
     text = " ".join(" ".join(c.source.split()) for c in nb.cells if c.cell_type == "markdown")

@@ -5,10 +5,10 @@ import shutil
 
 import nbformat
 import pytest
+from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
 
 from autograder.grade import discover
 from autograder.grade.pipeline import KERNELS
-from uploads import ASSIGNMENT, LAB, nbgrader_course, release_notebook  # tests/autograder is on sys.path
 
 KERNEL_SET = set(KERNELS)
 

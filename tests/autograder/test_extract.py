@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grade.worker import cellexec
 from autograder.grade.extract import LEFT_OUT, Cell, Submission, SubmissionError, cell_notes, extract, library_dirs
+from autograder.grade.worker import cellexec
 
 KERNELS = {"dqn_targets", "return_to_go"}
 

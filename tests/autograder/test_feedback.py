@@ -408,7 +408,7 @@ def test_a_killed_feedback_run_leaves_every_file_whole(tmp_path):
 
 # ---------------------------------------------------------------- in a browser
 @pytest.mark.parametrize("lang", ["en", "ru"])
-def test_pages_render_in_chromium_and_no_student_text_runs(browser, hostile, graded, tmp_path, lang):  # noqa: F811
+def test_pages_render_in_chromium_and_no_student_text_runs(browser, hostile, graded, tmp_path, lang):
     feedback.write_feedback(hostile, tmp_path / "hostile", lang)
     pages = sorted((tmp_path / "hostile").glob("*.html"))
     if lang == "en":  # the graded class's pages in their own languages

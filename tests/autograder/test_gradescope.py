@@ -11,12 +11,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from uploads import ASSIGNMENT, LAB, filled, release_notebook  # tests/autograder is on sys.path
 
 from autograder.demo import CORRECT
 from autograder.export import gradescope
 from autograder.export.gradescope import UnsafeZip, build_bundle, unpack_zip
 from autograder.grade.score import assignment_total
-from uploads import ASSIGNMENT, LAB, filled, release_notebook  # tests/autograder is on sys.path
 
 TOTAL = assignment_total()
 

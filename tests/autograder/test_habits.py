@@ -8,13 +8,12 @@ grade_submission in the sandbox with the session corpus (conftest.py).
 from __future__ import annotations
 
 import pytest
+from habits import corpus as habits  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 import reference_impl
 from autograder.grade.extract import cell_notes, extract
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
 from autograder.grade.run import WorkerSession
-
-from habits import corpus as habits  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 FULL = (10.0, 10.0)

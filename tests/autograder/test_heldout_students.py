@@ -18,12 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from autograder.grade.worker import child
-from autograder.grade.judge import diagnose
-
 from heldout.probes import PROBES
 from heldout.students import STUDENTS  # tests/autograder is on sys.path (pytest rootdir-relative import)
+
+from autograder.grade.judge import diagnose
+from autograder.grade.worker import child
 
 GOAL_NAMED = 0.80  # share of the wrong kernels named as expected
 DOC = Path(__file__).resolve().parents[2] / "docs" / "grading.md"

@@ -16,10 +16,10 @@ import re
 
 import pytest
 
-from autograder.check import public
-
 # tests/autograder is on sys.path
 from classroom import TERMINAL_BUG, TERMINAL_MASK, fill, kit_python, released_copy
+
+from autograder.check import public
 
 # What the kit sees on Windows: the signal module without an alarm.
 WITHOUT_ALARM = """

@@ -9,7 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograder.marking import groups, model
 from autograder.marking.groups import Group, group_answers, group_class, normalize, similarity

@@ -15,7 +15,6 @@ import json
 import re
 from pathlib import Path
 
-
 # tests/autograder is on sys.path
 from marking_fixtures import AUTOMATIC, row
 from test_browser import browser  # noqa: F401 - the fixture, shared
@@ -92,7 +91,7 @@ def settle(page) -> None:
     page.wait_for_selector("body[aria-busy=false]", state="attached")
 
 
-def open_marker(browser, url: str, lang: str, name: str):  # noqa: F811 - the fixture
+def open_marker(browser, url: str, lang: str, name: str):
     """A browser context of its own (one marker), the page opened in ``lang`` and the name given."""
     context = browser.new_context()
     page = context.new_page()
@@ -150,7 +149,7 @@ def reload_question(page) -> None:
 
 
 # ------------------------------------------------------------------ the scenario
-def test_two_markers_mark_a_question_in_both_languages_and_every_output_agrees(browser, tmp_path):  # noqa: F811
+def test_two_markers_mark_a_question_in_both_languages_and_every_output_agrees(browser, tmp_path):
     book = make_class(tmp_path / "grades")
     with server.MarkingServer(book) as srv:
         context_a, anna, errors_a, dialogs_a = open_marker(browser, srv.url, "en", "Anna")
@@ -254,7 +253,7 @@ def test_two_markers_mark_a_question_in_both_languages_and_every_output_agrees(b
     agree(book, browser)
 
 
-def agree(book: Path, browser) -> None:  # noqa: F811 - the fixture
+def agree(book: Path, browser) -> None:
     """The store, written_marks.json, grades.csv, the Moodle export and the feedback pages give every student one mark."""
     answers = class_answers()
     with store.MarkingStore(book, "checker") as kept:

@@ -6,13 +6,12 @@ import re
 
 import numpy as np
 import pytest
+from heldout.heldout import HELD_OUT  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 import reference_impl
 from autograder.grade import pipeline, report
 from autograder.grade.properties import same_outcome
 from autograder.hidden.mistakes import CATALOG, judged_calls
-
-from heldout.heldout import HELD_OUT  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 # What each held-out kernel's author meant, as the catalog entry that should be named
 # (None: a misconception the catalog does not know, so nothing should be named).
@@ -151,7 +150,7 @@ def test_feedback_leads_with_the_mistake_and_drops_the_fixed_hint(corpus, tmp_pa
 def test_each_mistake_as_the_student_is_named_itself_and_the_ordering_hint_changes_nothing(kernel, corpus):
     """Every entry explains itself fully; ``passed`` is only a shortcut (grading passes it)."""
     from autograder.grade.judge import agreeing_calls
-    from autograder.hidden.mistakes import outcome_at, diagnose_mistake
+    from autograder.hidden.mistakes import diagnose_mistake, outcome_at
 
     kc = corpus[kernel]
     for mistake in CATALOG[kernel]:
@@ -175,7 +174,7 @@ def test_a_mistake_joined_to_other_differences_is_still_named_and_a_mix_of_two_i
     values, no input checks (a value where the reference raises) and another error on
     some valid inputs do not hide the mistake; two misconceptions mixed call by call are
     not named (neither explains 90% of the failing calls), nor is float32-correct code."""
-    from autograder.hidden.mistakes import outcome_at, diagnose_mistake
+    from autograder.hidden.mistakes import diagnose_mistake, outcome_at
 
     kc = corpus[kernel]
     edge = set(range(len(kc.calls))) - set(judged_calls(kc))
@@ -234,9 +233,8 @@ def test_the_catalog_file_refuses_what_it_cannot_mean():
 
 
 def test_every_explanation_given_twice_is_a_shared_text():
-    from importlib import resources
-
     import tomllib
+    from importlib import resources
 
     data = tomllib.loads(resources.files("autograder.hidden.mistakes").joinpath("catalog.toml").read_text(encoding="utf-8"))
     inline = [(e["en"], e["ru"]) for e in data["mistakes"] if "text" not in e]

@@ -12,11 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from mutants import mutants as mutants_mod  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 import reference_impl
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
-
-from mutants import mutants as mutants_mod  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 MUTANTS = mutants_mod.MUTANTS
 BY_NAME = {m.name: m for m in MUTANTS}

@@ -29,8 +29,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-from autograder.assign import release, sources
 from classroom import (
     AUTOGRADED_MAXIMUM,
     HIDDEN_SUITE_MARKERS,
@@ -46,6 +44,8 @@ from classroom import (
     notebook,
     run_nbgrader,
 )
+
+from autograder.assign import release, sources
 
 COURSE_ID = "m5"
 # student -> (language, with the terminal-mask bug?)

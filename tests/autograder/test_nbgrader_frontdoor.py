@@ -22,9 +22,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-import reference_impl
-from autograder.assign import sources
 from classroom import (
     AUTOGRADED_MAXIMUM,
     REPO,
@@ -38,6 +35,9 @@ from classroom import (
     notebook,
     run_nbgrader,
 )
+
+import reference_impl
+from autograder.assign import sources
 from reference_impl import exercises
 
 # student -> (language filled in, with the terminal-mask bug?)

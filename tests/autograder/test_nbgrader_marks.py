@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.marking import nbgrader_marks
 from autograder.grade import written
-from autograder.marking import model
+from autograder.marking import model, nbgrader_marks
 from tests.autograder.marking_fixtures import make_gradebook
 
 # nbgrader's own add_submission builds its rows before adding them to the session (its SQLAlchemy warns)

@@ -5,7 +5,6 @@ kernel that was not run to the end."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings

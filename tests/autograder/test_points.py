@@ -12,11 +12,11 @@ import re
 import nbformat
 import pytest
 
-from autograder.assign import points, sources
-from autograder.grade import score, written
-
 # tests/autograder is on sys.path
 from classroom import RELEASE_ROOT, SOURCE_ROOT, notebook
+
+from autograder.assign import points, sources
+from autograder.grade import score, written
 
 NOTEBOOKS = [(kind, lang, root) for kind in ("assignment", "lab") for lang in sources.LANGS for root in (SOURCE_ROOT, RELEASE_ROOT)]
 # "— 4 points: 3 checked automatically, 1 by hand" / "(2 балла, проверяется вручную)"

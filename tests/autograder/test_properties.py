@@ -46,7 +46,8 @@ def test_errors_where_the_reference_raises_must_be_value_errors():
 
 
 # ---------------------------------------------------------------- the vectorised check
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp  # noqa: E402
 
 from autograder.grade.properties import flatten_expected, passing_calls  # noqa: E402

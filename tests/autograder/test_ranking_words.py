@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assign import claims
 from autograder.assign.lab_text import TEXT
 from reference_impl.lab_design import SEARCHES
 from reference_impl.labels import LABELS
-from autograder.assign import claims
 
 REPO = Path(__file__).resolve().parents[2]
 

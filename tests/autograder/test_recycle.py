@@ -16,8 +16,8 @@ import pytest
 
 from autograder.demo import CORRECT
 from autograder.grade import sandbox
-from autograder.grade.sandbox import files as sfiles
 from autograder.grade.pipeline import KERNELS, grade_many
+from autograder.grade.sandbox import files as sfiles
 
 pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap", reason="recycling needs bubblewrap's pid namespace")
 

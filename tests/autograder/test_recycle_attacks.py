@@ -17,14 +17,14 @@ import json
 import sys
 
 import pytest
+from test_recycle import _files  # tests/autograder is on sys.path; `recycles` is conftest's
 
 import autograder.grade.worker_process as worker_process
 from autograder.demo import CORRECT
 from autograder.grade import sandbox
 from autograder.grade.pipeline import KERNELS, grade_many
-from autograder.grade.worker.recycle import WRITABLE_DIRS, Baseline
 from autograder.grade.sandbox import seccomp
-from test_recycle import _files  # tests/autograder is on sys.path; `recycles` is conftest's
+from autograder.grade.worker.recycle import WRITABLE_DIRS, Baseline
 
 pytestmark = pytest.mark.skipif(sandbox.isolation().level != "bubblewrap", reason="recycling needs bubblewrap's pid namespace")
 

@@ -20,6 +20,9 @@ import sys
 import time
 
 import pytest
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
+from test_adversarial import BUDGET, EXPECTED, sealed  # noqa: F401 - `sealed` is a fixture used below
+from test_worker_attacks import write_attack
 
 import reference_impl
 from autograder.demo import CORRECT
@@ -27,10 +30,6 @@ from autograder.grade.extract import extract
 from autograder.grade.pipeline import grade_submission
 from autograder.grade.run import WorkerSession
 from autograder.grade.worker_process import WORKER_ENTRY, WORKER_PACKAGE, WorkerLost, WorkerProcess
-
-from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
-from test_adversarial import BUDGET, EXPECTED, sealed  # noqa: F401 - `sealed` is a fixture used below
-from test_worker_attacks import write_attack
 
 KERNELS = reference_impl.KERNEL_NAMES
 KILL_THE_KEEPER = '''

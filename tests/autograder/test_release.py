@@ -19,12 +19,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from classroom import RELEASE_ROOT, SOURCE_ROOT, filled_notebook  # tests/autograder is on sys.path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_impl
 from autograder.assign import lab_source, notebooks, release, sources
-from classroom import RELEASE_ROOT, SOURCE_ROOT, filled_notebook  # tests/autograder is on sys.path
 from reference_impl import exercises
 
 REPO = Path(__file__).resolve().parents[2]
@@ -381,11 +381,11 @@ def test_stub_solutions_rejects_unbalanced_markers():
 
 
 def test_filled_release_notebook_runs_and_passes_m5_check(tmp_path):
+    import shutil
+
     from nbclient import NotebookClient
 
     from autograder.check import selfcheck
-
-    import shutil
 
     folder = tmp_path / "module05_en"
     shutil.copytree(RELEASE_EN, folder)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 
 from autograder.check import public
-from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 from reference_impl import exercises
 
 DECIMALS = range(2, 7)

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 
 OUTSIDE = re.compile(r"reference_impl|\bdocs/|(?<![\w-])m5 (?=[a-z])")

@@ -4,9 +4,9 @@ and give every command a student needs in the shells the README names."""
 from __future__ import annotations
 
 import pytest
+from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 
 from autograder.assign import release, sources
-from classroom import RELEASE_ROOT  # tests/autograder is on sys.path
 
 
 @pytest.mark.parametrize("lang", sources.LANGS)

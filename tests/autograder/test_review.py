@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 import json
+from pathlib import Path
 
 import nbformat
 import pytest

@@ -9,11 +9,11 @@ import json
 import nbformat
 import pytest
 
-from autograder.assign import rubrics, sources
-from autograder.grade import written
-
 # tests/autograder is on sys.path
 from classroom import RELEASE_ROOT, SOURCE_ROOT, notebook
+
+from autograder.assign import rubrics, sources
+from autograder.grade import written
 
 KINDS = ("assignment", "lab")
 

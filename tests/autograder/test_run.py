@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-
 import time
 
 import numpy as np
 import pytest
 
 from autograder.demo import CORRECT
-from autograder.grade.worker import wire
-from autograder.grade.extract import Cell
 from autograder.grade.call_forms import prepared, reply_limits
+from autograder.grade.extract import Cell
 from autograder.grade.run import Budget, InFlight, WorkerSession
+from autograder.grade.worker import wire
 from autograder.grade.worker_process import WorkerLost
 
 KERNELS = ["return_to_go", "expectile_loss"]

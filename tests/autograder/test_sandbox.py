@@ -13,8 +13,8 @@ import errno
 import json
 import os
 import signal
-import struct
 import socket
+import struct
 import subprocess
 import sys
 import textwrap

@@ -24,15 +24,15 @@ from pathlib import Path
 
 import psutil
 import pytest
+from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
+from test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
+from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
 
 import reference_impl
 from autograder.grade import sandbox
 from autograder.grade.pipeline import grade_many, grade_submission  # `corpus`: the session fixture in conftest.py
-from autograder.grade.sandbox import files as sfiles, hiding, probe
-
-from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
-from test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
-from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
+from autograder.grade.sandbox import files as sfiles
+from autograder.grade.sandbox import hiding, probe
 
 ADVERSARIAL = Path(build.__file__).resolve().parent
 PROJECT_ROOT = Path(reference_impl.__file__).resolve().parent.parent
@@ -126,7 +126,7 @@ def test_worker_host_uid_is_never_root_seen_from_outside(bubblewrap):
         sandbox.terminate(proc)
 
 
-def test_setuid_shell_submission_is_graded_in_full(corpus, sealed):  # noqa: F811
+def test_setuid_shell_submission_is_graded_in_full(corpus, sealed):
     path = sealed / "setuid_shell.py"
     path.write_text(build.compose(attack_source("setuid_shell")), encoding="utf-8")
     before = setuid_files(Path("/tmp"))
@@ -232,7 +232,7 @@ def test_spinning_setsid_children_do_not_starve_a_neighbour(bubblewrap):
 
 
 @pytest.mark.slow
-def test_correct_submission_keeps_its_full_score_next_to_spinning_children(bubblewrap, corpus, sealed):  # noqa: F811
+def test_correct_submission_keeps_its_full_score_next_to_spinning_children(bubblewrap, corpus, sealed):
     """A class run's view from the victim: while a neighbouring sandbox runs 60 spinning
     setsid() children (the attack file, raw, as a --jobs 2 neighbour would), a correct
     submission graded with the default time budgets still gets every point."""
@@ -349,7 +349,7 @@ def test_grader_under_ulimit_v_it_cannot_raise_fails_loudly():
 
 
 @pytest.mark.slow
-def test_a_jobs_2_class_run_leaves_the_victims_their_solo_scores(corpus, sealed):  # noqa: F811
+def test_a_jobs_2_class_run_leaves_the_victims_their_solo_scores(corpus, sealed):
     """Issue #11's class run: the 60-spinning-children attack graded with --jobs 2 next to
     correct submissions; every victim keeps exactly the score it gets alone."""
     victims = []

@@ -10,16 +10,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
 
 from autograder.grade import sandbox
 from autograder.grade.sandbox import cgroups
-from test_sandbox import bubblewrap  # noqa: F401 - a fixture used below
 
 SMALL = sandbox.Limits(cpu_seconds=30, memory_bytes=1 << 30, total_memory_bytes=256 << 20, cpu_cores=0.5, max_processes=16)
 
 
 @pytest.fixture
-def controllers(bubblewrap):  # noqa: F811
+def controllers(bubblewrap):
     return bubblewrap.details.get("cgroups", {})
 
 

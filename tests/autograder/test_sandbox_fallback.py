@@ -28,9 +28,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-import pytest
-
 import docker_like
+import pytest
 from adversarial import build
 
 HERE = Path(__file__).resolve().parent
@@ -234,6 +233,7 @@ def _program_without_sockets() -> bytes:
     import tempfile as tempfiles
 
     import pyseccomp
+
     from autograder.grade.sandbox import seccomp
 
     rules = pyseccomp.SyscallFilter(pyseccomp.ERRNO(errnos.EPERM))

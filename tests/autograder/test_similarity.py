@@ -9,11 +9,11 @@ import json
 import random
 from pathlib import Path
 
+import evasions  # tests/autograder is on sys.path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import evasions  # tests/autograder is on sys.path
 from autograder.grade import class_report, copy_clusters, pipeline, similarity
 
 ROOT = Path(__file__).resolve().parents[2]

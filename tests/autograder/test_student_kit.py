@@ -19,11 +19,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.assign import sources
-from autograder.check import kit, selfcheck
-
 # tests/autograder is on sys.path
 from classroom import RELEASE_ROOT, TERMINAL_BUG, TERMINAL_MASK, fill, filled_notebook, kit_python, notebook, released_copy
+
+from autograder.assign import sources
+from autograder.check import kit, selfcheck
 
 FORMATS = selfcheck.answer_formats()
 

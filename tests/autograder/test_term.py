@@ -19,12 +19,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
+# tests/autograder is on sys.path
+from classroom import RELEASE_ROOT, TERMINAL_BUG, TERMINAL_MASK, filled_notebook, notebook
+
 from autograder import cli
 from autograder.export.feedback import page_name
 from autograder.grade import gradebook, late, report
-
-# tests/autograder is on sys.path
-from classroom import RELEASE_ROOT, TERMINAL_BUG, TERMINAL_MASK, filled_notebook, notebook
 
 DUE = "2026-12-20T23:59:00+03:00"
 NAMES = {

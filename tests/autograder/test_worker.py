@@ -12,13 +12,13 @@ from hypothesis.extra import numpy as hnp
 from autograder.grade.worker import cellexec, wire
 from autograder.grade.worker.child import Outbox, outcome_message, run_call
 from autograder.grade.worker.messages import (
-    MESSAGE_HEADER,
     K_BAD,
     K_BUNCH,
     K_CELL,
     K_LOADED,
     K_OK,
     K_RAISED,
+    MESSAGE_HEADER,
     Bunch,
     ProtocolError,
     bunch_caps,
@@ -483,9 +483,10 @@ def _numpy_imported_lazily(corpus, tmp_path, preimport: bool) -> list[str]:
     import sys
     from pathlib import Path
 
-    from autograder.demo import write_demo_submissions
     from heldout.heldout import HELD_OUT  # tests/autograder is on sys.path (pytest rootdir-relative import)
     from mutants.mutants import MUTANTS, compose
+
+    from autograder.demo import write_demo_submissions
 
     every_kernel = list(corpus)
     demo = [(p.read_text(), every_kernel) for p in write_demo_submissions(tmp_path / "demo") if p.name != "adversarial.py"]

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_impl import course_run, lab, lab_pins
-from reference_impl.labels import LABELS, method_slug
 from reference_impl.lab_results import DEFAULT_CLAIMS
+from reference_impl.labels import LABELS, method_slug
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False)
 

@@ -9,9 +9,9 @@ import torch
 from reference_impl import imitation
 from reference_impl.expert import ExpertPolicy
 from reference_impl.imitation import (
+    LABEL_BUDGETS,
     ArgmaxPolicy,
     BCConfig,
-    LABEL_BUDGETS,
     GreedyTablePolicy,
     LabelBudgetConfig,
     bc_loss,

@@ -11,16 +11,16 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reference_impl import figures, lab, lab_design, lab_pins, numerics, lab_profiles, lab_runners, online_dqn  # noqa: E402
-from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid  # noqa: E402
-from reference_impl.online_dqn import DQNConfig  # noqa: E402
-from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for  # noqa: E402
+from reference_impl import figures, lab, lab_design, lab_pins, lab_profiles, lab_runners, numerics, online_dqn
+from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid
+from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for
+from reference_impl.online_dqn import DQNConfig
 
 # The keys the lab notebook reads from its LABELS dict.
 NOTEBOOK_KEYS = (

@@ -10,23 +10,22 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reference_impl import lab, lab_results  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from reference_impl.lab_caveats import caveats  # noqa: E402
-from reference_impl.lab_comparisons import COMPARISONS, OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase  # noqa: E402
-from reference_impl.lab_results import CLAIMS, DT_LOG_GROUPS, Claim, claim_ids, evaluate_claims, log_return_groups  # noqa: E402
-from reference_impl.labels import LABELS, display_name  # noqa: E402
-from reference_impl.stats import paired_difference, verdict  # noqa: E402
-from reference_impl.language import LANGUAGE_METHODS  # noqa: E402
-from reference_impl.offline import METHOD_NAMES  # noqa: E402
+from reference_impl import lab, lab_results
+from reference_impl.lab_caveats import caveats
+from reference_impl.lab_comparisons import COMPARISONS, OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
+from reference_impl.lab_results import CLAIMS, DT_LOG_GROUPS, Claim, claim_ids, evaluate_claims, log_return_groups
+from reference_impl.labels import LABELS, display_name
+from reference_impl.language import LANGUAGE_METHODS
+from reference_impl.offline import METHOD_NAMES
+from reference_impl.stats import paired_difference, verdict
 
 sys.path.insert(0, str(lab_results.REPO_ROOT / "tests" / "reference_impl"))
-from test_lab import use_tiny  # noqa: E402
+from test_lab import use_tiny
 
 COMMITTED = lab_results.DEFAULT_CLAIMS
 SEEDS = 10  # the committed report's seeds: at least 10 wherever a comparison is close

@@ -291,7 +291,7 @@ def test_experiment_rejects_bad_arguments():
 def test_heldout_prompts_are_new_sums_and_never_in_the_log():
     assert len(HELDOUT_PROMPTS) == len(HELDOUT_ANSWERS) >= 4
     assert not set(HELDOUT_PROMPTS) & set(PROMPTS)
-    assert HELDOUT_ANSWERS == tuple(str(int(p[0]) + int(p[2])) for p in HELDOUT_PROMPTS)
+    assert tuple(str(int(p[0]) + int(p[2])) for p in HELDOUT_PROMPTS) == HELDOUT_ANSWERS
     train = {tuple(encode(p)) for p in PROMPTS}
     batch = make_token_batch(collect_language_dataset(6, np.random.default_rng(3)))
     for row in batch.tokens.tolist():

@@ -171,12 +171,12 @@ def test_every_verdict_follows_its_interval_and_shares_stay_in_range(committed, 
         for c in data["comparisons"]:
             assert c["low"] <= c["effect"] <= c["high"] and c["verdict"] == verdict(c["low"], c["high"])
             if c["quantity"] in SHARES:
-                assert -1.0 <= c["low"] and c["high"] <= 1.0
+                assert c["low"] >= -1.0 and c["high"] <= 1.0
         for m in METHODS:
             for q, cell in data["methods"][m].items():
                 assert cell["low"] <= cell["mean"] <= cell["high"]
                 if q in SHARES:
-                    assert 0.0 <= cell["low"] and cell["high"] <= 1.0
+                    assert cell["low"] >= 0.0 and cell["high"] <= 1.0
                 else:
                     assert cell["verdict"] == verdict(cell["low"], cell["high"])
         for kd in ("over_mean", "over_end"):

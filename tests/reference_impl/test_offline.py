@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from exact_critic import StateTableNet, optimal_q  # tests/reference_impl/exact_critic.py
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
@@ -16,8 +17,8 @@ from reference_impl import kernels as K
 from reference_impl.fqe import FQEConfig
 from reference_impl.offline import (
     METHOD_NAMES,
-    OfflineExperimentConfig,
     PROFILES,
+    OfflineExperimentConfig,
     action_frequencies,
     collect_offline_dataset,
     episode_start_indices,
@@ -51,8 +52,6 @@ from reference_impl.offline_methods import (
     train_offline_dqn,
     train_restricted_dqn,
 )
-
-from exact_critic import StateTableNet, optimal_q  # tests/reference_impl/exact_critic.py
 
 torch.set_num_threads(1)
 

@@ -27,10 +27,12 @@ says why and :func:`spawn` raises :class:`SandboxUnavailable`.
 """
 
 from autograder.grade.sandbox.launch import await_started, run, spawn, stderr_tail, terminate
-from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Isolation, SandboxResult, SandboxUnavailable
-from autograder.grade.sandbox.probe import probe_isolation  # noqa: F401 - tests inspect the plan
-from autograder.grade.sandbox.probe import isolation
 from autograder.grade.sandbox.limits import SANDBOX_UID, Limits
+from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Isolation, SandboxResult, SandboxUnavailable
+from autograder.grade.sandbox.probe import (
+    isolation,
+    probe_isolation,  # noqa: F401 - tests inspect the plan
+)
 from autograder.grade.sandbox.seccomp import SeccompUnavailable, seccomp_program
 
 __all__ = [

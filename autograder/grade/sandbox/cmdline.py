@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from autograder.grade.sandbox import files as sfiles, paths
+from autograder.grade.sandbox import files as sfiles
+from autograder.grade.sandbox import paths
 from autograder.grade.sandbox.limits import SANDBOX_UID, Limits
 from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Plan
 

@@ -8,15 +8,15 @@ import os
 from pathlib import Path
 from typing import Mapping
 
+from autograder.grade.sandbox import probe
 from autograder.grade.sandbox.limits import Limits
 from autograder.grade.sandbox.plan import INSIDE_FILES, Plan, SandboxResult, SandboxUnavailable
-from autograder.grade.sandbox import probe
 from autograder.grade.sandbox.probe import isolation  # noqa: F401 - the public probe, here too
 from autograder.grade.sandbox.process import (
     SandboxProcess,
     await_started,
     launch_with_plan,
-    run_with_plan,  # noqa: F401 - the public API, here too
+    run_with_plan,
     stderr_tail,  # noqa: F401 - the public API, here too
     terminate,  # noqa: F401 - the public API, here too
 )
@@ -78,8 +78,8 @@ def spawn(
     limits: Limits = Limits(),
     env: Mapping[str, str] | None = None,
     hide: tuple | list = (),
-    files: Mapping[str, bytes] = {},  # noqa: B006 - read only
-    ro_dirs: Mapping[str, Path] = {},  # noqa: B006 - read only
+    files: Mapping[str, bytes] = {},
+    ro_dirs: Mapping[str, Path] = {},
     wait: bool = True,
     recycle_env: str | None = None,
 ) -> SandboxProcess:
@@ -148,8 +148,8 @@ def run(
     limits: Limits = Limits(),
     env: Mapping[str, str] | None = None,
     hide: tuple | list = (),
-    files: Mapping[str, bytes] = {},  # noqa: B006 - read only
-    ro_dirs: Mapping[str, Path] = {},  # noqa: B006 - read only
+    files: Mapping[str, bytes] = {},
+    ro_dirs: Mapping[str, Path] = {},
     max_output_bytes: int = 16 << 20,
 ) -> SandboxResult:
     """Run ``argv`` in the sandbox to completion: feed ``input``, read at most

@@ -10,7 +10,8 @@ import shutil
 import subprocess
 import sys
 
-from autograder.grade.sandbox import cgroups, files as sfiles, hiding, paths, seccomp
+from autograder.grade.sandbox import cgroups, hiding, paths, seccomp
+from autograder.grade.sandbox import files as sfiles
 from autograder.grade.sandbox.limits import LIMITS_FAILED, SANDBOX_UID, Limits, unraisable_limits
 from autograder.grade.sandbox.plan import BWRAP_CANDIDATES, UNSHARE_CANDIDATES, Isolation, Plan
 from autograder.grade.sandbox.process import run_with_plan

@@ -15,7 +15,8 @@ import time
 import weakref
 from pathlib import Path
 
-from autograder.grade.sandbox import cgroups, files as sfiles, hiding, paths
+from autograder.grade.sandbox import cgroups, hiding, paths
+from autograder.grade.sandbox import files as sfiles
 from autograder.grade.sandbox.cmdline import UNSHARE_FLAGS, bwrap_argv, launcher, relocate
 from autograder.grade.sandbox.limits import Limits, default_env, keeper_argv
 from autograder.grade.sandbox.plan import INSIDE_FILES, INSIDE_SCRATCH, Plan, SandboxResult

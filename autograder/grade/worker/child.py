@@ -17,23 +17,23 @@ import signal
 import time
 
 import numpy as np
-import numpy.random  # noqa: F401 - numpy imports it lazily; each child reseeds it (_reseed): import it once, before forking
+import numpy.random
 
 from . import recycle
 from .messages import (
-    MESSAGE_HEADER,
-    PROGRESS_WORD,
     K_BAD,
     K_CELL,
     K_LOADED,
     K_OK,
     K_RAISED,
+    MESSAGE_HEADER,
+    PROGRESS_WORD,
     Bunch,
+    pack_array,
     read_order,
     send_text,
     shortened,
     write_all,
-    pack_array,
 )
 from .wire import MAX_ANSWER_ELEMENTS, MAX_ARRAY_ELEMENTS, MAX_EXC_NAMES, OUTPUT_SLACK, SAFE_KINDS, output_cap
 

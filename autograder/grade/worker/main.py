@@ -23,10 +23,10 @@ if not __package__:  # run as a script: make this folder the package m5worker (P
     _spec.loader.exec_module(_package)
     __package__ = "m5worker"
 
-from . import recycle  # noqa: E402 - after the package exists
-from .child import on_alarm  # noqa: E402
-from .parent import Parent, harden_parent  # noqa: E402
-from .wire import PRELOAD_FILE, RECYCLE_FD_ENV, read_frame  # noqa: E402
+from . import recycle
+from .child import on_alarm
+from .parent import Parent, harden_parent
+from .wire import PRELOAD_FILE, RECYCLE_FD_ENV, read_frame
 
 LAZY_NUMPY = ("numpy.ma",)  # what numpy imports on first use in common kernels (np.isin of an empty array)
 

@@ -18,13 +18,13 @@ import numpy as np
 
 from .wire import (
     LENGTH,
-    NATIVE_DTYPES,
     MAX_ARRAY_ELEMENTS,
     MAX_EXC_NAMES,
     MAX_ITEMSIZE,
     MAX_MESSAGE_CHARS,
     MAX_NAME_CHARS,
     MAX_NDIM,
+    NATIVE_DTYPES,
     WIRE_DTYPES,
     RawArray,
 )

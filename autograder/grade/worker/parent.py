@@ -26,34 +26,34 @@ import numpy as np
 from . import idle
 from .child import child_main
 from .messages import (
-    MESSAGE_HEADER,
-    PROGRESS_WORD,
     K_BAD,
     K_BUNCH,
     K_CELL,
     K_LOADED,
     K_OK,
     K_RAISED,
+    MESSAGE_HEADER,
+    PROGRESS_WORD,
     TEXT_CAP,
     ProtocolError,
-    clean_str,
-    decode_text,
-    write_all,
     bunch_caps,
     check_array,
     check_bunch,
+    clean_str,
+    decode_text,
     parse_outcome,
     payload_cap,
+    write_all,
 )
-from .proctree import process_state, cpu_seconds, kill_descendants
+from .proctree import cpu_seconds, kill_descendants, process_state
 from .wire import (
-    LENGTH,
     ANSWER_WALL,
     BATCH_IDLE,
     DEFAULT_BUDGET,
     FATAL_CELL,
     FATAL_STATEMENT,
     FRAME_OVERHEAD,
+    LENGTH,
     MAX_ANSWER_ELEMENTS,
     MAX_MESSAGE_CHARS,
     MIN_BATCH_CPU,

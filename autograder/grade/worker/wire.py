@@ -290,7 +290,7 @@ def decode(payload: bytes, *, trusted: bool = True):
                 raise WireError(f"refused dtype {dt}")
             if any(s < 0 for s in shape) or count > MAX_ARRAY_ELEMENTS:
                 raise WireError(f"refused shape {shape}")
-        if not (0 <= offset and offset + nbytes <= len(blob)) or nbytes != dt.itemsize * count:
+        if not (offset >= 0 and offset + nbytes <= len(blob)) or nbytes != dt.itemsize * count:
             raise WireError("array reference outside the blob")
         arr = np.frombuffer(blob, dt, count, offset).reshape(shape)
         # The worker hands arrays to student code, which may write into them: give it copies.

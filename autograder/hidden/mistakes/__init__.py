@@ -21,10 +21,10 @@ from autograder.hidden.mistakes.naming import (
     EDGE_PROPERTIES,
     MIN_SHARE,
     Diagnosis,
-    outcome_at,
     diagnose_mistake,
     judged_calls,
     likely_mistake,
+    outcome_at,
 )
 
 __all__ = [

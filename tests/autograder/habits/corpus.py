@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-
 from adversarial import build  # tests/autograder is on sys.path (pytest rootdir-relative import)
 
 REPO = Path(__file__).resolve().parents[3]

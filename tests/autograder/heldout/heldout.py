@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.demo import CORRECT
-
 # The input checks are the mutants' shared heads (correct, so a kernel fails for its
 # mistake alone); what follows each head is written independently.
 from mutants.mutants import (
@@ -31,6 +29,8 @@ from mutants.mutants import (
     SUPPORT_HEAD,
     _body,
 )
+
+from autograder.demo import CORRECT
 
 
 @dataclass(frozen=True)
