@@ -52,7 +52,7 @@ browser-deps:
 	fi
 
 # SLURM and munge, for the slow test that runs docs/sharding/slurm-array.sbatch on a one-node
-# cluster it starts under a temporary folder (tests/autograder/test_slurm_cluster.py, which
+# cluster it starts under a temporary folder (tests/autograder/workflows/test_slurm_cluster.py, which
 # runs this target itself). Installed where we may (root with apt); the packages' services are
 # not started here (the test starts its own daemons). Without them that test is skipped and says so.
 SLURM_APT := slurm-wlm munge

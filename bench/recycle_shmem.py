@@ -1,7 +1,7 @@
 """Host shared memory (Shmem in /proc/meminfo) before and after a class run whose
 attackers fill /scratch, /tmp, /dev/shm and 1.25 GB of memfds and try to keep them
 alive in a garbage cycle of unix sockets (``SPACE_ATTACKS`` of
-tests/autograder/test_recycle_attacks.py), each followed by a correct submission.
+tests/autograder/grade/worker/test_recycle_attacks.py), each followed by a correct submission.
 
 Under the allow-list no socket can be made, so the files die with the processes that
 hold them and Shmem is back at its level once ``grade_many`` returns. ``--old-rules``

@@ -5,7 +5,7 @@ outputs on the hidden inputs differ from their originals' (graded in the sandbox
     .venv/bin/python bench/similarity.py [--write-docs]
 
 Prints all three; with ``--write-docs`` rewrites the evasion and output tables in docs/similarity.md
-(checked by tests/autograder/test_similarity.py) and the scale figures, this host's, in docs/performance.md.
+(checked by tests/autograder/grade/test_similarity.py) and the scale figures, this host's, in docs/performance.md.
 """
 
 from __future__ import annotations

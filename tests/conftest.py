@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
+
+# The grading tests mirror the package tree (tests/autograder/grade/worker/...); the fixtures
+# they share (classroom/, adversarial/, heldout/, mutants/, habits/ and the helper modules
+# beside them) live in tests/autograder and are imported by their own names at any depth.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "autograder"))
 
 
 def pytest_configure(config):

@@ -71,7 +71,7 @@ def test_the_command_table_and_the_cli_page_are_what_the_parser_gives():
 
 def test_every_command_of_the_parser_is_in_the_readme_and_the_cli_page():
     readme, page = README.read_text(encoding="utf-8"), cli_docs.CLI_PAGE.read_text(encoding="utf-8")
-    for name, command, purpose in cli_docs.commands():
+    for name, command, _purpose in cli_docs.commands():
         assert f"| `m5 {name}` | `{cli_docs.synopsis(name, command)}`" in readme, name
         assert f"\n## m5 {name}\n" in page and "Exit status:" in page, name
         for action in command._actions:

@@ -178,7 +178,7 @@ def student_readme(lang: str, *, torch_version: str) -> str:
     title = " / ".join(README_TITLE[other]["title"] for other in order)
     subtitle = " / ".join(README_TITLE[other][lang].format(**names) for other in order)
     # Each half's table from the notebooks of its own language (their points are the same:
-    # one builder writes both, tests/autograder/test_points.py compares them).
+    # one builder writes both, tests/autograder/assign/test_points.py compares them).
     tables = {other: points.parts_table(*notebooks.notebooks_of(other), other) for other in order}
     return f"# {title}\n\n{subtitle}\n\n" + "\n".join(README_TEXT[other].format(**names, points=tables[other]) for other in order)
 

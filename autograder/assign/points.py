@@ -10,7 +10,7 @@ this module reads it back from the built notebooks and writes what students see:
   first cell of each notebook and in the kit's README (:func:`parts_table`).
 
 The labels and the table are computed from the metadata, never typed; the tests read
-them back from the notebooks and the README and compare (tests/autograder/test_points.py).
+them back from the notebooks and the README and compare (tests/autograder/assign/test_points.py).
 """
 
 from __future__ import annotations

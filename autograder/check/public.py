@@ -62,7 +62,7 @@ class PublicCheck:
     clauses: tuple[str, ...] = ()
     # A worked example's ((args, kwargs), expected value); None for the other checks.
     # Its inputs differ from every exercise's and its value is no graded answer
-    # (tests/autograder/test_release_leaks.py): the checks are public, the answers are not.
+    # (tests/autograder/assign/test_release_leaks.py): the checks are public, the answers are not.
     example: tuple | None = None
     law: bool = False  # drawn by Hypothesis: the failing call shown is the smallest
 

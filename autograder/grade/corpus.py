@@ -75,7 +75,7 @@ def context_free_generation():
 # cannot strip them), and re-laying out this file would then draw another corpus: it is
 # fixed here, to the value that hash had when the corpus was first drawn, so that the
 # corpus, and every grade, depends on the strategies and Hypothesis' version only
-# (tests/autograder/test_corpus.py pins the result).
+# (tests/autograder/grade/test_corpus.py pins the result).
 CORPUS_SEED = 27705696639751011137660201066246646187641266701242361656502100096673170760233035983923376290152283722703262095508510
 
 

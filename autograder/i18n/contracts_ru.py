@@ -4,7 +4,7 @@ The notebook builder writes every code cell once, in English (the kernels' docst
 are the task statement, taken from ``reference_impl``). For the Russian notebooks
 :func:`localise_source` replaces each docstring and each comment by its Russian text
 from the tables below and changes nothing else, so the code stays the same token for
-token (``tests/autograder/test_contracts_ru.py`` compares the syntax trees).
+token (``tests/autograder/i18n/test_contracts_ru.py`` compares the syntax trees).
 
 * :data:`DOCSTRINGS_RU`: ``"module.function"`` (a function of ``reference_impl/<module>.py``,
   or ``"cells.function"`` for one the builder defines inside a notebook cell) ->
@@ -403,7 +403,7 @@ def _replace_docstrings(source: str, lang: str) -> str:
     for node in sorted(_docstring_nodes(tree), key=lambda n: n.lineno, reverse=True):
         translated = translate_docstring(node.value.value, lang)
         if translated is None:
-            continue  # left in English; tests/autograder/test_contracts_ru.py names it
+            continue  # left in English; tests/autograder/i18n/test_contracts_ru.py names it
         indent = lines[node.lineno - 1][: node.col_offset]
         lines[node.lineno - 1 : node.end_lineno] = _docstring_literal(translated, indent)
     return "\n".join(lines)

@@ -7,7 +7,7 @@ report flags beside their original, and how many pairs of *independent* original
 (false alarms). For the copies with the same shape and different logic, :func:`measure_outputs`
 grades each original and its copies and says in which kernels their outputs on the hidden inputs
 differ. ``bench/similarity.py`` prints both and writes their tables in ``docs/similarity.md``;
-``tests/autograder/test_similarity.py`` checks the tables are current.
+``tests/autograder/grade/test_similarity.py`` checks the tables are current.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def all_at_once(source: str, rng: random.Random) -> str:
 
 def wrong_logic(source: str, rng: random.Random) -> str:
     """The same shape with different logic (max -> min, argmax -> argmin): it should be flagged, and
-    read as graded differently (tests/autograder/test_similarity.py checks that)."""
+    read as graded differently (tests/autograder/grade/test_similarity.py checks that)."""
     changed = re.sub(r"\bargmax\b", "argmin", source)
     changed = re.sub(r"\bmax\b", "min", changed)
     return changed.replace("(1 - ", "(1 + ").replace("(1.0 - ", "(1.0 + ")

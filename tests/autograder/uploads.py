@@ -11,7 +11,7 @@ import nbformat
 try:  # the classroom helpers, when present, own filling a release notebook
     from classroom import filled_notebook
 except ImportError:
-    from test_release import filled_notebook
+    from tests.autograder.assign.test_release import filled_notebook
 
 REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENT = ("m05_assignment_en.ipynb", "m05_assignment_ru.ipynb")

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from exact_critic import StateTableNet, optimal_q  # tests/reference_impl/exact_critic.py
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
@@ -52,6 +51,7 @@ from reference_impl.offline_methods import (
     train_offline_dqn,
     train_restricted_dqn,
 )
+from tests.reference_impl.exact_critic import StateTableNet, optimal_q  # tests/reference_impl/exact_critic.py
 
 torch.set_num_threads(1)
 

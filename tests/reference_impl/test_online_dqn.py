@@ -190,10 +190,9 @@ def test_lab_full_profile_learns_well_above_random(double):
 @pytest.mark.parametrize("offset", [0.0, 0.37, -1.2])
 def test_greedy_overestimation_is_the_shift_of_an_exact_critic(offset):
     """Q* (its greedy policy is its own fixed point) shifted by c: learned minus exact is c."""
-    from exact_critic import StateTableNet, optimal_q
-
     from reference_impl.keydoor import KeyDoorGrid
     from reference_impl.online_dqn import greedy_overestimation
+    from tests.reference_impl.exact_critic import StateTableNet, optimal_q
 
     env = KeyDoorGrid()
     net = StateTableNet(env, optimal_q(env, 0.95) + offset)

@@ -1,6 +1,6 @@
 """Typography of the worked solutions where the rendering tests of the exercise pages do not look.
 
-``tests/autograder/test_export_solutions.py`` checks the exercise pages of the bundle;
+``tests/autograder/export/test_export_solutions.py`` checks the exercise pages of the bundle;
 here: the Markdown the builder writes (``python solutions/build.py``) spells operators as
 LaTeX commands in every formula, and the solution notebooks' pages of the bundle (their
 markdown cells go through the same renderer) typeset them as the exercise pages do.

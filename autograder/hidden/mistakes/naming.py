@@ -124,7 +124,7 @@ def diagnose_mistake(kc, outcomes: list[dict], passed: set[int] | None = None) -
     ``kc`` is the kernel's corpus; ``outcomes`` are the student's outcomes of its calls;
     ``passed``, if known, the calls already found to agree with the reference (a
     shortcut: the answer is the same without it). Every catalog entry differs from the
-    reference on some value call (tests/autograder/test_mistakes.py checks it), so a
+    reference on some value call (tests/autograder/hidden/test_mistakes.py checks it), so a
     kernel that agrees with the reference on every value call is never named.
     """
     failing, passing = value_calls(kc, outcomes, passed)

@@ -4,7 +4,7 @@ At import the submission finds the worker's code in its own process (the ``__mai
 module, any module holding the old ``_snapshot``) and replaces every function that
 could take part in the check with one that says "unchanged"; it also makes numpy's
 comparisons lie. It is put on top of ``attacks/mutate_inputs.py`` (see
-tests/autograder/test_worker_attacks.py), whose fqe_targets and behavior_support_mask
+tests/autograder/grade/worker/test_worker_attacks.py), whose fqe_targets and behavior_support_mask
 write into their inputs. The check runs in the trusted parent, which compares the
 shared input buffer with its private copy: each still loses exactly its no-mutation
 point.
