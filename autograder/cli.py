@@ -188,14 +188,78 @@ def _refuse_two_of_one_student(found) -> None:
                 )
 
 
-def _grade(args, early: _EarlyStart) -> int:
-    from autograder.grade import classrun, discover, gradebook, pipeline, report, sandbox, shards
-    from autograder.grade.extract import SubmissionError, extract
+def _shard_of(args):
+    from autograder.grade import shards
 
     try:
-        shard = None if args.shard is None else shards.parse_shard(args.shard)
+        return None if args.shard is None else shards.parse_shard(args.shard)
     except shards.ShardError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _refuse_a_lone_unreadable_submission(found) -> None:
+    """A single unreadable submission is a usage error (exit 2), not a row of the class."""
+    from autograder.grade import pipeline, report
+    from autograder.grade.extract import SubmissionError, extract
+
+    if found[0].error:
+        raise UsageError(report.for_terminal(found[0].error))
+    try:
+        extract(found[0].path, set(pipeline.KERNELS))
+    except SubmissionError as exc:
+        raise UsageError(report.for_terminal(str(exc))) from None
+
+
+def _progress_bar(found, args):
+    if len(found) <= 1 or args.json or not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm  # only on a terminal: tqdm's import costs a class run nothing otherwise
+
+    return tqdm(total=len(found), desc="grading", unit="submission", file=sys.stderr)
+
+
+def _print_json(results, written, iso_warning) -> int:
+    from autograder.grade import report
+
+    documents = [report.results_json(r, iso_warning) for r in results]
+    if len(documents) > 1:
+        documents = [
+            {
+                "submission": r.label,
+                "student": r.student,
+                "assignment": r.assignment,
+                "language": r.language,
+                "timestamp": r.timestamp,
+                "results_file": str(written[i]),
+                **doc,
+            }
+            for i, (r, doc) in enumerate(zip(results, documents))
+        ]
+    print(report.dump_json(documents if len(documents) > 1 else documents[0]))
+    return EXIT_OK if all(r.error is None for r in results) else EXIT_INCOMPLETE
+
+
+def _print_tables(results, unchanged, out: Path, lang: str) -> int:
+    from autograder.grade import report
+
+    print(report.grade_table(results, lang))
+    graded = [r for r in results if r.error is None]
+    if len(graded) > 1:
+        print()
+        print(report.summary_table(graded, lang))
+    for label in unchanged:
+        print(f"{report.for_terminal(label)}: unchanged since it was last graded (same file): the same score")
+    print(f"\nresults: {report.for_terminal(out)}/<submission>/results.json, {report.for_terminal(out / 'grades.csv')}")
+    not_graded = len(results) - len(graded)
+    if not_graded:
+        print(f"m5 grade: {not_graded} of {len(results)} submissions could not be graded (their rows say why)", file=sys.stderr)
+    return EXIT_OK if not not_graded else EXIT_INCOMPLETE
+
+
+def _grade(args, early: _EarlyStart) -> int:
+    from autograder.grade import classrun, discover, gradebook, sandbox
+
+    shard = _shard_of(args)
     root = _gradebook_root(args)
     submitted = _submission_times(args)
     skipped: list = []
@@ -204,26 +268,16 @@ def _grade(args, early: _EarlyStart) -> int:
     if root is None:
         named = [Path(p) for p in args.paths]
         root = discover.common_root([p for p in named if not p.is_dir()], [p for p in named if p.is_dir()])
-    if len(found) == 1 and shard is None:  # a single unreadable submission is a usage error (exit 2)
-        if found[0].error:
-            raise UsageError(report.for_terminal(found[0].error))
-        try:
-            extract(found[0].path, set(pipeline.KERNELS))
-        except SubmissionError as exc:
-            raise UsageError(report.for_terminal(str(exc))) from None
+    if len(found) == 1 and shard is None:
+        _refuse_a_lone_unreadable_submission(found)
     early.wait_for_probe()
     iso = sandbox.isolation()
-    fatal = iso.fatal
-    if fatal:  # limits the grader cannot work with: grading would silently score 0
-        print(f"m5 grade: {fatal}", file=sys.stderr)
+    if iso.fatal:  # limits the grader cannot work with: grading would silently score 0
+        print(f"m5 grade: {iso.fatal}", file=sys.stderr)
         return EXIT_ISOLATION
     if iso.warning and not args.json:
         print(iso.warning, file=sys.stderr)
-    bar = None
-    if len(found) > 1 and not args.json and sys.stderr.isatty():
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(found), desc="grading", unit="submission", file=sys.stderr)
+    bar = _progress_bar(found, args)
     # Shrinking gives the nicest counterexample but costs up to 2 s per failing submission:
     # on by default for one submission (a student's feedback), off for a class run.
     shrink = args.shrink if args.shrink is not None else len(found) == 1
@@ -231,7 +285,7 @@ def _grade(args, early: _EarlyStart) -> int:
     if args.policy:
         gradebook.set_policy(out, Path(args.policy))  # checked above; read again by every later command
     try:
-        graded_run = classrun.grade_into(
+        results, written, unchanged = classrun.grade_into(
             found,
             out,
             jobs=args.jobs,
@@ -250,39 +304,11 @@ def _grade(args, early: _EarlyStart) -> int:
         )
     except gradebook.GradebookError as exc:  # an extensions.csv or adjustments.csv naming no student of the class
         raise UsageError(f"{exc} (the results.json files are kept: fix it, then run m5 sheets {args.out})") from None
-    results, written, unchanged = graded_run
     if bar:
         bar.close()
     if args.json:
-        documents = [report.results_json(r, iso.warning) for r in results]
-        if len(documents) > 1:
-            documents = [
-                {
-                    "submission": r.label,
-                    "student": r.student,
-                    "assignment": r.assignment,
-                    "language": r.language,
-                    "timestamp": r.timestamp,
-                    "results_file": str(written[i]),
-                    **doc,
-                }
-                for i, (r, doc) in enumerate(zip(results, documents))
-            ]
-        print(report.dump_json(documents if len(documents) > 1 else documents[0]))
-        return EXIT_OK if all(r.error is None for r in results) else EXIT_INCOMPLETE
-    lang = args.lang or "en"
-    print(report.grade_table(results, lang))
-    graded = [r for r in results if r.error is None]
-    if len(graded) > 1:
-        print()
-        print(report.summary_table(graded, lang))
-    for label in unchanged:
-        print(f"{report.for_terminal(label)}: unchanged since it was last graded (same file): the same score")
-    print(f"\nresults: {report.for_terminal(out)}/<submission>/results.json, {report.for_terminal(out / 'grades.csv')}")
-    not_graded = len(results) - len(graded)
-    if not_graded:
-        print(f"m5 grade: {not_graded} of {len(results)} submissions could not be graded (their rows say why)", file=sys.stderr)
-    return EXIT_OK if not not_graded else EXIT_INCOMPLETE
+        return _print_json(results, written, iso.warning)
+    return _print_tables(results, unchanged, out, args.lang or "en")
 
 
 def cmd_merge(args) -> int:

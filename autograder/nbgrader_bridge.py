@@ -87,7 +87,7 @@ def _being_executed(candidates: list[Path]) -> list[Path]:
 
         shell = get_ipython()
         executed = {str(s).strip() for s in (shell.user_ns.get("In", []) if shell else [])} - {""}
-    except Exception:
+    except Exception:  # noqa: BLE001 - no IPython, or a shell without history: fall back to every candidate
         return candidates
     scored = [(sum(c in executed for c in _code_cells(p)), p) for p in candidates]
     best = max(score for score, _ in scored)

@@ -249,6 +249,42 @@ class _EpsilonGreedy:
         return self.greedy(obs, info)
 
 
+def _targets_fn_or_default(targets_fn, double: bool):
+    if targets_fn is None:
+        return kernels.double_dqn_targets if double else kernels.dqn_targets
+    if not callable(targets_fn):
+        raise ValueError(f"train_online_dqn: `targets_fn` must be callable, got {targets_fn!r}")
+    return targets_fn
+
+
+def _anneal_learning_rate(optimizer: torch.optim.Optimizer, cfg: DQNConfig, progress_fraction: float) -> None:
+    """lr = lr0 * (1 - (1 - final_fraction) * progress): linear from lr0 to lr0 * final_fraction."""
+    for group in optimizer.param_groups:
+        group["lr"] = cfg.learning_rate * (1.0 - (1.0 - cfg.final_learning_rate_fraction) * progress_fraction)
+
+
+def _play_and_learn(env: KeyDoorGrid, behavior, buffer: ReplayBuffer, update, cfg: DQNConfig) -> Episode:
+    """One episode: every step enters the buffer, then ``updates_per_step`` updates run once
+    the buffer holds ``learning_starts`` transitions."""
+    obs, info = env.reset()
+    total = 0.0
+    record = Episode(start=tuple(info["state"]["position"]))
+    while True:
+        action = behavior(obs, info)
+        next_obs, reward, terminated, truncated, info = env.step(action)
+        buffer.add(obs, action, reward, next_obs, terminated, truncated)
+        record.transitions.append(Transition(obs, int(action), float(reward), next_obs, bool(terminated), bool(truncated)))
+        total += reward
+        obs = next_obs
+        if len(buffer) >= cfg.learning_starts:
+            for _ in range(cfg.updates_per_step):
+                update()
+        if terminated or truncated:
+            break
+    record.return_, record.length, record.outcome = float(total), len(record.transitions), info["outcome"]
+    return record
+
+
 def train_online_dqn(
     seed: int,
     episodes: int,
@@ -281,10 +317,7 @@ def train_online_dqn(
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
         raise ValueError(f"train_online_dqn: `episodes` must be a positive integer, got {episodes!r}")
     cfg = config or DQNConfig()
-    if targets_fn is None:
-        targets_fn = kernels.double_dqn_targets if double else kernels.dqn_targets
-    if not callable(targets_fn):
-        raise ValueError(f"train_online_dqn: `targets_fn` must be callable, got {targets_fn!r}")
+    targets_fn = _targets_fn_or_default(targets_fn, double)
 
     rng = seed_everything(seed)
     env = KeyDoorGrid(seed=seed)
@@ -326,31 +359,13 @@ def train_online_dqn(
     label = "Double DQN" if double else "DQN"
     for episode in progress_bar(range(episodes), desc=label, total=episodes, enabled=progress):
         behavior.epsilon = epsilon_at(episode, episodes, cfg)
-        progress_fraction = episode / max(1, episodes - 1)
-        for group in optimizer.param_groups:
-            group["lr"] = cfg.learning_rate * (1.0 - (1.0 - cfg.final_learning_rate_fraction) * progress_fraction)
-        obs, info = env.reset()
-        total = 0.0
-        record = Episode(start=tuple(info["state"]["position"]))
-        while True:
-            action = behavior(obs, info)
-            next_obs, reward, terminated, truncated, info = env.step(action)
-            buffer.add(obs, action, reward, next_obs, terminated, truncated)
-            record.transitions.append(Transition(obs, int(action), float(reward), next_obs, bool(terminated), bool(truncated)))
-            total += reward
-            env_steps += 1
-            obs = next_obs
-            if len(buffer) >= cfg.learning_starts:
-                for _ in range(cfg.updates_per_step):
-                    update()
-            if terminated or truncated:
-                break
-        outcome = info["outcome"]
-        record.return_, record.length, record.outcome = float(total), len(record.transitions), outcome
+        _anneal_learning_rate(optimizer, cfg, episode / max(1, episodes - 1))
+        record = _play_and_learn(env, behavior, buffer, update, cfg)
+        env_steps += record.length
         played.append(record)
-        successes.append(int(outcome == "goal"))
-        returns.append(float(total))
-        outcomes.append(outcome)
+        successes.append(int(record.outcome == "goal"))
+        returns.append(record.return_)
+        outcomes.append(record.outcome)
         if (episode + 1) % cfg.overestimation_every == 0 or episode + 1 == episodes:
             overestimation.append((episode + 1, greedy_overestimation(online, env, buffer.obs[: len(buffer)], cfg.gamma)))
 

@@ -65,9 +65,9 @@ def enclosing_function(tree: ast.Module, line: int) -> str | None:
     """Name of the innermost function whose body holds 1-based ``line`` (None: module level)."""
     best = None
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0) + 1:
-            if best is None or node.lineno > best.lineno:
-                best = node
+        holds = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0) + 1
+        if holds and (best is None or node.lineno > best.lineno):
+            best = node
     return None if best is None else best.name
 
 

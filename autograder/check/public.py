@@ -682,7 +682,7 @@ def run_one(check: PublicCheck, fn: Callable, name: str, timeout: float = 10.0, 
             check.run(recorder)
     except NotImplementedError:
         return CheckResult(check, False, TEXT[lang]["not_impl"].format(name=name), not_implemented=True)
-    except (Exception, CheckTimeout) as exc:  # the student's code may raise anything
+    except (Exception, CheckTimeout) as exc:  # noqa: BLE001 - the student's code may raise anything
         detail = failure_text(exc, lang)
         calls = recorder.shown()
         if calls and not isinstance(exc, CheckTimeout):

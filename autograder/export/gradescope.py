@@ -255,7 +255,7 @@ def _candidates(submission: Path, unpacked: Path, notes: list[dict], skipped: li
         except (UnsafeZip, OSError) as exc:
             name = str(archive.relative_to(submission))
             notes.append({lang: t.format(name=name, reason=exc) for lang, t in TEXT["zip"].items()})
-        except Exception as exc:  # zipfile raises many kinds on a malformed archive
+        except Exception as exc:  # noqa: BLE001 - zipfile raises many kinds on a malformed archive
             name = str(archive.relative_to(submission))
             notes.append({lang: t.format(name=name, reason=f"{type(exc).__name__}: {exc}") for lang, t in TEXT["zip"].items()})
     found, kernels = [], set(pipeline.KERNELS)

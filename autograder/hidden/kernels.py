@@ -178,10 +178,7 @@ def unseen_are_neg_inf(case, outcomes, expected):
 def dqn_calls(draw, terminal=None, double=False, ties=False, flag_kind=None, garbage=False, small=False):
     b, a = draw(batch_dims(small=small, tables=2 if double else 1))
     r = draw(rewards(b, small))
-    if terminal is None:
-        done = draw(flags(b))
-    else:
-        done = np.full(b, terminal)
+    done = draw(flags(b)) if terminal is None else np.full(b, terminal)
     if flag_kind is not None:
         done = np.asarray(done).astype(flag_kind)
     target = draw(arrays((b, a), ROUND if small else VALUES))

@@ -123,7 +123,7 @@ def marks_by_marker(
 ) -> dict[str, dict[str, list[float]]]:
     """{question: {marker: [mark, ...]}} of the decisions (in question order, then marker)."""
     out: dict[str, dict[str, list[float]]] = {}
-    for (student, question), decision in sorted(decisions.items()):
+    for (_student, question), decision in sorted(decisions.items()):
         mark = model.mark_of(decision, items, known[question].points)
         out.setdefault(question, {}).setdefault(decision.marker, []).append(mark)
     order = list(known)

@@ -509,7 +509,7 @@ def read_sheet(
         for question in questions:
             mine = {c: v for c, v in cells.items() if c.question == question}
             answered = bool(by_student[student].get(question, "").strip())
-            meaning = _question_cells(lambda c: At(path, number, c.name), known[question], mine, answered)
+            meaning = _question_cells(lambda c, number=number: At(path, number, c.name), known[question], mine, answered)
             if meaning is not None:
                 sheet.marked[(student, question)] = Marked(_decision(meaning, sheet.marker), path, number, meaning)
     if sheet.numbers:

@@ -29,10 +29,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from m5_student.course_run import bands
-from m5_student.labels import LABELS, display_name
-from m5_student.keydoor import draw_grid
-from m5_student.keydoor import ACTION_NAMES
+from m5_student.keydoor import ACTION_NAMES, draw_grid
 from m5_student.lab_results import DT_LOG_GROUPS, log_return_groups
+from m5_student.labels import LABELS, display_name
 
 __all__ = [
     "plot_q_errors",

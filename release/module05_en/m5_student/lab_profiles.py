@@ -13,10 +13,10 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
 from m5_student.expert import plan_distances
 from m5_student.keydoor import KeyDoorGrid
-from m5_student.stats import episode_return_bounds
-from m5_student.stats import episodes_for_standard_error
+from m5_student.stats import episode_return_bounds, episodes_for_standard_error
 
 __all__ = [
     "SECTIONS",

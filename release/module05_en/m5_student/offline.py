@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+import torch
 
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything
@@ -26,8 +27,7 @@ from m5_student.exact_eval import exact_outcomes
 from m5_student.expert import ExpertPolicy
 from m5_student.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from m5_student.keydoor import KeyDoorGrid
-from m5_student.records import Episode
-from m5_student.offline_data import (  # noqa: F401  (re-exported)
+from m5_student.offline_data import (
     PROFILES,
     action_frequencies,
     collect_offline_dataset,
@@ -38,7 +38,7 @@ from m5_student.offline_data import (  # noqa: F401  (re-exported)
     summarize_dataset,
     to_arrays,
 )
-from m5_student.offline_methods import (  # noqa: F401  (re-exported)
+from m5_student.offline_methods import (
     DEFAULT_KERNELS,
     BehaviorCloningConfig,
     CQLConfig,
@@ -54,8 +54,8 @@ from m5_student.offline_methods import (  # noqa: F401  (re-exported)
     train_offline_dqn,
     train_restricted_dqn,
 )
+from m5_student.records import Episode
 from m5_student.rollout import rollout
-import torch
 
 __all__ = [
     "METHOD_NAMES",

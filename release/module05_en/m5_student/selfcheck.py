@@ -121,7 +121,7 @@ def run_cells(cells: Iterable[tuple[str, str]], lang: str = "en") -> tuple[dict,
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(source, f"<cell {cell_id}>", "exec"), namespace)
-        except Exception as exc:  # the student's code may raise anything
+        except Exception as exc:  # noqa: BLE001 - the student's code may raise anything
             errors.append(TEXT[lang]["cell_error"].format(id=cell_id, kind=type(exc).__name__, message=str(exc)[:300]))
     return namespace, errors
 

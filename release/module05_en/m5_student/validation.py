@@ -171,9 +171,8 @@ def action_indices(value, name: str, kernel: str, n_actions: int) -> np.ndarray:
     arr = np.asarray(value)
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
         raise fail(kernel, name, problem("not_actions_dtype", dtype=arr.dtype))
-    if arr.dtype.kind == "f":
-        if not np.isfinite(arr).all() or (arr != np.floor(arr)).any():
-            raise fail(kernel, name, problem("not_integer"))
+    if arr.dtype.kind == "f" and (not np.isfinite(arr).all() or (arr != np.floor(arr)).any()):
+        raise fail(kernel, name, problem("not_integer"))
     if arr.size and ((arr < 0).any() or (arr >= n_actions).any()):
         bad = arr[(arr < 0) | (arr >= n_actions)].flat[0]
         raise fail(kernel, name, problem("action_range", bad=repr(bad.item()), n=n_actions))

@@ -153,10 +153,7 @@ def fit_fqe(
 
     with torch.random.fork_rng(devices=[]):  # seed the initial weights without touching global state
         torch.manual_seed(seed)
-        if make_q_net is None:
-            q_net = make_mlp(obs.shape[1], config.hidden, n_actions)
-        else:
-            q_net = make_q_net(obs.shape[1], n_actions)
+        q_net = make_mlp(obs.shape[1], config.hidden, n_actions) if make_q_net is None else make_q_net(obs.shape[1], n_actions)
     optimizer = torch.optim.Adam(q_net.parameters(), lr=config.learning_rate)
     batch = min(config.batch_size, n)
     for _ in range(config.iterations):

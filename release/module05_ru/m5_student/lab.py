@@ -59,6 +59,9 @@ from pathlib import Path
 from m5_student import lab_pins
 from m5_student.common import progress
 from m5_student.console import make_console_safe
+from m5_student.lab_caveats import caveats
+from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
+from m5_student.lab_design import REPORT_FIRST_OFFSET, overlapping_offsets, search_lines, seed_record
 from m5_student.lab_pins import (  # noqa: F401  (re-exported: notebooks and tests read them as lab.<name>)
     BY_SEED,
     CLAIMS_PIN,
@@ -74,7 +77,7 @@ from m5_student.lab_pins import (  # noqa: F401  (re-exported: notebooks and tes
     write_npz,
     write_pinned,
 )
-from m5_student.lab_profiles import (  # noqa: F401  (re-exported)
+from m5_student.lab_profiles import (
     DT_MAX_STANDARD_ERROR,
     PROFILE_ENV,
     PROFILE_PARAMS,
@@ -86,14 +89,10 @@ from m5_student.lab_profiles import (  # noqa: F401  (re-exported)
     dt_return_bounds,
     resolve_profile,
 )
-from m5_student.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table  # noqa: F401
+from m5_student.lab_report import REPORTERS, Render, claims_lines, dt_claims, fmt, header, report_text, table
+from m5_student.lab_results import claims_document, claims_table, evaluate_claims, id_index
 from m5_student.lab_runners import RUNNERS, UNSEEDED
-from m5_student.lab_design import REPORT_FIRST_OFFSET, overlapping_offsets, search_lines, seed_record
 from m5_student.labels import LANGUAGES, labels_for
-from m5_student.lab_caveats import caveats
-from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
-from m5_student.lab_results import claims_table
-from m5_student.lab_results import claims_document, evaluate_claims, id_index
 
 __all__ = [
     "SECTIONS",

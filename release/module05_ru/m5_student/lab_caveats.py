@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from m5_student.keydoor import KeyDoorGrid
 from m5_student.lab_comparisons import OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
 from m5_student.lab_numbers import format_listed, format_mean_sd
 from m5_student.lab_profiles import EQUAL_BUDGET
 from m5_student.labels import display_name, labels_for, method_slug
-from m5_student.keydoor import KeyDoorGrid
-from m5_student.language_task import BehaviorMix
-from m5_student.language_task import HELDOUT_PROMPTS, LANGUAGE_METHODS
-from m5_student.offline_methods import CQLConfig
+from m5_student.language_task import HELDOUT_PROMPTS, LANGUAGE_METHODS, BehaviorMix
 from m5_student.offline import METHOD_NAMES
+from m5_student.offline_methods import CQLConfig
 
 __all__ = ["caveats"]
 

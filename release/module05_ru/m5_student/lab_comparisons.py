@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from m5_student.labels import display_name, labels_for, method_slug
 from m5_student.course_run import claim_bounds, clip_to_bounds
-from m5_student.stats import paired_difference
+from m5_student.labels import display_name, labels_for, method_slug
 from m5_student.language_task import LANGUAGE_METHODS
+from m5_student.stats import paired_difference
 
 __all__ = ["Comparison", "COMPARISONS", "OFFLINE_VALUE_METHODS", "evaluate_comparisons", "phrase", "comparisons_table"]
 

@@ -18,16 +18,16 @@ import os
 import platform
 import zipfile
 from collections.abc import Mapping
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from m5_student.course_run import claim_bounds, format_interval
+from m5_student.lab_comparisons import compact_phrase
 from m5_student.lab_design import DESIGN_OFFSETS
 from m5_student.lab_profiles import LabProfile
 from m5_student.labels import LABELS, LANGUAGES
-from importlib import metadata
-from m5_student.course_run import claim_bounds, format_interval
-from m5_student.lab_comparisons import compact_phrase
 from m5_student.numerics import numerics_description
 
 __all__ = [

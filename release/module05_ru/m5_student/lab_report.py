@@ -19,27 +19,33 @@ from pathlib import Path
 
 import numpy as np
 
-from m5_student.course_run import bands, format_interval, interval
 from m5_student import lab_pins
-from m5_student.lab_pins import nan_none
-from m5_student.side_studies import FIGURES, SIDE_FILE, side_table
-from m5_student.lab_profiles import dt_return_bounds
-from m5_student.labels import display_name
-from m5_student.figures import plot_environment
-from m5_student.figures import plot_dagger_curve
-from m5_student.figures import SHIFT_KEYS, plot_distribution_shift, plot_label_budget
-from m5_student.lab_comparisons import phrase
-from m5_student.stats import paired_difference
-from m5_student.figures import plot_dqn_curves, plot_overestimation
-from m5_student.figures import plot_log_actions
+from m5_student.course_run import bands, format_interval, interval
+from m5_student.figures import (
+    SHIFT_KEYS,
+    plot_dagger_curve,
+    plot_distribution_shift,
+    plot_dqn_curves,
+    plot_dt_panel,
+    plot_environment,
+    plot_fqe_vs_simulator,
+    plot_label_budget,
+    plot_language_exact_match,
+    plot_log_actions,
+    plot_offline_methods,
+    plot_offline_values,
+    plot_overestimation,
+    plot_q_errors,
+)
 from m5_student.keydoor import ACTION_NAMES
-from m5_student.figures import plot_offline_methods, plot_offline_values, plot_q_errors
-from m5_student.figures import plot_fqe_vs_simulator
-from m5_student.figures import plot_dt_panel
+from m5_student.lab_comparisons import phrase
+from m5_student.lab_pins import nan_none
+from m5_student.lab_profiles import dt_return_bounds
 from m5_student.lab_results import DT_LOG_GROUPS, log_return_groups
-from m5_student.stats import standard_error_bound
-from m5_student.figures import plot_language_exact_match
+from m5_student.labels import display_name
 from m5_student.language_task import HELDOUT_PROMPTS
+from m5_student.side_studies import FIGURES, SIDE_FILE, side_table
+from m5_student.stats import paired_difference, standard_error_bound
 
 __all__ = ["Render", "REPORTERS", "claims_lines", "dt_claims", "report_text", "header", "fmt", "table"]
 

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from m5_student.lab_caveats import caveats
-from m5_student.lab_claims import CLAIMS, DT_LOG_GROUPS, README_CLAIMS, Claim, digits_of, log_return_groups  # noqa: F401  (re-exported)
+from m5_student.lab_claims import CLAIMS, DT_LOG_GROUPS, README_CLAIMS, Claim, digits_of, log_return_groups
 from m5_student.lab_comparisons import comparisons_table, evaluate_comparisons
 from m5_student.lab_numbers import format_mean_sd, format_per_seed
 from m5_student.labels import labels_for

@@ -17,20 +17,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from m5_student.lab_profiles import EQUAL_BUDGET, LabProfile, offset_seeds
-from m5_student.expert import ExpertPolicy
-from m5_student.keydoor import KeyDoorGrid
-from m5_student.rollout import rollout
-from m5_student.figures import SHIFT_KEYS
-from m5_student.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
-from m5_student.online_dqn import train_online_dqn
-from m5_student.kernels import behavior_support_mask
-from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
-from m5_student.fqe import FQEConfig
-from m5_student.offline import OfflineExperimentConfig, offline_experiment, offline_experiment_on
 from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
+from m5_student.expert import ExpertPolicy
+from m5_student.figures import SHIFT_KEYS
+from m5_student.fqe import FQEConfig
+from m5_student.imitation import LabelBudgetConfig, dagger_experiment, label_budget_curve
+from m5_student.kernels import behavior_support_mask
+from m5_student.keydoor import KeyDoorGrid
+from m5_student.lab_profiles import EQUAL_BUDGET, LabProfile, offset_seeds
 from m5_student.lab_results import DT_LOG_GROUPS
 from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
+from m5_student.offline import OfflineExperimentConfig, offline_experiment, offline_experiment_on
+from m5_student.offline_data import action_frequencies, collect_offline_dataset, summarize_dataset
+from m5_student.online_dqn import train_online_dqn
+from m5_student.rollout import rollout
 
 __all__ = ["RUNNERS", "UNSEEDED"]
 

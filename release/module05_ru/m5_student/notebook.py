@@ -110,7 +110,7 @@ def report_assigned(names, namespace, lang: str | None = None) -> None:
         t = TEXT[_language(lang)]
         missing = [str(n) for n in names if namespace.get(n) is None]  # None: the untouched stub's value
         print(t["unassigned"].format(names=", ".join(missing)) if missing else t["assigned"])
-    except Exception as exc:  # a traceback here would show nbgrader's hidden part of the cell
+    except Exception as exc:  # noqa: BLE001 - a traceback here would show nbgrader's hidden part of the cell
         print(f"{type(exc).__name__}: {exc}")
 
 
@@ -189,7 +189,7 @@ def ported(fn: Callable, name: str, lang: str | None = None) -> Callable:
     return _told(fn, TEXT[_language(lang)]["missing_port"].format(name=name))
 
 
-class lab_section:  # noqa: N801 - used as `with lab_section() as section:`, like a function
+class lab_section:
     """A lab section's cell body: a NotImplementedError inside (a missing kernel or port)
     prints one line saying what to implement and ends the section; any other error is raised."""
 
@@ -226,7 +226,7 @@ def load_kernels(path: str | Path | None = None, *, lang: str | None = None) -> 
     for cell in _kernel_cells(path):
         try:
             exec(compile(cell["source"], f"<{path.name}:{cell['id']}>", "exec"), namespace)
-        except Exception as exc:  # one broken cell costs only its kernels
+        except Exception as exc:  # noqa: BLE001 - one broken cell costs only its kernels
             print(TEXT[lang]["cell_error"].format(notebook=path.name, cell=cell["id"], error=f"{type(exc).__name__}: {exc}"))
     saved = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
     print(TEXT[lang]["loaded"].format(written=_implemented(path), total=len(KERNEL_NAMES), notebook=path.name, saved=saved))
@@ -300,7 +300,7 @@ def check_port(
         x, args, kwargs = _cases(name, rng)
         weights = rng.normal(size=np.shape(numpy_fn(x, *args, **kwargs)))
 
-        def scalar(z):
+        def scalar(z, args=args, kwargs=kwargs, weights=weights):
             return float(np.sum(np.asarray(numpy_fn(z, *args, **kwargs), dtype=float) * weights))
 
         t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
@@ -313,7 +313,7 @@ def check_port(
         except NotImplementedError:
             print(words["port_missing"].format(name=name))
             return False
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the student's port may raise anything
             failures.append(words["case_error"].format(case=case, error=f"{type(exc).__name__}: {exc}"))
             continue
         want = np.asarray(numpy_fn(x, *args, **kwargs), dtype=float)
