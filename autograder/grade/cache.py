@@ -19,8 +19,8 @@ import numpy as np
 
 from autograder.grade.call_forms import adopt_forms
 from autograder.grade.extract import library_dirs
-from autograder.grade.run import Budget, SpareWorker
 from autograder.grade.sandbox.paths import cache_dir
+from autograder.grade.worker_session import Budget, SpareWorker
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the corpus is made from; the last two make the worker forms cached beside it.

@@ -13,11 +13,11 @@ import numpy as np
 
 from autograder.grade import output_digest
 from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten_expected, passing_calls
-from autograder.grade.run import WorkerSession
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import search_counterexample, shown_order
 from autograder.grade.worker.wire import BATCH_IDLE
-from autograder.grade.worker_process import WorkerLost
+from autograder.grade.worker_handle import WorkerLost
+from autograder.grade.worker_session import WorkerSession
 from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, diagnose_mistake
 from reference_impl import exercises
 

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, setti
 
 from autograder.grade.corpus import context_free_generation, reference_outcome
 from autograder.grade.properties import Failure, Property
-from autograder.grade.run import WorkerSession
 from autograder.grade.worker import wire
-from autograder.grade.worker_process import WorkerLost
+from autograder.grade.worker_handle import WorkerLost
+from autograder.grade.worker_session import WorkerSession
 
 
 class _Found(Exception):

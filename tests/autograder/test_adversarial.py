@@ -27,7 +27,7 @@ from adversarial import build  # tests/autograder is on sys.path (pytest rootdir
 import reference_impl
 from autograder.grade import report, sandbox
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
-from autograder.grade.run import Budget
+from autograder.grade.worker_session import Budget
 
 HERE = Path(__file__).resolve().parent
 KERNELS = reference_impl.KERNEL_NAMES

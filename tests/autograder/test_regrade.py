@@ -28,8 +28,8 @@ import reference_impl
 from autograder.demo import CORRECT
 from autograder.grade.extract import extract
 from autograder.grade.pipeline import grade_submission
-from autograder.grade.run import WorkerSession
-from autograder.grade.worker_process import WORKER_ENTRY, WORKER_PACKAGE, WorkerLost, WorkerProcess
+from autograder.grade.worker_handle import WORKER_ENTRY, WORKER_PACKAGE, WorkerLost, WorkerProcess
+from autograder.grade.worker_session import WorkerSession
 
 KERNELS = reference_impl.KERNEL_NAMES
 KILL_THE_KEEPER = '''

@@ -1,7 +1,9 @@
-"""One worker in its sandbox, and the framed pipes the grader talks to it through.
+"""Grader side: the handle on one worker process running in its sandbox, and the framed
+pipes the grader talks to it through. (The code that runs inside the sandbox is the
+package ``worker``; this module only starts it there, stops it and frames its pipes.)
 
-A :class:`WorkerProcess` is what a :class:`run.WorkerSession` drives and what a
-:class:`run.SpareWorker` hands from one session to the next: the sandboxed process,
+A :class:`WorkerProcess` is what a :class:`worker_session.WorkerSession` drives and what a
+:class:`worker_session.SpareWorker` hands from one session to the next: the sandboxed process,
 what it was started with (:class:`WorkerSpec`), the bytes read from it but not yet
 taken, and the names of the calls preloaded into it. Writes and reads run under
 deadlines and caps, so a worker that stops reading or writes too much costs the
@@ -102,7 +104,7 @@ class WorkerProcess:
 
     @property
     def recycles(self) -> bool:
-        """Started as a recycling worker (see :class:`run.SpareWorker`)."""
+        """Started as a recycling worker (see :class:`worker_session.SpareWorker`)."""
         return getattr(self.proc, "sandbox_recycle_fd", None) is not None
 
     def stop(self) -> None:
