@@ -12,6 +12,7 @@ grader a :class:`WorkerLost`, never a hang or its memory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import selectors
@@ -110,10 +111,8 @@ class WorkerProcess:
     def stop(self) -> None:
         """End the worker. Its scratch is a tmpfs private to its sandbox: both end here."""
         for stream in (self.proc.stdin, self.proc.stdout):
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
         sandbox.terminate(self.proc)
 
     # ------------------------------------------------------------ hand-over
