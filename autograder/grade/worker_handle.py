@@ -1,6 +1,6 @@
 """Grader side: the handle on one worker process running in its sandbox, and the framed
 pipes the grader talks to it through. (The code that runs inside the sandbox is the
-package ``worker``; this module only starts it there, stops it and frames its pipes.)
+package ``worker``; this module starts it there, checks it on hand-over, stops it and frames its pipes.)
 
 A :class:`WorkerProcess` is what a :class:`worker_session.WorkerSession` drives and what a
 :class:`worker_session.SpareWorker` hands from one session to the next: the sandboxed process,
