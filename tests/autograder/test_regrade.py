@@ -13,6 +13,7 @@ regrades every attack five times in real sandboxes and demands one score each.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -85,10 +86,8 @@ def keeper_session(tmp_path):
 
     yield start
     for session in sessions:
-        try:
+        with contextlib.suppress(OSError, AttributeError):  # (no worker left: AttributeError)
             os.killpg(session.worker.pid, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
         for pid in _orphans():
             os.kill(pid, signal.SIGKILL)
 
@@ -146,10 +145,8 @@ def test_every_attack_gets_one_score_in_five_regrades(attack, corpus, sealed):
     """Each adversarial attack (attacks/*.py and the worker_* files) graded five times,
     each in a fresh grading: one set of scores."""
     (sealed / "inputs").mkdir()
-    if attack in FILE_ATTACKS:
-        path = write_attack(attack, sealed / "inputs")
-    else:
-        path = build.write_attack(attack, sealed / "inputs")
+    writer = write_attack if attack in FILE_ATTACKS else build.write_attack
+    path = writer(attack, sealed / "inputs")
     seen = set()
     for _ in range(5):
         result = grade_submission(path, corpus, shrink=False, budget=BUDGET)
