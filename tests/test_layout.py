@@ -43,7 +43,7 @@ TESTED_ELSEWHERE = {
     "autograder/demo": ("tests/autograder/test_cli.py", "m5 demo, run as a command"),
     "autograder/export/feedback_lms": ("tests/autograder/export/test_feedback.py", "the LMS feedback files, beside the HTML feedback"),
     "autograder/export/solutions": ("tests/solutions/test_solutions.py", "the solution bundle, checked page by page"),
-    "autograder/grade/call_forms": ("tests/autograder/grade/test_run.py", "the call framing of a worker session"),
+    "autograder/grade/call_forms": ("tests/autograder/grade/test_worker_session.py", "the call framing of a worker session"),
     "autograder/grade/classrun": ("tests/autograder/grade/test_class_outputs.py", "a class run and everything it writes"),
     "autograder/grade/copy_clusters": ("tests/autograder/grade/test_similarity.py", "the clusters of the similarity flags"),
     "autograder/grade/outputs": ("tests/autograder/grade/test_atomic_writes.py", "atomic writes, killed at every rename"),
@@ -84,7 +84,7 @@ TESTED_ELSEWHERE = {
     "autograder/grade/worker/parent": ("tests/autograder/grade/worker/test_worker.py", "the worker's parent side"),
     "autograder/grade/worker/proctree": ("tests/autograder/grade/worker/test_idle.py", "the process tree, through the idle watch"),
     "autograder/grade/worker/wire": ("tests/autograder/grade/worker/test_worker_attacks.py", "the wire format, under forged replies"),
-    "autograder/grade/worker_process": ("tests/autograder/grade/worker/test_worker_attacks.py", "the worker's process, under attack"),
+    "autograder/grade/worker_handle": ("tests/autograder/grade/worker/test_worker_attacks.py", "the grader's handle on the worker process, under attack"),
     # the lab: its report is checked as a whole, from the committed run
     "reference_impl/cql_sweep_text": ("tests/reference_impl/test_cql_sweep.py", "the sweep page's text"),
     "reference_impl/figures": ("tests/reference_impl/test_lab.py", "the lab's figures, drawn by a tiny run"),

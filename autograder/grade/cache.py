@@ -19,8 +19,8 @@ import numpy as np
 
 from autograder.grade.call_forms import adopt_forms
 from autograder.grade.extract import library_dirs
-from autograder.grade.run import Budget, SpareWorker
 from autograder.grade.sandbox.paths import cache_dir
+from autograder.grade.worker_session import Budget, SpareWorker
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the corpus is made from; the last two make the worker forms cached beside it.
@@ -82,7 +82,7 @@ def adopt_cached_forms(corpus_file: Path) -> tuple[bytes, ...] | None:
         adopt_forms(forms)
         FORMS_READ[corpus_file] = tuple(forms["preload"][0])
         return FORMS_READ[corpus_file]
-    except Exception:  # missing, stale or partial: load_corpus makes them again
+    except Exception:  # noqa: BLE001 - missing, stale or partial (a damaged pickle raises almost anything): load_corpus makes them again
         return None
 
 
@@ -98,7 +98,7 @@ def first_worker(budget: Budget = Budget()) -> SpareWorker | None:
     spare.remaining = 1
     try:
         spare.refill()
-    except Exception:  # no sandbox here: grading itself reports that, as it always did
+    except Exception:  # noqa: BLE001 - only a head start (e.g. no sandbox here): grading itself reports what stops it
         spare.close()
         return None
     return spare

@@ -84,18 +84,37 @@ def _pair(records: list[dict], i: int, j: int, jaccard: float, containment: floa
 
 def flagged_pairs(records: list[dict]) -> list[dict]:
     """Every flagged pair of ``records`` (each with ``label``, ``score``, ``fingerprints``), most similar first."""
-    raw = [set(r.get("fingerprints") or ()) for r in records]
-    common = idioms(raw)
-    sets = [prints - common for prints in raw]
-    nodes: dict[frozenset, list[int]] = defaultdict(list)  # identical fingerprints: one node
-    for i, prints in enumerate(sets):
-        if len(prints) >= MIN_FINGERPRINTS:
-            nodes[frozenset(prints)].append(i)
+    nodes = _nodes(records)
     keys = list(nodes)
     pairs = []
     for members in nodes.values():  # identical copies
         for x, i in enumerate(members):
             pairs += [_pair(records, i, j, 1.0, 1.0) for j in members[x + 1 :]]
+    for m, n in _candidate_nodes(keys):
+        a, b = keys[m], keys[n]
+        shared = len(a & b)
+        jaccard, containment = shared / len(a | b), shared / min(len(a), len(b))
+        if jaccard >= THRESHOLD or (containment >= CONTAINMENT and min(len(a), len(b)) >= CONTAINED_MIN):
+            pairs += [_pair(records, i, j, jaccard, containment) for i in nodes[a] for j in nodes[b]]
+    return _in_class_order(records, pairs)
+
+
+def _nodes(records: list[dict]) -> dict[frozenset, list[int]]:
+    """The records with at least :data:`MIN_FINGERPRINTS` fingerprints beyond the idioms,
+    grouped by those fingerprints: identical ones are one node (record indices in order)."""
+    raw = [set(r.get("fingerprints") or ()) for r in records]
+    common = idioms(raw)
+    nodes: dict[frozenset, list[int]] = defaultdict(list)
+    for i, prints in enumerate(raw):
+        own = prints - common
+        if len(own) >= MIN_FINGERPRINTS:
+            nodes[frozenset(own)].append(i)
+    return nodes
+
+
+def _candidate_nodes(keys: list[frozenset]) -> set[tuple[int, int]]:
+    """Pairs of nodes (indices into ``keys``) that share a fingerprint held by at most
+    :data:`PAIR_LIMIT` nodes: the only pairs worth comparing."""
     owners: dict[int, list[int]] = defaultdict(list)
     for n, key in enumerate(keys):
         for p in key:
@@ -104,14 +123,13 @@ def flagged_pairs(records: list[dict]) -> list[dict]:
     for holders in owners.values():
         if 1 < len(holders) <= PAIR_LIMIT:
             candidates.update((holders[x], y) for x in range(len(holders)) for y in holders[x + 1 :])
-    for m, n in candidates:
-        a, b = keys[m], keys[n]
-        shared = len(a & b)
-        jaccard, containment = shared / len(a | b), shared / min(len(a), len(b))
-        if jaccard >= THRESHOLD or (containment >= CONTAINMENT and min(len(a), len(b)) >= CONTAINED_MIN):
-            pairs += [_pair(records, i, j, jaccard, containment) for i in nodes[a] for j in nodes[b]]
+    return candidates
+
+
+def _in_class_order(records: list[dict], pairs: list[dict]) -> list[dict]:
+    """``pairs``, each with its two members in class order, most similar first."""
     order = {r["label"]: k for k, r in enumerate(records)}
-    for pair in pairs:  # each pair in class order
+    for pair in pairs:
         if order[pair["a"]] > order[pair["b"]]:
             pair["a"], pair["b"] = pair["b"], pair["a"]
             pair["scores"].reverse()

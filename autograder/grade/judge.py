@@ -13,11 +13,11 @@ import numpy as np
 
 from autograder.grade import output_digest
 from autograder.grade.properties import MESSAGES, Failure, FlatExpected, flatten_expected, passing_calls
-from autograder.grade.run import WorkerSession
 from autograder.grade.score import TestResult
 from autograder.grade.shrink import search_counterexample, shown_order
 from autograder.grade.worker.wire import BATCH_IDLE
-from autograder.grade.worker_process import WorkerLost
+from autograder.grade.worker_handle import WorkerLost
+from autograder.grade.worker_session import WorkerSession
 from autograder.hidden.mistakes import EDGE_PROPERTIES, LEAD, diagnose_mistake
 from reference_impl import exercises
 
@@ -312,20 +312,28 @@ def grade_kernel(
         budget = min(shrink_budget, shrink_until - time.monotonic())
         readable = not order[0]  # already small and round: nothing to gain from a search
         if shrink and not readable and budget > 0 and session.worker is not None:
-            found = search_counterexample(prop, session, budget_seconds=budget)
-            if session.worker is None:
-                # The search lost the worker (a crash on a probe): the corpus failure
-                # stands, nothing more is charged, and the next kernel gets a fresh worker.
-                session.restart()
-                shrink = False
-            elif found is not None and found[1].call is not None and shown_order([found[1].call]) < order:
-                failure = found[1]
+            failure, shrink = _searched_failure(prop, session, failure, order, budget)
         if mistake is not None and prop.key not in CHECKS_BEYOND_VALUES:
             # The named mistake explains the failure; a fixed hint could contradict it.
             results.append(TestResult(kernel, prop.key, name, prop.points, False, with_mistake(failure, mistake)))
             continue
         results.append(TestResult(kernel, prop.key, name, prop.points, False, failure, hint=prop.hint))
     return results
+
+
+def _searched_failure(prop, session: WorkerSession, failure: Failure, order: tuple, budget: float) -> tuple[Failure, bool]:
+    """The failure to show after a counterexample search of ``budget`` seconds: the one
+    found when it reads better than the corpus case (``order``: its shown order), else
+    ``failure``; and whether the kernel's other properties may still search."""
+    found = search_counterexample(prop, session, budget_seconds=budget)
+    if session.worker is None:
+        # The search lost the worker (a crash on a probe): the corpus failure
+        # stands, nothing more is charged, and the next kernel gets a fresh worker.
+        session.restart()
+        return failure, False
+    if found is not None and found[1].call is not None and shown_order([found[1].call]) < order:
+        return found[1], True
+    return failure, True
 
 
 def grade_answers(session: WorkerSession) -> list[TestResult]:

@@ -24,8 +24,8 @@ from autograder.grade import corpus as corpus_mod
 from autograder.grade.call_forms import prepared, worker_forms
 from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
 from autograder.grade.judge import all_fail, grade_answers, grade_kernel
-from autograder.grade.run import Budget, SpareWorker, WorkerSession
 from autograder.grade.score import SubmissionResult, TestResult
+from autograder.grade.worker_session import Budget, SpareWorker, WorkerSession
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 # A kernel never run because the submission's time ran out before it.
@@ -162,7 +162,7 @@ def grade_submission(
 
     ``kernels`` (an iterable of kernel names, default all) grades only those kernels;
     the others are left out of the result (not failed). Unknown names raise ValueError.
-    ``spare``: a worker started ahead of time (see :class:`run.SpareWorker`).
+    ``spare``: a worker started ahead of time (see :class:`worker_session.SpareWorker`).
     ``ahead``: this submission, made ready while the previous one was graded;
     ``next_up``: the next one, to be made ready while this one is graded (class runs).
     """
@@ -335,7 +335,7 @@ def grade_many(
     finishes (in completion order), so a class run that is killed keeps what it
     graded. A submission whose grading process dies gets an error result; the class
     goes on in a fresh pool. ``recycle`` False: a new sandbox for every submission
-    instead of a cleaned one (see :class:`run.SpareWorker`). ``first``: a worker from
+    instead of a cleaned one (see :class:`worker_session.SpareWorker`). ``first``: a worker from
     :func:`cache.first_worker` for the first submission (closed here if it does not fit).
     """
     global _POOL_CORPUS

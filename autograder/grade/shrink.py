@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, setti
 
 from autograder.grade.corpus import context_free_generation, reference_outcome
 from autograder.grade.properties import Failure, Property
-from autograder.grade.run import WorkerSession
 from autograder.grade.worker import wire
-from autograder.grade.worker_process import WorkerLost
+from autograder.grade.worker_handle import WorkerLost
+from autograder.grade.worker_session import WorkerSession
 
 
 class _Found(Exception):
@@ -118,6 +118,6 @@ def search_counterexample(prop: Property, session: WorkerSession, *, budget_seco
     try:
         with context_free_generation():  # the same search whoever calls the grader
             probe()
-    except (_OutOfTime, Exception):  # _Found, Hypothesis' own errors: the search is over either way
+    except (_OutOfTime, Exception):  # noqa: BLE001 - _Found, Hypothesis' own errors: feedback only, the search is over either way
         pass
     return seen[-1] if seen else None

@@ -54,35 +54,38 @@ _OPEN, _CLOSE = set("([{"), set(")]}")
 _NO_OPS = {("pass",), ("...",), ("S",), ("0",), ("N",), ("None",), ("True",), ("False",)}
 
 
+def _normal_form(kind: str, text: str) -> str:
+    """A token as the fingerprints see it: a name ``N`` (a keyword stays), a number ``0``,
+    a string ``S``; any other token as written."""
+    if kind == "name":
+        return text if keyword.iskeyword(text) else "N"
+    if kind == "number":
+        return "0"
+    if kind in ("string", "unclosed"):
+        return "S"
+    return text
+
+
 def _statements(source: str):
     """The source's statements as lists of normalized tokens (a statement ends at a newline
     outside brackets, or at ``;``)."""
     depth, current = 0, []
     for match in _TOKEN.finditer(source):
         kind, text = match.lastgroup, match.group()
-        if kind in ("comment", "space", "continuation"):
+        if kind in ("comment", "space", "continuation") or (kind == "other" and text.isspace()):
             continue
-        if kind == "newline":
-            if depth == 0 and current:
-                yield current
-                current = []
-            continue
-        if kind == "name":
-            current.append(text if keyword.iskeyword(text) else "N")
-        elif kind == "number":
-            current.append("0")
-        elif kind in ("string", "unclosed"):
-            if current and current[-1] == "S":
-                continue  # adjacent literals are one string
-            current.append("S")
-        elif text == ";" and depth == 0:
+        if depth == 0 and (kind == "newline" or (kind == "op" and text == ";")):
             if current:
                 yield current
             current = []
-        else:
-            depth = max(0, depth + (text in _OPEN) - (text in _CLOSE))
-            if not (kind == "other" and text.isspace()):
-                current.append(text)
+            continue
+        if kind == "newline":
+            continue  # inside brackets: the statement goes on
+        token = _normal_form(kind, text)
+        if token == "S" and current and current[-1] == "S":
+            continue  # adjacent literals are one string
+        depth = max(0, depth + (text in _OPEN) - (text in _CLOSE))
+        current.append(token)
     if current:
         yield current
 

@@ -40,7 +40,7 @@ def recycled(corpus):
     "Recycling") instead of starting one. Never for attacks: those get fresh sandboxes."""
     from autograder.grade.extract import library_dirs
     from autograder.grade.pipeline import corpus_requests
-    from autograder.grade.run import SpareWorker
+    from autograder.grade.worker_session import SpareWorker
 
     with SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=True) as spare:
         spare.remaining = 1 << 30  # every later submission of the module wants it back
@@ -57,32 +57,32 @@ def correct_source() -> str:
 @pytest.fixture
 def handed_over(monkeypatch) -> list:
     """(spare worker, whether it served) for each SpareWorker.hand_over, in order."""
-    from autograder.grade import run
+    from autograder.grade import worker_session
 
     handed = []
-    real = run.SpareWorker.hand_over
+    real = worker_session.SpareWorker.hand_over
 
     def hand_over(self, session):
         given = real(self, session)
         handed.append((self, given))
         return given
 
-    monkeypatch.setattr(run.SpareWorker, "hand_over", hand_over)
+    monkeypatch.setattr(worker_session.SpareWorker, "hand_over", hand_over)
     return handed
 
 
 @pytest.fixture
 def recycles(monkeypatch) -> list:
     """Whether each sandbox handed on came back clean (WorkerProcess.came_back_clean), in order."""
-    from autograder.grade import worker_process
+    from autograder.grade import worker_handle
 
     counted = []
-    real = worker_process.WorkerProcess.came_back_clean
+    real = worker_handle.WorkerProcess.came_back_clean
 
     def counting(worker):
         clean = real(worker)
         counted.append(clean)
         return clean
 
-    monkeypatch.setattr(worker_process.WorkerProcess, "came_back_clean", counting)
+    monkeypatch.setattr(worker_handle.WorkerProcess, "came_back_clean", counting)
     return counted

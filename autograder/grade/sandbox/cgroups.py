@@ -8,6 +8,7 @@ the probe turns that into a warning.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -142,7 +143,7 @@ class WorkerCgroup:
         self.name = f"{PREFIX}-{os.getpid()}-{next(_counter)}"
         self.paths: list[Path] = []
         try:
-            for base, version in layout.directories:
+            for base, _ in layout.directories:
                 path = base / self.name
                 path.mkdir()
                 self.paths.append(path)
@@ -188,10 +189,8 @@ class WorkerCgroup:
     def pids(self) -> set[int]:
         found: set[int] = set()
         for path in self.paths:
-            try:
+            with contextlib.suppress(OSError):
                 found.update(int(x) for x in (path / "cgroup.procs").read_text().split())
-            except OSError:
-                pass
         return found
 
     def kill_all(self, timeout: float = 5.0) -> bool:
@@ -204,23 +203,17 @@ class WorkerCgroup:
             if time.monotonic() > deadline:
                 return False
             for path in self.paths:  # v2 (5.14+): kill the whole cgroup at once
-                try:
+                with contextlib.suppress(OSError):
                     (path / "cgroup.kill").write_text("1")
-                except OSError:
-                    pass
             for pid in pids:
-                try:
+                with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
             time.sleep(0.01)
 
     def remove(self) -> None:
         for path in self.paths:
-            try:
+            with contextlib.suppress(OSError):
                 path.rmdir()
-            except OSError:
-                pass
 
 
 def sweep_stale(base: Path) -> None:

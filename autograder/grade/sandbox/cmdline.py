@@ -47,7 +47,26 @@ def bwrap_argv(
     """The bwrap command line (up to and including ``--``); descriptors it must inherit
     are appended to ``fds``. ``as_pid_1``: the command is the sandbox's pid 1, with no
     bwrap reaper there (a recycled sandbox's zygote: a reaper would be a dumpable
-    process of the student's uid that outlives every submission)."""
+    process of the student's uid that outlives every submission).
+
+    The steps run in this order: bwrap mounts in the order given, and each later mount
+    covers what an earlier one put at the same place."""
+    args = _namespace_args(plan, fds, as_pid_1)
+    args += _dev_and_tmp_args(limits)
+    args += _system_args()
+    args += _root_args(plan, hide, fds)
+    args += _placed_file_args(plan, files, ro_dirs, fds)
+    # Scratch: a private tmpfs (nosuid, nodev, size-capped) that vanishes with the sandbox.
+    args += ["--size", str(limits.max_scratch_bytes), "--tmpfs", INSIDE_SCRATCH, "--chdir", INSIDE_SCRATCH]
+    # bwrap builds the new root on a writable tmpfs: make it read-only so the
+    # size-capped tmpfs mounts are the only writable places.
+    args += ["--remount-ro", "/", "--"]
+    return args
+
+
+def _namespace_args(plan: Plan, fds: list[int], as_pid_1: bool) -> list[str]:
+    """bwrap itself, every namespace new, the sandbox's uid, no capabilities, and the
+    seccomp filter (its descriptor appended to ``fds``)."""
     args = [
         plan.bwrap,
         "--unshare-all",
@@ -69,9 +88,14 @@ def bwrap_argv(
         args.append("--disable-userns")
     if plan.seccomp is not None:
         args += ["--seccomp", str(sfiles.data_fd(plan.seccomp, fds))]
+    return args
+
+
+def _dev_and_tmp_args(limits: Limits) -> list[str]:
+    """/proc, a read-only /dev, and size-capped tmpfs mounts at /dev/shm and /tmp."""
     # --dev builds /dev on a writable, RAM-backed tmpfs: make it read-only and give
     # /dev/shm (which multiprocessing and torch use) its own size-capped tmpfs.
-    args += [
+    return [
         "--proc",
         "/proc",
         "--dev",
@@ -87,6 +111,12 @@ def bwrap_argv(
         "--tmpfs",
         "/tmp",
     ]
+
+
+def _system_args() -> list[str]:
+    """The host's system directories (read-only, or the symlinks they are) and the few
+    /etc files a Python process needs, where present."""
+    args: list[str] = []
     for name in paths.SYSTEM_DIRS:
         path = Path(name)
         if path.is_symlink():
@@ -95,8 +125,16 @@ def bwrap_argv(
             args += _bind(path)
     for name in paths.ETC_FILES:
         args += ["--ro-bind-try", name, name]
+    return args
+
+
+def _root_args(plan: Plan, hide: tuple, fds: list[int]) -> list[str]:
+    """The interpreter's roots, read-only, with every hidden path inside them masked
+    (an empty directory or file; a masked package's ``__init__`` refuses the import);
+    roots inside a masked directory come back read-only."""
     roots = list(plan.roots)
     visible_roots = paths.minimal_roots(roots)
+    args: list[str] = []
     for root in visible_roots:
         args += _bind(root)
     hidden = list(plan.hidden) + [Path(h).resolve() for h in hide if os.path.lexists(h)]
@@ -113,17 +151,19 @@ def bwrap_argv(
         for root in roots:
             if root != path and paths.is_within(root, path):
                 args += _bind(root)
+    return args
+
+
+def _placed_file_args(plan: Plan, files: dict[str, bytes], ro_dirs: dict[str, Path], fds: list[int]) -> list[str]:
+    """The plan's masked files (emptied), ``files`` at /m5/<name> and ``ro_dirs`` at their
+    inside paths, all read-only."""
+    args: list[str] = []
     for masked in plan.masked_files:
         args += ["--ro-bind-data", str(sfiles.data_fd(b"", fds)), str(masked)]
     for name, content in files.items():
         args += ["--ro-bind-data", str(sfiles.data_fd(content, fds)), f"{INSIDE_FILES}/{name}"]
     for inside, host in ro_dirs.items():
         args += ["--ro-bind", str(host), inside]
-    # Scratch: a private tmpfs (nosuid, nodev, size-capped) that vanishes with the sandbox.
-    args += ["--size", str(limits.max_scratch_bytes), "--tmpfs", INSIDE_SCRATCH, "--chdir", INSIDE_SCRATCH]
-    # bwrap builds the new root on a writable tmpfs: make it read-only so the
-    # size-capped tmpfs mounts are the only writable places.
-    args += ["--remount-ro", "/", "--"]
     return args
 
 

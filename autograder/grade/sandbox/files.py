@@ -40,10 +40,8 @@ def data_fd(content: bytes, fds: list[int]) -> int:
 
 def stderr_sink() -> int:
     """A fresh, already unlinked file for the worker's stderr (append-only for it)."""
-    handle = tempfile.TemporaryFile(prefix="m5-sandbox-stderr-")
-    fd = os.dup(handle.fileno())
-    handle.close()
-    return fd
+    with tempfile.TemporaryFile(prefix="m5-sandbox-stderr-") as handle:
+        return os.dup(handle.fileno())
 
 
 def read_fd_tail(fd: int | None, limit: int = 4096) -> str:

@@ -23,6 +23,7 @@ worker's uid tries to open each secret (see ``launch``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -118,10 +119,8 @@ def restore() -> None:
     """Put back every mode :func:`hide` changed in this process (tests: the checkout
     must not stay altered)."""
     for path, mode in sorted(CHANGED.items(), key=lambda item: len(item[0].parts), reverse=True):
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(path, mode, follow_symlinks=False)
-        except OSError:
-            pass
     CHANGED.clear()
 
 

@@ -7,6 +7,7 @@ pipes), so nothing is patched onto a plain ``Popen``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -77,11 +78,7 @@ def launch_with_plan(
     fds: list[int] = []
     cgroup = tree = ready_read = stderr_fd = recycle_read = None
     try:
-        if plan.cgroups.bases:
-            try:
-                cgroup = cgroups.WorkerCgroup(plan.cgroups, limits)
-            except OSError:
-                cgroup = None  # the probe said it works; failing now only loses the caps
+        cgroup = _worker_cgroup(plan, limits)
         binds = list(plan.roots) + list(ro_dirs.values())
         if plan.level == "bubblewrap":
             command = bwrap_argv(plan, limits, hide, files, ro_dirs, fds, as_pid_1=recycle_env is not None)
@@ -134,14 +131,7 @@ def launch_with_plan(
             pass_fds=fds,
         )
     except BaseException:
-        if cgroup is not None:
-            cgroup.kill_all()
-            cgroup.remove()
-        if tree is not None:
-            sfiles.remove_tree(tree)
-        for fd in (ready_read, stderr_fd, recycle_read):
-            if fd is not None:
-                os.close(fd)
+        _undo_launch(cgroup, tree, (ready_read, stderr_fd, recycle_read))
         raise
     finally:
         for fd in fds:
@@ -155,6 +145,29 @@ def launch_with_plan(
     proc.sandbox_recycle_fd = recycle_read
     proc.sandbox_file_bytes = sum(len(data) for data in files.values())
     return proc
+
+
+def _worker_cgroup(plan: Plan, limits: Limits) -> cgroups.WorkerCgroup | None:
+    """The worker's own cgroup, or None where the plan has none or it cannot be made."""
+    if not plan.cgroups.bases:
+        return None
+    try:
+        return cgroups.WorkerCgroup(plan.cgroups, limits)
+    except OSError:
+        return None  # the probe said it works; failing now only loses the caps
+
+
+def _undo_launch(cgroup: cgroups.WorkerCgroup | None, tree: Path | None, kept_fds: tuple) -> None:
+    """Release what a launch that failed had made: its cgroup (emptied), its private tree,
+    and the descriptors it would have kept (None where not made yet)."""
+    if cgroup is not None:
+        cgroup.kill_all()
+        cgroup.remove()
+    if tree is not None:
+        sfiles.remove_tree(tree)
+    for fd in kept_fds:
+        if fd is not None:
+            os.close(fd)
 
 
 def stderr_tail(proc: SandboxProcess, limit: int = 4096) -> str:
@@ -187,10 +200,8 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _kill_quietly(pid: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def terminate(proc: SandboxProcess) -> None:
@@ -203,47 +214,56 @@ def terminate(proc: SandboxProcess) -> None:
     the cgroup are killed, the cgroup removed and (fallback) the private tree deleted.
     """
     try:
-        for name in ("sandbox_ready_fd", "sandbox_recycle_fd"):  # bytes no longer wanted
-            fd = getattr(proc, name, None)
-            if fd is not None:
-                setattr(proc, name, None)
-                os.close(fd)
+        _close_signal_pipes(proc)
         cgroup = getattr(proc, "sandbox_cgroup", None)
         if proc.returncode is None:
-            inner = set(_descendants(proc.pid))
-            if cgroup is not None:
-                inner.update(cgroup.pids())
-            inner.discard(proc.pid)
-            for pid in inner:
-                _kill_quietly(pid)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
+            _kill_below_keeper(proc, cgroup)
         if proc.returncode is None:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
             _kill_quietly(proc.pid)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        if cgroup is not None and cgroup.kill_all():
-            cgroup.remove()
-            proc.sandbox_cgroup = None
-        tree = getattr(proc, "sandbox_tree", None)
-        if tree is not None and sfiles.remove_tree(tree):
-            proc.sandbox_tree = None
+        _remove_cgroup_and_tree(proc, cgroup)
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
     except Exception:  # noqa: BLE001 - terminate is called from cleanup paths
         pass
+
+
+def _close_signal_pipes(proc: SandboxProcess) -> None:
+    """Close the ready and recycle pipes' read ends: their bytes are no longer wanted."""
+    for name in ("sandbox_ready_fd", "sandbox_recycle_fd"):
+        fd = getattr(proc, name, None)
+        if fd is not None:
+            setattr(proc, name, None)
+            os.close(fd)
+
+
+def _kill_below_keeper(proc: SandboxProcess, cgroup: cgroups.WorkerCgroup | None) -> None:
+    """SIGKILL every process below the keeper (its /proc descendants and its cgroup's
+    members), then give the keeper up to 5 s to reap them and exit by itself."""
+    inner = set(_descendants(proc.pid))
+    if cgroup is not None:
+        inner.update(cgroup.pids())
+    inner.discard(proc.pid)
+    for pid in inner:
+        _kill_quietly(pid)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+
+
+def _remove_cgroup_and_tree(proc: SandboxProcess, cgroup: cgroups.WorkerCgroup | None) -> None:
+    """Kill stragglers left in the cgroup and remove it, and delete the fallback's private
+    tree; each is forgotten only once it is gone (a later call tries again)."""
+    if cgroup is not None and cgroup.kill_all():
+        cgroup.remove()
+        proc.sandbox_cgroup = None
+    tree = getattr(proc, "sandbox_tree", None)
+    if tree is not None and sfiles.remove_tree(tree):
+        proc.sandbox_tree = None
 
 
 def run_with_plan(

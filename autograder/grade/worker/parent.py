@@ -70,7 +70,7 @@ CELL_GRACE = 2.0  # outside deadline of a cell = its own timer + this
 INBOX_BYTES = 64 << 20  # a batch request (the corpus' largest is under 1 MB)
 INPUT_BYTES = 16 << 20  # the inputs of one watched call
 _ALIGN = 64
-UNSTARTED_RETRIES = 2  # a child lost before its first cell is forked again this many times
+CHILD_FORK_RETRIES = 2  # a child lost before its first cell is forked again this many times
 MAX_STATEMENTS_LEFT_OUT = 16  # .py statements left out of one load (each costs a reload; a
 # notebook's cells are bounded by their number, as ever)
 
@@ -385,7 +385,7 @@ class Parent:
                 return self._unloaded(current, ("load_cap", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
             if current is None:  # the child died before its first cell: none of the student's code ran
                 unstarted += 1
-                if unstarted > UNSTARTED_RETRIES:
+                if unstarted > CHILD_FORK_RETRIES:
                     return {**self._unloaded(None, reason), "unstarted": True}
                 continue
             if current[1] is not None and sum(line is not None for _, line in self.fatal) >= MAX_STATEMENTS_LEFT_OUT:

@@ -28,7 +28,7 @@ from fixture_paths import FIXTURES  # tests/autograder is on sys.path (tests/con
 import reference_impl
 from autograder.grade import report, sandbox
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
-from autograder.grade.run import Budget
+from autograder.grade.worker_session import Budget
 
 HERE = FIXTURES
 KERNELS = reference_impl.KERNEL_NAMES

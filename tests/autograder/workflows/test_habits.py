@@ -13,7 +13,7 @@ from habits import corpus as habits  # tests/autograder is on sys.path (pytest r
 import reference_impl
 from autograder.grade.extract import cell_notes, extract
 from autograder.grade.pipeline import grade_submission  # `corpus`: the session fixture in conftest.py
-from autograder.grade.run import WorkerSession
+from autograder.grade.worker_session import WorkerSession
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 FULL = (10.0, 10.0)

@@ -27,8 +27,8 @@ import reference_impl
 from autograder.demo import CORRECT
 from autograder.grade.extract import extract
 from autograder.grade.pipeline import grade_submission
-from autograder.grade.run import WorkerSession
-from autograder.grade.worker_process import WORKER_ENTRY, WORKER_PACKAGE, WorkerLost, WorkerProcess
+from autograder.grade.worker_handle import WORKER_ENTRY, WORKER_PACKAGE, WorkerLost, WorkerProcess
+from autograder.grade.worker_session import WorkerSession
 from tests.autograder.grade.worker.test_worker_attacks import write_attack
 from tests.autograder.workflows.test_adversarial import BUDGET, EXPECTED, sealed  # noqa: F401 - `sealed` is a fixture used below
 
@@ -86,7 +86,7 @@ def keeper_session(tmp_path):
 
     yield start
     for session in sessions:
-        with contextlib.suppress(OSError, AttributeError):
+        with contextlib.suppress(OSError, AttributeError):  # (no worker left: AttributeError)
             os.killpg(session.worker.pid, signal.SIGKILL)
         for pid in _orphans():
             os.kill(pid, signal.SIGKILL)
@@ -145,7 +145,8 @@ def test_every_attack_gets_one_score_in_five_regrades(attack, corpus, sealed):
     """Each adversarial attack (attacks/*.py and the worker_* files) graded five times,
     each in a fresh grading: one set of scores."""
     (sealed / "inputs").mkdir()
-    path = write_attack(attack, sealed / "inputs") if attack in FILE_ATTACKS else build.write_attack(attack, sealed / "inputs")
+    writer = write_attack if attack in FILE_ATTACKS else build.write_attack
+    path = writer(attack, sealed / "inputs")
     seen = set()
     for _ in range(5):
         result = grade_submission(path, corpus, shrink=False, budget=BUDGET)

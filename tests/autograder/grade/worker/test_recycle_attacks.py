@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-import autograder.grade.worker_process as worker_process
+import autograder.grade.worker_handle as worker_handle
 from autograder.demo import CORRECT
 from autograder.grade import sandbox
 from autograder.grade.pipeline import KERNELS, grade_many
@@ -432,11 +432,11 @@ class _FakeProc:
 
 
 def test_the_grader_refuses_a_sandbox_whose_cgroup_still_holds_shared_memory():
-    bound = (1 << 20) + worker_process.RECYCLE_SHMEM_SLACK
-    assert worker_process.shared_memory_back(_FakeProc(bound)) is True
-    assert worker_process.shared_memory_back(_FakeProc(bound + 1)) is False  # a memfd kept alive by no process
-    assert worker_process.shared_memory_back(_FakeProc(None)) is True  # no readable memory cgroup
-    assert worker_process.shared_memory_back(_FakeProc("no cgroup")) is True
+    bound = (1 << 20) + worker_handle.RECYCLE_SHMEM_SLACK
+    assert worker_handle.shared_memory_back(_FakeProc(bound)) is True
+    assert worker_handle.shared_memory_back(_FakeProc(bound + 1)) is False  # a memfd kept alive by no process
+    assert worker_handle.shared_memory_back(_FakeProc(None)) is True  # no readable memory cgroup
+    assert worker_handle.shared_memory_back(_FakeProc("no cgroup")) is True
 
 
 def test_a_recycled_sandbox_holds_no_more_shared_memory_than_a_fresh_one(tmp_path, corpus, monkeypatch, recycles):
@@ -453,4 +453,4 @@ def test_a_recycled_sandbox_holds_no_more_shared_memory_than_a_fresh_one(tmp_pat
     if None in seen:
         pytest.skip("no readable memory cgroup here")
     print("shmem at hand-over:", seen)
-    assert len(seen) == 2 and max(seen) <= worker_process.RECYCLE_SHMEM_SLACK + (8 << 20), seen
+    assert len(seen) == 2 and max(seen) <= worker_handle.RECYCLE_SHMEM_SLACK + (8 << 20), seen

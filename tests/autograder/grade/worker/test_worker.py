@@ -29,7 +29,7 @@ from autograder.grade.worker.messages import (
     payload_cap,
     unpack_array,
 )
-from autograder.grade.worker.parent import UNSTARTED_RETRIES, Child, ChildGone, Parent
+from autograder.grade.worker.parent import CHILD_FORK_RETRIES, Child, ChildGone, Parent
 
 WORKER_MAIN = os.path.join(os.path.dirname(wire.__file__), "main.py")  # the sandbox's entry point
 
@@ -615,7 +615,7 @@ def _parent_whose_children_die(monkeypatch, dies: int) -> tuple[Parent, list]:
     return parent, attempts
 
 
-@pytest.mark.parametrize("dies", [1, UNSTARTED_RETRIES])
+@pytest.mark.parametrize("dies", [1, CHILD_FORK_RETRIES])
 def test_a_child_lost_before_its_first_cell_is_forked_again_and_nothing_is_left_out(monkeypatch, dies):
     parent, attempts = _parent_whose_children_die(monkeypatch, dies)
     loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
@@ -624,7 +624,7 @@ def test_a_child_lost_before_its_first_cell_is_forked_again_and_nothing_is_left_
 
 
 def test_children_that_keep_dying_before_any_cell_are_reported_unstarted_not_as_a_submission_without_kernels(monkeypatch):
-    parent, attempts = _parent_whose_children_die(monkeypatch, UNSTARTED_RETRIES + 1)
+    parent, attempts = _parent_whose_children_die(monkeypatch, CHILD_FORK_RETRIES + 1)
     loaded = parent.load({"cells": [{"id": "c0", "source": "x = 1"}], "kernels": ["k"], "cell_timeout": 5.0})
-    assert len(attempts) == UNSTARTED_RETRIES + 1
+    assert len(attempts) == CHILD_FORK_RETRIES + 1
     assert loaded["unstarted"] is True and loaded["cells"] == []  # no cell is blamed

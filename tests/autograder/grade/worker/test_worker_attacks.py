@@ -22,7 +22,7 @@ from fixture_paths import FIXTURES  # tests/autograder is on sys.path (tests/con
 
 import reference_impl
 from autograder.grade.pipeline import NOT_GRADED, grade_submission  # `corpus`: the session fixture
-from autograder.grade.run import Budget
+from autograder.grade.worker_session import Budget
 from tests.autograder.workflows.test_adversarial import BUDGET, sealed  # noqa: F401 - `sealed` is a fixture used below
 
 HERE = FIXTURES
@@ -183,7 +183,7 @@ def test_submission_wall_cap_fails_every_kernel_not_yet_graded(corpus, sealed, c
 def test_the_submission_cap_grows_with_the_cpu_its_code_used():
     """120 s plus 3 x the CPU used, at most 1,500 s: the 40 ms loop's 444 s of CPU earn
     it 1,452 s; a sleeper that used none has 120 s."""
-    from autograder.grade.run import WorkerSession
+    from autograder.grade.worker_session import WorkerSession
 
     session = WorkerSession([], [])
     assert session.time_limit == 120.0
@@ -314,8 +314,8 @@ GRADER = """
 import json, os, subprocess, sys
 import numpy as np
 from autograder.grade.worker import wire
-from autograder.grade.run import WorkerSession
-from autograder.grade.worker_process import WorkerLost, WorkerProcess
+from autograder.grade.worker_session import WorkerSession
+from autograder.grade.worker_handle import WorkerLost, WorkerProcess
 
 
 def peak_kb():

@@ -1,7 +1,9 @@
-"""One worker in its sandbox, and the framed pipes the grader talks to it through.
+"""Grader side: the handle on one worker process running in its sandbox, and the framed
+pipes the grader talks to it through. (The code that runs inside the sandbox is the
+package ``worker``; this module starts it there, checks it on hand-over, stops it and frames its pipes.)
 
-A :class:`WorkerProcess` is what a :class:`run.WorkerSession` drives and what a
-:class:`run.SpareWorker` hands from one session to the next: the sandboxed process,
+A :class:`WorkerProcess` is what a :class:`worker_session.WorkerSession` drives and what a
+:class:`worker_session.SpareWorker` hands from one session to the next: the sandboxed process,
 what it was started with (:class:`WorkerSpec`), the bytes read from it but not yet
 taken, and the names of the calls preloaded into it. Writes and reads run under
 deadlines and caps, so a worker that stops reading or writes too much costs the
@@ -10,6 +12,7 @@ grader a :class:`WorkerLost`, never a hang or its memory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import selectors
@@ -102,16 +105,14 @@ class WorkerProcess:
 
     @property
     def recycles(self) -> bool:
-        """Started as a recycling worker (see :class:`run.SpareWorker`)."""
+        """Started as a recycling worker (see :class:`worker_session.SpareWorker`)."""
         return getattr(self.proc, "sandbox_recycle_fd", None) is not None
 
     def stop(self) -> None:
         """End the worker. Its scratch is a tmpfs private to its sandbox: both end here."""
         for stream in (self.proc.stdin, self.proc.stdout):
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
         sandbox.terminate(self.proc)
 
     # ------------------------------------------------------------ hand-over

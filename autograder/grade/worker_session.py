@@ -1,8 +1,9 @@
-"""Run a submission's code in a sandboxed worker and collect outcomes.
+"""Grader side: run a submission's code in a sandboxed worker and collect outcomes.
 
-:class:`WorkerSession` drives one worker at a time (a :class:`WorkerProcess`: the
-sandboxed process and its framed pipes; inside it, the package ``worker``: a trusted
-parent that forks the process running student code). It loads the submission's cells,
+:class:`WorkerSession` runs in the grader's process and drives one worker at a time
+(a :class:`WorkerProcess` of ``worker_handle``: the sandboxed process and its framed
+pipes; inside the sandbox runs the package ``worker``: a trusted parent that forks the
+process running student code). It loads the submission's cells,
 then sends each kernel's whole batch of calls as one request and reads the reply under
 a wall-clock deadline, refusing any reply larger than the request can legitimately
 produce (:func:`wire.reply_limits`). Inside the worker, a lost batch (the student's
@@ -34,11 +35,11 @@ from autograder.grade import sandbox
 from autograder.grade.call_forms import prepared
 from autograder.grade.extract import Cell
 from autograder.grade.worker import wire
-from autograder.grade.worker_process import LOST_REASONS, WorkerLost, WorkerProcess, WorkerSpec
+from autograder.grade.worker_handle import LOST_REASONS, WorkerLost, WorkerProcess, WorkerSpec
 
 GRACE = 10.0  # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2  # planned batches kept in flight (the worker never waits for the grader)
-UNSTARTED_RETRIES = 2  # a worker lost before its first cell is started again this many times
+WORKER_START_RETRIES = 2  # a worker lost before its first cell is started again this many times
 
 
 class GradingUnavailable(RuntimeError):
@@ -193,7 +194,7 @@ class WorkerSession:
         nothing of the student's: it is started again, and if that keeps happening the
         grading fails with :class:`GradingUnavailable` rather than a grade of zero."""
         unstarted = 0
-        for _ in range(len(self.cells) + 1 + UNSTARTED_RETRIES):
+        for _ in range(len(self.cells) + 1 + WORKER_START_RETRIES):
             if self._loaded:
                 return self.report
             if self.out_of_time:
@@ -214,7 +215,7 @@ class WorkerSession:
                 current = self._current_cell
                 if current is None and not self.out_of_time:
                     unstarted += 1
-                    if unstarted > UNSTARTED_RETRIES:
+                    if unstarted > WORKER_START_RETRIES:
                         raise GradingUnavailable(
                             f"the sandbox was lost {unstarted} times before the first cell ran ({lost.reason})"
                         ) from None

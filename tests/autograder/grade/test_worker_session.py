@@ -11,9 +11,9 @@ import pytest
 from autograder.demo import CORRECT
 from autograder.grade.call_forms import prepared, reply_limits
 from autograder.grade.extract import Cell
-from autograder.grade.run import Budget, InFlight, WorkerSession
 from autograder.grade.worker import wire
-from autograder.grade.worker_process import WorkerLost
+from autograder.grade.worker_handle import WorkerLost
+from autograder.grade.worker_session import Budget, InFlight, WorkerSession
 
 KERNELS = ["return_to_go", "expectile_loss"]
 SOURCE = (
@@ -258,10 +258,10 @@ def test_a_batch_naming_calls_the_worker_was_not_given_is_lost_not_run():
 
 def _lose_workers_before_their_first_cell(monkeypatch, lost: int) -> list:
     """The first ``lost`` load attempts lose their worker before it announces a cell."""
-    from autograder.grade import run
+    from autograder.grade import worker_session
 
     attempts = []
-    real_send, real_receive = run.WorkerSession._send_load, run.WorkerSession._receive
+    real_send, real_receive = worker_session.WorkerSession._send_load, worker_session.WorkerSession._receive
 
     def send_load(self):
         attempts.append(self.worker.pid)
@@ -272,28 +272,28 @@ def _lose_workers_before_their_first_cell(monkeypatch, lost: int) -> list:
             raise WorkerLost("crashed")
         return real_receive(self, *args, **kwargs)
 
-    monkeypatch.setattr(run.WorkerSession, "_send_load", send_load)
-    monkeypatch.setattr(run.WorkerSession, "_receive", receive)
+    monkeypatch.setattr(worker_session.WorkerSession, "_send_load", send_load)
+    monkeypatch.setattr(worker_session.WorkerSession, "_receive", receive)
     return attempts
 
 
 def test_a_worker_lost_before_its_first_cell_is_started_again_and_the_cells_are_all_loaded(monkeypatch):
-    from autograder.grade.run import UNSTARTED_RETRIES
+    from autograder.grade.worker_session import WORKER_START_RETRIES
 
-    attempts = _lose_workers_before_their_first_cell(monkeypatch, UNSTARTED_RETRIES)
+    attempts = _lose_workers_before_their_first_cell(monkeypatch, WORKER_START_RETRIES)
     with WorkerSession([Cell("a", SOURCE)], KERNELS) as session:
         report = session.start()
-    assert len(attempts) == UNSTARTED_RETRIES + 1 and len(set(attempts)) == len(attempts)  # a new sandbox each time
+    assert len(attempts) == WORKER_START_RETRIES + 1 and len(set(attempts)) == len(attempts)  # a new sandbox each time
     assert report.found == {k: True for k in KERNELS} and report.fatal_cells == []
 
 
 def test_workers_that_keep_failing_before_any_cell_raise_instead_of_grading_zero(monkeypatch):
-    from autograder.grade.run import UNSTARTED_RETRIES, GradingUnavailable
+    from autograder.grade.worker_session import WORKER_START_RETRIES, GradingUnavailable
 
     attempts = _lose_workers_before_their_first_cell(monkeypatch, 99)
     with (
         WorkerSession([Cell("a", SOURCE)], KERNELS) as session,
-        pytest.raises(GradingUnavailable, match=f"lost {UNSTARTED_RETRIES + 1} times"),
+        pytest.raises(GradingUnavailable, match=f"lost {WORKER_START_RETRIES + 1} times"),
     ):
         session.start()
-    assert len(attempts) == UNSTARTED_RETRIES + 1
+    assert len(attempts) == WORKER_START_RETRIES + 1
