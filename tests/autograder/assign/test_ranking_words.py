@@ -135,7 +135,7 @@ def test_every_ranking_word_is_a_definition_a_question_a_hedge_or_supported_by_t
     assert not unexplained, "ranking words nobody has checked:\n" + "\n".join(f"{w}: …{c}…" for w, c in unexplained)
 
 
-@pytest.mark.parametrize("pattern, why, check", [a for a in ALLOWED if a[2] is not None], ids=lambda a: str(a)[:30])
+@pytest.mark.parametrize("pattern, why, check", [a for a in ALLOWED if a[2] is not None], ids=lambda a: getattr(a, "__name__", str(a)[:30]))
 def test_each_ranking_that_states_a_result_holds_in_the_committed_run(pattern, why, check):
     assert check(), why
 
