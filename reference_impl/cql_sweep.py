@@ -30,8 +30,8 @@ from reference_impl.course_run import interval
 from reference_impl.cql_sweep_text import TEXT_SOURCE
 from reference_impl.fqe import exact_action_values
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.lab_design import REPORT_FIRST_OFFSET
-from reference_impl.lab_profiles import PROFILE_PARAMS
+from reference_impl.lab.design import REPORT_FIRST_OFFSET
+from reference_impl.lab.profiles import PROFILE_PARAMS
 from reference_impl.offline_data import collect_offline_dataset, to_arrays
 
 # fmt: off

@@ -339,7 +339,7 @@ MESSAGE_MODULES = (
     "autograder.check.public",
     "autograder.check.kit",
     "reference_impl.validation",
-    "reference_impl.labels",
+    "reference_impl.lab.labels",
 )
 
 

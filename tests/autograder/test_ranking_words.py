@@ -19,8 +19,8 @@ import pytest
 
 from autograder.assign import claims
 from autograder.assign.lab_text import TEXT
-from reference_impl.lab_design import SEARCHES
-from reference_impl.labels import LABELS
+from reference_impl.lab.design import SEARCHES
+from reference_impl.lab.labels import LABELS
 
 REPO = Path(__file__).resolve().parents[2]
 

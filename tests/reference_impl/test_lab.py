@@ -17,9 +17,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import figures, lab, lab_design, lab_pins, lab_profiles, lab_runners, numerics, online_dqn
+from reference_impl import numerics, online_dqn
 from reference_impl.keydoor import ACTION_NAMES, KeyDoorGrid
-from reference_impl.labels import LABEL_KEYS, LABELS, display_name, labels_for
+from reference_impl.lab import cli as lab_cli
+from reference_impl.lab import design as lab_design
+from reference_impl.lab import figures
+from reference_impl.lab import pins as lab_pins
+from reference_impl.lab import profiles as lab_profiles
+from reference_impl.lab import report as lab_report
+from reference_impl.lab import runners as lab_runners
+from reference_impl.lab.labels import LABEL_KEYS, LABELS, display_name, labels_for
 from reference_impl.online_dqn import DQNConfig
 
 # The keys the lab notebook reads from its LABELS dict.
@@ -87,7 +94,7 @@ TINY = lab_profiles.LabProfile(
 @pytest.fixture(autouse=True)
 def _quiet(monkeypatch):
     monkeypatch.setenv("M5_PROGRESS", "0")
-    monkeypatch.delenv(lab.PROFILE_ENV, raising=False)
+    monkeypatch.delenv(lab_profiles.PROFILE_ENV, raising=False)
     yield
     plt.close("all")
 
@@ -100,8 +107,8 @@ TINY_DQN = DQNConfig(warm_start_episodes=2, warm_start_updates=10, batch_size=16
 def use_tiny(monkeypatch) -> None:
     """Every profile replaced by TINY (the runner looks profiles up at run time), and
     online DQN trained with TINY_DQN."""
-    monkeypatch.setitem(lab.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
-    monkeypatch.setitem(lab.PROFILE_PARAMS, "full", dataclasses.replace(TINY, name="full"))
+    monkeypatch.setitem(lab_profiles.PROFILE_PARAMS, "smoke", dataclasses.replace(TINY, name="smoke"))
+    monkeypatch.setitem(lab_profiles.PROFILE_PARAMS, "full", dataclasses.replace(TINY, name="full"))
     tiny_dqn = functools.partial(online_dqn.train_online_dqn, config=TINY_DQN)
     # The runner calls the name it imported: patch that binding (it must exist) and the module's.
     monkeypatch.setattr(lab_runners, "train_online_dqn", tiny_dqn)
@@ -282,7 +289,9 @@ def test_language_figure_draws_both_splits_side_by_side():
 
 # --------------------------------------------------------------------------- claims
 def test_dt_claims_on_a_curve_that_rises_then_flattens():
-    c = lab.dt_claims([-1.0, 0.0, 0.5, 0.75, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.70, 0.74, 0.72], data_max=0.83, standard_error=[0.03] * 6)
+    c = lab_report.dt_claims(
+        [-1.0, 0.0, 0.5, 0.75, 1.0, 2.0], [-0.9, -0.1, 0.45, 0.70, 0.74, 0.72], data_max=0.83, standard_error=[0.03] * 6
+    )
     assert c["rises"] and c["saturates"]
     assert c["slope_inside"] > 0 and c["max_achieved_above"] == pytest.approx(0.74)
     assert c["top_inside_request"] == 0.75 and c["excess_above"] == pytest.approx(0.04)
@@ -290,13 +299,13 @@ def test_dt_claims_on_a_curve_that_rises_then_flattens():
 
 
 def test_dt_claims_flags_a_curve_that_keeps_rising_above_the_data():
-    c = lab.dt_claims([-1.0, 0.0, 1.0, 2.0], [-1.0, 0.0, 1.0, 2.0], data_max=0.8)
+    c = lab_report.dt_claims([-1.0, 0.0, 1.0, 2.0], [-1.0, 0.0, 1.0, 2.0], data_max=0.8)
     assert c["rises"] and not c["saturates"]
     # A rise above the range larger than 2 SE of the difference fails, a smaller one does not.
     x, y = [-1.0, 0.0, 0.75, 1.0, 1.5], [-0.9, 0.1, 0.50, 0.55, 0.70]
-    assert not lab.dt_claims(x, y, data_max=0.83, standard_error=[0.05] * 5)["saturates"]  # 0.20 > 0.141
-    assert lab.dt_claims(x, y, data_max=0.83, standard_error=[0.08] * 5)["saturates"]  # 0.20 <= 0.226
-    flat = lab.dt_claims([-1.0, 0.0, 1.0], [0.3, 0.3, 0.3], data_max=0.8)
+    assert not lab_report.dt_claims(x, y, data_max=0.83, standard_error=[0.05] * 5)["saturates"]  # 0.20 > 0.141
+    assert lab_report.dt_claims(x, y, data_max=0.83, standard_error=[0.08] * 5)["saturates"]  # 0.20 <= 0.226
+    flat = lab_report.dt_claims([-1.0, 0.0, 1.0], [0.3, 0.3, 0.3], data_max=0.8)
     assert not flat["rises"] and flat["saturates"]
 
 
@@ -312,43 +321,47 @@ def test_dt_saturation_is_the_two_standard_error_rule(inside_y, above_y, se, lif
     2 * sqrt(2) * SE (equal SEs); lifting every point above the range past that always fails it."""
     x = [-1.0 + 0.25 * i for i in range(len(inside_y))] + [1.0 + 0.5 * i for i in range(len(above_y))]
     y = inside_y + above_y
-    c = lab.dt_claims(x, y, data_max=0.9, standard_error=[se] * len(x))
+    c = lab_report.dt_claims(x, y, data_max=0.9, standard_error=[se] * len(x))
     assert c["saturates"] == all(v - inside_y[-1] <= 2 * np.sqrt(2 * se**2) for v in above_y)
     lifted = inside_y + [inside_y[-1] + 2 * np.sqrt(2) * se + 0.01 + lift] * len(above_y)
-    assert not lab.dt_claims(x, lifted, data_max=0.9, standard_error=[se] * len(x))["saturates"]
+    assert not lab_report.dt_claims(x, lifted, data_max=0.9, standard_error=[se] * len(x))["saturates"]
 
 
 def test_dt_claims_needs_requests_on_both_sides_of_the_data_max():
     with pytest.raises(ValueError, match="data_max"):
-        lab.dt_claims([0.0, 0.5], [0.0, 0.5], data_max=0.8)
+        lab_report.dt_claims([0.0, 0.5], [0.0, 0.5], data_max=0.8)
     with pytest.raises(ValueError, match="shapes"):
-        lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5], data_max=0.8)
+        lab_report.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5], data_max=0.8)
     with pytest.raises(ValueError, match="standard_error"):
-        lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], data_max=0.8, standard_error=[0.1, -0.1, 0.1])
+        lab_report.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], data_max=0.8, standard_error=[0.1, -0.1, 0.1])
     with pytest.raises(ValueError, match="z"):
-        lab.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], data_max=0.8, z=0.0)
+        lab_report.dt_claims([0.0, 0.5, 1.0], [0.0, 0.5, 1.0], data_max=0.8, z=0.0)
 
 
 def test_dt_evaluation_episodes_come_from_the_bound_of_the_env():
     from reference_impl.stats import episodes_for_standard_error, standard_error_bound
 
-    low, high = lab.dt_return_bounds()
+    low, high = lab_profiles.dt_return_bounds()
     assert (low, high) == pytest.approx((-1.49, 0.83))  # a trap after 49 step costs; the goal after 17 (from (2, 0))
-    n = lab.dt_evaluation_episodes()
-    assert n == lab.PROFILE_PARAMS["full"].dt.evaluation_episodes == episodes_for_standard_error(low, high, lab.DT_MAX_STANDARD_ERROR)
-    assert standard_error_bound(low, high, n) <= lab.DT_MAX_STANDARD_ERROR < standard_error_bound(low, high, n - 1)
+    n = lab_profiles.dt_evaluation_episodes()
+    assert (
+        n
+        == lab_profiles.PROFILE_PARAMS["full"].dt.evaluation_episodes
+        == episodes_for_standard_error(low, high, lab_profiles.DT_MAX_STANDARD_ERROR)
+    )
+    assert standard_error_bound(low, high, n) <= lab_profiles.DT_MAX_STANDARD_ERROR < standard_error_bound(low, high, n - 1)
 
 
 # --------------------------------------------------------------------------- npz writing and loading
 def test_write_npz_is_byte_deterministic_and_pickle_free(tmp_path):
     arrays = {"names": np.asarray(["CQL", "IQL"], dtype=str), "values": np.arange(3.0)}
-    lab.write_npz(tmp_path / "a.npz", arrays)
-    lab.write_npz(tmp_path / "b.npz", dict(reversed(list(arrays.items()))))
+    lab_pins.write_npz(tmp_path / "a.npz", arrays)
+    lab_pins.write_npz(tmp_path / "b.npz", dict(reversed(list(arrays.items()))))
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
     with np.load(tmp_path / "a.npz", allow_pickle=False) as loaded:
         assert loaded["names"].dtype.kind == "U" and loaded["names"].tolist() == ["CQL", "IQL"]
     with pytest.raises(ValueError, match="object"):
-        lab.write_npz(tmp_path / "c.npz", {"bad": np.asarray(["a", 1], dtype=object)})
+        lab_pins.write_npz(tmp_path / "c.npz", {"bad": np.asarray(["a", 1], dtype=object)})
 
 
 @settings(max_examples=25, deadline=None)
@@ -359,9 +372,9 @@ def test_write_npz_is_byte_deterministic_and_pickle_free(tmp_path):
 def test_write_npz_round_trips_floats_and_names_exactly(tmp_path_factory, values, names):
     path = tmp_path_factory.mktemp("npz") / "x.npz"
     arrays = {"values": np.asarray(values, dtype=np.float64), "names": np.asarray(names, dtype=str)}
-    lab.write_npz(path, arrays)
+    lab_pins.write_npz(path, arrays)
     first = path.read_bytes()
-    lab.write_npz(path, arrays)
+    lab_pins.write_npz(path, arrays)
     assert path.read_bytes() == first
     with np.load(path, allow_pickle=False) as loaded:
         np.testing.assert_array_equal(loaded["values"], arrays["values"])
@@ -370,15 +383,15 @@ def test_write_npz_round_trips_floats_and_names_exactly(tmp_path_factory, values
 
 def test_load_pinned_errors(tmp_path):
     with pytest.raises(ValueError, match="name"):
-        lab.load_pinned("M5_not_an_artifact")
+        lab_pins.load_pinned("M5_not_an_artifact")
     with pytest.raises(FileNotFoundError, match="--pin"):
-        lab.load_pinned("M5_dagger_curve", data_dir=tmp_path)
+        lab_pins.load_pinned("M5_dagger_curve", data_dir=tmp_path)
 
 
 def _check_pinned(data_dir):
     """Keys, shapes, dtypes and cross-references of a set of pinned artifacts."""
-    loaded = {name: lab.load_pinned(name, data_dir=data_dir) for name in lab.PINNED_KEYS}
-    for name, keys in lab.PINNED_KEYS.items():
+    loaded = {name: lab_pins.load_pinned(name, data_dir=data_dir) for name in lab_pins.PINNED_KEYS}
+    for name, keys in lab_pins.PINNED_KEYS.items():
         assert set(keys) <= set(loaded[name]), name
         for key, value in loaded[name].items():
             assert value.dtype != object, (name, key)
@@ -408,7 +421,7 @@ def _check_pinned(data_dir):
     assert language["method_names"].dtype.kind == "U"
     assert language["exact_match"].shape == language["method_names"].shape
     assert {"behavior_cloning", "ilql_like"} <= set(language["method_names"].tolist())
-    protocol = lab.load_pinned("M5_experiment_protocol", data_dir=data_dir)
+    protocol = lab_pins.load_pinned("M5_experiment_protocol", data_dir=data_dir)
     for key in ("artifact_scope", "seeds", "parameters", "package_versions"):
         assert protocol[key]
     assert protocol["profile"] == "full"
@@ -417,34 +430,34 @@ def _check_pinned(data_dir):
 
 
 def test_committed_pinned_artifacts_have_the_documented_keys_shapes_and_dtypes():
-    loaded, protocol = _check_pinned(lab.DATA_DIR)
+    loaded, protocol = _check_pinned(lab_pins.DATA_DIR)
     # The pinned runs are the full profile's offset-0 runs.
     # tuples are JSON lists
-    assert protocol["parameters"]["dagger"] == json.loads(json.dumps(dataclasses.asdict(lab.PROFILE_PARAMS["full"].dagger)))
-    assert len(loaded["M5_dagger_curve.npz"]["rounds"]) == lab.PROFILE_PARAMS["full"].dagger.rounds + 1
-    assert len(loaded["M5_online_dqn_curve.npz"]["dqn_success"]) == lab.PROFILE_PARAMS["full"].dqn.episodes
+    assert protocol["parameters"]["dagger"] == json.loads(json.dumps(dataclasses.asdict(lab_profiles.PROFILE_PARAMS["full"].dagger)))
+    assert len(loaded["M5_dagger_curve.npz"]["rounds"]) == lab_profiles.PROFILE_PARAMS["full"].dagger.rounds + 1
+    assert len(loaded["M5_online_dqn_curve.npz"]["dqn_success"]) == lab_profiles.PROFILE_PARAMS["full"].dqn.episodes
     np.testing.assert_array_equal(
-        loaded["M5_decision_transformer_results.npz"]["target_return"], lab.PROFILE_PARAMS["full"].dt.target_returns
+        loaded["M5_decision_transformer_results.npz"]["target_return"], lab_profiles.PROFILE_PARAMS["full"].dt.target_returns
     )
-    for path in lab.DATA_DIR.glob("M5_*"):
+    for path in lab_pins.DATA_DIR.glob("M5_*"):
         assert path.stat().st_size < 100_000, path  # KB, not MB (the course numbers, text in two languages, are the largest)
 
 
 # --------------------------------------------------------------------------- command line
 def test_bad_profile_variable_exits_2_with_a_clear_message(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv(lab.PROFILE_ENV, "medium")
-    assert lab.main(["--out", str(tmp_path)]) == 2
+    monkeypatch.setenv(lab_profiles.PROFILE_ENV, "medium")
+    assert lab_cli.main(["--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert lab.PROFILE_ENV in err and "medium" in err
+    assert lab_profiles.PROFILE_ENV in err and "medium" in err
     assert not (tmp_path / "report.md").exists()
 
 
 def test_profile_variable_sets_the_default_and_flag_wins():
-    assert lab.resolve_profile(None, {}) == "smoke"
-    assert lab.resolve_profile(None, {lab.PROFILE_ENV: " FULL "}) == "full"
-    assert lab.resolve_profile("smoke", {lab.PROFILE_ENV: "full"}) == "smoke"
-    with pytest.raises(lab.LabUsageError, match=lab.PROFILE_ENV):
-        lab.resolve_profile("full", {lab.PROFILE_ENV: "fast"})
+    assert lab_profiles.resolve_profile(None, {}) == "smoke"
+    assert lab_profiles.resolve_profile(None, {lab_profiles.PROFILE_ENV: " FULL "}) == "full"
+    assert lab_profiles.resolve_profile("smoke", {lab_profiles.PROFILE_ENV: "full"}) == "smoke"
+    with pytest.raises(lab_profiles.LabUsageError, match=lab_profiles.PROFILE_ENV):
+        lab_profiles.resolve_profile("full", {lab_profiles.PROFILE_ENV: "fast"})
 
 
 @pytest.mark.parametrize(
@@ -461,13 +474,13 @@ def test_profile_variable_sets_the_default_and_flag_wins():
     ],
 )
 def test_usage_errors_exit_2(argv, needle, capsys, tmp_path):
-    assert lab.main([*argv, "--out", str(tmp_path)]) == 2
+    assert lab_cli.main([*argv, "--out", str(tmp_path)]) == 2
     assert needle in capsys.readouterr().err
 
 
 def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys):
-    assert lab.main(["--out", str(tmp_path), "--section", *reversed(lab.SECTIONS)]) == 0
-    for section in (*lab.SECTIONS, "offline_values"):
+    assert lab_cli.main(["--out", str(tmp_path), "--section", *reversed(lab_profiles.SECTIONS)]) == 0
+    for section in (*lab_profiles.SECTIONS, "offline_values"):
         assert (tmp_path / f"{section}.png").stat().st_size > 1000
     assert not list(tmp_path.glob("*.ru.png")) and not (tmp_path / "report.ru.md").exists()
     claims = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
@@ -477,7 +490,7 @@ def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys
     headings = [line[3:] for line in report.splitlines() if line.startswith("## ")]
     # lab order whatever the order typed
     assert headings[0] == LABELS["en"]["report.design"]  # how the settings were chosen, before any number
-    assert headings[1 : 1 + len(lab.SECTIONS)] == [LABELS["en"][f"report.section.{s}"] for s in lab.SECTIONS]
+    assert headings[1 : 1 + len(lab_profiles.SECTIONS)] == [LABELS["en"][f"report.section.{s}"] for s in lab_profiles.SECTIONS]
     for section in lab_design.SEARCHES:  # one paragraph per section, naming its document
         assert f"**{LABELS['en'][f'report.section.{section}']}**: {lab_design.SEARCHES[section]['en']}" in report
     assert f"## {LABELS['en']['report.claims']}" in report and LABELS["en"]["summary_llm"] in report
@@ -485,7 +498,7 @@ def test_every_section_runs_and_writes_figures_and_report(tiny, tmp_path, capsys
 
 
 def test_seeds_study_reports_mean_spread_and_per_seed_values(tiny, tmp_path):
-    run = lab.run_lab(lab.parse_options(["--section", "dagger", "dqn", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
+    run = lab_cli.run_lab(lab_cli.parse_options(["--section", "dagger", "dqn", "language", "--seeds", "2", "--out", str(tmp_path)], {}))
     assert [r["seed"] for r in run["results"]["dagger"]] == [17, 18]
     assert [r["seed"] for r in run["results"]["language"]] == [71, 72]
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
@@ -517,7 +530,7 @@ def _mostly_cyrillic(line: str) -> bool:
 
 
 def test_russian_report_is_russian_line_by_line(tiny, tmp_path, capsys):
-    assert lab.main(["--lang", "ru", "--seeds", "2", "--out", str(tmp_path)]) == 0
+    assert lab_cli.main(["--lang", "ru", "--seeds", "2", "--out", str(tmp_path)]) == 0
     report = (tmp_path / "report.ru.md").read_text(encoding="utf-8")
     assert not (tmp_path / "report.md").exists()
     assert LABELS["ru"]["fqe_warning"] in report and LABELS["ru"]["summary_heading"] in report
@@ -538,7 +551,7 @@ def test_russian_report_is_russian_line_by_line(tiny, tmp_path, capsys):
 
 
 def test_both_languages_from_one_run_share_the_folder(tiny, tmp_path):
-    run = lab.run_lab(lab.parse_options(["--section", "dt", "--lang", "en", "--lang", "ru", "--out", str(tmp_path)], {}))
+    run = lab_cli.run_lab(lab_cli.parse_options(["--section", "dt", "--lang", "en", "--lang", "ru", "--out", str(tmp_path)], {}))
     assert set(run["reports"]) == {"en", "ru"} and run["report"] == tmp_path / "report.md"
     assert (tmp_path / "dt.png").is_file() and (tmp_path / "dt.ru.png").is_file()
     assert "(dt.ru.png)" in (tmp_path / "report.ru.md").read_text(encoding="utf-8")
@@ -550,8 +563,8 @@ def test_lab_language_comes_from_the_argument_not_the_environment(monkeypatch):
         monkeypatch.setenv(name, value)
     import os
 
-    assert lab.parse_options([], os.environ).lang == "en"
-    assert lab.parse_options(["--lang", "ru"], os.environ).lang == "ru"
+    assert lab_cli.parse_options([], os.environ).lang == "en"
+    assert lab_cli.parse_options(["--lang", "ru"], os.environ).lang == "ru"
 
 
 def _axes_texts(ax) -> list[str]:
@@ -567,7 +580,7 @@ def _axes_texts(ax) -> list[str]:
 
 def test_russian_figures_have_russian_titles_legends_and_tick_labels():
     labels = labels_for("ru")
-    from reference_impl.lab import load_pinned
+    from reference_impl.lab.pins import load_pinned
 
     offline = load_pinned("M5_offline_method_results")
     language = load_pinned("M5_language_ilql_results")
@@ -616,7 +629,7 @@ def test_display_names_cover_the_pinned_names_and_pass_unknown_names_through():
         ("M5_offline_method_results", "fqe_names"),
         ("M5_language_ilql_results", "method_names"),
     ):
-        names |= set(lab.load_pinned(artifact)[key].tolist())
+        names |= set(lab_pins.load_pinned(artifact)[key].tolist())
     for lang in ("en", "ru"):
         assert all(f"name.{n}" in LABELS[lang] for n in names | set(ACTION_NAMES)), lang
     assert display_name(labels_for("ru"), "my_method") == "my_method"
@@ -625,7 +638,7 @@ def test_display_names_cover_the_pinned_names_and_pass_unknown_names_through():
 def test_pin_writes_loadable_artifacts_and_is_deterministic(tiny, tmp_path, monkeypatch):
     for name in ("a", "b"):
         monkeypatch.setattr(lab_pins, "DATA_DIR", tmp_path / name / "data")
-        assert lab.main(["--pin", "--out", str(tmp_path / name / "out")]) == 0
+        assert lab_cli.main(["--pin", "--out", str(tmp_path / name / "out")]) == 0
     _check_pinned(tmp_path / "a" / "data")
     for path in sorted((tmp_path / "a" / "data").iterdir()):
         assert path.read_bytes() == (tmp_path / "b" / "data" / path.name).read_bytes(), path.name
@@ -636,10 +649,10 @@ def test_real_smoke_profile_end_to_end(tmp_path):
     """The smoke profile exactly as `make lab` runs it (about 30 s of CPU), slow like the lab
     notebook in that profile (tests/notebooks/test_execute.py); the fast suite runs every
     section in the tiny profile above."""
-    run = lab.run_lab(lab.parse_options(["--out", str(tmp_path)], {}))
-    assert set(run["results"]) == set(lab.SECTIONS)
-    assert len(run["results"]["dagger"][0]["rounds"]) == lab.PROFILE_PARAMS["smoke"].dagger.rounds + 1
-    assert len(run["results"]["dqn"][0]["dqn_success"]) == lab.PROFILE_PARAMS["smoke"].dqn.episodes
+    run = lab_cli.run_lab(lab_cli.parse_options(["--out", str(tmp_path)], {}))
+    assert set(run["results"]) == set(lab_profiles.SECTIONS)
+    assert len(run["results"]["dagger"][0]["rounds"]) == lab_profiles.PROFILE_PARAMS["smoke"].dagger.rounds + 1
+    assert len(run["results"]["dqn"][0]["dqn_success"]) == lab_profiles.PROFILE_PARAMS["smoke"].dqn.episodes
     assert (tmp_path / "report.md").is_file()
 
 
@@ -652,22 +665,22 @@ TRAINING_FLAGS = {("M5_online_dqn_curve.npz", "dqn_success"), ("M5_online_dqn_cu
 
 
 def test_same_machine_needs_the_cpu_its_capability_and_the_versions():
-    here = {"package_versions": {"torch": "2.13.0+cpu"}, "machine": lab.machine_description()}
-    assert lab.same_machine(here, dict(here))
+    here = {"package_versions": {"torch": "2.13.0+cpu"}, "machine": lab_pins.machine_description()}
+    assert lab_pins.same_machine(here, dict(here))
     assert set(here["machine"]) == {"arch", "cpu", "torch_cpu_capability", *numerics.PINNED}
     other = "AVX512" if here["machine"]["torch_cpu_capability"] != "AVX512" else "AVX2"
     other_capability = {**here, "machine": {**here["machine"], "torch_cpu_capability": other}}
-    assert not lab.same_machine(here, other_capability)
+    assert not lab_pins.same_machine(here, other_capability)
     # Same instructions, another vendor: MKL may take another path.
     other_vendor = {**here, "machine": {**here["machine"], "cpu": "GenuineIntel family 6 model 143"}}
-    assert not lab.same_machine(here, other_vendor)
-    assert not lab.same_machine(here, {**here, "package_versions": {"torch": "2.14.1"}})
+    assert not lab_pins.same_machine(here, other_vendor)
+    assert not lab_pins.same_machine(here, {**here, "package_versions": {"torch": "2.14.1"}})
     # Records written before the CPU was described: a bare architecture, the first
     # description (no "cpu"), or none.
-    assert not lab.same_machine({**here, "machine": "x86_64"}, here)
+    assert not lab_pins.same_machine({**here, "machine": "x86_64"}, here)
     first = {k: v for k, v in here["machine"].items() if k != "cpu"}
-    assert not lab.same_machine({**here, "machine": first}, here)
-    assert not lab.same_machine({"package_versions": here["package_versions"]}, here)
+    assert not lab_pins.same_machine({**here, "machine": first}, here)
+    assert not lab_pins.same_machine({"package_versions": here["package_versions"]}, here)
 
 
 def test_cpu_identity_reads_the_first_processor_of_cpuinfo(tmp_path, monkeypatch):
@@ -677,11 +690,11 @@ def test_cpu_identity_reads_the_first_processor_of_cpuinfo(tmp_path, monkeypatch
         "model name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n",
         encoding="utf-8",
     )
-    assert lab.cpu_identity(str(cpuinfo)) == "AuthenticAMD family 25 model 17"
+    assert lab_pins.cpu_identity(str(cpuinfo)) == "AuthenticAMD family 25 model 17"
     monkeypatch.setattr(lab_pins.platform, "processor", lambda: "arm")
-    assert lab.cpu_identity(str(tmp_path / "missing")) == "arm"
+    assert lab_pins.cpu_identity(str(tmp_path / "missing")) == "arm"
     cpuinfo.write_text("processor\t: 0\nBogoMIPS\t: 50.00\n", encoding="utf-8")  # no vendor line (e.g. some ARM kernels)
-    assert lab.cpu_identity(str(cpuinfo)) == "arm"
+    assert lab_pins.cpu_identity(str(cpuinfo)) == "arm"
 
 
 @pytest.mark.slow
@@ -689,32 +702,35 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
     """`m5 lab --profile full --pin` into a scratch directory equals the committed files.
 
     Exactly (bit for bit in every array) on the same machine as the protocol's
-    (`lab.same_machine`: package versions, architecture, CPU, torch's CPU capability and
+    (`lab_pins.same_machine`: package versions, architecture, CPU, torch's CPU capability and
     the numerics settings); otherwise names, shapes and dtypes exactly and the text
     arrays bit for bit: one seed's values on another CPU may take another path through
     training (measured: Double DQN's overestimation curve 0.42 apart at two checkpoints),
     and what must hold there, the verdicts, is checked by
     `test_lab_results.test_the_full_run_reproduces_the_committed_claims`.
     """
-    committed = lab.DATA_DIR
-    protocol = lab.load_pinned("M5_experiment_protocol", data_dir=committed)
+    committed = lab_pins.DATA_DIR
+    protocol = lab_pins.load_pinned("M5_experiment_protocol", data_dir=committed)
     monkeypatch.setattr(lab_pins, "DATA_DIR", tmp_path / "data")
-    assert lab.main(["--profile", "full", "--pin", "--out", str(tmp_path / "out")]) == 0
-    fresh = lab.load_pinned("M5_experiment_protocol", data_dir=tmp_path / "data")
-    same_machine = lab.same_machine(fresh, protocol)
+    assert lab_cli.main(["--profile", "full", "--pin", "--out", str(tmp_path / "out")]) == 0
+    fresh = lab_pins.load_pinned("M5_experiment_protocol", data_dir=tmp_path / "data")
+    same_machine = lab_pins.same_machine(fresh, protocol)
     assert fresh["parameters"] == protocol["parameters"] and fresh["seeds"] == protocol["seeds"]
-    for name in lab.PINNED_KEYS:
-        old, new = lab.load_pinned(name, data_dir=committed), lab.load_pinned(name, data_dir=tmp_path / "data")
+    for name in lab_pins.PINNED_KEYS:
+        old, new = lab_pins.load_pinned(name, data_dir=committed), lab_pins.load_pinned(name, data_dir=tmp_path / "data")
         assert set(old) == set(new), name
         for key in old:
             assert (new[key].shape, new[key].dtype) == (old[key].shape, old[key].dtype), f"{name}:{key}"
             if same_machine or old[key].dtype.kind == "U":
                 np.testing.assert_array_equal(new[key], old[key], err_msg=f"{name}:{key}")
-    for name in lab.PINNED_KEYS:  # byte for byte: the .npz writer is deterministic
+    for name in lab_pins.PINNED_KEYS:  # byte for byte: the .npz writer is deterministic
         if same_machine:
             assert (tmp_path / "data" / name).read_bytes() == (committed / name).read_bytes(), name
     # The per-seed file holds every seed of the committed run; this one-seed run gives its first offset.
-    old, new = lab.load_pinned(lab.SEEDS_PIN, data_dir=committed), lab.load_pinned(lab.SEEDS_PIN, data_dir=tmp_path / "data")
+    old, new = (
+        lab_pins.load_pinned(lab_pins.SEEDS_PIN, data_dir=committed),
+        lab_pins.load_pinned(lab_pins.SEEDS_PIN, data_dir=tmp_path / "data"),
+    )
     assert set(old) == set(new)
     for key in old:
         if key != "seeds" and same_machine:
@@ -726,7 +742,7 @@ def test_full_pin_reproduces_the_committed_artifacts(tmp_path, monkeypatch):
 
 
 def test_m5_cli_forwards_options_to_the_lab(capsys):
-    """`m5 lab --option ...` reaches lab.main (argparse.REMAINDER alone drops leading options)."""
+    """`m5 lab --option ...` reaches lab_cli.main (argparse.REMAINDER alone drops leading options)."""
     from autograder.cli import main as m5
 
     assert m5(["lab", "--section", "warp"]) == 2

@@ -10,23 +10,29 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl import lab, lab_design, lab_results, numerics
-from reference_impl.lab_profiles import PROFILE_PARAMS
+from reference_impl import numerics
+from reference_impl.lab import cli as lab_cli
+from reference_impl.lab import design as lab_design
+from reference_impl.lab import pins as lab_pins
+from reference_impl.lab import profiles as lab_profiles
+from reference_impl.lab import results as lab_results
+from reference_impl.lab import runners as lab_runners
+from reference_impl.lab.profiles import PROFILE_PARAMS
 
 COMMITTED = lab_results.DEFAULT_CLAIMS
 
 
 def test_pin_defaults_to_the_report_block_and_refuses_design_offsets():
-    options = lab.parse_options(["--pin"], {})
+    options = lab_cli.parse_options(["--pin"], {})
     assert options.first_offset == lab_design.REPORT_FIRST_OFFSET and options.offsets[0] == 100
-    assert lab.parse_options(["--seeds", "3"], {}).offsets == range(0, 3)  # a student's own run: offset 0 as before
+    assert lab_cli.parse_options(["--seeds", "3"], {}).offsets == range(0, 3)  # a student's own run: offset 0 as before
     refusal = r"--pin reports fresh seeds only: offsets \d+\.\.\d+ chose the settings \(design offsets 0\.\.99\)"
     for argv in (["--pin", "--seed-offset", "0"], ["--pin", "--seed-offset", "95", "--seeds", "10"]):
-        with pytest.raises(lab.LabUsageError, match=refusal):
-            lab.parse_options(argv, {})
+        with pytest.raises(lab_profiles.LabUsageError, match=refusal):
+            lab_cli.parse_options(argv, {})
     for bad in ("-1", "ten", "1.5"):
-        with pytest.raises(lab.LabUsageError, match="--seed-offset must be a non-negative integer"):
-            lab.parse_options(["--seed-offset", bad], {})
+        with pytest.raises(lab_profiles.LabUsageError, match="--seed-offset must be a non-negative integer"):
+            lab_cli.parse_options(["--seed-offset", bad], {})
 
 
 def test_design_seeds_cover_every_seed_field_of_a_section_at_every_design_offset():
@@ -39,7 +45,7 @@ def test_design_seeds_cover_every_seed_field_of_a_section_at_every_design_offset
 
 
 def test_every_section_has_its_search_in_both_languages():
-    seeded = set(lab.SECTIONS) - set(lab.UNSEEDED)
+    seeded = set(lab_profiles.SECTIONS) - set(lab_runners.UNSEEDED)
     assert set(lab_design.SEARCHES) == seeded
     for section, entry in lab_design.SEARCHES.items():
         assert entry["en"] and entry["ru"] and entry["doc"].startswith("docs/"), section
@@ -60,7 +66,7 @@ def test_committed_report_uses_only_fresh_seeds():
 
 def test_the_report_states_no_seed_counts():
     """Verdicts come from intervals: no 'holds on 9 of 10 seeds' in the report or the protocol record."""
-    protocol = lab.load_pinned("M5_experiment_protocol")
+    protocol = lab_pins.load_pinned("M5_experiment_protocol")
     assert "seeds_holding" not in json.dumps(protocol)
     for name in ("report.md", "report.ru.md"):
         text = (COMMITTED.parent / name).read_text(encoding="utf-8")
@@ -82,12 +88,12 @@ def test_rewrite_gives_the_same_outputs_without_training_and_refuses_another_run
 
     use_tiny(monkeypatch)
     argv = ["--seeds", "2", "--section", "dagger", "dqn", "--out", str(tmp_path)]
-    assert lab.main(argv) == 0
-    first = (tmp_path / lab.CLAIMS_FILE).read_bytes()
-    (tmp_path / lab.CLAIMS_FILE).unlink()
-    monkeypatch.setattr(lab, "RUNNERS", {})  # a rewrite that trained anything would fail here
-    assert lab.main([*argv, "--rewrite"]) == 0
-    assert (tmp_path / lab.CLAIMS_FILE).read_bytes() == first
-    assert lab.main(["--seeds", "3", "--section", "dagger", "dqn", "--out", str(tmp_path), "--rewrite"]) == 2  # another run's results
-    with pytest.raises(lab.LabUsageError, match="--rewrite needs the results.pickle"):
-        lab.parse_options(["--rewrite", "--out", str(tmp_path / "empty")], {})
+    assert lab_cli.main(argv) == 0
+    first = (tmp_path / lab_cli.CLAIMS_FILE).read_bytes()
+    (tmp_path / lab_cli.CLAIMS_FILE).unlink()
+    monkeypatch.setattr(lab_cli, "RUNNERS", {})  # a rewrite that trained anything would fail here
+    assert lab_cli.main([*argv, "--rewrite"]) == 0
+    assert (tmp_path / lab_cli.CLAIMS_FILE).read_bytes() == first
+    assert lab_cli.main(["--seeds", "3", "--section", "dagger", "dqn", "--out", str(tmp_path), "--rewrite"]) == 2  # another run's results
+    with pytest.raises(lab_profiles.LabUsageError, match="--rewrite needs the results.pickle"):
+        lab_cli.parse_options(["--rewrite", "--out", str(tmp_path / "empty")], {})

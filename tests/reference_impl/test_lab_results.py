@@ -15,12 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import lab, lab_results
-from reference_impl.lab_caveats import caveats
-from reference_impl.lab_comparisons import COMPARISONS, OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
-from reference_impl.lab_results import CLAIMS, DT_LOG_GROUPS, Claim, claim_ids, evaluate_claims, log_return_groups
-from reference_impl.labels import LABELS, display_name
-from reference_impl.language import LANGUAGE_METHODS
+from reference_impl.lab import cli as lab_cli
+from reference_impl.lab import pins as lab_pins
+from reference_impl.lab import profiles as lab_profiles
+from reference_impl.lab import results as lab_results
+from reference_impl.lab.caveats import caveats
+from reference_impl.lab.claims import CLAIMS, DT_LOG_GROUPS, Claim, log_return_groups
+from reference_impl.lab.comparisons import COMPARISONS, OFFLINE_VALUE_METHODS, evaluate_comparisons, phrase
+from reference_impl.lab.labels import LABELS, display_name
+from reference_impl.lab.results import claim_ids, evaluate_claims
+from reference_impl.language_task import LANGUAGE_METHODS
 from reference_impl.offline import METHOD_NAMES
 from reference_impl.stats import paired_difference, verdict
 
@@ -34,7 +38,7 @@ SEEDS = 10  # the committed report's seeds: at least 10 wherever a comparison is
 @pytest.fixture(autouse=True)
 def _quiet(monkeypatch):
     monkeypatch.setenv("M5_PROGRESS", "0")
-    monkeypatch.delenv(lab.PROFILE_ENV, raising=False)
+    monkeypatch.delenv(lab_profiles.PROFILE_ENV, raising=False)
 
 
 # --------------------------------------------------------------------------- the registry
@@ -53,7 +57,7 @@ def test_the_ids_other_texts_cite_are_registered():
         *(f"offline.{w}.{m}" for w in ("return", "success", "greedy_value_true") for m in slugs),
         *(f"offline.greedy_q_learned.{m}" for m in slugs[1:]),
         *(f"fqe.{w}.{m}" for w in ("estimate", "simulator", "abs_error") for m in slugs),
-        *(f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns),
+        *(f"dt.achieved.{r:.2f}" for r in lab_profiles.PROFILE_PARAMS["full"].dt.target_returns),
         *(
             f"language.{w}.{m}"
             for w in ("exact_match", "mean_reward", "heldout_exact_match", "heldout_mean_reward")
@@ -269,7 +273,7 @@ def test_the_language_sentences_say_the_critic_adds_nothing_only_when_the_interv
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_the_heldout_sentence_says_plainly_when_no_method_carries_over(lang):
-    from reference_impl.language import HELDOUT_PROMPTS
+    from reference_impl.language_task import HELDOUT_PROMPTS
 
     words = {"en": "No method carries its accuracy", "ru": "Ни один метод не переносит"}[lang]
     high, low = (0.9, 1.0, 0.95, 1.0), (0.0, 0.17, 0.0, 0.0)
@@ -332,7 +336,7 @@ def test_id_index_lists_every_claim_of_the_document():
 def test_committed_readme_table_agrees_with_the_committed_claims():
     document = lab_results.load_document(COMMITTED)
     assert lab_results.readme_matches(lab_results.DEFAULT_README, document), (
-        "docs/lab_results.md differs from docs/lab-results/claims.json: run `python -m reference_impl.lab_results readme`"
+        "docs/lab_results.md differs from docs/lab-results/claims.json: run `python -m reference_impl.lab.results readme`"
     )
 
 
@@ -341,8 +345,8 @@ def test_committed_claims_are_the_ten_seed_full_run_of_every_registered_claim():
     assert document["profile"] == "full" and document["seeds"] == SEEDS
     assert document["command"].startswith(f"m5 lab --profile full --seeds {SEEDS} --out docs/lab-results")
     registered = set(claim_ids())
-    smoke_only = {f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["smoke"].dt.target_returns} - {
-        f"dt.achieved.{r:.2f}" for r in lab.PROFILE_PARAMS["full"].dt.target_returns
+    smoke_only = {f"dt.achieved.{r:.2f}" for r in lab_profiles.PROFILE_PARAMS["smoke"].dt.target_returns} - {
+        f"dt.achieved.{r:.2f}" for r in lab_profiles.PROFILE_PARAMS["full"].dt.target_returns
     }
     assert set(document["claims"]) == registered - smoke_only
     for claim_id, entry in document["claims"].items():
@@ -381,7 +385,7 @@ def test_the_offline_log_lets_a_value_method_beat_cloning_and_shows_naive_dqn_ov
 
 
 def same_verdicts_and_signs(fresh: dict, committed: dict) -> None:
-    """A rerun on another machine (``lab.same_machine`` false): every comparison keeps its
+    """A rerun on another machine (``lab_pins.same_machine`` false): every comparison keeps its
     verdict (ahead / behind / no detectable difference) and each end of its interval keeps
     its sign. Per-seed values are not compared there: on another CPU a seed can take
     another path through training (measured: two IQL seeds at 0.27 and 0.31 where this
@@ -416,17 +420,17 @@ def test_verdicts_and_signs_across_machines_allow_other_values_but_not_another_c
 @pytest.mark.slow
 def test_the_full_run_reproduces_the_committed_claims(tmp_path):
     """The committed run again (`m5 lab --profile full --seeds 10` on the report block): every
-    claim equal seed by seed on the same machine (`lab.same_machine`); elsewhere every
+    claim equal seed by seed on the same machine (`lab_pins.same_machine`); elsewhere every
     verdict and every interval's signs (:func:`same_verdicts_and_signs`). About 30 minutes."""
     committed = lab_results.load_document(COMMITTED)
     first = committed["seed_offsets"]["offsets"][0]
     argv = ["--profile", "full", "--seeds", str(SEEDS), "--seed-offset", str(first), "--out", str(tmp_path)]
-    run = lab.run_lab(lab.parse_options(argv, {}))
-    fresh = lab_results.load_document(tmp_path / lab.CLAIMS_FILE)
+    run = lab_cli.run_lab(lab_cli.parse_options(argv, {}))
+    fresh = lab_results.load_document(tmp_path / lab_cli.CLAIMS_FILE)
     assert set(fresh["claims"]) == set(committed["claims"])
     for claim_id, entry in committed["claims"].items():
         assert run["claims"][claim_id]["seed_ids"] == entry["seed_ids"], claim_id
-    if lab.same_machine(fresh, committed):
+    if lab_pins.same_machine(fresh, committed):
         for claim_id, entry in committed["claims"].items():
             assert run["claims"][claim_id]["per_seed"] == entry["per_seed"], claim_id
     same_verdicts_and_signs(fresh, committed)  # on every machine, this one included
@@ -434,7 +438,7 @@ def test_the_full_run_reproduces_the_committed_claims(tmp_path):
 
 def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeypatch):
     use_tiny(monkeypatch)
-    lab.run_lab(lab.parse_options(["--seeds", "2", "--out", str(tmp_path)], {}))
+    lab_cli.run_lab(lab_cli.parse_options(["--seeds", "2", "--out", str(tmp_path)], {}))
     document = json.loads((tmp_path / "claims.json").read_text(encoding="utf-8"))
     assert set(document) == {
         "command",
@@ -452,7 +456,7 @@ def test_tiny_run_writes_claims_json_with_the_documented_shape(tmp_path, monkeyp
     comparison = document["comparisons"]["offline.vs_bc.iql"]
     assert set(comparison) == {"effect", "low", "high", "n_seeds", "paired", "confidence", "verdict", "a", "b", "words", "text"}
     assert comparison["n_seeds"] == 2 and comparison["b"] == "offline.return.behavior_cloning"
-    assert document["machine"] == lab.machine_description()
+    assert document["machine"] == lab_pins.machine_description()
     assert document["command"] == f"m5 lab --profile smoke --seeds 2 --out {tmp_path.as_posix()} --lang en"
     entry = document["claims"]["offline.greedy_q_learned.naive_dqn"]
     assert set(entry) == {"per_seed", "seed_ids", "mean", "sd", "text"} and entry["seed_ids"] == [41, 42]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from reference_impl import side_studies
-from reference_impl.lab_pins import DATA_DIR
-from reference_impl.labels import LANGUAGES
+from reference_impl.lab import side_studies
+from reference_impl.lab.labels import LANGUAGES
+from reference_impl.lab.pins import DATA_DIR
 
 DOCS = side_studies.DOCS
 
@@ -16,7 +16,7 @@ def _studies() -> tuple[dict, dict]:
 
 
 def test_the_pinned_side_studies_equal_a_fresh_reading_of_the_committed_studies():
-    """Re-pin with `python -m reference_impl.side_studies` whenever a study's JSON changes."""
+    """Re-pin with `python -m reference_impl.lab.side_studies` whenever a study's JSON changes."""
     pinned = json.loads((DATA_DIR / side_studies.SIDE_FILE).read_text(encoding="utf-8"))
     assert pinned == json.loads(json.dumps(side_studies.side_numbers(*_studies())))
     for name in side_studies.FIGURES:

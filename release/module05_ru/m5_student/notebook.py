@@ -189,7 +189,7 @@ def ported(fn: Callable, name: str, lang: str | None = None) -> Callable:
     return _told(fn, TEXT[_language(lang)]["missing_port"].format(name=name))
 
 
-class lab_section:  # noqa: N801 - used as `with lab_section() as section:`, like a function
+class lab_section:
     """A lab section's cell body: a NotImplementedError inside (a missing kernel or port)
     prints one line saying what to implement and ends the section; any other error is raised."""
 

@@ -36,11 +36,11 @@ from torch import nn
 from m5_student import kernels
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything
+from m5_student.exact_eval import exact_outcomes
 from m5_student.expert import NoisyExpertPolicy
 from m5_student.fqe import exact_action_values
 from m5_student.imitation import ArgmaxPolicy, make_mlp
 from m5_student.keydoor import KeyDoorGrid
-from m5_student.exact_eval import exact_outcomes
 from m5_student.records import Episode, Transition
 from m5_student.rollout import rollout
 

@@ -23,7 +23,6 @@ import signal
 import threading
 import time
 
-
 REPEAT = 0.2  # seconds between raises once the limit is reached
 POLL = 0.01  # seconds between the watchdog's looks at its flag
 
