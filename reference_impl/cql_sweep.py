@@ -18,6 +18,7 @@ import functools
 import json
 import math
 import platform
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -27,7 +28,6 @@ import numpy as np
 from reference_impl import stats
 from reference_impl.common import progress, seed_everything
 from reference_impl.course_run import interval
-from reference_impl.cql_sweep_text import TEXT_SOURCE
 from reference_impl.fqe import exact_action_values
 from reference_impl.keydoor import KeyDoorGrid
 from reference_impl.lab.design import REPORT_FIRST_OFFSET
@@ -409,22 +409,10 @@ def dump_json(data: dict) -> str:
 _VERDICT_RU = {"ahead": "впереди", "behind": "позади", "no detectable difference": "различие не обнаружено"}
 
 
-def _parse_text(block: str) -> dict[str, str]:
-    """``@key text`` entries (continuation lines joined with a space, ``¶`` a paragraph break) as {key: text}."""
-    entries: dict[str, str] = {}
-    key = None
-    for line in block.strip().splitlines():
-        if line.startswith("@"):
-            key, _, text = line[1:].partition(" ")
-            entries[key] = text
-        else:
-            entries[key] += " " + line
-    return {key: text.replace("¶ ", "¶").replace("¶", "\n\n") for key, text in entries.items()}
-
-
-_TEXT = {lang: _parse_text(block) for lang, block in TEXT_SOURCE.items()}
-for _t in _TEXT.values():
-    _t.update(zip(("naive", "bc", "none", "like_naive", "like_bc", "like_neither"), _t.pop("names").split(" | ")))
+#: The report's text: ``cql_sweep.toml`` beside this module, one table per language.
+TEXT_FILE = Path(__file__).resolve().with_suffix(".toml")
+#: The report's text per language, from that file (same keys in each table).
+_TEXT = {lang: dict(table) for lang, table in tomllib.loads(TEXT_FILE.read_text(encoding="utf-8")).items()}
 
 
 def _num(x: float, digits: int = 2, signed: bool = False) -> str:

@@ -61,7 +61,7 @@ STUDENT_PACKAGES = ("numpy", "torch", "gymnasium", "matplotlib", "tqdm", "hypoth
 # Modules that must never reach students: worked answers of the numerical exercises.
 # Not shipped: the answer key, and the instructor's side studies whose reports live in docs/lab-results/
 # (the maximization-bias MDP, CQL's penalty sweep); the lab the kit runs does not import them.
-EXCLUDED_MODULES = frozenset({"exercises.py", "maxbias.py", "cql_sweep.py", "cql_sweep_text.py"})
+EXCLUDED_MODULES = frozenset({"exercises.py", "maxbias.py", "cql_sweep.py"})
 # Where a stubbed function is to be written (the message of its NotImplementedError).
 LAB_PORTS = frozenset({"torch_kernels.py"})
 BEGIN_RE, END_RE = stubs.BEGIN_RE, stubs.END_RE  # solution region markers, one definition

@@ -20,7 +20,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from reference_impl.lab.labels import LANGUAGES
 from reference_impl.lab.profiles import LabProfile
+from reference_impl.lab.text import language_text
 
 #: The first seed offset of the course's report; every offset below it is a design offset.
 REPORT_FIRST_OFFSET = 100
@@ -37,86 +39,20 @@ SECTION_PARAMS = {
     "language": "language",
 }
 
+#: The document each seeded section's search is told in (the paragraphs are ``design.<section>``
+#: of the language files).
+SEARCH_DOCS = {
+    "dagger": "docs/dagger_budget.md",
+    "dqn": "docs/lab_results.md",
+    "log": "docs/offline_log.md",
+    "offline": "docs/offline_log.md",
+    "fqe": "docs/offline_log.md",
+    "dt": "docs/lab_results.md",
+    "language": "docs/token_pipeline.md",
+}
+#: ``SEARCHES[section]``: ``doc`` (:data:`SEARCH_DOCS`) and, per language, what was tried.
 SEARCHES: dict[str, dict[str, str]] = {
-    "dagger": {
-        "doc": "docs/dagger_budget.md",
-        "en": (
-            "The wide grid, its slip of 0.1 and its 100-step limit were fixed from the expert's own success; two "
-            "rules for counting labels (every visit, or distinct states) were then compared on seeds 17-21. "
-            "Distinct states were kept: counting every visit gives no detectable difference between the learners."
-        ),
-        "ru": (
-            "Широкая решётка, проскальзывание 0.1 и предел в 100 шагов выбраны по успеху самого эксперта; затем "
-            "на запусках 17-21 сравнивались два способа считать метки (каждое посещение или различные состояния). "
-            "Оставлен счёт различных состояний: при счёте каждого посещения разница между учениками не обнаруживается."
-        ),
-    },
-    "dqn": {
-        "doc": "docs/lab_results.md",
-        "en": (
-            "The network, the 130 training episodes and the exploration schedule were set when the lab was first "
-            "written, looking at seed offset 0; no other setting was tried. The earlier reports used offsets 0-9."
-        ),
-        "ru": (
-            "Сеть, 130 обучающих эпизодов и расписание исследования заданы при первом написании лабораторной по "
-            "запуску со сдвигом 0; других настроек не пробовали. Прежние отчёты использовали сдвиги 0-9."
-        ),
-    },
-    "log": {
-        "doc": "docs/offline_log.md",
-        "en": (
-            "Two mixes of the log were tried on seeds 41-43: expert 0.25 / forgetful planner 0.60 and expert 0.30 / "
-            "planner 0.55 (random 0.15 in both). The second was kept: with the first, no value learner got past "
-            "the key."
-        ),
-        "ru": (
-            "На запусках 41-43 пробовали две смеси журнала: эксперт 0.25 / забывчивый планировщик 0.60 и эксперт "
-            "0.30 / планировщик 0.55 (случайные действия 0.15 в обеих). Оставлена вторая: с первой ни один метод "
-            "обучения ценностей не доходил дальше ключа."
-        ),
-    },
-    "offline": {
-        "doc": "docs/offline_log.md",
-        "en": (
-            "Training epochs were raised from 16 to 40 on seeds 41-43; the learning rate 1e-3 was chosen over 2e-3 "
-            "and 3e-3 as the steadier across seeds; CQL's alpha in {0.01, 0.1, 0.3, 1, 5} was tried on seeds 41-42 "
-            "and the default 1 kept (the alpha study is reported separately, on its own fresh seeds)."
-        ),
-        "ru": (
-            "На запусках 41-43 число эпох обучения поднято с 16 до 40; скорость обучения 1e-3 выбрана вместо 2e-3 и "
-            "3e-3 как более устойчивая по запускам; alpha в CQL из {0.01, 0.1, 0.3, 1, 5} пробовали на запусках "
-            "41-42 и оставили значение по умолчанию 1 (исследование alpha приведено отдельно, на своих свежих запусках)."
-        ),
-    },
-    "fqe": {
-        "doc": "docs/offline_log.md",
-        "en": "FQE evaluates the offline section's policies with its defaults; no setting of its own was tried.",
-        "ru": "FQE оценивает политики офлайн-раздела с настройками по умолчанию; своих настроек не подбирали.",
-    },
-    "dt": {
-        "doc": "docs/lab_results.md",
-        "en": (
-            "The context length, epochs and target returns were set when the lab was first written, looking at "
-            "seed offset 0; no other setting was tried."
-        ),
-        "ru": (
-            "Длина контекста, число эпох и целевые отдачи заданы при первом написании лабораторной по запуску со "
-            "сдвигом 0; других настроек не пробовали."
-        ),
-    },
-    "language": {
-        "doc": "docs/token_pipeline.md",
-        "en": (
-            "No setting was tuned; one variant (return-weighted cloning without its per-prompt baseline) was run "
-            "once on seeds 71-80 and showed no detectable difference; the baseline was kept for its reason, not a "
-            "result."
-        ),
-        "ru": (
-            "Настройки не подбирались; один вариант (клонирование с весами по отдаче без базовой линии по "
-            "запросу) запускали один раз на запусках 71-80, разница не обнаружена; базовая линия оставлена по "
-            "своей причине, а не по результату."
-        ),
-    },
+    section: {"doc": doc, **{lang: language_text(lang)["design"][section] for lang in LANGUAGES}} for section, doc in SEARCH_DOCS.items()
 }
 
 

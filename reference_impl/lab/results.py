@@ -11,7 +11,8 @@ section ran, on every seed, and writes ``claims.json`` next to the report::
      "comparisons": {id: {"effect", "low", "high", "n_seeds", "paired", "confidence",
                           "verdict", "a", "b", "words", "text"}}}
 
-Adding a claim is one :class:`Claim` appended to :data:`CLAIMS` (its value function
+Adding a claim is one row in the tables of :mod:`reference_impl.lab.claims` and its text in
+both language files, ``reference_impl/lab/text/<lang>.toml`` (its value function
 may return None where a seed's run does not have the number, e.g. a request the
 smoke profile does not make; a claim with no value on any seed is left out).
 
@@ -153,7 +154,8 @@ def id_index(document: Mapping) -> str:
         "sample standard deviation. The results page (docs/lab_results.md) is generated from `claims.json` by "
         "`python -m reference_impl.lab.results readme`.",
         "",
-        "Cite a claim by its id; ids are stable. Add one by appending a `Claim` to `CLAIMS` in `reference_impl/lab/claims.py`.",
+        "Cite a claim by its id; ids are stable. Add one by a row in the tables of `reference_impl/lab/claims.py` and its text in "
+        "`reference_impl/lab/text/en.toml` and `ru.toml`.",
         "",
         "| id | claim |",
         "|---|---|",

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from reference_impl.lab.labels import LANGUAGES, labels_for
 from reference_impl.lab.pins import DATA_DIR
+from reference_impl.lab.text import language_text
 
 __all__ = ["SIDE_FILE", "FIGURES", "side_numbers", "side_table", "write_side_studies", "compact_png", "main"]
 
@@ -34,36 +35,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "lab-results"
 #: Pinned figure name -> the study's own figure in docs/lab-results (per language suffix).
 FIGURES = {"cql_alpha": "cql_alpha", "maxbias": "maxbias"}
 
-TEXT = {
-    "en": {
-        "cql.title": "CQL's penalty weight α on the offline log (fresh seeds; `docs/lab-results/cql_alpha.md`)",
-        "cql.header": ("method", "return", "success", "Q − Q^π, logged pairs", "Q − Q^π, unlogged pairs"),
-        "cql.alpha": "CQL, α = {alpha}",
-        "cql.bc": "behavior cloning",
-        "cql.naive": "naive DQN",
-        "maxbias.title": "Maximization bias: DQN minus Double DQN where the theory predicts a gap (`docs/lab-results/maxbias.md`)",
-        "maxbias.header": ("quantity", "DQN minus Double DQN (paired 95 % interval): verdict"),
-        "maxbias.left_share_first": "share of episodes taking the bad branch, first 100",
-        "maxbias.left_share_last": "share of episodes taking the bad branch, last 100",
-        "maxbias.over_a_mean": "overestimation of Q(A, `left`), mean over training",
-        "maxbias.over_a_end": "overestimation of Q(A, `left`), end of training",
-    },
-    "ru": {
-        "cql.title": "Вес штрафа α в CQL на офлайн-журнале (свежие запуски; `docs/lab-results/cql_alpha.ru.md`)",
-        "cql.header": ("метод", "отдача", "успех", "Q − Q^π, пары из журнала", "Q − Q^π, незаписанные пары"),
-        "cql.alpha": "CQL при α = {alpha}",
-        "cql.bc": "клонирование поведения",
-        "cql.naive": "наивный DQN",
-        "maxbias.title": (
-            "Смещение максимизации: DQN минус Double DQN там, где теория предсказывает разрыв (`docs/lab-results/maxbias.ru.md`)"
-        ),
-        "maxbias.header": ("величина", "DQN минус Double DQN (парный 95-процентный интервал): вывод"),
-        "maxbias.left_share_first": "доля эпизодов, уходящих в плохую ветвь, первые 100",
-        "maxbias.left_share_last": "доля эпизодов, уходящих в плохую ветвь, последние 100",
-        "maxbias.over_a_mean": "завышение Q(A, `left`), среднее за обучение",
-        "maxbias.over_a_end": "завышение Q(A, `left`), в конце обучения",
-    },
-}
+#: The side studies' table text per language (``side_studies`` of the language files).
+TEXT = {lang: dict(language_text(lang)["side_studies"]) for lang in LANGUAGES}
 MAXBIAS_QUANTITIES = ("left_share_first", "left_share_last", "over_a_mean", "over_a_end")
 
 

@@ -4,7 +4,9 @@
 
 Each :class:`Claim` has an id, its text in English and Russian, the section it comes from
 and a function from one seed's section result (what :mod:`m5_student.lab.runners`
-returns for that seed) to a number, or None where that seed's run lacks it.
+returns for that seed) to a number, or None where that seed's run lacks it. The registry is
+data: the tables below name each claim's value function and digits, the language files
+(``text/<lang>.toml``, tables ``claims`` and ``claim_families``) hold its text.
 :mod:`m5_student.lab.results` evaluates them, writes ``claims.json`` and the results
 page; :data:`README_CLAIMS` are the ones that page's table shows.
 """
@@ -18,6 +20,7 @@ import numpy as np
 
 from m5_student.lab.labels import LANGUAGES, display_name, labels_for, method_slug
 from m5_student.lab.profiles import EQUAL_BUDGET, PROFILE_PARAMS
+from m5_student.lab.text import language_text
 from m5_student.language_task import LANGUAGE_METHODS
 from m5_student.offline import METHOD_NAMES
 
@@ -40,15 +43,6 @@ class Claim:
 
 
 _slug = method_slug  # the claim ids' spelling of a method name
-
-
-def _texts(template: Mapping[str, str], raw_name: str | None = None, **fields) -> dict[str, str]:
-    """``template[lang]`` filled in per language, ``{name}`` being ``raw_name``'s display name."""
-    out = {}
-    for lang in LANGUAGES:
-        extra = {} if raw_name is None else {"name": display_name(labels_for(lang), raw_name)}
-        out[lang] = template[lang].format(**fields, **extra)
-    return out
 
 
 def _indexed(key: str, names_key: str, name: str) -> Callable[[dict], float | None]:
@@ -141,10 +135,6 @@ def _log_group(group: str, what: str) -> Callable[[dict], float | None]:
     return value
 
 
-#: Offline measurements that read a learned Q (behavior cloning has none).
-Q_ONLY = ("greedy_q_learned", "q_logged_error", "q_unlogged_error", "above_max_share")
-
-
 def _at_budget(result: dict, key: str) -> float | None:
     """``result[key]`` at :data:`EQUAL_BUDGET` labels, None when the run did not use that budget (smoke)."""
     where = np.flatnonzero(np.asarray(result["budget_labels"]) == EQUAL_BUDGET)
@@ -156,477 +146,155 @@ def _matched(key: str) -> Callable[[dict], float | None]:
     return lambda r: float(r[key]) if r.get("matched_budget") == EQUAL_BUDGET else None
 
 
-def _matched_claims() -> list[Claim]:
-    """DAgger against cloning where what is equal is exact: the distinct labels, or demonstrations that slip."""
-    b = EQUAL_BUDGET
-    texts = {
-        "matched_labels": (
-            "Matched comparison: distinct expert labels each learner holds (cloning's, at a budget of {b})",
-            "Сравнение с уравненными метками: различных меток эксперта у каждого ученика (столько у клонирования при бюджете {b})",
-        ),
-        "matched_bc_success": (
-            "Behavior cloning with those distinct labels: greedy success rate",
-            "Клонирование поведения с этими различными метками: доля успехов жадной политики",
-        ),
-        "matched_dagger_success": (
-            "DAgger with as many distinct labels as cloning: greedy success rate",
-            "DAgger с тем же числом различных меток, что у клонирования: доля успехов жадной политики",
-        ),
-        "slipped_bc_labels": (
-            "Slipped demonstrations, budget {b}: distinct labels cloning holds",
-            "Демонстрации с проскальзыванием, бюджет {b}: различных меток у клонирования",
-        ),
-        "slipped_dagger_labels": (
-            "Slipped demonstrations, budget {b}: distinct labels DAgger holds",
-            "Демонстрации с проскальзыванием, бюджет {b}: различных меток у DAgger",
-        ),
-        "slipped_bc_success": (
-            "Behavior cloning on demonstrations that slip as the learner does, budget {b}: greedy success rate",
-            "Клонирование поведения на демонстрациях с тем же проскальзыванием, что у ученика, бюджет {b}: доля успехов",
-        ),
-        "slipped_dagger_success": (
-            "DAgger starting from demonstrations that slip, budget {b}: greedy success rate",
-            "DAgger, начатый с демонстраций с проскальзыванием, бюджет {b}: доля успехов",
-        ),
-    }
+def _item(key: str, index: int) -> Callable[[dict], float | None]:
+    """Value function: ``result[key][index]`` (a round, a checkpoint, an end of a range)."""
+    return lambda r: float(r[key][index])
+
+
+def _number(key: str) -> Callable[[dict], float | None]:
+    """Value function: the number ``result[key]``."""
+    return lambda r: float(r[key])
+
+
+def _optional(key: str) -> Callable[[dict], float | None]:
+    """Value function: ``result[key]``, None where the run has no such entry."""
+    return lambda r: float(r[key]) if key in r else None
+
+
+def _budget(key: str) -> Callable[[dict], float | None]:
+    """Value function: ``result[key]`` at :data:`EQUAL_BUDGET` labels (:func:`_at_budget`)."""
+    return lambda r: _at_budget(r, key)
+
+
+#: The claims stated once, in report order up to the offline methods: (id, value, digits).
+#: Their text is ``claims.<id>`` of the language files, ``{budget}`` being :data:`EQUAL_BUDGET`.
+_SINGLE_BEFORE_METHODS: tuple[tuple[str, Callable[[dict], float | None], int], ...] = (
+    ("dagger.bc_success", _item("success_rate", 0), 3),
+    ("dagger.bc_labels", _item("dataset_size", 0), 0),
+    ("dagger.dagger_success", _item("success_rate", -1), 3),
+    ("dagger.dagger_labels", _item("dataset_size", -1), 0),
+    ("dagger.equal_budget_labels", _budget("budget_labels"), 0),
+    ("dagger.bc_equal_budget_labels", _budget("budget_bc_labels"), 0),
+    ("dagger.bc_equal_budget_success", _budget("budget_bc_success"), 3),
+    ("dagger.dagger_equal_budget_success", _budget("budget_dagger_success"), 3),
+    ("dagger.equal_budget_expert_success", _number("budget_expert_success"), 3),
+    ("dagger.bc_equal_budget_unseen_share", _budget("budget_bc_unseen_share"), 3),
+    ("dagger.dagger_equal_budget_unseen_share", _budget("budget_dagger_unseen_share"), 3),
+    ("dagger.bc_equal_budget_error_unseen", _budget("budget_bc_error_unseen"), 3),
+    ("dagger.bc_equal_budget_error_seen", _budget("budget_bc_error_seen"), 3),
+    ("dagger.dagger_equal_budget_labels", _budget("budget_dagger_labels"), 0),
+    # DAgger against cloning where what is equal is exact: the distinct labels, or demonstrations that slip.
+    ("dagger.matched_labels", _matched("matched_labels"), 0),
+    ("dagger.matched_bc_success", _matched("matched_bc_success"), 3),
+    ("dagger.matched_dagger_success", _matched("matched_dagger_success"), 3),
+    ("dagger.slipped_bc_labels", _matched("slipped_bc_labels"), 0),
+    ("dagger.slipped_dagger_labels", _matched("slipped_dagger_labels"), 0),
+    ("dagger.slipped_bc_success", _matched("slipped_bc_success"), 3),
+    ("dagger.slipped_dagger_success", _matched("slipped_dagger_success"), 3),
+    ("dqn.dqn_success", _number("dqn_eval_success"), 3),
+    ("dqn.double_success", _number("double_eval_success"), 3),
+    ("dqn.dqn_overestimation_mean", _series_mean("dqn_overestimation"), 3),
+    ("dqn.double_overestimation_mean", _series_mean("double_overestimation"), 3),
+    ("dqn.dqn_overestimation_final", _series_last("dqn_overestimation"), 3),
+    ("dqn.double_overestimation_final", _series_last("double_overestimation"), 3),
+    ("log.mean_return", _number("mean_return"), 3),
+    ("offline.log_goal_share", _optional("log_goal_share"), 3),
+    ("offline.replay_log_goal_share", _optional("replay_log_goal_share"), 3),
+    ("offline.replay_log_mean_return", _optional("replay_log_mean_return"), 3),
+    ("offline.replay_log_transitions", _optional("replay_log_transitions"), 0),
+    ("offline.return_optimal", _number("optimal_return"), 3),
+)
+
+#: The Decision Transformer's claims stated once, after its per-request returns: (id, value, digits).
+_SINGLE_DT: tuple[tuple[str, Callable[[dict], float | None], int], ...] = (
+    *(
+        (f"dt.log_{what}.{group}", _log_group(group, what), 0 if what == "count" else 3)
+        for group in DT_LOG_GROUPS
+        for what in ("count", "share")
+    ),
+    ("dt.max_standard_error", _largest_standard_error, 3),
+    ("dt.evaluation_episodes", _optional("evaluation_episodes"), 0),
+    ("dt.log_return_max", _item("data_return_range", 1), 3),
+)
+
+#: Claims stated once per offline method (the offline and FQE sections): family -> (the result's key, the key of its
+#: method names).
+#: A family's text is ``claim_families.<family>``, ``{name}`` being the method's display name;
+#: its claims are ``<family>.<method slug>``.
+_METHOD_FAMILIES: dict[str, tuple[str, str]] = {
+    "offline.return": ("mean_return", "method_names"),
+    "offline.success": ("success_rate", "method_names"),
+    "offline.greedy_q_learned": ("greedy_q_mean", "method_names"),
+    "offline.greedy_value_true": ("greedy_value_true", "method_names"),
+    "offline.greedy_value_fqe": ("fqe_logged_value", "method_names"),
+    "offline.logged_pair_share": ("logged_pair_share", "method_names"),
+    "offline.q_logged_error": ("q_logged_error", "method_names"),
+    "offline.q_unlogged_error": ("q_unlogged_error", "method_names"),
+    "offline.above_max_share": ("above_max_share", "method_names"),
+    "offline.replay_return": ("replay_mean_return", "method_names"),
+    "offline.replay_success": ("replay_success_rate", "method_names"),
+    "fqe.estimate": ("fqe_values", "fqe_names"),
+    "fqe.simulator": ("simulated_values", "fqe_names"),
+    "fqe.abs_error": ("abs_error", "fqe_names"),
+}
+_LANGUAGE_FAMILIES: dict[str, tuple[str, str]] = {
+    f"language.{what}": (what, "method_names") for what in ("exact_match", "mean_reward", "heldout_exact_match", "heldout_mean_reward")
+}
+
+#: Offline measurements that read a learned Q (behavior cloning has none).
+Q_ONLY = ("greedy_q_learned", "q_logged_error", "q_unlogged_error", "above_max_share")
+
+
+def _claim_text(key: str, table: str = "claims", raw_name: str | None = None, **fields) -> dict[str, str]:
+    """The text ``<table>.<key>`` of every language filled in, ``{name}`` being ``raw_name``'s display name."""
+    out = {}
+    for lang in LANGUAGES:
+        extra = {} if raw_name is None else {"name": display_name(labels_for(lang), raw_name)}
+        out[lang] = language_text(lang)[table][key].format(**fields, **extra)
+    return out
+
+
+def _single(rows: tuple[tuple[str, Callable[[dict], float | None], int], ...]) -> list[Claim]:
+    """The claims of ``rows`` (id, value, digits); the section is the id's first part."""
+    return [Claim(cid, cid.split(".")[0], _claim_text(cid, budget=EQUAL_BUDGET), value, digits) for cid, value, digits in rows]
+
+
+def _family(family: str, key: str, names_key: str, methods: tuple[str, ...]) -> list[Claim]:
+    """One claim of ``family`` per method of ``methods`` (none for a Q-only family and cloning)."""
+    section, what = family.split(".")
     return [
-        Claim(f"dagger.{key}", "dagger", {"en": en.format(b=b), "ru": ru.format(b=b)}, _matched(key), 0 if key.endswith("labels") else 3)
-        for key, (en, ru) in texts.items()
+        Claim(f"{family}.{_slug(m)}", section, _claim_text(family, "claim_families", m), _indexed(key, names_key, m))
+        for m in methods
+        if not (what in Q_ONLY and m == "behavior cloning")  # BC learns a policy, no Q
+    ]
+
+
+def _families(families: dict[str, tuple[str, str]], methods: tuple[str, ...]) -> list[Claim]:
+    """Every family's claims, family by family, each in the order of ``methods``."""
+    return [claim for family, (key, names_key) in families.items() for claim in _family(family, key, names_key, methods)]
+
+
+def _dt_requests() -> list[Claim]:
+    """The Decision Transformer's mean return at each request of either profile."""
+    requests = sorted(set(PROFILE_PARAMS["full"].dt.target_returns) | set(PROFILE_PARAMS["smoke"].dt.target_returns))
+    return [
+        Claim(f"dt.achieved.{r:.2f}", "dt", _claim_text("dt.achieved", "claim_families", request=f"{r:.2f}"), _at_request(r))
+        for r in requests
     ]
 
 
 def _build_claims() -> list[Claim]:
-    c = [
-        Claim(
-            "dagger.bc_success",
-            "dagger",
-            {
-                "en": "Behavior cloning (DAgger round 0): greedy success rate",
-                "ru": "Клонирование поведения (раунд 0 DAgger): доля успехов жадной политики",
-            },
-            lambda r: float(r["success_rate"][0]),
-        ),
-        Claim(
-            "dagger.bc_labels",
-            "dagger",
-            {
-                "en": "Behavior cloning (DAgger round 0): expert labels it trains on",
-                "ru": "Клонирование поведения (раунд 0 DAgger): число меток эксперта в обучении",
-            },
-            lambda r: float(r["dataset_size"][0]),
-            0,
-        ),
-        Claim(
-            "dagger.dagger_success",
-            "dagger",
-            {"en": "DAgger, final round: greedy success rate", "ru": "DAgger, последний раунд: доля успехов жадной политики"},
-            lambda r: float(r["success_rate"][-1]),
-        ),
-        Claim(
-            "dagger.dagger_labels",
-            "dagger",
-            {"en": "DAgger, final round: expert labels it trains on", "ru": "DAgger, последний раунд: число меток эксперта в обучении"},
-            lambda r: float(r["dataset_size"][-1]),
-            0,
-        ),
-        Claim(
-            "dagger.equal_budget_labels",
-            "dagger",
-            {
-                "en": "Equal-budget comparison: the label budget of each learner",
-                "ru": "Сравнение при равном бюджете: бюджет меток эксперта у каждого ученика",
-            },
-            lambda r: _at_budget(r, "budget_labels"),
-            0,
-        ),
-        Claim(
-            "dagger.bc_equal_budget_labels",
-            "dagger",
-            {
-                "en": f"Behavior cloning at a budget of {EQUAL_BUDGET} labels: distinct states its demonstrations hold",
-                "ru": f"Клонирование поведения при бюджете {EQUAL_BUDGET} меток: различных состояний в его демонстрациях",
-            },
-            lambda r: _at_budget(r, "budget_bc_labels"),
-            0,
-        ),
-        Claim(
-            "dagger.bc_equal_budget_success",
-            "dagger",
-            {
-                "en": f"Behavior cloning at a budget of {EQUAL_BUDGET} expert labels (larger grid): greedy success rate",
-                "ru": f"Клонирование поведения при бюджете {EQUAL_BUDGET} меток эксперта (сетка крупнее): доля успехов",
-            },
-            lambda r: _at_budget(r, "budget_bc_success"),
-        ),
-        Claim(
-            "dagger.dagger_equal_budget_success",
-            "dagger",
-            {
-                "en": f"DAgger at a budget of {EQUAL_BUDGET} expert labels (larger grid): greedy success rate",
-                "ru": f"DAgger при бюджете {EQUAL_BUDGET} меток эксперта (сетка крупнее): доля успехов",
-            },
-            lambda r: _at_budget(r, "budget_dagger_success"),
-        ),
-        Claim(
-            "dagger.equal_budget_expert_success",
-            "dagger",
-            {
-                "en": "The expert's own success in the label-budget setting (the ceiling)",
-                "ru": "Успех самого эксперта в постановке с бюджетом меток (потолок)",
-            },
-            lambda r: float(r["budget_expert_success"]),
-        ),
-        Claim(
-            "dagger.bc_equal_budget_unseen_share",
-            "dagger",
-            {
-                "en": f"Behavior cloning at {EQUAL_BUDGET} labels: share of its own visits to states absent from its labels",
-                "ru": f"Клонирование поведения при {EQUAL_BUDGET} метках: доля его посещений состояний, которых нет среди его меток",
-            },
-            lambda r: _at_budget(r, "budget_bc_unseen_share"),
-        ),
-        Claim(
-            "dagger.dagger_equal_budget_unseen_share",
-            "dagger",
-            {
-                "en": f"DAgger at {EQUAL_BUDGET} labels: share of its own visits to states absent from its labels",
-                "ru": f"DAgger при {EQUAL_BUDGET} метках: доля его посещений состояний, которых нет среди его меток",
-            },
-            lambda r: _at_budget(r, "budget_dagger_unseen_share"),
-        ),
-        Claim(
-            "dagger.bc_equal_budget_error_unseen",
-            "dagger",
-            {
-                "en": f"Behavior cloning at {EQUAL_BUDGET} labels: share of non-optimal actions on its visits to unlabeled states",
-                "ru": (
-                    f"Клонирование поведения при {EQUAL_BUDGET} метках: доля неоптимальных действий при посещениях неразмеченных состояний"
-                ),
-            },
-            lambda r: _at_budget(r, "budget_bc_error_unseen"),
-        ),
-        Claim(
-            "dagger.bc_equal_budget_error_seen",
-            "dagger",
-            {
-                "en": f"Behavior cloning at {EQUAL_BUDGET} labels: share of non-optimal actions on its visits to labeled states",
-                "ru": f"Клонирование поведения при {EQUAL_BUDGET} метках: доля неоптимальных действий при посещениях размеченных состояний",
-            },
-            lambda r: _at_budget(r, "budget_bc_error_seen"),
-        ),
-        Claim(
-            "dagger.dagger_equal_budget_labels",
-            "dagger",
-            {
-                "en": f"DAgger at a budget of {EQUAL_BUDGET} labels: distinct states it holds labels for",
-                "ru": f"DAgger при бюджете {EQUAL_BUDGET} меток: различных состояний с метками",
-            },
-            lambda r: _at_budget(r, "budget_dagger_labels"),
-            0,
-        ),
-        *_matched_claims(),
-        Claim(
-            "dqn.dqn_success",
-            "dqn",
-            {"en": "DQN: greedy evaluation success rate after training", "ru": "DQN: доля успехов жадной политики после обучения"},
-            lambda r: float(r["dqn_eval_success"]),
-        ),
-        Claim(
-            "dqn.double_success",
-            "dqn",
-            {
-                "en": "Double DQN: greedy evaluation success rate after training",
-                "ru": "Double DQN: доля успехов жадной политики после обучения",
-            },
-            lambda r: float(r["double_eval_success"]),
-        ),
-        Claim(
-            "dqn.dqn_overestimation_mean",
-            "dqn",
-            {
-                "en": "DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
-                "ru": "DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения",
-            },
-            _series_mean("dqn_overestimation"),
-        ),
-        Claim(
-            "dqn.double_overestimation_mean",
-            "dqn",
-            {
-                "en": "Double DQN: learned minus exact Q of the greedy action, mean over training checkpoints",
-                "ru": "Double DQN: выученное минус точное Q жадного действия, среднее по контрольным точкам обучения",
-            },
-            _series_mean("double_overestimation"),
-        ),
-        Claim(
-            "dqn.dqn_overestimation_final",
-            "dqn",
-            {
-                "en": "DQN: learned minus exact Q of the greedy action at the end of training",
-                "ru": "DQN: выученное минус точное Q жадного действия в конце обучения",
-            },
-            _series_last("dqn_overestimation"),
-        ),
-        Claim(
-            "dqn.double_overestimation_final",
-            "dqn",
-            {
-                "en": "Double DQN: learned minus exact Q of the greedy action at the end of training",
-                "ru": "Double DQN: выученное минус точное Q жадного действия в конце обучения",
-            },
-            _series_last("double_overestimation"),
-        ),
-        Claim(
-            "log.mean_return",
-            "log",
-            {"en": "The fixed log: mean episode return", "ru": "Фиксированный журнал: средняя отдача за эпизод"},
-            lambda r: float(r["mean_return"]),
-        ),
+    """Every claim in report order: the tables above, their text from the language files."""
+    return [
+        *_single(_SINGLE_BEFORE_METHODS),
+        *_families(_METHOD_FAMILIES, METHOD_NAMES),
+        *_dt_requests(),
+        *_single(_SINGLE_DT),
+        *_families(_LANGUAGE_FAMILIES, LANGUAGE_METHODS),
     ]
-    offline_texts = {
-        "return": {
-            "en": "Offline, {name}: mean return of the greedy policy in the simulator",
-            "ru": "Офлайн, {name}: средняя отдача жадной политики в симуляторе",
-        },
-        "success": {
-            "en": "Offline, {name}: success rate of the greedy policy in the simulator",
-            "ru": "Офлайн, {name}: доля успехов жадной политики в симуляторе",
-        },
-        "greedy_q_learned": {
-            "en": "Offline, {name}: learned Q of its greedy action, mean over the log's states",
-            "ru": "Офлайн, {name}: выученное Q жадного действия, среднее по состояниям журнала",
-        },
-        "greedy_value_true": {
-            "en": "Offline, {name}: true value of the same policy (exact, from the simulator's model), mean over the log's states",
-            "ru": "Офлайн, {name}: истинная ценность той же политики (точно, по модели симулятора), среднее по состояниям журнала",
-        },
-        "greedy_value_fqe": {
-            "en": "Offline, {name}: FQE's value of the same policy, mean over the log's states",
-            "ru": "Офлайн, {name}: оценка FQE ценности той же политики, среднее по состояниям журнала",
-        },
-        "logged_pair_share": {
-            "en": "Offline, {name}: share of the log's states whose greedy action the log holds for that state",
-            "ru": "Офлайн, {name}: доля состояний журнала, где жадное действие записано в журнале",
-        },
-        "q_logged_error": {
-            "en": "Offline, {name}: learned minus true Q on the (state, action) pairs the log holds",
-            "ru": "Офлайн, {name}: выученное минус истинное Q на парах (состояние, действие) из журнала",
-        },
-        "q_unlogged_error": {
-            "en": "Offline, {name}: learned minus true Q on the actions the log never shows in a logged state",
-            "ru": "Офлайн, {name}: выученное минус истинное Q на действиях, которых журнал в этом состоянии не содержит",
-        },
-        "above_max_share": {
-            "en": "Offline, {name}: share of the log's states whose largest learned Q exceeds the largest possible return",
-            "ru": "Офлайн, {name}: доля состояний журнала, где наибольшее выученное Q выше наибольшей возможной отдачи",
-        },
-        "replay_return": {
-            "en": "Offline on online DQN's replay buffer, {name}: mean return of the greedy policy (exact)",
-            "ru": "Офлайн на буфере воспроизведения онлайн-DQN, {name}: средняя отдача жадной политики (точно)",
-        },
-        "replay_success": {
-            "en": "Offline on online DQN's replay buffer, {name}: success rate of the greedy policy (exact)",
-            "ru": "Офлайн на буфере воспроизведения онлайн-DQN, {name}: доля успехов жадной политики (точно)",
-        },
-    }
-    keys = {
-        "return": "mean_return",
-        "success": "success_rate",
-        "greedy_q_learned": "greedy_q_mean",
-        "greedy_value_true": "greedy_value_true",
-        "greedy_value_fqe": "fqe_logged_value",
-        "logged_pair_share": "logged_pair_share",
-        "q_logged_error": "q_logged_error",
-        "q_unlogged_error": "q_unlogged_error",
-        "above_max_share": "above_max_share",
-        "replay_return": "replay_mean_return",
-        "replay_success": "replay_success_rate",
-    }
-    logs = {
-        "log_goal_share": (
-            "the designed log (expert 30 %, key-forgetting planner 55 %, random 15 %)",
-            "спроектированный журнал (эксперт 30 %, забывающий ключ планировщик 55 %, случайные действия 15 %)",
-        ),
-        "replay_log_goal_share": (
-            "online DQN's replay buffer (warm start, then exploration to good play)",
-            "буфер воспроизведения онлайн-DQN (разогрев, затем от исследования к хорошей игре)",
-        ),
-    }
-    for key, (en, ru) in logs.items():
-        c.append(
-            Claim(
-                f"offline.{key}",
-                "offline",
-                {
-                    "en": f"Offline log, {en}: share of its episodes that reach the goal",
-                    "ru": f"Офлайн-журнал, {ru}: доля эпизодов, дошедших до цели",
-                },
-                lambda r, key=key: float(r[key]) if key in r else None,
-            )
-        )
-    c.append(
-        Claim(
-            "offline.replay_log_mean_return",
-            "offline",
-            {
-                "en": "Online DQN's replay buffer as a log: mean episode return",
-                "ru": "Буфер воспроизведения онлайн-DQN как журнал: средняя отдача за эпизод",
-            },
-            lambda r: float(r["replay_log_mean_return"]) if "replay_log_mean_return" in r else None,
-        )
-    )
-    c.append(
-        Claim(
-            "offline.replay_log_transitions",
-            "offline",
-            {
-                "en": "Online DQN's replay buffer as a log: transitions",
-                "ru": "Буфер воспроизведения онлайн-DQN как журнал: число переходов",
-            },
-            lambda r: float(r["replay_log_transitions"]) if "replay_log_transitions" in r else None,
-            0,
-        )
-    )
-    c.append(
-        Claim(
-            "offline.return_optimal",
-            "offline",
-            {
-                "en": "Offline: the expert's (optimal) mean return over the start cells (exact)",
-                "ru": "Офлайн: средняя (оптимальная) отдача эксперта по стартовым клеткам (точно)",
-            },
-            lambda r: float(r["optimal_return"]),
-        )
-    )
-    for what, template in offline_texts.items():
-        for m in METHOD_NAMES:
-            if what in Q_ONLY and m == "behavior cloning":
-                continue  # BC learns a policy, no Q
-            c.append(Claim(f"offline.{what}.{_slug(m)}", "offline", _texts(template, m), _indexed(keys[what], "method_names", m)))
-    fqe_texts = {
-        "estimate": (
-            {
-                "en": "FQE, {name}: estimated discounted value over the log's start cells",
-                "ru": "FQE, {name}: оценка дисконтированной ценности по стартовым клеткам журнала",
-            },
-            "fqe_values",
-        ),
-        "simulator": (
-            {
-                "en": "FQE, {name}: the simulator's discounted value over the same start cells",
-                "ru": "FQE, {name}: дисконтированная ценность в симуляторе по тем же стартовым клеткам",
-            },
-            "simulated_values",
-        ),
-        "abs_error": ({"en": "FQE, {name}: absolute error of the estimate", "ru": "FQE, {name}: абсолютная ошибка оценки"}, "abs_error"),
-    }
-    for what, (template, key) in fqe_texts.items():
-        for m in METHOD_NAMES:
-            c.append(Claim(f"fqe.{what}.{_slug(m)}", "fqe", _texts(template, m), _indexed(key, "fqe_names", m)))
-    for request in sorted(set(PROFILE_PARAMS["full"].dt.target_returns) | set(PROFILE_PARAMS["smoke"].dt.target_returns)):
-        c.append(
-            Claim(
-                f"dt.achieved.{request:.2f}",
-                "dt",
-                _texts(
-                    {
-                        "en": "Decision Transformer: mean return achieved when {request} is requested",
-                        "ru": "Decision Transformer: средняя отдача при запросе {request}",
-                    },
-                    request=f"{request:.2f}",
-                ),
-                _at_request(request),
-            )
-        )
-    group_text = {
-        "trap": ("that ended in a trap", "которые закончились в ловушке"),
-        "timeout": ("cut by the time limit", "усечённых лимитом шагов"),
-        "goal": ("that reached the goal", "которые дошли до цели"),
-    }
-    for group in DT_LOG_GROUPS:
-        en, ru = group_text[group]
-        c += [
-            Claim(
-                f"dt.log_count.{group}",
-                "dt",
-                {"en": f"Decision Transformer log: episodes {en}", "ru": f"Журнал Decision Transformer: эпизодов, {ru}"},
-                _log_group(group, "count"),
-                0,
-            ),
-            Claim(
-                f"dt.log_share.{group}",
-                "dt",
-                {"en": f"Decision Transformer log: share of episodes {en}", "ru": f"Журнал Decision Transformer: доля эпизодов, {ru}"},
-                _log_group(group, "share"),
-            ),
-        ]
-    c += [
-        Claim(
-            "dt.max_standard_error",
-            "dt",
-            {
-                "en": (
-                    "Decision Transformer: largest standard error of a request's mean return "
-                    "(sample sd divided by the square root of the episode count; "
-                    "the largest over the requests)"
-                ),
-                "ru": (
-                    "Decision Transformer: наибольшая стандартная ошибка средней отдачи запроса "
-                    "(выборочное ст. откл., делённое на корень из числа эпизодов; наибольшая по запросам)"
-                ),
-            },
-            _largest_standard_error,
-        ),
-        Claim(
-            "dt.evaluation_episodes",
-            "dt",
-            {"en": "Decision Transformer: evaluation episodes per request", "ru": "Decision Transformer: эпизодов оценки на каждый запрос"},
-            lambda r: float(r["evaluation_episodes"]) if "evaluation_episodes" in r else None,
-            0,
-        ),
-        Claim(
-            "dt.log_return_max",
-            "dt",
-            {"en": "Decision Transformer log: best episode return", "ru": "Журнал Decision Transformer: лучшая отдача эпизода"},
-            lambda r: float(r["data_return_range"][1]),
-        ),
-    ]
-    for what, template in (
-        (
-            "exact_match",
-            {
-                "en": "Token level, {name}: share of the training prompts answered exactly",
-                "ru": "Уровень токенов, {name}: доля обучающих запросов с точным ответом",
-            },
-        ),
-        (
-            "mean_reward",
-            {
-                "en": "Token level, {name}: mean reward of the greedy response to the training prompts",
-                "ru": "Уровень токенов, {name}: средняя награда жадного ответа на обучающие запросы",
-            },
-        ),
-        (
-            "heldout_exact_match",
-            {
-                "en": "Token level, {name}: share of the held-out prompts (never in the log) answered exactly",
-                "ru": "Уровень токенов, {name}: доля отложенных запросов (их нет в журнале) с точным ответом",
-            },
-        ),
-        (
-            "heldout_mean_reward",
-            {
-                "en": "Token level, {name}: mean reward of the greedy response to the held-out prompts",
-                "ru": "Уровень токенов, {name}: средняя награда жадного ответа на отложенные запросы",
-            },
-        ),
-    ):
-        for m in LANGUAGE_METHODS:
-            c.append(Claim(f"language.{what}.{m}", "language", _texts(template, m), _indexed(what, "method_names", m)))
-    return c
 
 
-#: Every claim, in report order. Append a :class:`Claim` to add one.
+#: Every claim, in report order. Add one by a row in the tables above and its text in both language files.
 CLAIMS: list[Claim] = _build_claims()
 
 #: The claims the README table shows (the report and claims.json hold all of them).

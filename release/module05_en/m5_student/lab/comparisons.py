@@ -9,6 +9,8 @@ entries; :func:`phrase` writes one as a sentence fragment whose last words are t
 interval's verdict ("ahead", "behind", "no detectable difference"), in English or
 Russian. Every comparative sentence of the report and the README is built from these
 (see :mod:`m5_student.lab.caveats`), so its wording cannot disagree with its numbers.
+The comparisons are data: the tables below name the claims compared, the language files
+(``text/<lang>.toml``: ``comparisons``, ``comparison_families``, ``language_pairs``) their text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from m5_student.course_run import claim_bounds, clip_to_bounds
-from m5_student.lab.labels import display_name, labels_for, method_slug
+from m5_student.lab.labels import LANGUAGES, display_name, labels_for, method_slug
+from m5_student.lab.text import language_text
 from m5_student.language_task import LANGUAGE_METHODS
 from m5_student.stats import paired_difference
 
@@ -42,262 +45,102 @@ class Comparison:
     words: str = "order"
 
 
+#: The comparisons stated once before the offline methods' (id, a, b, words); the text is
+#: ``comparisons.<id>`` of the language files.
+_SINGLE_FIRST: tuple[tuple[str, str, str | None, str], ...] = (
+    ("dagger.final_vs_round0", "dagger.dagger_success", "dagger.bc_success", "order"),
+    ("dagger.equal_budget", "dagger.dagger_equal_budget_success", "dagger.bc_equal_budget_success", "order"),
+    ("dagger.matched_distinct_labels", "dagger.matched_dagger_success", "dagger.matched_bc_success", "order"),
+    ("dagger.slipped_demonstrations", "dagger.slipped_dagger_success", "dagger.slipped_bc_success", "order"),
+    ("dagger.equal_budget_unseen_share", "dagger.dagger_equal_budget_unseen_share", "dagger.bc_equal_budget_unseen_share", "level"),
+    ("dagger.bc_error_unseen_vs_seen", "dagger.bc_equal_budget_error_unseen", "dagger.bc_equal_budget_error_seen", "level"),
+    ("dqn.double_vs_dqn", "dqn.double_success", "dqn.dqn_success", "order"),
+    ("dqn.double_vs_dqn_overestimation_mean", "dqn.double_overestimation_mean", "dqn.dqn_overestimation_mean", "level"),
+    ("dqn.double_vs_dqn_overestimation_final", "dqn.double_overestimation_final", "dqn.dqn_overestimation_final", "level"),
+)
+#: The comparisons stated once after them.
+_SINGLE_LAST: tuple[tuple[str, str, str | None, str], ...] = (
+    ("offline.cql_level", "offline.greedy_q_learned.cql", "offline.greedy_value_true.cql", "level"),
+    ("fqe.naive_vs_iql_error", "fqe.abs_error.naive_dqn", "fqe.abs_error.iql", "order"),
+    ("dt.saturation", "dt.achieved.2.00", "dt.achieved.0.75", "order"),
+)
+#: One comparison per offline value method: family -> (claim family of a, claim of b or None, words);
+#: the text is ``comparison_families.<family>``, ``{name}`` being the method's display name.
+_OFFLINE_FAMILIES: dict[str, tuple[str, str | None, str]] = {
+    "offline.vs_bc": ("offline.return", "offline.return.behavior_cloning", "order"),
+    "offline.replay_vs_bc": ("offline.replay_return", "offline.replay_return.behavior_cloning", "order"),
+    "offline.unlogged_overestimation": ("offline.q_unlogged_error", None, "level"),
+}
+
+
+def _comparison_text(key: str, table: str = "comparisons", **fields) -> dict[str, str]:
+    """The text ``<table>.<key>`` of both languages, filled in with ``fields`` (per language when a dict)."""
+    return {
+        lang: language_text(lang)[table][key].format(**{k: v[lang] if isinstance(v, Mapping) else v for k, v in fields.items()})
+        for lang in LANGUAGES
+    }
+
+
+def _single(rows: tuple[tuple[str, str, str | None, str], ...]) -> list[Comparison]:
+    return [Comparison(cid, a, b, _comparison_text(cid), words) for cid, a, b, words in rows]
+
+
+def _method_name(raw: str) -> dict[str, str]:
+    """``raw``'s display name in each language."""
+    return {lang: display_name(labels_for(lang), raw) for lang in LANGUAGES}
+
+
+def _offline_families() -> list[Comparison]:
+    return [
+        Comparison(
+            f"{family}.{_slug(m)}", f"{a}.{_slug(m)}", b, _comparison_text(family, "comparison_families", name=_method_name(m)), words
+        )
+        for family, (a, b, words) in _OFFLINE_FAMILIES.items()
+        for m in OFFLINE_VALUE_METHODS
+    ]
+
+
 def _build() -> list[Comparison]:
-    c = [
-        Comparison(
-            "dagger.final_vs_round0",
-            "dagger.dagger_success",
-            "dagger.bc_success",
-            {
-                "en": "DAgger's final round minus behavior cloning (round 0), success rate (unequal label counts)",
-                "ru": "последний раунд DAgger минус клонирование поведения (раунд 0), доля успехов (число меток разное)",
-            },
-        ),
-        Comparison(
-            "dagger.equal_budget",
-            "dagger.dagger_equal_budget_success",
-            "dagger.bc_equal_budget_success",
-            {
-                "en": (
-                    "DAgger minus behavior cloning at an equal label budget (cloning's clean demonstrations hold fewer "
-                    "distinct labels), success rate"
-                ),
-                "ru": (
-                    "DAgger минус клонирование поведения при равном бюджете меток (в чистых демонстрациях клонирования "
-                    "различных меток меньше), доля успехов"
-                ),
-            },
-        ),
-        Comparison(
-            "dagger.matched_distinct_labels",
-            "dagger.matched_dagger_success",
-            "dagger.matched_bc_success",
-            {
-                "en": "DAgger minus behavior cloning, both with the same number of distinct expert labels, success rate",
-                "ru": "DAgger минус клонирование поведения при одинаковом числе различных меток эксперта, доля успехов",
-            },
-        ),
-        Comparison(
-            "dagger.slipped_demonstrations",
-            "dagger.slipped_dagger_success",
-            "dagger.slipped_bc_success",
-            {
-                "en": "DAgger minus behavior cloning when the demonstrations slip as the learner does, success rate",
-                "ru": "DAgger минус клонирование поведения, когда демонстрации проскальзывают так же, как ученик, доля успехов",
-            },
-        ),
-        Comparison(
-            "dagger.equal_budget_unseen_share",
-            "dagger.dagger_equal_budget_unseen_share",
-            "dagger.bc_equal_budget_unseen_share",
-            {
-                "en": (
-                    "DAgger minus behavior cloning at an equal label budget, share of the learner's own visits to "
-                    "states absent from its labels"
-                ),
-                "ru": (
-                    "DAgger минус клонирование поведения при равном бюджете меток, доля посещений ученика в "
-                    "состояниях, которых нет среди его меток"
-                ),
-            },
-            words="level",
-        ),
-        Comparison(
-            "dagger.bc_error_unseen_vs_seen",
-            "dagger.bc_equal_budget_error_unseen",
-            "dagger.bc_equal_budget_error_seen",
-            {
-                "en": "Behavior cloning, share of non-optimal actions on unlabeled minus on labeled states",
-                "ru": "Клонирование поведения, доля неоптимальных действий в неразмеченных минус в размеченных состояниях",
-            },
-            words="level",
-        ),
-        Comparison(
-            "dqn.double_vs_dqn",
-            "dqn.double_success",
-            "dqn.dqn_success",
-            {
-                "en": "Double DQN minus DQN, greedy success rate after training",
-                "ru": "Double DQN минус DQN, доля успехов жадной политики после обучения",
-            },
-        ),
-        Comparison(
-            "dqn.double_vs_dqn_overestimation_mean",
-            "dqn.double_overestimation_mean",
-            "dqn.dqn_overestimation_mean",
-            {
-                "en": "Double DQN minus DQN, overestimation of the greedy action averaged over training",
-                "ru": "Double DQN минус DQN, завышение оценки жадного действия в среднем за обучение",
-            },
-            words="level",
-        ),
-        Comparison(
-            "dqn.double_vs_dqn_overestimation_final",
-            "dqn.double_overestimation_final",
-            "dqn.dqn_overestimation_final",
-            {
-                "en": "Double DQN minus DQN, overestimation of the greedy action at the end of training",
-                "ru": "Double DQN минус DQN, завышение оценки жадного действия в конце обучения",
-            },
-            words="level",
-        ),
-    ]
-    en, ru = labels_for("en"), labels_for("ru")
-    for m in OFFLINE_VALUE_METHODS:
-        c.append(
-            Comparison(
-                f"offline.vs_bc.{_slug(m)}",
-                f"offline.return.{_slug(m)}",
-                "offline.return.behavior_cloning",
-                {
-                    "en": f"Offline, {display_name(en, m)} minus behavior cloning, return of the greedy policy",
-                    "ru": f"Офлайн, {display_name(ru, m)} минус клонирование поведения, отдача жадной политики",
-                },
-            )
-        )
-    for m in OFFLINE_VALUE_METHODS:
-        c.append(
-            Comparison(
-                f"offline.replay_vs_bc.{_slug(m)}",
-                f"offline.replay_return.{_slug(m)}",
-                "offline.replay_return.behavior_cloning",
-                {
-                    "en": f"Offline on online DQN's replay buffer, {display_name(en, m)} minus behavior cloning, return",
-                    "ru": f"Офлайн на буфере воспроизведения онлайн-DQN, {display_name(ru, m)} минус клонирование поведения, отдача",
-                },
-            )
-        )
-    for m in OFFLINE_VALUE_METHODS:
-        c.append(
-            Comparison(
-                f"offline.unlogged_overestimation.{_slug(m)}",
-                f"offline.q_unlogged_error.{_slug(m)}",
-                None,
-                {
-                    "en": f"Offline, {display_name(en, m)}: learned minus true Q on actions the log never shows in a state, against zero",
-                    "ru": f"Офлайн, {display_name(ru, m)}: выученное минус истинное Q на действиях, которых нет в журнале, против нуля",
-                },
-                words="level",
-            )
-        )
-    c += [
-        Comparison(
-            "offline.cql_level",
-            "offline.greedy_q_learned.cql",
-            "offline.greedy_value_true.cql",
-            {
-                "en": "Offline, CQL: learned value of its greedy action minus the true value of its policy",
-                "ru": "Офлайн, CQL: выученная ценность жадного действия минус истинная ценность его политики",
-            },
-            words="level",
-        ),
-        Comparison(
-            "fqe.naive_vs_iql_error",
-            "fqe.abs_error.naive_dqn",
-            "fqe.abs_error.iql",
-            {
-                "en": "FQE's absolute error, naive DQN's policy minus IQL's",
-                "ru": "абсолютная ошибка FQE, политика наивного DQN минус политика IQL",
-            },
-        ),
-        Comparison(
-            "dt.saturation",
-            "dt.achieved.2.00",
-            "dt.achieved.0.75",
-            {
-                "en": (
-                    "Decision Transformer, achieved return: the highest request (2.00, far above any logged "
-                    "return) minus the highest request inside the log's range (0.75)"
-                ),
-                "ru": (
-                    "Decision Transformer, полученная отдача: самый высокий запрос (2.00, намного выше "
-                    "любой отдачи журнала) минус наибольший запрос внутри диапазона журнала (0.75)"
-                ),
-            },
-        ),
-    ]
-    c += _language_comparisons(en, ru)
-    return c
+    """Every comparison in report order: the tables above, their text from the language files."""
+    return [*_single(_SINGLE_FIRST), *_offline_families(), *_single(_SINGLE_LAST), *_language_comparisons()]
 
 
 #: The token-level differences that separate what rewards, the critic's weights and its value heads give:
-#: (id, a, b, English, Russian), each measured on the training prompts and on the held-out ones.
+#: (id, a, b), each measured on the training prompts and on the held-out ones; what each one measures is
+#: ``language_pairs.<id>`` of the language files.
 _LANGUAGE_PAIRS = (
-    (
-        "rwbc_vs_bc",
-        "return_weighted_bc",
-        "behavior_cloning",
-        "return-weighted BC (rewards, no critic) minus behavior cloning: what weighting by rewards gives",
-        "клонирование с весами по отдаче (награды без критика) минус клонирование поведения: что даёт взвешивание по наградам",
-    ),
-    (
-        "awbc_vs_rwbc",
-        "advantage_weighted_bc",
-        "return_weighted_bc",
-        "advantage-weighted BC minus return-weighted BC: what the critic adds to the weights",
-        "клонирование с весами преимущества минус клонирование с весами по отдаче: что критик добавляет к весам",
-    ),
-    (
-        "ilql_vs_bc",
-        "ilql_like",
-        "behavior_cloning",
-        "ILQL-like minus behavior cloning: what the value heads add at decoding to the cloned policy",
-        "ILQL-подобный метод минус клонирование поведения: что головы ценности добавляют при декодировании к клонированной политике",
-    ),
-    (
-        "ilql_vs_rwbc",
-        "ilql_like",
-        "return_weighted_bc",
-        "ILQL-like minus return-weighted BC: the critic's value heads at decoding against rewards alone",
-        "ILQL-подобный метод минус клонирование с весами по отдаче: головы ценности критика при декодировании против одних наград",
-    ),
-    (
-        "ilql_vs_awbc",
-        "ilql_like",
-        "advantage_weighted_bc",
-        "ILQL-like minus advantage-weighted BC: value heads at decoding against the critic's weights",
-        "ILQL-подобный метод минус клонирование с весами преимущества: головы ценности при декодировании против весов критика",
-    ),
+    ("rwbc_vs_bc", "return_weighted_bc", "behavior_cloning"),
+    ("awbc_vs_rwbc", "advantage_weighted_bc", "return_weighted_bc"),
+    ("ilql_vs_bc", "ilql_like", "behavior_cloning"),
+    ("ilql_vs_rwbc", "ilql_like", "return_weighted_bc"),
+    ("ilql_vs_awbc", "ilql_like", "advantage_weighted_bc"),
 )
 
 
-def _language_comparisons(en: Mapping[str, str], ru: Mapping[str, str]) -> list[Comparison]:
+def _language_pair(cid: str) -> dict[str, str]:
+    return {lang: language_text(lang)["language_pairs"][cid] for lang in LANGUAGES}
+
+
+def _language_comparisons() -> list[Comparison]:
     """:data:`_LANGUAGE_PAIRS` on the training prompts (``language.<id>``, exact match) and
     on the held-out prompts (``language.heldout.<id>``), then each method's held-out
     minus training exact match (``language.heldout_vs_train.<method>``)."""
     c = [
         Comparison(
-            f"language.{cid}",
-            f"language.exact_match.{a}",
-            f"language.exact_match.{b}",
-            {
-                "en": f"Token level, {text_en}, exact match on the training prompts",
-                "ru": f"Уровень токенов, {text_ru}, точное совпадение на обучающих запросах",
-            },
+            f"language{prefix}.{cid}",
+            f"language.{claims}.{a}",
+            f"language.{claims}.{b}",
+            _comparison_text(family, "comparison_families", pair=_language_pair(cid)),
         )
-        for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS
-    ]
-    c += [
-        Comparison(
-            f"language.heldout.{cid}",
-            f"language.heldout_exact_match.{a}",
-            f"language.heldout_exact_match.{b}",
-            {
-                "en": f"Token level, {text_en}, exact match on the held-out prompts",
-                "ru": f"Уровень токенов, {text_ru}, точное совпадение на отложенных запросах",
-            },
-        )
-        for cid, a, b, text_en, text_ru in _LANGUAGE_PAIRS
+        for prefix, claims, family in (("", "exact_match", "language.train"), (".heldout", "heldout_exact_match", "language.heldout"))
+        for cid, a, b in _LANGUAGE_PAIRS
     ]
     c += [
         Comparison(
             f"language.heldout_vs_train.{m}",
             f"language.heldout_exact_match.{m}",
             f"language.exact_match.{m}",
-            {
-                "en": f"Token level, {display_name(en, m)}: exact match on the held-out minus the training prompts",
-                "ru": f"Уровень токенов, {display_name(ru, m)}: точное совпадение на отложенных минус на обучающих запросах",
-            },
+            _comparison_text("language.heldout_vs_train", "comparison_families", name=_method_name(m)),
             words="level",
         )
         for m in LANGUAGE_METHODS

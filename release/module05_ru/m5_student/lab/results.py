@@ -13,7 +13,8 @@ section ran, on every seed, and writes ``claims.json`` next to the report::
      "comparisons": {id: {"effect", "low", "high", "n_seeds", "paired", "confidence",
                           "verdict", "a", "b", "words", "text"}}}
 
-Adding a claim is one :class:`Claim` appended to :data:`CLAIMS` (its value function
+Adding a claim is one row in the tables of :mod:`m5_student.lab.claims` and its text in
+both language files, ``m5_student/lab/text/<lang>.toml`` (its value function
 may return None where a seed's run does not have the number, e.g. a request the
 smoke profile does not make; a claim with no value on any seed is left out).
 
@@ -155,7 +156,8 @@ def id_index(document: Mapping) -> str:
         "sample standard deviation. The results page (the course's notes) is generated from `claims.json` by "
         "`python -m m5_student.lab.results readme`.",
         "",
-        "Cite a claim by its id; ids are stable. Add one by appending a `Claim` to `CLAIMS` in `m5_student/lab/claims.py`.",
+        "Cite a claim by its id; ids are stable. Add one by a row in the tables of `m5_student/lab/claims.py` and its text in "
+        "`m5_student/lab/text/en.toml` and `ru.toml`.",
         "",
         "| id | claim |",
         "|---|---|",
