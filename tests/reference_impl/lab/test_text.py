@@ -12,6 +12,7 @@ from autograder.assign import release
 from reference_impl.cql_sweep import TEXT_FILE as CQL_TEXT_FILE
 from reference_impl.lab.labels import LANGUAGES
 from reference_impl.lab.text import TEXT_DIR, language_text, text_languages
+from reference_impl.maxbias import TEXT_FILE as MAXBIAS_TEXT_FILE
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -53,7 +54,7 @@ def test_the_text_files_are_package_data():
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = config["tool"]["setuptools"]["package-data"]["reference_impl"]
     package = REPO / "reference_impl"
-    text_files = [*TEXT_DIR.glob("*.toml"), CQL_TEXT_FILE]
+    text_files = [*TEXT_DIR.glob("*.toml"), CQL_TEXT_FILE, MAXBIAS_TEXT_FILE]
     for path in text_files:
         relative = path.relative_to(package)
         assert any(relative.match(pattern) for pattern in patterns), relative
@@ -62,4 +63,4 @@ def test_the_text_files_are_package_data():
 def test_the_kit_ships_the_lab_text_and_not_the_side_study_text():
     shipped = {path.as_posix() for path in release.shipped_text_files()}
     assert shipped == {f"lab/text/{lang}.toml" for lang in LANGUAGES}
-    assert "cql_sweep.py" not in {path.name for path in release.shipped_modules()}
+    assert not {"cql_sweep.py", "maxbias.py"} & {path.name for path in release.shipped_modules()}
