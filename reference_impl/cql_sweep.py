@@ -406,9 +406,6 @@ def dump_json(data: dict) -> str:
 
 
 # --------------------------------------------------------------------------- report text
-_VERDICT_RU = {"ahead": "впереди", "behind": "позади", "no detectable difference": "различие не обнаружено"}
-
-
 #: The report's text: ``cql_sweep.toml`` beside this module, one table per language.
 TEXT_FILE = Path(__file__).resolve().with_suffix(".toml")
 #: The report's text per language, from that file (same keys in each table).
@@ -429,7 +426,7 @@ def _interval(s: dict, digits: int = 2, signed: bool = False) -> str:
 def _cmp(c: dict, lang: str) -> str:
     """``+0.12 [-0.03, +0.27], no detectable difference``: a paired difference with its verdict (re-derived from its interval)."""
     word = verdict(c["low"], c["high"])
-    return f"{_interval({'mean': c['effect'], **c}, 2, True)}, {_VERDICT_RU[word] if lang == 'ru' else word}"
+    return f"{_interval({'mean': c['effect'], **c}, 2, True)}, {_TEXT[lang]['verdict.' + word]}"
 
 
 def _alphas(values: Sequence[str], lang: str) -> str:

@@ -32,8 +32,7 @@ def test_both_languages_hold_the_same_tables_keys_and_fields():
     assert list(en) == list(ru)
     for table in en:
         assert list(en[table]) == list(ru[table]), table  # the same keys, in the same order
-        for key, text in en[table].items():
-            assert _fields(text) == _fields(ru[table][key]), f"{table}.{key}"  # a translation fills in what the English does
+        _translated(en[table], ru[table], table)
 
 
 def test_an_unknown_language_is_refused_by_name():
@@ -64,3 +63,28 @@ def test_the_kit_ships_the_lab_text_and_not_the_side_study_text():
     shipped = {path.as_posix() for path in release.shipped_text_files()}
     assert shipped == {f"lab/text/{lang}.toml" for lang in LANGUAGES}
     assert not {"cql_sweep.py", "maxbias.py"} & {path.name for path in release.shipped_modules()}
+
+
+def _as_row(text: str | list) -> str | tuple:
+    """A TOML array of text as the tuple :func:`_fields` reads (a string as is)."""
+    return tuple(text) if isinstance(text, list) else text
+
+
+def _translated(en, ru, where: str) -> None:
+    """Every key of ``en`` (a table of text, nested or not) is in ``ru``, and every translation fills
+    in the fields its English does."""
+    for key, text in en.items():
+        assert key in ru, f"{where}.{key}"
+        if isinstance(text, dict):
+            _translated(text, ru[key], f"{where}.{key}")
+        else:
+            assert _fields(_as_row(text)) == _fields(_as_row(ru[key])), f"{where}.{key}"
+
+
+@pytest.mark.parametrize("path", [CQL_TEXT_FILE, MAXBIAS_TEXT_FILE], ids=lambda p: p.name)
+def test_every_english_text_of_the_side_studies_has_its_russian(path):
+    """(A Russian-only key is allowed: the English maximization-bias report takes its criterion
+    sentence from the run's JSON, the Russian one from ``text.crit``.)"""
+    tables = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert list(tables) == ["en", "ru"]
+    _translated(tables["en"], tables["ru"], path.name)
