@@ -105,9 +105,9 @@ lab: $(STAMP)
 
 # The committed report and pins: every seed of the study (about 18 minutes on 2 cores).
 pin: $(STAMP)
-	$(BIN)/python -m reference_impl.side_studies
+	$(BIN)/python -m reference_impl.lab.side_studies
 	$(BIN)/m5 lab --profile full --seeds 10 --out docs/lab-results --lang en --lang ru --pin
-	$(BIN)/python -m reference_impl.lab_results readme
+	$(BIN)/python -m reference_impl.lab.results readme
 
 release: $(STAMP)
 	$(BIN)/m5 release

@@ -337,7 +337,7 @@ def build_parser(lab_options: bool = True) -> argparse.ArgumentParser:
         exits=f"0 done; {refused('an unknown section or profile, a bad flag')}",
     )
     if lab_options:  # the lab's own options (the import loads numpy: only when the lab runs)
-        from reference_impl.lab import add_arguments
+        from reference_impl.lab.cli import add_arguments
 
         add_arguments(lab)
     _subcommand(

@@ -38,9 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ is not a pack
 
 from lab_offline import bench_kernel_overhead, bench_profile
 
-from reference_impl import lab
 from reference_impl.imitation import dagger_experiment
 from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.lab.cli import parse_options, run_lab
+from reference_impl.lab.profiles import PROFILE_PARAMS
+from reference_impl.lab.runners import UNSEEDED
 from reference_impl.online_dqn import train_online_dqn
 
 PARTS = ("env", "dqn", "pair", "offline", "kernels", "smoke", "full")
@@ -81,7 +83,7 @@ def bench_env(steps: int = 50_000, seed: int = 0) -> None:
 def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
     """DAgger and DQN-pair wall times at the smoke and full profiles; DQN updates/s (full)."""
     for name in ("smoke", "full") if measure_pair else ("full",):
-        params = lab.PROFILE_PARAMS[name]
+        params = PROFILE_PARAMS[name]
         if measure_pair:
             d = params.dagger
             with Clock() as c:
@@ -100,7 +102,7 @@ def bench_dqn_pair(measure_rate: bool, measure_pair: bool) -> None:
 def bench_whole_lab(profile: str) -> dict:
     os.environ["M5_PROGRESS"] = "0"
     with tempfile.TemporaryDirectory() as out, Clock() as c:
-        run = lab.run_lab(lab.parse_options(["--profile", profile, "--out", out], {}))
+        run = run_lab(parse_options(["--profile", profile, "--out", out], {}))
     record(f"lab {profile}", c.wall, "s", c.cpu)
     for section, seconds in run["seconds"].items():
         record(f"  {profile}: {section}", seconds, "s")
@@ -144,7 +146,7 @@ def main() -> None:
             run = bench_whole_lab(profile)
             if profile == "full":
                 # A several-seed study repeats every seeded section; the environment section runs once.
-                seeded = sum(s for name, s in run["seconds"].items() if name not in lab.UNSEEDED)
+                seeded = sum(s for name, s in run["seconds"].items() if name not in UNSEEDED)
                 record(f"{STUDY_SEEDS}-seed study (estimate)", STUDY_SEEDS * seeded + (run["total_seconds"] - seeded), "s")
     print_table()
 

@@ -26,8 +26,9 @@ import numpy as np
 import torch
 
 from reference_impl.common import seed_everything
-from reference_impl.offline import OfflineLog, collect_offline_dataset, offline_experiment, to_arrays
-from reference_impl.offline_methods import train_cql, train_offline_dqn
+from reference_impl.offline import offline_experiment
+from reference_impl.offline_data import collect_offline_dataset, to_arrays
+from reference_impl.offline_methods import OfflineLog, train_cql, train_offline_dqn
 
 PROFILES = {"smoke": (30, 5, 12), "full": (80, 16, 24)}
 BUDGET_SECONDS = {"smoke": 30.0, "full": 120.0}

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests" / "autograder"))
 import evasions  # noqa: E402  (the corpus lives with the tests that check it)
 
 from autograder.grade import class_report, pipeline  # noqa: E402
-from reference_impl.lab_pins import cpu_identity  # noqa: E402
+from reference_impl.lab.pins import cpu_identity  # noqa: E402
 
 DOC = ROOT / "docs" / "similarity.md"
 PERFORMANCE = ROOT / "docs" / "performance.md"

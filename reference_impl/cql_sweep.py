@@ -18,6 +18,7 @@ import functools
 import json
 import math
 import platform
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -27,11 +28,10 @@ import numpy as np
 from reference_impl import stats
 from reference_impl.common import progress, seed_everything
 from reference_impl.course_run import interval
-from reference_impl.cql_sweep_text import TEXT_SOURCE
 from reference_impl.fqe import exact_action_values
 from reference_impl.keydoor import KeyDoorGrid
-from reference_impl.lab_design import REPORT_FIRST_OFFSET
-from reference_impl.lab_profiles import PROFILE_PARAMS
+from reference_impl.lab.design import REPORT_FIRST_OFFSET
+from reference_impl.lab.profiles import PROFILE_PARAMS
 from reference_impl.offline_data import collect_offline_dataset, to_arrays
 
 # fmt: off
@@ -406,25 +406,10 @@ def dump_json(data: dict) -> str:
 
 
 # --------------------------------------------------------------------------- report text
-_VERDICT_RU = {"ahead": "впереди", "behind": "позади", "no detectable difference": "различие не обнаружено"}
-
-
-def _parse_text(block: str) -> dict[str, str]:
-    """``@key text`` entries (continuation lines joined with a space, ``¶`` a paragraph break) as {key: text}."""
-    entries: dict[str, str] = {}
-    key = None
-    for line in block.strip().splitlines():
-        if line.startswith("@"):
-            key, _, text = line[1:].partition(" ")
-            entries[key] = text
-        else:
-            entries[key] += " " + line
-    return {key: text.replace("¶ ", "¶").replace("¶", "\n\n") for key, text in entries.items()}
-
-
-_TEXT = {lang: _parse_text(block) for lang, block in TEXT_SOURCE.items()}
-for _t in _TEXT.values():
-    _t.update(zip(("naive", "bc", "none", "like_naive", "like_bc", "like_neither"), _t.pop("names").split(" | ")))
+#: The report's text: ``cql_sweep.toml`` beside this module, one table per language.
+TEXT_FILE = Path(__file__).resolve().with_suffix(".toml")
+#: The report's text per language, from that file (same keys in each table).
+_TEXT = {lang: dict(table) for lang, table in tomllib.loads(TEXT_FILE.read_text(encoding="utf-8")).items()}
 
 
 def _num(x: float, digits: int = 2, signed: bool = False) -> str:
@@ -441,7 +426,7 @@ def _interval(s: dict, digits: int = 2, signed: bool = False) -> str:
 def _cmp(c: dict, lang: str) -> str:
     """``+0.12 [-0.03, +0.27], no detectable difference``: a paired difference with its verdict (re-derived from its interval)."""
     word = verdict(c["low"], c["high"])
-    return f"{_interval({'mean': c['effect'], **c}, 2, True)}, {_VERDICT_RU[word] if lang == 'ru' else word}"
+    return f"{_interval({'mean': c['effect'], **c}, 2, True)}, {_TEXT[lang]['verdict.' + word]}"
 
 
 def _alphas(values: Sequence[str], lang: str) -> str:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -62,19 +63,13 @@ BOOTSTRAP_RESAMPLES = 10_000
 CURVE_RESAMPLES = 2_000
 BLOCK = 10  # episodes per point of the share curve
 CONFIDENCE = 0.95
+#: The report's and figure's text: ``maxbias.toml`` beside this module, one table per language (same keys).
+TEXT_FILE = Path(__file__).resolve().with_suffix(".toml")
+_LANGUAGE_TEXT = tomllib.loads(TEXT_FILE.read_text(encoding="utf-8"))
 #: What was looked at before the coded search, and what it changed (the report seeds were never among them).
 DEVELOPMENT = {
     "looked_at": {"design": list(QUICK_DESIGN_SEEDS), "quick_report": list(range(QUICK_REPORT_OFFSET, QUICK_REPORT_OFFSET + 10))},
-    "en": (
-        "quick runs (design seeds 0–4, quick seeds 1000–1009, K searched as here) were looked at; after them the design seeds "
-        "went from 20 to 50 (the 5-seed search was noisy), the report seeds from 100 to 200, and the target measure was added "
-        "(Q(A, left) kept its start at 0 where left was rare). Nothing else was changed after a look."
-    ),
-    "ru": (
-        "смотрели быстрые запуски (проектные запуски 0–4, быстрые запуски 1000–1009, K перебирался так же); после них проектных запусков "
-        "стало 50 вместо 20 (перебор на 5 запусках шумел), отчётных 200 вместо 100, и добавлена мера по цели (Q(A, left) хранил "
-        "стартовый ноль там, где влево ходили редко). Больше ничего после просмотра не менялось."
-    ),
+    **{lang: text["development"] for lang, text in _LANGUAGE_TEXT.items()},
 }
 KEYDOOR_CLAIMS = Path(__file__).resolve().parents[1] / "docs" / "lab-results" / "claims.json"
 
@@ -384,48 +379,8 @@ def run_experiment(
     }
 
 
-NAMES = {
-    "en": {"dqn": "DQN", "double_dqn": "Double DQN", "q_learning": "Q-learning (K = 1)", "double_q": "Double Q-learning"},
-    "ru": {"dqn": "DQN", "double_dqn": "Double DQN", "q_learning": "Q-learning (K = 1)", "double_q": "двойное Q-обучение"},
-}
-WORDS = {
-    "en": {
-        "left_share_first": "share of episodes going left, first {n}",
-        "left_share_last": "share of episodes going left, last {n}",
-        "over_a_mean": "Q(A, left) − Q*(A, left), mean over training",
-        "over_a_end": "Q(A, left) − Q*(A, left), end of training",
-        "over_t_mean": "target for (A, left) − Q*(A, left), mean over training",
-        "over_t_end": "target for (A, left) − Q*(A, left), end of training",
-        "over_b_mean": "max Q(B, ·) − max Q*(B, ·), mean over training",
-        "over_b_end": "max Q(B, ·) − max Q*(B, ·), end of training",
-        "ahead": "ahead",
-        "behind": "behind",
-        "no detectable difference": "no detectable difference",
-        "level.ahead": "above zero",
-        "level.behind": "below zero",
-        "level.no detectable difference": "no detectable difference from zero",
-        "cmp": "{e} (95 % CI {lo} to {hi}, {n} paired seeds): {v}",
-        "one": "{e} (one-sample 95 % CI {lo} to {hi}, {n} seeds): {v}",
-    },
-    "ru": {
-        "left_share_first": "доля эпизодов с уходом влево, первые {n}",
-        "left_share_last": "доля эпизодов с уходом влево, последние {n}",
-        "over_a_mean": "Q(A, left) − Q*(A, left), среднее за обучение",
-        "over_a_end": "Q(A, left) − Q*(A, left), в конце обучения",
-        "over_t_mean": "цель для (A, left) − Q*(A, left), среднее за обучение",
-        "over_t_end": "цель для (A, left) − Q*(A, left), в конце обучения",
-        "over_b_mean": "max Q(B, ·) − max Q*(B, ·), среднее за обучение",
-        "over_b_end": "max Q(B, ·) − max Q*(B, ·), в конце обучения",
-        "ahead": "впереди",
-        "behind": "позади",
-        "no detectable difference": "различие не обнаружено",
-        "level.ahead": "выше нуля",
-        "level.behind": "ниже нуля",
-        "level.no detectable difference": "отличие от нуля не обнаружено",
-        "cmp": "{e} (95 % доверительный интервал от {lo} до {hi}, парных запусков: {n}): {v}",
-        "one": "{e} (одновыборочный 95 % доверительный интервал от {lo} до {hi}, запусков: {n}): {v}",
-    },
-}
+NAMES = {lang: text["names"] for lang, text in _LANGUAGE_TEXT.items()}
+WORDS = {lang: text["words"] for lang, text in _LANGUAGE_TEXT.items()}
 
 
 def _fmt_cmp(c: Mapping, lang: str, level: bool = False) -> str:
@@ -444,39 +399,7 @@ def _cmp(data: Mapping, cid: str) -> dict:
     return next(c for c in data["comparisons"] if c["id"] == cid)
 
 
-SENTENCES = {
-    "en": {
-        "reduce.ahead": "Double DQN reduces the overestimation of Q(A, left): DQN − Double DQN, mean over training, {c}; at the end, {e}.",
-        "reduce.behind": "Here Double DQN overestimates Q(A, left) more than DQN: DQN − Double DQN, mean over training, {c}; "
-        "at the end, {e}.",
-        "reduce.no detectable difference": "On Q(A, left) itself these seeds show no detectable difference: DQN − Double DQN, mean over "
-        "training, {c}; at the end, {e}.",
-        "target": "The target each method feeds into Q(A, left), DQN − Double DQN, mean over training: {c}.",
-        "share": "Share of left episodes over the first {k}, DQN − Double DQN: {c}.",
-        "remove.ahead": "It does not bring Q(A, left) down to the truth: at the end of training Double DQN's Q(A, left) is still above it",
-        "remove.behind": "At the end of training Double DQN's Q(A, left) lies below the truth (an underestimate)",
-        "remove.no detectable difference": "At the end of training Double DQN's overestimation of Q(A, left) is not distinguishable from "
-        "zero, which shows only that what is left is smaller than this interval resolves, not that it is gone",
-        "remove_t": "its target for (A, left) at the end: {o}",
-        "init": "Part of any overestimation of Q(A, left) here is the tables' start at 0, above the truth −0.1, kept by an entry that "
-        "is rarely updated; Double Q-learning has the same start. Double DQN − Double Q-learning, {q}: {c}.",
-    },
-    "ru": {
-        "reduce.ahead": "Double DQN уменьшает переоценку Q(A, left): DQN − Double DQN, среднее за обучение, {c}; в конце, {e}.",
-        "reduce.behind": "Здесь Double DQN переоценивает Q(A, left) сильнее DQN: DQN − Double DQN, среднее за обучение, {c}; в конце, {e}.",
-        "reduce.no detectable difference": "По самому Q(A, left) различие на этих запусках не обнаружено: DQN − Double DQN, среднее "
-        "за обучение, {c}; в конце, {e}.",
-        "target": "Цель, которую каждый метод подставляет в Q(A, left), DQN − Double DQN, среднее за обучение: {c}.",
-        "share": "Доля эпизодов с уходом влево за первые {k}, DQN − Double DQN: {c}.",
-        "remove.ahead": "До истинного значения он Q(A, left) не опускает: в конце обучения Q(A, left) у Double DQN всё ещё выше него",
-        "remove.behind": "В конце обучения Q(A, left) у Double DQN ниже истинного значения (недооценка)",
-        "remove.no detectable difference": "В конце обучения переоценка Q(A, left) у Double DQN неотличима от нуля; это значит лишь, "
-        "что остаток меньше разрешения интервала, а не что его нет",
-        "remove_t": "его цель для (A, left) в конце: {o}",
-        "init": "Часть любой переоценки Q(A, left) здесь — старт таблиц с нуля, выше истинного −0.1, который сохраняется в редко "
-        "обновляемой ячейке; у двойного Q-обучения тот же старт. Double DQN − двойное Q-обучение, {q}: {c}.",
-    },
-}
+SENTENCES = {lang: text["sentences"] for lang, text in _LANGUAGE_TEXT.items()}
 
 
 def _sentences(data: Mapping, lang: str) -> list[str]:
@@ -493,162 +416,7 @@ def _sentences(data: Mapping, lang: str) -> list[str]:
     return out
 
 
-TEXT = {
-    "en": {
-        "title": "# Maximization bias: DQN vs Double DQN where the theory predicts a gap (generated)",
-        "generated": "Written by `{cmd}` from `maxbias.json`; do not edit by hand. Every number below is in `maxbias.json`.",
-        "mdp_h": "## The MDP and its exact values",
-        "mdp": (
-            "Sutton & Barto (2018, §6.7), after van Hasselt (2010). From the start state A, `right` ends the episode with reward 0 "
-            "and `left` leads to state B with reward 0; B has {nb} actions, each ending the episode with a reward drawn from "
-            "N({mu}, {sd}²); γ = {g}. Exact values (Bellman optimality, asserted in code): Q*(A, right) = {ar}, Q*(A, left) = "
-            "γ·max Q*(B, ·) = {al}, Q*(B, ·) = {b}. So `right` is optimal, and under ε-greedy behavior with ε = {eps} the best "
-            "possible share of `left` is ε/2 = {floor}."
-        ),
-        "set_h": "## Settings and the search over them",
-        "set": (
-            "Fixed before any run, at the textbook's Figure 6.5 values: step size α = {alpha}, ε = {eps}, {ep} episodes per run, "
-            "tables start at 0, ties broken at random, {nb} actions in B, rewards N({mu}, {sd}²); the window N = {n} episodes "
-            "for the share of `left`. Searched: the target table's copy interval K (updates between copies of Q into Q̄). With "
-            "K = 1 Double DQN is DQN exactly (the table that selects the action is the one that evaluates it), so Double DQN "
-            "needs K > 1; Q-learning (K = 1) is reported beside them as the textbook's learner."
-        ),
-        "seeds": (
-            "Seeds: **design seeds** {design} (looked at while choosing K, and never reported as evidence); **report seeds** "
-            "{report} (a fresh block, run once with the chosen K; every result below). The two sets are disjoint (a test checks it)."
-        ),
-        "search": "Search, on the design seeds only ({nd} seeds): K ∈ {cands}. Criterion: {crit}. Chosen: **K = {k}**.",
-        "search_cols": "| K | DQN: left share, first {n} | Double DQN | difference | DQN: Q(A, left) − Q*, mean | Double DQN |",
-        "search_note": "Design-seed means: for choosing K only, not evidence. Before this search, while building the experiment: {dev}",
-        "quantity": "quantity (one-sample 95 % interval)",
-        "cmp_cols": "| comparison | quantity | difference (95 % interval): verdict |",
-        "res_h": "## Results on the report seeds",
-        "fig": (
-            "Top left: share of episodes whose first action is `left`, per block of {blk} episodes (mean over report seeds, band: "
-            "95 % percentile bootstrap over seeds, inside [0, 1]; dotted: ε/2). The other panels: overestimation against the exact "
-            "values after each episode (mean over report seeds, band: 95 % t interval): Q(A, left) − Q*(A, left); the target the "
-            "method would now give (A, left) (reward 0 plus γ times its value of B: max_a Q̄(B, a) for DQN and Q-learning, "
-            "Q̄(B, argmax_a Q(B, a)) for Double DQN, the mean of the two crossed values for Double Q-learning; computed by the "
-            "same kernels) − Q*(A, left); and max_a Q(B, a) − max_a Q*(B, a). Double Q-learning is measured on (Q1 + Q2)/2."
-        ),
-        "methods_intro": (
-            "Each method on its own ({n} report seeds, K = {k}): shares with a one-sample 95 % percentile bootstrap interval "
-            "({res} resamples); overestimations with a one-sample 95 % t interval, and the verdict against zero."
-        ),
-        "cmp_intro": (
-            "Paired comparisons (same report seeds): paired Student-t 95 % interval of the mean difference, verdict word from "
-            "`stats.verdict` (ahead: the interval lies above zero, i.e. the first method's value is larger; behind: below zero; else no "
-            "detectable difference). Differences "
-            "of shares are clipped to [−1, 1], the range a difference of two shares can take; clipping never moves zero in or out."
-        ),
-        "what_h": "## What Double DQN does here",
-        "why_h": "## Why the theory predicts a gap here and not on KeyDoorGrid",
-        "why": (
-            "KeyDoorGrid's rewards and moves are deterministic (−0.01 a step, +1 at the goal, −1 in a trap) and it has 4 actions: "
-            "its targets average no reward noise, their errors come from the network's fitting, and the max over the next "
-            "state's estimates has no sampling noise to pick out. Here every reward from B is noisy (σ = {sd}, ten times the "
-            "gap |μ| = {amu} between the branches) and B has {nb} actions whose true values are all equal, each estimated from a "
-            "few noisy rewards. The max over noisy estimates is biased upward, E[max_a X_a] ≥ max_a E[X_a] (the max is convex), "
-            "and most when the true values tie; DQN's target max_a Q̄(B, a) carries that bias into Q(A, left). Double DQN's "
-            "target scores the online table's argmax with the target table, whose noise is partly independent of the selection. "
-            "The upward bias of max Q(B, ·) itself is expected for every method (the table of B is learned from terminal rewards "
-            "alike); what differs is how much of it flows into Q(A, left)."
-        ),
-        "kd": (
-            "KeyDoorGrid, from the lab's run (`{src}`, `{cmd}`; learned minus exact Q of the greedy action, DQN − Double DQN): "
-            "mean over training {m}; at the end {e}."
-        ),
-        "kd_none": "The lab's KeyDoorGrid result (`docs/lab-results/claims.json`) was not available to this run.",
-        "weak_h": "## Limits",
-        "weak": (
-            "One small MDP and one family of settings. K was chosen on the design seeds to show the gap (the search table above "
-            "shows how the gap depends on K); the report seeds measure it at that K and say nothing about other K. Tables start "
-            "at 0, above every true value, so Q(A, left) of a learner that rarely goes left keeps part of its start: it is not all "
-            "maximization bias (the target panel does not depend on how often (A, left) is updated). The copy interval K also "
-            "changes how fast DQN and Double DQN learn at all; Q-learning (K = 1) is in the tables for that. Tabular learners only; with "
-            "networks the selection and evaluation noise are coupled differently."
-        ),
-    },
-    "ru": {
-        "title": "# Смещение максимизации: DQN и Double DQN там, где теория предсказывает разрыв (сгенерировано)",
-        "generated": "Записано командой `{cmd}` из `maxbias.json`; не редактируйте вручную. Все числа ниже есть в `maxbias.json`.",
-        "mdp_h": "## MDP и его точные ценности",
-        "mdp": (
-            "Sutton & Barto (2018, §6.7), вслед за van Hasselt (2010). Из начального состояния A действие `right` завершает эпизод "
-            "с наградой 0, а `left` ведёт в состояние B с наградой 0; в B {nb} действий, каждое завершает эпизод с наградой из "
-            "N({mu}, {sd}²); γ = {g}. Точные ценности (уравнение оптимальности Беллмана, проверяются в коде): Q*(A, right) = {ar}, "
-            "Q*(A, left) = γ·max Q*(B, ·) = {al}, Q*(B, ·) = {b}. Значит, оптимально `right`, и при ε-жадном поведении с ε = {eps} "
-            "наименьшая возможная доля `left` равна ε/2 = {floor}."
-        ),
-        "set_h": "## Настройки и перебор",
-        "set": (
-            "Зафиксированы до любого запуска, как на рис. 6.5 учебника: шаг α = {alpha}, ε = {eps}, {ep} эпизодов на запуск, "
-            "таблицы начинаются с нулей, ничьи разбиваются случайно, в B {nb} действий, награды N({mu}, {sd}²); окно N = {n} "
-            "эпизодов для доли `left`. Перебирался только период копирования целевой таблицы K (число обновлений между "
-            "копированиями Q в Q̄). При K = 1 Double DQN в точности совпадает с DQN (действие выбирает та же таблица, что его "
-            "оценивает), поэтому Double DQN нужен K > 1; Q-learning (K = 1) приведён рядом как алгоритм учебника."
-        ),
-        "seeds": (
-            "Seed: **проектные** {design} (на них смотрели при выборе K; как результат они не используются); **отчётные** "
-            "{report} (свежий блок, запущен один раз с выбранным K; все результаты ниже). Множества не пересекаются (это проверяет тест)."
-        ),
-        "search": "Перебор, только на проектных запусках ({nd} шт.): K ∈ {cands}. Критерий: {crit}. Выбрано: **K = {k}**.",
-        "search_cols": "| K | DQN: доля `left`, первые {n} | Double DQN | разность | DQN: Q(A, left) − Q*, среднее | Double DQN |",
-        "search_note": "Средние по проектным запускам: только для выбора K, не довод. До этого перебора, при сборке эксперимента: {dev}",
-        "quantity": "величина (одновыборочный 95 % интервал)",
-        "cmp_cols": "| сравнение | величина | разность (95 % интервал): вывод |",
-        "crit": (
-            "наибольшая средняя по проектным запускам разность DQN − Double DQN доли `left` за первые N эпизодов; при равенстве меньший K"
-        ),
-        "res_h": "## Результаты на отчётных запусках",
-        "fig": (
-            "Слева вверху: доля эпизодов, в которых первое действие — `left`, по блокам из {blk} эпизодов (среднее по отчётным "
-            "запускам, полоса: 95 % перцентильный бутстреп по запускам, внутри [0, 1]; пунктир: ε/2). Остальные панели: переоценка "
-            "относительно точных ценностей после каждого эпизода (среднее по отчётным запускам, полоса: 95 % t-интервал): "
-            "Q(A, left) − Q*(A, left); цель, которую метод сейчас дал бы паре (A, left) (награда 0 плюс γ на его оценку B: "
-            "max_a Q̄(B, a) у DQN и Q-learning, Q̄(B, argmax_a Q(B, a)) у Double DQN, среднее двух перекрёстных оценок у двойного "
-            "Q-обучения; считается теми же ядрами) − Q*(A, left); и max_a Q(B, a) − max_a Q*(B, a). Двойное Q-обучение "
-            "измеряется по (Q1 + Q2)/2."
-        ),
-        "methods_intro": (
-            "Каждый метод отдельно ({n} отчётных запусков, K = {k}): доли — с одновыборочным 95 % перцентильным бутстреп-интервалом "
-            "({res} повторных выборок); переоценка — с одновыборочным 95 % t-интервалом и выводом относительно нуля."
-        ),
-        "cmp_intro": (
-            "Парные сравнения (одни и те же отчётные запуски): парный 95 % доверительный интервал Стьюдента для средней разности, "
-            "вывод — слово `stats.verdict` (впереди: интервал выше нуля, то есть у первого метода величина больше; позади: ниже нуля; "
-            "иначе различие не обнаружено). Разности "
-            "долей обрезаны до [−1, 1] — диапазона, в котором лежит разность двух долей; обрезка не меняет, содержит ли интервал ноль."
-        ),
-        "what_h": "## Что здесь делает Double DQN",
-        "why_h": "## Почему теория предсказывает разрыв здесь, а не на KeyDoorGrid",
-        "why": (
-            "В KeyDoorGrid награды и переходы детерминированы (−0.01 за шаг, +1 у цели, −1 в ловушке) и действий всего 4: "
-            "цели там не усредняют шум наград, их ошибки — это ошибки аппроксимации сети, и максимуму по оценкам следующего "
-            "состояния не из чего выбирать случайно завышенные. Здесь каждая награда из B шумная (σ = {sd}, в десять раз больше "
-            "разрыва |μ| = {amu} между ветвями), а в B {nb} действий с одинаковыми истинными ценностями, и каждое оценено по "
-            "нескольким шумным наградам. Максимум шумных оценок смещён вверх: E[max_a X_a] ≥ max_a E[X_a] (максимум выпуклый), "
-            "и сильнее всего — когда истинные ценности равны; цель DQN max_a Q̄(B, a) переносит эту переоценку в Q(A, left). "
-            "Цель Double DQN оценивает argmax онлайн-таблицы по целевой таблице, шум которой отчасти не зависит от выбора. "
-            "Само смещение max Q(B, ·) вверх ожидается у всех методов (таблица B у всех учится по одним и тем же терминальным "
-            "наградам); разница в том, сколько его попадает в Q(A, left)."
-        ),
-        "kd": (
-            "KeyDoorGrid, из запуска лабораторной (`{src}`, `{cmd}`; выученное минус точное Q жадного действия, DQN − Double DQN): "
-            "среднее за обучение {m}; в конце {e}."
-        ),
-        "kd_none": "Результат KeyDoorGrid из лабораторной (`docs/lab-results/claims.json`) этому запуску был недоступен.",
-        "weak_h": "## Ограничения",
-        "weak": (
-            "Один маленький MDP и одно семейство настроек. K выбран на проектных запусках так, чтобы разрыв был виден (таблица "
-            "перебора выше показывает, как разрыв зависит от K); отчётные запуски измеряют его при этом K и ничего не говорят "
-            "о других K. Таблицы начинаются с нуля, выше всех истинных ценностей, поэтому Q(A, left) у метода, который редко "
-            "уходит влево, хранит часть стартового значения: это не только смещение максимизации (панель с целью не зависит от "
-            "того, как часто обновляется (A, left)). Период копирования K меняет и саму скорость обучения DQN и Double DQN; для "
-            "сравнения в таблицах есть Q-learning (K = 1). Только табличные методы; в нейросетях шум выбора и оценки связаны иначе."
-        ),
-    },
-}
+TEXT = {lang: text["text"] for lang, text in _LANGUAGE_TEXT.items()}
 
 
 def _seed_range(seeds: Sequence[int]) -> str:
@@ -717,11 +485,8 @@ def render_markdown(data: Mapping, lang: str) -> str:
     return "\n".join(lines)
 
 
-FIG_Y = ("Q(A, left) − Q*(A, left)", "max Q(B, ·) − max Q*(B, ·)")
-FIG_LABELS = {
-    "en": ("episode", "share of episodes going left", FIG_Y[0], "target for (A, left) − Q*(A, left)", FIG_Y[1], "ε/2 (optimal)"),
-    "ru": ("эпизод", "доля эпизодов с уходом влево", FIG_Y[0], "цель для (A, left) − Q*(A, left)", FIG_Y[1], "ε/2 (оптимум)"),
-}
+#: The figure's x label, its y labels and the floor's legend, per language.
+FIG_LABELS = {lang: tuple(text["fig_labels"]) for lang, text in _LANGUAGE_TEXT.items()}
 
 
 def draw_figure(data: Mapping, path: Path, lang: str) -> None:

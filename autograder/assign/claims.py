@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.course_run import claim_bounds, clip_to_bounds, interval
-from reference_impl.lab_comparisons import phrase
+from reference_impl.lab.comparisons import phrase
 
 REPO = Path(__file__).resolve().parents[2]
 CLAIMS_PATH = REPO / "docs" / "lab-results" / "claims.json"

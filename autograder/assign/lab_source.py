@@ -17,8 +17,8 @@ from __future__ import annotations
 from autograder.assign import sources
 from autograder.assign.claims import cited_claims
 from autograder.assign.lab_text import TEXT
-from reference_impl.lab_design import REPORT_FIRST_OFFSET, search_lines
-from reference_impl.labels import labels_for
+from reference_impl.lab.design import REPORT_FIRST_OFFSET, search_lines
+from reference_impl.lab.labels import labels_for
 
 ANALYSIS_POINTS = 2
 PORTS = ("masked_token_nll", "cql_discrete_penalty", "expectile_loss", "iql_advantage_weights")
@@ -29,19 +29,22 @@ import warnings
 
 import numpy as np
 
-from m5_student import course_run, figures, lab
-from m5_student.labels import display_name, labels_for
+from m5_student import course_run
+from m5_student.lab import figures
+from m5_student.lab.labels import display_name, labels_for
+from m5_student.lab.pins import DATA_DIR, load_pinned
+from m5_student.lab.profiles import PROFILE_PARAMS, resolve_profile
+from m5_student.lab.side_studies import SIDE_FILE, side_table
 from m5_student.notebook import check_port, lab_section, load_kernels, ported
-from m5_student.side_studies import SIDE_FILE, side_table
 
-PROFILE = lab.resolve_profile(None)  # smoke unless RL_LLM_M5_PROFILE=full
-P = lab.PROFILE_PARAMS[PROFILE]
+PROFILE = resolve_profile(None)  # smoke unless RL_LLM_M5_PROFILE=full
+P = PROFILE_PARAMS[PROFILE]
 LABELS = labels_for(LANG)
 K = load_kernels(lang=LANG)  # your ten numpy kernels, from the saved assignment notebook next to this one
 YOUR_RUN = LABELS["run.yours"].format(profile=PROFILE)  # the title of a figure of your own run
-SEEDS = lab.load_pinned("M5_lab_seeds")  # the course's run: every quantity in each of its seeds
-COURSE = lab.load_pinned("M5_course_numbers")  # its claims and paired comparisons, as its report states them
-SIDE = json.loads((lab.DATA_DIR / SIDE_FILE).read_text(encoding="utf-8"))  # the two side studies, as their pages state them
+SEEDS = load_pinned("M5_lab_seeds")  # the course's run: every quantity in each of its seeds
+COURSE = load_pinned("M5_course_numbers")  # its claims and paired comparisons, as its report states them
+SIDE = json.loads((DATA_DIR / SIDE_FILE).read_text(encoding="utf-8"))  # the two side studies, as their pages state them
 COURSE_RUN = LABELS["run.pinned_seeds"].format(seeds=int(SEEDS["seeds"]))  # the title of a figure of the course's run
 
 
@@ -72,7 +75,7 @@ def side_study(name):
     from IPython.display import Image, Markdown, display
 
     display(Markdown("\\n".join(side_table(SIDE[name], LANG))))
-    display(Image(filename=str(lab.DATA_DIR / f"M5_{name}{'' if LANG == 'en' else '.ru'}.png")))
+    display(Image(filename=str(DATA_DIR / f"M5_{name}{'' if LANG == 'en' else '.ru'}.png")))
 
 
 def course_numbers(ids):
@@ -113,7 +116,7 @@ dagger_run = dagger_experiment(d.seed, d.expert_episodes, d.rounds, d.learner_ep
 for record in dagger_run["records"]:
     show("nb.round", round=record["round"], success=record["success_rate"], ret=record["mean_return"],
          labels=record["dataset_size"])
-course = lab.load_pinned("M5_dagger_curve")  # the course's rounds and label budgets (the x axes)
+course = load_pinned("M5_dagger_curve")  # the course's rounds and label budgets (the x axes)
 yours = {record["round"]: record["success_rate"] for record in dagger_run["records"]}
 compare([(LABELS["nb.round_row"].format(round=int(k)), yours.get(int(k)), SEEDS["dagger_success_rate"][:, i])
          for i, k in enumerate(course["rounds"])], bounds=(0, 1))
@@ -138,7 +141,7 @@ for name, double, targets in (("DQN", False, K["dqn_targets"]), ("Double DQN", T
     dqn_greedy[name] = run["evaluation"]["success_rate"]
     show("nb.dqn", name=name_of(name), train=np.mean(run["episode_success"]), greedy=dqn_greedy[name])
     show("nb.dqn_overestimation", name=name_of(name), final=run["overestimation"][-1][1])
-course = lab.load_pinned("M5_online_dqn_curve")  # the course's checkpoints (the x axis)
+course = load_pinned("M5_online_dqn_curve")  # the course's checkpoints (the x axis)
 compare([(LABELS["nb.dqn_row"].format(name=name_of(n)), dqn_greedy[n], COURSE["rows"][cid]["value"][LANG])
          for n, cid in (("DQN", "dqn.dqn_success"), ("Double DQN", "dqn.double_success"))])
 figures.plot_dqn_curves(SEEDS["dqn_dqn_success"].mean(axis=0), SEEDS["dqn_double_success"].mean(axis=0), labels=LABELS,
@@ -196,7 +199,7 @@ offline_run = offline_experiment(o.seed, o.dataset_episodes, o.train_epochs, ker
 for name, m in offline_run["results"].items():
     learned = LABELS["report.not_available"] if m["greedy_q_mean"] is None else f"{m['greedy_q_mean']:.3f}"
     show("nb.offline", name=name_of(name), ret=m["mean_return"], success=m["success_rate"], q=learned, v=m["greedy_value_true"])
-methods = [str(n) for n in lab.load_pinned("M5_offline_method_results")["method_names"]]
+methods = [str(n) for n in load_pinned("M5_offline_method_results")["method_names"]]
 compare([(LABELS["nb.return_row"].format(name=name_of(n)), offline_run["results"][n]["mean_return"], SEEDS["offline_mean_return"][:, i])
          for i, n in enumerate(methods)])
 figures.plot_offline_methods(methods, *(SEEDS[k].mean(axis=0) for k in ("offline_mean_return", "offline_success_rate")),
@@ -216,7 +219,7 @@ FQE = """
 section.require(offline_run, "5b")
 for name, row in offline_run["fqe"].items():
     show("nb.fqe", name=name_of(name), fqe=row["fqe_value"], sim=row["simulated_value"])
-fqe_names = [str(n) for n in lab.load_pinned("M5_offline_method_results")["fqe_names"]]
+fqe_names = [str(n) for n in load_pinned("M5_offline_method_results")["fqe_names"]]
 course_errors = np.abs(SEEDS["fqe_fqe_values"] - SEEDS["fqe_simulated_values"])  # each seed's absolute error
 compare([(LABELS["nb.fqe_row"].format(name=name_of(n)), abs(offline_run["fqe"][n]["error"]), course_errors[:, i])
          for i, n in enumerate(fqe_names)], digits=3)
@@ -230,7 +233,7 @@ figures.plot_fqe_vs_simulator(fqe_names, estimate, simulated, labels=LABELS,
 
 DT = """
 from m5_student.decision_transformer import dt_return_sweep, train_decision_transformer
-from m5_student.lab_results import DT_LOG_GROUPS
+from m5_student.lab.claims import DT_LOG_GROUPS
 
 t = P.dt
 dt_episodes, _ = collect_offline_dataset(t.data_seed, t.episodes, "mixed")
@@ -245,7 +248,7 @@ sweep = dt_return_sweep(dt_model, lambda: KeyDoorGrid(seed=t.eval_env_seed), t.t
 show("nb.dt_loss", loss=dt_losses[-1])
 for requested, achieved in zip(sweep["target_return"], sweep["mean_return"]):
     show("nb.dt_request", requested=requested, achieved=achieved)
-requests = lab.load_pinned("M5_decision_transformer_results")["target_return"]  # the course's requests
+requests = load_pinned("M5_decision_transformer_results")["target_return"]  # the course's requests
 yours = {round(float(r), 2): float(a) for r, a in zip(sweep["target_return"], sweep["mean_return"])}
 compare([(LABELS["nb.dt_row"].format(requested=r), yours.get(round(float(r), 2)), SEEDS["dt_mean_return"][:, i])
          for i, r in enumerate(requests)])
@@ -257,7 +260,8 @@ figures.plot_dt_panel(requests, achieved, SEEDS["dt_log_returns"].ravel(), label
 """
 
 LANGUAGE = """
-from m5_student.language import HELDOUT_PROMPTS, PROMPTS, language_offline_experiment, token_text
+from m5_student.language import language_offline_experiment
+from m5_student.language_task import HELDOUT_PROMPTS, PROMPTS, token_text
 
 w = P.language
 language_run = language_offline_experiment(w.seed, w.episodes_per_prompt, w.bc_epochs, w.iql_epochs, kernels=TORCH_PORTS)
@@ -266,7 +270,7 @@ for split, prompts, message in (("evaluation", PROMPTS, "nb.language"), ("heldou
         show(message, name=name_of(name), em=row["exact_match"], reward=row["mean_reward"])
         for prompt, sequence, reward in zip(prompts, row["sequences"], row["rewards"]):
             show("nb.language_example", prompt=prompt, text=token_text(sequence), reward=reward)
-methods = [str(n) for n in lab.load_pinned("M5_language_ilql_results")["method_names"]]
+methods = [str(n) for n in load_pinned("M5_language_ilql_results")["method_names"]]
 compare([(LABELS[row].format(name=name_of(n)), language_run[split][n]["exact_match"], SEEDS[key][:, i])
          for row, split, key in (("nb.language_row", "evaluation", "language_exact_match"),
                                  ("nb.language_heldout_row", "heldout_evaluation", "language_heldout_exact_match"))
@@ -366,7 +370,7 @@ def _question(t: dict, key: str) -> list:
 
 def design_text(lang: str) -> str:
     """How the course's run was designed: design seeds apart from report seeds, and per section
-    what was tried (:mod:`reference_impl.lab_design`, the same paragraphs as the report's)."""
+    what was tried (:mod:`reference_impl.lab.design`, the same paragraphs as the report's)."""
     labels = labels_for(lang)
     titles = {s: labels[f"report.section.{s}"] for s in ("dagger", "dqn", "log", "offline", "fqe", "dt", "language")}
     intro = labels["nb.design_intro"].format(first=REPORT_FIRST_OFFSET, last=REPORT_FIRST_OFFSET - 1)

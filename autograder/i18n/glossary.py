@@ -291,7 +291,8 @@ def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
 # Every text the project ships, by the language it is checked in. Russian variants are
 # Cyrillic, so whole Python files can be scanned for them; English spellings are
 # checked in documents, notebooks, and the strings and comments of the Python the
-# students receive (reference_impl is copied into release/.../m5_student).
+# students receive (reference_impl is copied into release/.../m5_student), and the text files
+# (TOML) that hold the lab's text and the side studies' report text, whole.
 _RU_GLOBS = (
     "source/**/*_ru.ipynb",
     "release/**/*_ru.ipynb",
@@ -303,7 +304,9 @@ _RU_GLOBS = (
     "autograder/**/*.py",
     "autograder/**/*.toml",
     "reference_impl/**/*.py",
+    "reference_impl/**/*.toml",
     "release/**/*.py",
+    "release/**/*.toml",
 )
 _EN_GLOBS = (
     "source/**/*.ipynb",
@@ -317,7 +320,9 @@ _EN_GLOBS = (
     "docs/*.md",
     "autograder/**/*.py",
     "reference_impl/**/*.py",
+    "reference_impl/**/*.toml",
     "release/**/*.py",
+    "release/**/*.toml",
 )
 # The glossary lists the forbidden variants and the lint module quotes a few as examples.
 _NOT_LINTED = ("docs/glossary.md", "autograder/i18n/glossary.py")
@@ -339,7 +344,7 @@ MESSAGE_MODULES = (
     "autograder.check.public",
     "autograder.check.kit",
     "reference_impl.validation",
-    "reference_impl.labels",
+    "reference_impl.lab.labels",
 )
 
 

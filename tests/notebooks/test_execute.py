@@ -147,7 +147,7 @@ def lab_en():
 @pytest.mark.slow
 def test_lab_notebook_executes_in_smoke_profile(lab_en):
     """Slow (about 25 s of CPU, the smoke profile's training): the fast suite runs every
-    section in a tiny profile (tests/reference_impl/test_lab.py) and this notebook, Restart &
+    section in a tiny profile (tests/reference_impl/lab/test_cli.py) and this notebook, Restart &
     Run All, with its parts missing (tests/notebooks/test_student_run_all.py)."""
     assert not _errors(lab_en), _errors(lab_en)
     printed = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in lab_en.cells if c.cell_type == "code"}

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import course_run, lab, lab_pins
-from reference_impl.lab_results import DEFAULT_CLAIMS
-from reference_impl.labels import LABELS, method_slug
+from reference_impl import course_run
+from reference_impl.lab import pins as lab_pins
+from reference_impl.lab.labels import LABELS, method_slug
+from reference_impl.lab.results import DEFAULT_CLAIMS
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False)
 
@@ -72,7 +73,7 @@ def test_compare_table_prints_both_runs_with_dashes_for_missing_values():
 
 
 def test_course_table_names_an_unknown_number():
-    course = lab.load_pinned("M5_course_numbers")
+    course = lab_pins.load_pinned("M5_course_numbers")
     with pytest.raises(KeyError, match="no course number"):
         course_run.course_table(course, ["dagger.no_such_claim"], "en")
     lines = course_run.course_table(course, ["dagger.bc_success", "dagger.equal_budget"], "ru").splitlines()
@@ -85,7 +86,7 @@ def committed():
 
 
 def test_the_kit_ships_the_reports_numbers_as_the_notebook_prints_them():
-    course = lab.load_pinned("M5_course_numbers")
+    course = lab_pins.load_pinned("M5_course_numbers")
     document = committed()
     assert course == lab_pins.course_numbers(document)
     for cid, entry in document["claims"].items():
@@ -97,11 +98,11 @@ def test_the_kit_ships_the_reports_numbers_as_the_notebook_prints_them():
 def seed_columns() -> list[tuple[str, np.ndarray]]:
     """(claim id, the same quantity's per-seed values in M5_lab_seeds.npz), for every quantity the
     notebook's tables and figures draw from the stacked seeds."""
-    seeds = lab.load_pinned("M5_lab_seeds")
-    offline = [method_slug(str(n)) for n in lab.load_pinned("M5_offline_method_results")["method_names"]]
-    fqe = [method_slug(str(n)) for n in lab.load_pinned("M5_offline_method_results")["fqe_names"]]
-    language = [method_slug(str(n)) for n in lab.load_pinned("M5_language_ilql_results")["method_names"]]
-    requests = lab.load_pinned("M5_decision_transformer_results")["target_return"]
+    seeds = lab_pins.load_pinned("M5_lab_seeds")
+    offline = [method_slug(str(n)) for n in lab_pins.load_pinned("M5_offline_method_results")["method_names"]]
+    fqe = [method_slug(str(n)) for n in lab_pins.load_pinned("M5_offline_method_results")["fqe_names"]]
+    language = [method_slug(str(n)) for n in lab_pins.load_pinned("M5_language_ilql_results")["method_names"]]
+    requests = lab_pins.load_pinned("M5_decision_transformer_results")["target_return"]
     out = [("dagger.bc_success", seeds["dagger_success_rate"][:, 0]), ("dagger.dagger_success", seeds["dagger_success_rate"][:, -1])]
     out += [(f"offline.return.{m}", seeds["offline_mean_return"][:, i]) for i, m in enumerate(offline)]
     out += [(f"offline.success.{m}", seeds["offline_success_rate"][:, i]) for i, m in enumerate(offline)]
@@ -127,6 +128,6 @@ def test_a_quantity_has_one_value_in_the_tables_figures_and_answers():
         assert np.allclose(values, claims[cid]["per_seed"], rtol=0, atol=1e-12), cid
         quoted = fill_claims(f"{{{{claim:{cid}:mean_ci:.2f}}}}", claims=claims)
         shown = course_run.format_interval(values, bounds=course_run.claim_bounds(cid))  # a share's interval stops at 0 and 1
-        assert quoted == shown == lab.load_pinned("M5_course_numbers")["rows"][cid]["value"]["en"], cid
+        assert quoted == shown == lab_pins.load_pinned("M5_course_numbers")["rows"][cid]["value"]["en"], cid
         checked += 1
     assert checked >= 25

@@ -11,6 +11,23 @@ from hypothesis import strategies as st
 from reference_impl import kernels as K
 from reference_impl.common import seed_everything
 from reference_impl.language import (
+    TokenILQLConfig,
+    TokenPolicy,
+    TokenQV,
+    awr_loss,
+    bc_loss,
+    greedy_decode,
+    ilql_losses,
+    ilql_scores,
+    language_offline_experiment,
+    make_token_batch,
+    prompt_baselines,
+    return_weights,
+    returns_to_go,
+    rwr_loss,
+    train_token_rwr,
+)
+from reference_impl.language_task import (
     ANSWERS,
     EOS,
     HELDOUT_ANSWERS,
@@ -23,26 +40,11 @@ from reference_impl.language import (
     PROMPTS,
     VOCAB,
     TokenEpisode,
-    TokenILQLConfig,
-    TokenPolicy,
-    TokenQV,
-    awr_loss,
-    bc_loss,
     collect_language_dataset,
     encode,
-    greedy_decode,
-    ilql_losses,
-    ilql_scores,
-    language_offline_experiment,
-    make_token_batch,
-    prompt_baselines,
     response_reward,
-    return_weights,
-    returns_to_go,
-    rwr_loss,
     summarize_language_dataset,
     token_text,
-    train_token_rwr,
 )
 
 

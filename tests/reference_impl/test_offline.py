@@ -14,21 +14,18 @@ from torch import nn
 
 from reference_impl import kernels as K
 from reference_impl.fqe import FQEConfig
-from reference_impl.offline import (
-    METHOD_NAMES,
+from reference_impl.offline import METHOD_NAMES, OfflineExperimentConfig, offline_experiment, simulated_value
+from reference_impl.offline_data import (
     PROFILES,
-    OfflineExperimentConfig,
+    BehaviorPolicy,
     action_frequencies,
     collect_offline_dataset,
     episode_start_indices,
     from_arrays,
     load_npz,
-    offline_experiment,
     save_npz,
-    simulated_value,
     to_arrays,
 )
-from reference_impl.offline_data import BehaviorPolicy
 from reference_impl.offline_methods import (
     CQLConfig,
     DQNConfig,

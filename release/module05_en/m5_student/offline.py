@@ -7,9 +7,8 @@ offline DQN, support-restricted DQN, discrete CQL and IQL on it (same log, same
 seed), evaluates each greedy policy in the simulator, and estimates each policy's
 value from the log alone with FQE, so the lab can put the two side by side.
 
-Re-exports the public names of :mod:`m5_student.offline_data` and
-:mod:`m5_student.offline_methods` so ``from m5_student.offline import ...``
-is the one import a notebook needs.
+The log and the learners are imported from where they live: :mod:`m5_student.offline_data`
+and :mod:`m5_student.offline_methods` (this module re-exports nothing).
 """
 
 from __future__ import annotations
@@ -28,18 +27,13 @@ from m5_student.expert import ExpertPolicy
 from m5_student.fqe import FQEConfig, exact_action_values, fit_fqe, policy_value
 from m5_student.keydoor import KeyDoorGrid
 from m5_student.offline_data import (
-    PROFILES,
     action_frequencies,
     collect_offline_dataset,
     episode_start_indices,
-    from_arrays,
-    load_npz,
-    save_npz,
     summarize_dataset,
     to_arrays,
 )
 from m5_student.offline_methods import (
-    DEFAULT_KERNELS,
     BehaviorCloningConfig,
     CQLConfig,
     DQNConfig,
@@ -68,24 +62,6 @@ __all__ = [
     "logged_pair_share",
     "q_value_errors",
     "pinned_arrays",
-    # re-exported from offline_data / offline_methods
-    "PROFILES",
-    "collect_offline_dataset",
-    "to_arrays",
-    "from_arrays",
-    "save_npz",
-    "load_npz",
-    "action_frequencies",
-    "episode_start_indices",
-    "summarize_dataset",
-    "DEFAULT_KERNELS",
-    "OfflineLog",
-    "GreedyPolicy",
-    "BehaviorCloningConfig",
-    "DQNConfig",
-    "RestrictedDQNConfig",
-    "CQLConfig",
-    "IQLConfig",
 ]
 
 #: Method names, in the order the lab plots them.

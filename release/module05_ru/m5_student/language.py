@@ -39,22 +39,16 @@ from torch.nn import functional as F
 
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything, with_kernels
-from m5_student.language_task import (  # the task and its data: re-exported, see __all__
-    ANSWERS,
+from m5_student.language_task import (
     EOS,
-    HELDOUT_ANSWERS,
-    HELDOUT_PROMPTS,
     LANGUAGE_METHODS,
     MAX_RESPONSE_TOKENS,
     N_ACTIONS,
     PAD,
-    PARTIAL_CREDIT,
     PROMPTS,
-    SPLITS,
     VOCAB,
     BehaviorMix,
     TokenEpisode,
-    behavior_response,
     checked_prompt_index,
     collect_language_dataset,
     encode,
@@ -72,29 +66,9 @@ from m5_student.torch_kernels import (
 )
 
 __all__ = [
-    "VOCAB",
-    "EOS",
-    "PAD",
-    "N_ACTIONS",
-    "PROMPTS",
-    "ANSWERS",
-    "HELDOUT_PROMPTS",
-    "HELDOUT_ANSWERS",
-    "SPLITS",
-    "MAX_RESPONSE_TOKENS",
-    "PARTIAL_CREDIT",
-    "LANGUAGE_METHODS",
     "DEFAULT_KERNELS",
-    "BehaviorMix",
     "TokenBCConfig",
     "TokenILQLConfig",
-    "TokenEpisode",
-    "encode",
-    "token_text",
-    "response_reward",
-    "behavior_response",
-    "collect_language_dataset",
-    "summarize_language_dataset",
     "TokenBatch",
     "make_token_batch",
     "TokenPolicy",

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from autograder.assign import lab_source
-from reference_impl.labels import LABELS
+from reference_impl.lab.labels import LABELS
 
 CELLS = {
     name: getattr(lab_source, name)
@@ -77,11 +77,11 @@ def test_each_question_follows_a_short_table_of_the_course_numbers_it_is_about()
     quotes among them, at most a dozen rows), the section's others one call away; both languages
     print the same ids (the code cells stay identical)."""
     from autograder.assign.lab_text import TEXT
-    from reference_impl import lab
-    from reference_impl.lab_comparisons import compact_phrase
-    from reference_impl.lab_results import DEFAULT_CLAIMS
+    from reference_impl.lab.comparisons import compact_phrase
+    from reference_impl.lab.pins import load_pinned
+    from reference_impl.lab.results import DEFAULT_CLAIMS
 
-    pinned = lab.load_pinned("M5_course_numbers")
+    pinned = load_pinned("M5_course_numbers")
     committed = json.loads(DEFAULT_CLAIMS.read_text(encoding="utf-8"))
     for cid, entry in committed["comparisons"].items():  # a comparison's value leads with its interval's words
         assert pinned["rows"][cid]["value"]["ru"] == compact_phrase(entry, "ru"), cid

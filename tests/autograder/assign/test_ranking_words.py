@@ -19,8 +19,8 @@ from fixture_paths import REPO  # tests/autograder is on sys.path (tests/conftes
 
 from autograder.assign import claims
 from autograder.assign.lab_text import TEXT
-from reference_impl.lab_design import SEARCHES
-from reference_impl.labels import LABELS
+from reference_impl.lab.design import SEARCHES
+from reference_impl.lab.labels import LABELS
 
 RANKING = re.compile(
     r"\b(largest|smallest|best|worst|better|worse|fewer|more than|less than|outperform\w*|beats?|wins?|highest|lowest|"

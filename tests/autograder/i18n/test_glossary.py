@@ -184,15 +184,15 @@ def test_every_kind_of_shipped_text_is_scanned():
         ("solutions/notebooks/m05_assignment_ru.ipynb", "ru"),
         ("solutions/templates/ru/15-return-to-go.md", "ru"),
         ("solutions/ru/15-return-to-go.md", "ru"),
-        ("reference_impl/labels.py", "ru"),
-        ("reference_impl/lab.py", "ru"),
+        ("reference_impl/lab/labels.py", "ru"),
+        ("reference_impl/lab/cli.py", "ru"),
         ("autograder/grade/judge.py", "ru"),
         ("autograder/grade/report.py", "ru"),
         ("autograder/hidden/kernels.py", "ru"),
         ("source/module05_en/m05_assignment_en.ipynb", "en"),
         ("solutions/templates/en/15-return-to-go.md", "en"),
         ("README.md", "en"),
-        ("reference_impl/labels.py", "en"),
+        ("reference_impl/lab/labels.py", "en"),
         ("release/module05_en/m5_student/kernels.py", "en"),
     ]:
         assert expected in scanned, expected
@@ -209,7 +209,7 @@ def test_feedback_message_tables_are_collected_by_import():
 
 
 def test_the_lab_report_text_is_linted_in_both_languages():
-    from reference_impl.labels import LABELS
+    from reference_impl.lab.labels import LABELS
 
     for lang in ("en", "ru"):
         report_texts = [v for k, v in LABELS[lang].items() if k.startswith("report.")]
