@@ -189,8 +189,7 @@ def _refuse_two_of_one_student(found) -> None:
 
 
 def _grade(args, early: _EarlyStart) -> int:
-    from autograder.grade import classrun, discover, gradebook, pipeline, report, sandbox, shards
-    from autograder.grade.extract import SubmissionError, extract
+    from autograder.grade import classrun, discover, gradebook, report, sandbox, shards
 
     try:
         shard = None if args.shard is None else shards.parse_shard(args.shard)
@@ -205,12 +204,9 @@ def _grade(args, early: _EarlyStart) -> int:
         named = [Path(p) for p in args.paths]
         root = discover.common_root([p for p in named if not p.is_dir()], [p for p in named if p.is_dir()])
     if len(found) == 1 and shard is None:  # a single unreadable submission is a usage error (exit 2)
-        if found[0].error:
-            raise UsageError(report.for_terminal(found[0].error))
-        try:
-            extract(found[0].path, set(pipeline.KERNELS))
-        except SubmissionError as exc:
-            raise UsageError(report.for_terminal(str(exc))) from None
+        refused = classrun.refusal_alone(found[0])
+        if refused is not None:
+            raise UsageError(report.for_terminal(refused))
     early.wait_for_probe()
     iso = sandbox.isolation()
     fatal = iso.fatal

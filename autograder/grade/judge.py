@@ -328,6 +328,18 @@ def grade_kernel(
     return results
 
 
+def graded_answers() -> list[tuple[str, str, object]]:
+    """(exercise, variable name, expected answer) of every graded numerical answer, in grading order."""
+    return [
+        (f"ex{number:02d}", name, answer) for number in exercises.ANSWER_NAMES for name, answer in exercises.graded_answers(number).items()
+    ]
+
+
+def answer_title(exercise: str, name: str) -> dict[str, str]:
+    """A numerical answer's test name per language, e.g. "ex09: numerical answer ex09_gap"."""
+    return {lang: f"{exercise}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()}
+
+
 def grade_answers(session: WorkerSession) -> list[TestResult]:
     names = [n for number in exercises.ANSWER_NAMES for n in exercises.ANSWER_NAMES[number]]
     try:
@@ -335,20 +347,9 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
     except WorkerLost:
         values = {}
     results = []
-    for number in exercises.ANSWER_NAMES:
-        for name, answer in exercises.graded_answers(number).items():
-            got = values.get(name)
-            ok = got is not None and exercises.check_answer(answer, got)
-            failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()}, got=got)
-            results.append(
-                TestResult(
-                    f"ex{number:02d}",
-                    name,
-                    {lang: f"ex{number:02d}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()},
-                    1.0,
-                    ok,
-                    failure,
-                    hint=ANSWER_HINT,
-                )
-            )
+    for exercise, name, answer in graded_answers():
+        got = values.get(name)
+        ok = got is not None and exercises.check_answer(answer, got)
+        failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()}, got=got)
+        results.append(TestResult(exercise, name, answer_title(exercise, name), 1.0, ok, failure, hint=ANSWER_HINT))
     return results

@@ -92,6 +92,15 @@ class Budget:
         return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
 
 
+def call_request(kernel: str, calls, budget: Budget) -> bytes:
+    """An encoded request for one-off calls of ``kernel`` (``Call`` objects), outside the
+    corpus: a counterexample search's probe, or an instructor's property run by the pytest
+    plugin. Sent inline (never preloaded), with the budget's per-call time limit."""
+    return wire.encode_request(
+        {"op": "call", "kernel": kernel, "call_timeout": budget.call_timeout, "calls": [[list(c.args), c.kwargs] for c in calls]}
+    )
+
+
 @dataclass
 class InFlight:
     """A batch request sent to the worker whose reply is not read yet."""
