@@ -122,6 +122,8 @@ class HiddenSuite:
         self._graded = None  # (SubmissionResult, results.json document), once graded
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args = []  # no paths named: the hidden suite alone, not the project's testpaths
+        elif self.path in {Path(config.invocation_params.dir, arg.split("::")[0]).absolute() for arg in config.args}:
+            raise usage(f"{found.path} is also named as a path to collect: it runs in the sandbox, never here (select items with -k)")
 
     # ------------------------------------------------------------ collection
     @pytest.hookimpl(wrapper=True)
