@@ -250,23 +250,36 @@ def _grade(args, early: _EarlyStart) -> int:
     if bar:
         bar.close()
     if args.json:
-        documents = [report.results_json(r, iso.warning) for r in results]
-        if len(documents) > 1:
-            documents = [
-                {
-                    "submission": r.label,
-                    "student": r.student,
-                    "assignment": r.assignment,
-                    "language": r.language,
-                    "timestamp": r.timestamp,
-                    "results_file": str(written[i]),
-                    **doc,
-                }
-                for i, (r, doc) in enumerate(zip(results, documents))
-            ]
-        print(report.dump_json(documents if len(documents) > 1 else documents[0]))
-        return EXIT_OK if all(r.error is None for r in results) else EXIT_INCOMPLETE
-    lang = args.lang or "en"
+        return _print_json(results, written, iso.warning)
+    return _print_table(results, unchanged, out, args.lang or "en")
+
+
+def _print_json(results: list, written: dict, isolation_warning: str | None) -> int:
+    """m5 grade --json: one submission's results.json, or a list of them, each with where it came from."""
+    from autograder.grade import report
+
+    documents = [report.results_json(r, isolation_warning) for r in results]
+    if len(documents) > 1:
+        documents = [
+            {
+                "submission": r.label,
+                "student": r.student,
+                "assignment": r.assignment,
+                "language": r.language,
+                "timestamp": r.timestamp,
+                "results_file": str(written[i]),
+                **doc,
+            }
+            for i, (r, doc) in enumerate(zip(results, documents))
+        ]
+    print(report.dump_json(documents if len(documents) > 1 else documents[0]))
+    return EXIT_OK if all(r.error is None for r in results) else EXIT_INCOMPLETE
+
+
+def _print_table(results: list, unchanged: list, out: Path, lang: str) -> int:
+    """m5 grade's terminal table, the class summary and where the results are."""
+    from autograder.grade import report
+
     print(report.grade_table(results, lang))
     graded = [r for r in results if r.error is None]
     if len(graded) > 1:

@@ -265,6 +265,41 @@ def diagnose(kc, outcomes: list[dict], passed: set[int] | None = None) -> tuple[
     return failed, (diagnose_mistake(kc, outcomes, passed) if _value_failed(failed) else None)
 
 
+def _batch_outcomes(kc, session: WorkerSession) -> tuple[list[dict] | None, list[TestResult]]:
+    """(the outcomes of the kernel's corpus batch, []), or (None, every property failed for one
+    kernel-level reason): missing, the worker lost, not implemented, or a call that hung."""
+    kernel = kc.kernel
+    if not session.report.found.get(kernel):
+        return None, all_fail(kc, LOST["missing"], k=kernel)
+    try:
+        outcomes = session.call_batch(kc.request, len(kc.calls))
+    except WorkerLost as lost:
+        session.restart()
+        return None, all_fail(kc, LOST[lost.reason], k=kernel)
+    if _not_implemented(outcomes):
+        return None, all_fail(kc, LOST["not_implemented"], k=kernel)
+    hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
+    if hung is not None:  # the worker skipped the rest of the batch after this call
+        why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
+        idle = session.budget.idle_wall
+        return None, all_fail(kc, LOST[why], call=kc.calls[hung], k=kernel, limit=idle, total=idle * BATCH_IDLE)
+    return outcomes, []
+
+
+def _shrunk(prop, session: WorkerSession, failure: Failure, order: tuple, budget: float) -> tuple[Failure, bool]:
+    """(the failure to show, whether to keep searching for the next properties): a smaller
+    counterexample when the search finds one that reads better than the corpus case."""
+    found = search_counterexample(prop, session, budget_seconds=budget)
+    if session.worker is None:
+        # The search lost the worker (a crash on a probe): the corpus failure
+        # stands, nothing more is charged, and the next kernel gets a fresh worker.
+        session.restart()
+        return failure, False
+    if found is not None and found[1].call is not None and shown_order([found[1].call]) < order:
+        return found[1], True
+    return failure, True
+
+
 def grade_kernel(
     kc,
     session: WorkerSession,
@@ -279,21 +314,9 @@ def grade_kernel(
     kernel = kc.kernel
     if outputs is not None:
         outputs[kernel] = None  # until its calls have all come back
-    if not session.report.found.get(kernel):
-        return all_fail(kc, LOST["missing"], k=kernel)
-    try:
-        outcomes = session.call_batch(kc.request, len(kc.calls))
-    except WorkerLost as lost:
-        session.restart()
-        return all_fail(kc, LOST[lost.reason], k=kernel)
-    if _not_implemented(outcomes):
-        return all_fail(kc, LOST["not_implemented"], k=kernel)
-    hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
-    if hung is not None:  # the worker skipped the rest of the batch after this call
-        why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
-        return all_fail(
-            kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall, total=session.budget.idle_wall * BATCH_IDLE
-        )
+    outcomes, lost = _batch_outcomes(kc, session)
+    if outcomes is None:
+        return lost
     passed = agreeing_calls(kc, outcomes)
     if outputs is not None:
         outputs[kernel] = outputs_digest(kc, outcomes, passed)
@@ -312,14 +335,7 @@ def grade_kernel(
         budget = min(shrink_budget, shrink_until - time.monotonic())
         readable = not order[0]  # already small and round: nothing to gain from a search
         if shrink and not readable and budget > 0 and session.worker is not None:
-            found = search_counterexample(prop, session, budget_seconds=budget)
-            if session.worker is None:
-                # The search lost the worker (a crash on a probe): the corpus failure
-                # stands, nothing more is charged, and the next kernel gets a fresh worker.
-                session.restart()
-                shrink = False
-            elif found is not None and found[1].call is not None and shown_order([found[1].call]) < order:
-                failure = found[1]
+            failure, shrink = _shrunk(prop, session, failure, order, budget)
         if mistake is not None and prop.key not in CHECKS_BEYOND_VALUES:
             # The named mistake explains the failure; a fixed hint could contradict it.
             results.append(TestResult(kernel, prop.key, name, prop.points, False, with_mistake(failure, mistake)))
