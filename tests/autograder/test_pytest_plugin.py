@@ -5,12 +5,14 @@ without the option. Each run is a pytest of its own in a temporary folder (no pr
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from uploads import ASSIGNMENT, release_notebook  # tests/autograder is on sys.path
 
 from autograder.demo import CORRECT
 
@@ -106,6 +108,15 @@ def test_a_wrong_kernel_fails_with_m5_grades_feedback_and_lf_reruns_only_those(t
         assert case["failure"].splitlines()[1] in proc.stdout
     again = run_pytest(tmp_path, f"--m5-submission={submission}", "--m5-no-shrink", "--lf", "-q", cache=True)
     assert again.returncode == 1 and f"{len(failed)} failed, {len(cases) - len(failed)} deselected" in again.stdout
+
+
+def test_an_untouched_russian_notebook_fails_as_in_m5_grade_with_russian_feedback(tmp_path, corpus):
+    submission = tmp_path / ASSIGNMENT[1]
+    shutil.copy(release_notebook(ASSIGNMENT[1]), submission)
+    proc, cases, document = graded_by_both(submission, tmp_path)
+    assert proc.returncode == 1
+    assert_agree(document, cases)
+    assert document["score"] < 120 and "НЕ ПРОЙДЕНО" in proc.stdout
 
 
 def test_k_selects_items_by_kernel_and_property_without_grading(tmp_path):
