@@ -17,7 +17,7 @@ from uploads import ASSIGNMENT, release_notebook  # tests/autograder is on sys.p
 from autograder.demo import CORRECT
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "autograder" / "hidden" / "examples" / "test_return_to_go_property.py"
+EXAMPLE = ROOT / "docs" / "examples" / "test_return_to_go_property.py"
 # return_to_go ignoring gamma: the kernel's value properties fail, its input checks hold.
 WRONG_RETURN_TO_GO = """
 

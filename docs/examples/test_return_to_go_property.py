@@ -1,6 +1,6 @@
 """An instructor's own hidden property, run by the pytest plugin (docs/pytest_plugin.md)::
 
-    pytest --m5-submission=SUBMISSION autograder/hidden/examples/test_return_to_go_property.py -k property
+    pytest --m5-submission=SUBMISSION docs/examples/test_return_to_go_property.py -k property
 
 Hypothesis draws the inputs here; ``m5_student`` runs the student's ``return_to_go`` on them in
 the grading sandbox and hands back the array it returned; the reference runs here.
