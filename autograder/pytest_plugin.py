@@ -91,14 +91,14 @@ def submission(raw: str):
     return found.submissions[0]
 
 
-def expected_items() -> list[tuple[str, str]]:
-    """(group, key) of every test ``m5 grade`` gives a submission, in its order: each kernel's
-    hidden properties, then the numerical answers."""
+def expected_items() -> list[tuple[str, str, float]]:
+    """(group, key, points) of every test ``m5 grade`` gives a submission, in its order: each
+    kernel's hidden properties, then the numerical answers (a point each)."""
     from autograder.grade import judge, pipeline  # why: the grader loads only when a submission is named
     from autograder.hidden.kernels import PROPERTIES  # why: Hypothesis and the suite load only when a submission is named
 
-    properties = [(kernel, p.key) for kernel in pipeline.KERNELS for p in PROPERTIES if p.kernel == kernel]
-    return properties + [(exercise, name) for exercise, name, _ in judge.graded_answers()]
+    properties = [(kernel, p.key, p.points) for kernel in pipeline.KERNELS for p in PROPERTIES if p.kernel == kernel]
+    return properties + [(exercise, name, 1.0) for exercise, name, _ in judge.graded_answers()]
 
 
 class PropertyFailed(Exception):
@@ -119,7 +119,7 @@ class HiddenSuite:
         self.path = Path(found.path).absolute()
         self.label = UNSAFE_IN_NODE_ID.sub("_", self.path.name)
         self.isolation = None
-        self._graded = None  # (SubmissionResult, results.json document), once graded
+        self._graded = None  # ({(group, key): results.json test entry}, the document's summary), once graded
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args = []  # no paths named: the hidden suite alone, not the project's testpaths
         elif self.path in {Path(config.invocation_params.dir, arg.split("::")[0]).absolute() for arg in config.args}:
@@ -146,21 +146,17 @@ class HiddenSuite:
         if self.isolation.fatal:  # what m5 grade refuses with exit status 3: every score would be 0
             pytest.exit(f"m5: {self.isolation.fatal}", returncode=3)
 
-    def graded(self):
-        """(the SubmissionResult, its results.json document), graded on the first call."""
+    def outcome(self, group: str, key: str) -> tuple[dict | None, str]:
+        """The results.json entry of one test (None when the submission could not be graded)
+        and the submission's summary text; the submission is graded on the first call."""
         if self._graded is None:
             from autograder.grade import classrun, report  # why: the grader loads only when a submission is named
 
-            results = classrun.grade_found([self.found], jobs=1, lang=self.lang, shrink=self.shrink, on_result=lambda *_: None)
-            self._graded = results[0], report.results_json(results[0], self.isolation.warning if self.isolation else None)
-        return self._graded
-
-    def outcome(self, group: str, key: str) -> tuple[dict | None, str]:
-        """The results.json entry of one test (None when the submission could not be graded)
-        and the submission's summary text."""
-        result, document = self.graded()
-        entries = {(t.group, t.key): entry for t, entry in zip(result.tests, document["tests"])}
-        return entries.get((group, key)), document["output"]
+            (result,) = classrun.grade_found([self.found], jobs=1, lang=self.lang, shrink=self.shrink, on_result=lambda *_: None)
+            document = report.results_json(result, self.isolation.warning if self.isolation else None)
+            self._graded = {(t.group, t.key): entry for t, entry in zip(result.tests, document["tests"])}, document["output"]
+        entries, summary = self._graded
+        return entries.get((group, key)), summary
 
     @pytest.fixture(scope="session")
     def m5_student(self):
@@ -175,39 +171,44 @@ class HiddenSuite:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self._graded is None:
             return
-        result, document = self._graded
         terminalreporter.write_sep("=", f"m5 grade of {self.label}")
-        terminalreporter.write_line(document["output"])
+        terminalreporter.write_line(self._graded[1])
 
 
 class SubmissionNode(pytest.Collector):
     """The submission: one child per kernel (and per exercise of the numerical answers)."""
 
     def collect(self):
-        groups: dict[str, list[str]] = {}
-        for group, key in expected_items():
-            groups.setdefault(group, []).append(key)
-        return [GroupNode.from_parent(self, name=group, keys=keys) for group, keys in groups.items()]
+        groups: dict[str, list[tuple[str, float]]] = {}
+        for group, key, points in expected_items():
+            groups.setdefault(group, []).append((key, points))
+        return [GroupNode.from_parent(self, name=group, tests=tests) for group, tests in groups.items()]
 
 
 class GroupNode(pytest.Collector):
-    def __init__(self, *, keys: list[str], **kwargs):
+    """A kernel (or an exercise): one item per test, with its points."""
+
+    def __init__(self, *, tests: list[tuple[str, float]], **kwargs):
         super().__init__(**kwargs)
-        self.keys = keys
+        self.tests = tests
 
     def collect(self):
-        return [HiddenItem.from_parent(self, name=key) for key in self.keys]
+        return [HiddenItem.from_parent(self, name=key, max_points=points) for key, points in self.tests]
 
 
 class HiddenItem(pytest.Item):
     """One hidden property (or numerical answer): passes or fails as in ``m5 grade``, with its
     points in ``user_properties`` (the JUnit XML's ``<properties>``)."""
 
+    def __init__(self, *, max_points: float, **kwargs):
+        super().__init__(**kwargs)
+        self.max_points = max_points
+
     def runtest(self) -> None:
         suite: HiddenSuite = self.config.pluginmanager.get_plugin("m5-hidden-suite")
         entry, summary = suite.outcome(self.parent.name, self.name)
-        if entry is None:
-            self.user_properties += [("points", 0), ("max_points", 0)]
+        if entry is None:  # the submission could not be graded: 0 of the test's points, and why
+            self.user_properties += [("points", 0), ("max_points", self.max_points), ("title", f"{self.parent.name}: {self.name}")]
             raise PropertyFailed(f"{self.parent.name}: {self.name}: not graded\n{summary}")
         self.user_properties += [("points", entry["score"]), ("max_points", entry["max_score"]), ("title", entry["name"])]
         if entry["status"] != "passed":

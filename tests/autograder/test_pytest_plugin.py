@@ -119,6 +119,16 @@ def test_an_untouched_russian_notebook_fails_as_in_m5_grade_with_russian_feedbac
     assert document["score"] < 120 and "НЕ ПРОЙДЕНО" in proc.stdout
 
 
+def test_the_items_known_before_grading_are_worth_the_assignment_total():
+    """What an item that could not be graded reports as its maximum (m5 grade's rows: 0 of the total)."""
+    from autograder.grade.score import assignment_total  # why: the grader, loaded by this test alone
+    from autograder.pytest_plugin import expected_items  # why: the same
+
+    items = expected_items()
+    assert len({(group, key) for group, key, _ in items}) == len(items)
+    assert sum(points for _, _, points in items) == assignment_total()
+
+
 def test_k_selects_items_by_kernel_and_property_without_grading(tmp_path):
     proc = run_pytest(tmp_path, f"--m5-submission={CORRECT}", "--collect-only", "-q", "-k", "return_to_go and reference")
     assert proc.returncode == 0, proc.stdout + proc.stderr
