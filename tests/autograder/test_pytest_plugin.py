@@ -218,17 +218,19 @@ def test_the_worked_example_passes_on_the_demo_and_fails_on_a_wrong_kernel(tmp_p
 
 @pytest.mark.slow
 def test_the_plugin_and_m5_grade_agree_on_every_held_out_student(tmp_path, correct_source):
-    """Every kernel of tests/autograder/heldout/students.py on the correct base (as the held-out
-    tests grade them): m5 grade grades them as one class, the plugin one run each."""
-    from heldout.students import STUDENTS  # why: tests/autograder is on sys.path; loaded only by this slow test
+    """Every kernel of tests/autograder/heldout/ (students.py and probes.py) on the correct base, as
+    the held-out tests grade them: m5 grade grades them as one class, the plugin one run each."""
+    from heldout.probes import PROBES  # why: tests/autograder is on sys.path; loaded only by this slow test
+    from heldout.students import STUDENTS  # why: the same
 
+    kernels = (*STUDENTS, *PROBES)
     folder = tmp_path / "class"
     folder.mkdir()
-    for student in STUDENTS:
+    for student in kernels:
         (folder / f"{student.name}.py").write_text(f"{correct_source.rstrip()}\n\n\n{student.source}", encoding="utf-8")
     documents = {document["submission"]: document for document in m5_grade(folder, tmp_path / "grades")}
-    assert len(documents) == len(STUDENTS)
-    for student in STUDENTS:
+    assert len(documents) == len(kernels)
+    for student in kernels:
         workdir = tmp_path / student.name
         workdir.mkdir()
         proc = run_pytest(workdir, f"--m5-submission={folder / f'{student.name}.py'}", "--m5-no-shrink", "--junitxml=junit.xml")
