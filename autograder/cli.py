@@ -198,16 +198,13 @@ def _shard_of(args):
 
 
 def _refuse_a_lone_unreadable_submission(found) -> None:
-    """A single unreadable submission is a usage error (exit 2), not a row of the class."""
-    from autograder.grade import pipeline, report
-    from autograder.grade.extract import SubmissionError, extract
+    """A single unreadable submission is a usage error (exit 2), not a row of the class
+    (the rule pytest --m5-submission applies too: classrun.refusal_alone)."""
+    from autograder.grade import classrun, report
 
-    if found[0].error:
-        raise UsageError(report.for_terminal(found[0].error))
-    try:
-        extract(found[0].path, set(pipeline.KERNELS))
-    except SubmissionError as exc:
-        raise UsageError(report.for_terminal(str(exc))) from None
+    refused = classrun.refusal_alone(found[0])
+    if refused is not None:
+        raise UsageError(report.for_terminal(refused))
 
 
 def _progress_bar(found, args):

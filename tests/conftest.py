@@ -22,6 +22,8 @@ def pytest_configure(config):
     M5_TESTS_KIT_PREBUILT=1, so that neither rebuilds it while the other reads it."""
     if hasattr(config, "workerinput") or os.environ.get("M5_TESTS_KIT_PREBUILT") == "1":
         return
+    if config.getoption("m5_submission", None) is not None:  # grading one submission (docs/pytest_plugin.md) reads no kit
+        return
     from autograder.assign.release import ensure_kits
 
     ensure_kits()

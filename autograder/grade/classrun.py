@@ -23,6 +23,19 @@ def _refused_or_unreadable(item, lang: str | None):
     return SubmissionResult(item.path.name, lang or "en", [], 0.0, error=item.error)
 
 
+def refusal_alone(item) -> str | None:
+    """Why one submission graded on its own cannot be graded at all (``m5 grade`` refuses it,
+    exit 2; the pytest plugin gives a usage error): refused when found, or unreadable. None
+    when it can be graded."""
+    if item.error is not None:
+        return item.error
+    try:
+        extract(item.path, set(pipeline.KERNELS))
+    except SubmissionError as exc:
+        return str(exc)
+    return None
+
+
 def _with_identity(result, item):
     """``result`` with where its submission was found (for grades.csv and output names), and its
     error naming the file as the class does (its path inside the class folder), never by the

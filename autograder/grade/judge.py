@@ -265,6 +265,27 @@ def diagnose(kc, outcomes: list[dict], passed: set[int] | None = None) -> tuple[
     return failed, (diagnose_mistake(kc, outcomes, passed) if _value_failed(failed) else None)
 
 
+def _batch_outcomes(kc, session: WorkerSession) -> tuple[list[dict] | None, list[TestResult]]:
+    """(the outcomes of the kernel's corpus batch, []), or (None, every property failed for one
+    kernel-level reason): missing, the worker lost, not implemented, or a call that hung."""
+    kernel = kc.kernel
+    if not session.report.found.get(kernel):
+        return None, all_fail(kc, LOST["missing"], k=kernel)
+    try:
+        outcomes = session.call_batch(kc.request, len(kc.calls))
+    except WorkerLost as lost:
+        session.restart()
+        return None, all_fail(kc, LOST[lost.reason], k=kernel)
+    if _not_implemented(outcomes):
+        return None, all_fail(kc, LOST["not_implemented"], k=kernel)
+    hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
+    if hung is not None:  # the worker skipped the rest of the batch after this call
+        why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
+        idle = session.budget.idle_wall
+        return None, all_fail(kc, LOST[why], call=kc.calls[hung], k=kernel, limit=idle, total=idle * BATCH_IDLE)
+    return outcomes, []
+
+
 def grade_kernel(
     kc,
     session: WorkerSession,
@@ -279,21 +300,9 @@ def grade_kernel(
     kernel = kc.kernel
     if outputs is not None:
         outputs[kernel] = None  # until its calls have all come back
-    if not session.report.found.get(kernel):
-        return all_fail(kc, LOST["missing"], k=kernel)
-    try:
-        outcomes = session.call_batch(kc.request, len(kc.calls))
-    except WorkerLost as lost:
-        session.restart()
-        return all_fail(kc, LOST[lost.reason], k=kernel)
-    if _not_implemented(outcomes):
-        return all_fail(kc, LOST["not_implemented"], k=kernel)
-    hung = next((i for i, o in enumerate(outcomes) if o.get("s") in ("timeout", "idle")), None)
-    if hung is not None:  # the worker skipped the rest of the batch after this call
-        why = "call_idle" if outcomes[hung].get("s") == "idle" else "call_timeout"
-        return all_fail(
-            kc, LOST[why], call=kc.calls[hung], k=kernel, limit=session.budget.idle_wall, total=session.budget.idle_wall * BATCH_IDLE
-        )
+    outcomes, lost = _batch_outcomes(kc, session)
+    if outcomes is None:
+        return lost
     passed = agreeing_calls(kc, outcomes)
     if outputs is not None:
         outputs[kernel] = outputs_digest(kc, outcomes, passed)
@@ -336,6 +345,18 @@ def _searched_failure(prop, session: WorkerSession, failure: Failure, order: tup
     return failure, True
 
 
+def graded_answers() -> list[tuple[str, str, object]]:
+    """(exercise, variable name, expected answer) of every graded numerical answer, in grading order."""
+    return [
+        (f"ex{number:02d}", name, answer) for number in exercises.ANSWER_NAMES for name, answer in exercises.graded_answers(number).items()
+    ]
+
+
+def answer_title(exercise: str, name: str) -> dict[str, str]:
+    """A numerical answer's test name per language, e.g. "ex09: numerical answer ex09_gap"."""
+    return {lang: f"{exercise}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()}
+
+
 def grade_answers(session: WorkerSession) -> list[TestResult]:
     names = [n for number in exercises.ANSWER_NAMES for n in exercises.ANSWER_NAMES[number]]
     try:
@@ -343,20 +364,9 @@ def grade_answers(session: WorkerSession) -> list[TestResult]:
     except WorkerLost:
         values = {}
     results = []
-    for number in exercises.ANSWER_NAMES:
-        for name, answer in exercises.graded_answers(number).items():
-            got = values.get(name)
-            ok = got is not None and exercises.check_answer(answer, got)
-            failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()}, got=got)
-            results.append(
-                TestResult(
-                    f"ex{number:02d}",
-                    name,
-                    {lang: f"ex{number:02d}: {t.format(name=name)}" for lang, t in ANSWER_TITLE.items()},
-                    1.0,
-                    ok,
-                    failure,
-                    hint=ANSWER_HINT,
-                )
-            )
+    for exercise, name, answer in graded_answers():
+        got = values.get(name)
+        ok = got is not None and exercises.check_answer(answer, got)
+        failure = None if ok else Failure({lang: t.format(name=name) for lang, t in ANSWER_WRONG.items()}, got=got)
+        results.append(TestResult(exercise, name, answer_title(exercise, name), 1.0, ok, failure, hint=ANSWER_HINT))
     return results

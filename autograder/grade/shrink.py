@@ -17,9 +17,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, setti
 
 from autograder.grade.corpus import context_free_generation, reference_outcome
 from autograder.grade.properties import Failure, Property
-from autograder.grade.worker import wire
 from autograder.grade.worker_handle import WorkerLost
-from autograder.grade.worker_session import WorkerSession
+from autograder.grade.worker_session import WorkerSession, call_request
 
 
 class _Found(Exception):
@@ -97,14 +96,7 @@ def search_counterexample(prop: Property, session: WorkerSession, *, budget_seco
         if time.monotonic() > deadline or session.worker is None:
             raise _OutOfTime()
         calls = prop.calls(case)
-        request = wire.encode_request(
-            {
-                "op": "call",
-                "kernel": prop.kernel,
-                "call_timeout": session.budget.call_timeout,
-                "calls": [[list(c.args), c.kwargs] for c in calls],
-            }
-        )
+        request = call_request(prop.kernel, calls, session.budget)
         try:
             outcomes = session.call_batch(request, len(calls))
         except WorkerLost:

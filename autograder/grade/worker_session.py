@@ -40,6 +40,7 @@ from autograder.grade.worker_handle import LOST_REASONS, WorkerLost, WorkerProce
 GRACE = 10.0  # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2  # planned batches kept in flight (the worker never waits for the grader)
 WORKER_START_RETRIES = 2  # a worker lost before its first cell is started again this many times
+DEFAULT_LIMITS = sandbox.Limits()  # frozen: one shared default
 
 
 class GradingUnavailable(RuntimeError):
@@ -93,6 +94,15 @@ class Budget:
         return {name: getattr(self, name) for name in wire.DEFAULT_BUDGET}
 
 
+def call_request(kernel: str, calls, budget: Budget) -> bytes:
+    """An encoded request for one-off calls of ``kernel`` (``Call`` objects), outside the
+    corpus: a counterexample search's probe, or an instructor's property run by the pytest
+    plugin. Sent inline (never preloaded), with the budget's per-call time limit."""
+    return wire.encode_request(
+        {"op": "call", "kernel": kernel, "call_timeout": budget.call_timeout, "calls": [[list(c.args), c.kwargs] for c in calls]}
+    )
+
+
 @dataclass
 class InFlight:
     """A batch request sent to the worker whose reply is not read yet."""
@@ -115,7 +125,7 @@ class WorkerSession:
         kernels: list[str],
         *,
         budget: Budget = Budget(),
-        limits: sandbox.Limits = sandbox.Limits(),
+        limits: sandbox.Limits = DEFAULT_LIMITS,
         import_dirs: Sequence[Path] = (),
         spare: "SpareWorker | None" = None,
         preload: Sequence[bytes] = (),
@@ -498,7 +508,7 @@ class SpareWorker:
 
     def __init__(
         self,
-        limits: sandbox.Limits = sandbox.Limits(),
+        limits: sandbox.Limits = DEFAULT_LIMITS,
         import_dirs: Sequence[Path] = (),
         preload: Sequence[bytes] = (),
         recycle: bool = True,
