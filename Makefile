@@ -68,12 +68,14 @@ slurm-deps:
 demo: $(STAMP)
 	$(BIN)/m5 demo
 
-# The hygiene gate (seconds): ruff (pyproject's [tool.ruff]) and the import contracts
-# (pyproject's [tool.importlinter]). make test runs it first, so .ci/run enforces it.
+# The hygiene gate (seconds): ruff (pyproject's [tool.ruff]), the import contracts
+# (pyproject's [tool.importlinter]) and mypy on the fully annotated modules ([tool.mypy]).
+# make test runs it first, so .ci/run enforces it.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # The fast suite: $(JOBS) xdist workers, and beside them one more process for the tests
 # marked `beside` (they mostly sleep until a wall-clock cap, so on a worker they would
@@ -120,4 +122,4 @@ solutions: $(STAMP)
 	$(BIN)/m5 solutions --out solutions-html
 
 clean:
-	rm -rf $(VENV) lab-out out .pytest_cache .ruff_cache .import_linter_cache
+	rm -rf $(VENV) lab-out out .pytest_cache .ruff_cache .import_linter_cache .mypy_cache
