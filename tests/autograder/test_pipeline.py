@@ -6,7 +6,7 @@ import json
 import nbformat
 import pytest
 
-from autograder.grade import cache, pipeline, report
+from autograder.grade import cache, corpus_cache, pipeline, report
 
 STUB = """
 def {name}(*args, **kwargs):
@@ -171,7 +171,7 @@ def test_grade_many_delivers_each_result_as_it_finishes_and_survives_crashes(tmp
     for jobs, names in ((1, ["a.py", "crash.py", "b.py"]), (2, ["a.py", "crash.py", "b.py", "dies.py", "c.py"])):
         paths = [write(tmp_path, n, "") for n in names]
         delivered = []
-        results = pipeline.grade_many(paths, {}, jobs=jobs, on_result=lambda i, p, r: delivered.append((i, p, r)))
+        results = pipeline.grade_many(paths, {}, jobs=jobs, on_result=lambda i, p, r, seen=delivered: seen.append((i, p, r)))
         assert sorted(i for i, _, _ in delivered) == list(range(len(names)))
         assert all(paths[i] == p and results[i] is r for i, p, r in delivered)
         assert [r.submission for r in results] == names
@@ -263,7 +263,7 @@ def test_damaged_cached_forms_are_made_again_and_give_no_first_worker(tmp_path, 
     monkeypatch.setenv("M5_CACHE_DIR", str(tmp_path))
     corpus_path = cache.corpus_path(None, pipeline.Budget())
     corpus_path.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_atomically(corpus_path, pipeline._detach(corpus))
+    cache.write_atomically(corpus_path, corpus_cache.detach(corpus))
     forms = cache.forms_path(corpus_path)
     forms.write_bytes(b"not a pickle")
     assert cache.first_worker() is None
@@ -289,21 +289,17 @@ def test_loading_the_corpus_leaves_garbage_collection_as_it_found_it(corpus, mon
         return real(fh)
 
     real = pickle.load
-    monkeypatch.setattr(pipeline.pickle, "load", unpickle)
+    monkeypatch.setattr(corpus_cache.pickle, "load", unpickle)
     try:
         for enabled in (True, False):
             gc.enable() if enabled else gc.disable()
             pipeline.load_corpus()
             assert gc.isenabled() is enabled
         gc.enable()
-        monkeypatch.setattr(pipeline, "_attach", lambda raw, examples: 1 / 0)  # a damaged cache: rebuilt
-        monkeypatch.setattr(pipeline.corpus_mod, "build_corpus", lambda **kw: {})
-        monkeypatch.setattr(cache, "write_atomically", lambda path, obj: None)
-        # The fake rebuild notes its (empty) requests as the forms read: keep that note in
-        # this test, or a later first_worker of this process starts a worker that never fits.
-        monkeypatch.setattr(cache, "FORMS_READ", dict(cache.FORMS_READ))
-        monkeypatch.setattr(pipeline, "worker_forms", lambda requests: {})
-        assert pipeline.load_corpus() == {} and gc.isenabled()
+        monkeypatch.setattr(corpus_cache, "check_layout", lambda raw: 1 / 0)  # a bug: raised, collections back on
+        with pytest.raises(ZeroDivisionError):
+            pipeline.load_corpus()
+        assert gc.isenabled()
     finally:
         gc.enable()
     assert seen[:2] == [False, False]  # the corpus itself was read with collections paused
