@@ -15,7 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context, util
 from pathlib import Path
 
-from autograder.grade import corpus_cache
+from autograder.grade import corpus_cache, similarity, written
 from autograder.grade.call_forms import prepared
 from autograder.grade.corpus_cache import KERNELS, corpus_requests
 from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
@@ -131,7 +131,16 @@ def grade_submission(
         # a .py exactly as in a notebook, one total. Left open, only notebooks are asked.
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
-    return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes, outputs=outputs)
+    return SubmissionResult(
+        Path(path).name,
+        language,
+        tests,
+        time.monotonic() - start,
+        notes,
+        outputs=outputs,
+        code=similarity.code_of(sub),
+        written=written.answers_of(sub.notebook, written.question_ids()) if sub.notebook is not None else None,
+    )
 
 
 class NextSubmission:
