@@ -132,7 +132,7 @@ def run_call(fn, args, kwargs, me: int) -> tuple[int, object]:
         return K_BAD, {"msg": shortened(f"could not read the returned value as numbers: {_describe(exc)}")}
 
 
-def _within_cap(kind: int, body, cap: int | None, call: tuple) -> tuple[int, object]:
+def within_cap(kind: int, body, cap: int | None, call: tuple) -> tuple[int, object]:
     """(kind, body), a returned array over its call's cap turned into a bad return.
     ``cap``: the most values allowed; None: computed from ``call``, the call's (args,
     kwargs), and only for a return longer than OUTPUT_SLACK (a closure per call would
@@ -143,7 +143,7 @@ def _within_cap(kind: int, body, cap: int | None, call: tuple) -> tuple[int, obj
 
 
 def outcome_message(index: int, kind: int, body) -> bytes:
-    """One outcome (already within its cap: :func:`_within_cap`) as a child -> parent
+    """One outcome (already within its cap: :func:`within_cap`) as a child -> parent
     message of its own."""
     payload = pack_array(body) if kind == K_OK else _dumps(body, ensure_ascii=True).encode()
     return MESSAGE_HEADER.pack(kind, index, len(payload)) + payload
@@ -233,7 +233,7 @@ def _child_batch(namespace: dict, name: str, calls: list, watched: set, orders: 
             outbox.add(outcome_message(index, K_RAISED, {"exc": ["NameError"], "msg": f"{name} is not defined"}))
             continue
         kind, body = run_call(fn, args, kwargs, me)  # the call unpacks them into new ones
-        kind, body = _within_cap(kind, body, None, (args, kwargs))
+        kind, body = within_cap(kind, body, None, (args, kwargs))
         if kind == K_OK and index not in watched:
             outbox.add_array(index, body)
         else:
@@ -255,7 +255,7 @@ def _child_values(namespace: dict, names: list, out: int) -> None:
         if value is None:
             send_text(out, K_BAD, index, {"msg": "missing"})
         else:
-            write_all(out, outcome_message(index, *_within_cap(K_OK, value, MAX_ANSWER_ELEMENTS, ())))
+            write_all(out, outcome_message(index, *within_cap(K_OK, value, MAX_ANSWER_ELEMENTS, ())))
 
 
 def touch_preloaded(preloaded: dict) -> None:
