@@ -100,13 +100,13 @@ def _being_executed(candidates: list[Path]) -> list[Path]:
 
 
 def _result():
-    from autograder.grade import pipeline  # (the same)
+    from autograder.grade import corpus_cache, pipeline  # (the same)
 
     path = _notebook()
     key = (str(path.resolve()), path.stat().st_mtime)
     if key not in _CACHE:
         with contextlib.redirect_stderr(io.StringIO()):  # stderr output would zero the cell
-            corpus = pipeline.load_corpus()
+            corpus = corpus_cache.load_corpus()
             _CACHE[key] = pipeline.grade_submission(path, corpus, answers=True)
     return _CACHE[key]
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from autograder.demo import CORRECT
 from autograder.grade.corpus import counts_per_property
+from autograder.grade.corpus_cache import load_corpus
 from autograder.grade.judge import failing_cases
-from autograder.grade.pipeline import load_corpus
 from autograder.hidden.mistakes import CATALOG, likely_mistake
 
 

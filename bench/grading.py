@@ -215,7 +215,8 @@ def print_inputs_per_property(corpus) -> None:
 MEASURE_ONE = """
 import json, sys, time
 from pathlib import Path
-from autograder.grade.pipeline import grade_submission, load_corpus
+from autograder.grade.corpus_cache import load_corpus
+from autograder.grade.pipeline import grade_submission
 
 
 def peak_mb():
@@ -357,7 +358,7 @@ def sleeper_class(folder: Path, size: int = 5, rounds: int = 3) -> None:
     print(f"\nmedian difference: {statistics.median(diffs):+.1f} s (goal <= 30 s; before the idle watch, on 94739fe: +200 s)")
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=20)
     parser.add_argument("--class-size", type=int, default=200)
@@ -376,18 +377,23 @@ def main(argv=None) -> int:
         help="time a class with and without one submission that sleeps in every call",
     )
     parser.add_argument("--only", choices=["sleeper", "hostile"], help="run only that part (no nbgrader comparison, no large class)")
-    args = parser.parse_args(argv)
-    if args.only:
-        scratch = Path(tempfile.mkdtemp(prefix="m5-bench-"))
-        try:
-            if args.only == "sleeper":
-                sleeper_class(scratch / "sleeper", rounds=args.rounds)
-            else:
-                hostile_corpus(scratch / "hostile")
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        return 0
+    return parser.parse_args(argv)
 
+
+def run_only(args) -> int:
+    scratch = Path(tempfile.mkdtemp(prefix="m5-bench-"))
+    try:
+        if args.only == "sleeper":
+            sleeper_class(scratch / "sleeper", rounds=args.rounds)
+        else:
+            hostile_corpus(scratch / "hostile")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+def build_course(count: int) -> tuple[Path, dict, list[Path]]:
+    """A throw-away nbgrader course with ``count`` filled submissions: (folder, env, notebooks)."""
     course = Path(tempfile.mkdtemp(prefix="m5-bench-"))
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "M5_PROGRESS": "0"}
     (course / "nbgrader_config.py").write_text(
@@ -402,9 +408,7 @@ def main(argv=None) -> int:
     nbformat.write(assignment_notebook(helpers, kernels), source / "kernels.ipynb")
     run([BIN / "nbgrader", "generate_assignment", "ps1", "--force"], course, env)
     released = nbformat.read(course / "release" / "ps1" / "kernels.ipynb", as_version=4)
-
-    subs = submissions(args.submissions)
-    for i, (helper_code, chosen) in enumerate(subs):
+    for i, (helper_code, chosen) in enumerate(submissions(count)):
         nb = nbformat.from_dict(json.loads(nbformat.writes(released)))
         for c in nb.cells:
             gid = c.metadata.get("nbgrader", {}).get("grade_id", "")
@@ -415,39 +419,41 @@ def main(argv=None) -> int:
         folder = course / "submitted" / f"s{i:03d}" / "ps1"
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / "kernels.ipynb")
-    notebooks = sorted(course.glob("submitted/*/ps1/kernels.ipynb"))
+    return course, env, sorted(course.glob("submitted/*/ps1/kernels.ipynb"))
 
-    # Warm the corpus cache so neither side pays a one-off build inside the timing.
-    run([BIN / "m5", "grade", str(notebooks[0]), "--json", "--out", str(course / "warm")], course, env)
 
-    # The host's speed drifts by 10-20 % within minutes: each round times the baseline and
-    # then every m5 variant, and the ratios are taken per round (median over rounds).
-    load_before = os.getloadavg()[0]
+VARIANTS = [
+    ("m5 grade --jobs 1", ["--jobs", "1"]),
+    ("m5 grade --jobs 2", ["--jobs", "2"]),
+    ("m5 grade --jobs 1 --shrink", ["--jobs", "1", "--shrink"]),
+    ("m5 grade --jobs 1 --fresh-sandbox", ["--jobs", "1", "--fresh-sandbox"]),
+]
+
+
+def time_rounds(course: Path, env: dict, notebooks: list[Path], rounds: int) -> list[dict[str, float]]:
+    """Per round {label: seconds}. The host's speed drifts by 10-20 % within minutes: each
+    round times the baseline and then every m5 variant, and the ratios are taken per round."""
     m5 = [BIN / "m5", "grade", *map(str, notebooks)]
-    variants = [
-        ("m5 grade --jobs 1", ["--jobs", "1"], "kernel calls"),
-        ("m5 grade --jobs 2", ["--jobs", "2"], "kernel calls"),
-        ("m5 grade --jobs 1 --shrink", ["--jobs", "1", "--shrink"], "calls + shrinking"),
-        ("m5 grade --jobs 1 --fresh-sandbox", ["--jobs", "1", "--fresh-sandbox"], "kernel calls"),
-    ]
-    rounds = []  # per round: {label: seconds}
-    for r in range(args.rounds):
+    timed = []
+    for r in range(rounds):
         times = {"nbgrader autograde": run([BIN / "nbgrader", "autograde", "ps1", "--create", "--force"], course, env)}
-        for label, flags, _ in variants:
+        for label, flags in VARIANTS:
             times[label] = run([*m5, *flags, "--out", str(course / f"m5-{r}-{len(times)}")], course, env)
-        rounds.append(times)
+        timed.append(times)
+    return timed
 
-    from autograder.grade.pipeline import load_corpus
+
+def print_comparison(rounds: list[dict[str, float]], n: int, load_before: float) -> None:
+    from autograder.grade.corpus_cache import load_corpus  # after the timed runs: its own load is not timed
 
     corpus = load_corpus()
     per_property = [sum(1 for case in kc.cases if case.prop is p) for kc in corpus.values() for p in kc.properties]
     calls = sum(len(kc.calls) for kc in corpus.values())
-    main_props = [n for n in per_property if n >= 150]
-    n = len(notebooks)
+    main_props = [k for k in per_property if k >= 150]
     print(
         f"{n} notebook submissions, same files for both graders ({os.cpu_count()} cores; "
         f"load average {load_before:.2f} before the timed runs, {os.getloadavg()[0]:.2f} after; "
-        f"{args.rounds} rounds, each timing nbgrader then every m5 variant)\n"
+        f"{len(rounds)} rounds, each timing nbgrader then every m5 variant)\n"
     )
     print("| grader | per submission (s), median | per round | speed-up over nbgrader, median (per round) |")
     print("|---|---:|---:|---:|")
@@ -456,7 +462,7 @@ def main(argv=None) -> int:
         f"| nbgrader autograde | {statistics.median(base) / n:.2f} | "
         f"{', '.join(f'{t / n:.2f}' for t in base)} | ({sum(len(v) for v in ASSERTS.values())} asserts) |"
     )
-    for label, _, what in variants:
+    for label, _ in VARIANTS:
         mine = [t[label] for t in rounds]
         ratios = [b / m for b, m in zip(base, mine)]
         print(
@@ -470,16 +476,28 @@ def main(argv=None) -> int:
     )
     print_inputs_per_property(corpus)
 
+
+def time_class(course: Path, env: dict, notebooks: list[Path], size: int) -> None:
+    klass = course / "class"
+    klass.mkdir()
+    for i in range(size):
+        shutil.copy(notebooks[i % len(notebooks)], klass / f"student{i:03d}.ipynb")
+    t_class = run([BIN / "m5", "grade", str(klass), "--jobs", "2", "--out", str(course / "class-out")], course, env)
+    print(f"\nclass of {size} notebooks, m5 grade --jobs 2: {t_class:.1f} s ({t_class / size:.2f} s per submission; goal <= 25 s)")
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.only:
+        return run_only(args)
+    course, env, notebooks = build_course(args.submissions)
+    # Warm the corpus cache so neither side pays a one-off build inside the timing.
+    run([BIN / "m5", "grade", str(notebooks[0]), "--json", "--out", str(course / "warm")], course, env)
+    load_before = os.getloadavg()[0]
+    rounds = time_rounds(course, env, notebooks, args.rounds)
+    print_comparison(rounds, len(notebooks), load_before)
     if args.class_size:
-        klass = course / "class"
-        klass.mkdir()
-        for i in range(args.class_size):
-            shutil.copy(notebooks[i % n], klass / f"student{i:03d}.ipynb")
-        t_class = run([BIN / "m5", "grade", str(klass), "--jobs", "2", "--out", str(course / "class-out")], course, env)
-        print(
-            f"\nclass of {args.class_size} notebooks, m5 grade --jobs 2: {t_class:.1f} s "
-            f"({t_class / args.class_size:.2f} s per submission; goal <= 90 s)"
-        )
+        time_class(course, env, notebooks, args.class_size)
     if args.hostile:
         hostile_corpus(course / "hostile")
     if args.sleeper:

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.demo import CORRECT  # noqa: E402
-from autograder.grade.pipeline import grade_many, load_corpus  # noqa: E402
+from autograder.grade.corpus_cache import load_corpus  # noqa: E402
+from autograder.grade.pipeline import grade_many  # noqa: E402
 from autograder.grade.sandbox import launch, seccomp  # noqa: E402
 
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests" / "autograder"))
 
 import evasions  # noqa: E402  (the corpus lives with the tests that check it)
 
-from autograder.grade import class_report, pipeline  # noqa: E402
+from autograder.grade import class_report, corpus_cache  # noqa: E402
 from reference_impl.lab.pins import cpu_identity  # noqa: E402
 
 DOC = ROOT / "docs" / "similarity.md"
@@ -68,7 +68,7 @@ def main() -> int:
     args = parser.parse_args()
     table = evasions.table(evasions.measure())
     print(table, end="\n\n")
-    outputs = evasions.outputs_table(evasions.measure_outputs(pipeline.load_corpus()))
+    outputs = evasions.outputs_table(evasions.measure_outputs(corpus_cache.load_corpus()))
     print(outputs, end="\n\n")
     figures = scale()
     print(figures)

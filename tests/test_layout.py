@@ -44,7 +44,6 @@ TESTED_ELSEWHERE = {
     "autograder/export/feedback_lms": ("tests/autograder/export/test_feedback.py", "the LMS feedback files, beside the HTML feedback"),
     "autograder/export/solutions": ("tests/solutions/test_solutions.py", "the solution bundle, checked page by page"),
     "autograder/grade/call_forms": ("tests/autograder/grade/test_worker_session.py", "the call framing of a worker session"),
-    "autograder/grade/classrun": ("tests/autograder/grade/test_class_outputs.py", "a class run and everything it writes"),
     "autograder/grade/copy_clusters": ("tests/autograder/grade/test_similarity.py", "the clusters of the similarity flags"),
     "autograder/grade/outputs": ("tests/autograder/grade/test_atomic_writes.py", "atomic writes, killed at every rename"),
     "autograder/grade/score": ("tests/autograder/test_cli.py", "scores, through m5 grade's outputs"),

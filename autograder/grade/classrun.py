@@ -11,7 +11,7 @@ import gc
 from dataclasses import replace
 from pathlib import Path
 
-from autograder.grade import cache, class_report, gradebook, output_digest, pipeline, report, shards, similarity, written
+from autograder.grade import cache, class_report, corpus_cache, gradebook, output_digest, pipeline, report, shards, similarity, written
 from autograder.grade.extract import SubmissionError, extract
 from autograder.grade.score import SubmissionResult
 
@@ -77,7 +77,7 @@ def grade_found(
     try:
         if one_at_a_time and first is None:  # started before the corpus loads: its start overlaps the load
             worker = cache.first_worker()
-        corpus = pipeline.load_corpus()
+        corpus = corpus_cache.load_corpus()
         # The corpus and the modules live until the command ends: the collections from
         # here on, and the one at exit (0.05-0.13 s with them), skip them.
         gc.freeze()
@@ -133,14 +133,21 @@ def grade_into(
     folder_of = dict(zip(order, report.output_dirs(order, reserved=report.CLASS_FILES)))
     indices = list(range(len(found))) if shard is None else shards.select(found, shard)
     results_files: dict[int, Path] = {}
+    mine = [found[i] for i in indices]
+    # The class outputs of each submission are made as it finishes, from what its grading read.
+    given = similarity.released_fingerprints()
+    ids = written.question_ids()
+    records: list = [None] * len(mine)
+    answers: dict[int, dict] = {}
 
     def write_one(index: int, result) -> None:  # as each submission finishes: a killed run keeps them
-        results_files[index] = report.write_results(result, out / folder_of[found[indices[index]].relative], isolation_warning)
+        item = mine[index]
+        results_files[index] = report.write_results(result, out / folder_of[item.relative], isolation_warning)
+        records[index] = class_report.record(result, _code(item, result), given)
+        if item.path.suffix == ".ipynb" and item.error is None:
+            answers[index] = written.entry(item, *_answers(item, result, ids))
 
-    mine = [found[i] for i in indices]
     results = grade_found(mine, jobs=jobs, lang=lang, shrink=shrink, on_result=write_one, progress=progress, recycle=recycle, first=first)
-    given = similarity.released_fingerprints()
-    records = [class_report.record(result, _code(item.path), given) for item, result in zip(mine, results)]
     class_digest, digests = shards.class_identity(found)
     fresh = {
         item.relative: {**report.row_dict(result), "record": record, "digest": digests[item.relative], **_times(item, submitted)}
@@ -150,15 +157,15 @@ def grade_into(
     rows = [fresh.pop(row["label"], row) for row in kept] + list(fresh.values())
     class_report.write([row["record"] for row in rows], out, lang or "en")
     others = [item for item in also_answers if shard is None or shards.shard_of(item.relative, shard[1]) == shard[0]]
-    ids = written.question_ids()
     regraded = {item.relative for item in [*mine, *others]}
     previous_answers = [e for e in written.class_answers(out) if e["label"] not in regraded] if update else []
     written.write_class_answers(
         out,
         previous_answers
+        + [answers[index] for index in sorted(answers)]
         + [
             written.entry(item, *written.answers_in(item.path, ids))
-            for item in [*mine, *others]
+            for item in others
             if item.path.suffix == ".ipynb" and item.error is None
         ],
     )
@@ -192,9 +199,17 @@ def _times(item, submitted) -> dict:
     return {"submitted": when, "time_source": source}
 
 
-def _code(path: Path) -> str:
-    """A submission's code for the similarity flags ("" when it cannot be read)."""
+def _code(item, result) -> str:
+    """A submission's code for the similarity flags: as its grading read it, else read now
+    (a submission whose grading did not get that far; "" when it cannot be read)."""
+    if result.code is not None:
+        return result.code
     try:
-        return similarity.code_of(extract(path))
+        return similarity.code_of(extract(item.path))
     except (SubmissionError, OSError, ValueError):
         return ""
+
+
+def _answers(item, result, ids) -> tuple[str, dict[str, str]]:
+    """A notebook's written answers: as its grading read them, else read now."""
+    return result.written if result.written is not None else written.answers_in(item.path, ids)

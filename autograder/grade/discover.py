@@ -21,9 +21,9 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.grade.extract import as_mapping, read_notebook, source_text
+from autograder.grade.extract import read_notebook
 from autograder.grade.late import MOODLE_FOLDER
-from autograder.grade.student_files import SubmissionError, read_bytes
+from autograder.grade.student_files import SubmissionError, as_mapping, read_bytes, source_text
 
 SUFFIXES = (".ipynb", ".py")
 NBGRADER_STEPS = ("submitted", "autograded")  # <course>/<step>/<student>/<assignment>/<file>

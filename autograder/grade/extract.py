@@ -22,10 +22,17 @@ import io
 import json
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, MAX_PYTHON_BYTES, SubmissionError, read_bytes
+from autograder.grade.student_files import (
+    MAX_NOTEBOOK_BYTES,
+    MAX_PYTHON_BYTES,
+    SubmissionError,
+    as_mapping,
+    read_bytes,
+    source_text,
+)
 from autograder.grade.worker import cellexec
 
 __all__ = ["Cell", "Submission", "SubmissionError", "cell_notes", "extract", "library_dirs", "STUDENT_LIBRARY_PARENT"]
@@ -65,6 +72,8 @@ class Submission:
     cells: list[Cell]
     language: str  # "en" or "ru" (detected; --lang overrides)
     kind: str  # "notebook" or "python"
+    # A notebook's JSON as read (its written answers are taken from it: the file is read once)
+    notebook: dict | None = field(default=None, compare=False, repr=False)
 
 
 COMMENT_LINE = re.compile(r"^[ \t]*#(.*)$", re.M)
@@ -78,19 +87,6 @@ def _detect_language(texts: list[str], declared: str | None) -> str:
     cyrillic = sum(len(CYRILLIC.findall(t)) for t in texts)
     latin = sum(len(LATIN.findall(t)) for t in texts)
     return "ru" if cyrillic > 20 and cyrillic >= latin / 4 else "en"
-
-
-def as_mapping(value) -> dict:
-    """``value`` if it is a dict, else an empty one: notebook metadata is student-controlled
-    JSON and may hold a list or a string where a dict belongs."""
-    return value if isinstance(value, dict) else {}
-
-
-def source_text(source) -> str:
-    """A cell's source as text: a string, or a list of pieces joined (non-strings as str)."""
-    if isinstance(source, list):
-        return "".join(piece if isinstance(piece, str) else str(piece) for piece in source)
-    return source if isinstance(source, str) else str(source)
 
 
 def _cell_id(raw, number: int, taken: set[str]) -> str:
@@ -145,7 +141,7 @@ def from_notebook(path: Path) -> Submission:
         raw_id = as_mapping(as_mapping(cell.get("metadata")).get("nbgrader")).get("grade_id") or cell.get("id")
         cells.append(Cell(_cell_id(raw_id, number, taken), source, "cell", number))
     declared = as_mapping(as_mapping(nb.get("metadata")).get("m5")).get("lang")
-    return Submission(path, cells, _detect_language(texts, declared), "notebook")
+    return Submission(path, cells, _detect_language(texts, declared), "notebook", nb)
 
 
 def decode_python(data: bytes, path: Path) -> str:

@@ -9,25 +9,21 @@ a shrunk counterexample for its feedback.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import gc
-import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context, util
 from pathlib import Path
 
-import reference_impl
-from autograder.grade import cache
-from autograder.grade import corpus as corpus_mod
-from autograder.grade.call_forms import prepared, worker_forms
+from autograder.grade import similarity, written
+from autograder.grade.call_forms import prepared
+from autograder.grade.corpus_cache import KERNELS, corpus_requests
 from autograder.grade.extract import Submission, SubmissionError, cell_notes, extract, library_dirs
 from autograder.grade.judge import all_fail, grade_answers, grade_kernel
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.worker_session import Budget, SpareWorker, WorkerSession
 
-KERNELS = list(reference_impl.KERNEL_NAMES)
+DEFAULT_BUDGET = Budget()
 # A kernel never run because the submission's time ran out before it.
 NOT_GRADED = {
     "submission": {
@@ -46,76 +42,6 @@ NOT_GRADED = {
     },
 }
 POOL_DIED = "grading failed: the grading process stopped (out of memory or killed)"
-
-
-# ---------------------------------------------------------------- corpus cache
-def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
-    """The corpus, from the disk cache when fresh (building it takes about a minute).
-
-    A lock file serialises builders, so parallel graders (or test workers) build once.
-    The worker forms of its requests are cached in a file of their own, which
-    :func:`cache.first_worker` reads before the corpus is loaded.
-    """
-    path = cache.corpus_path(examples, budget)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if path.exists():
-            try:
-                with path.open("rb") as fh, _collections_paused():
-                    corpus = _attach(pickle.load(fh), examples)
-                requests = corpus_requests(corpus)
-                if cache.adopt_cached_forms(path) != requests:  # (first_worker may have read them already)
-                    cache.write_atomically(cache.forms_path(path), worker_forms(requests))
-                    cache.FORMS_READ[path] = requests
-                return corpus
-            except Exception:  # a stale or partial cache file: rebuild
-                pass
-        built = corpus_mod.build_corpus(call_timeout=budget.call_timeout, examples=examples)
-        requests = corpus_requests(built)
-        cache.write_atomically(path, _detach(built))
-        cache.write_atomically(cache.forms_path(path), worker_forms(requests))
-        cache.FORMS_READ[path] = requests
-        return built
-
-
-@contextlib.contextmanager
-def _collections_paused():
-    """No cyclic garbage collection while the corpus' ~130,000 objects are created: each
-    full collection the allocations would trigger walks all of them again (two, 40-50 ms)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _detach(built: dict) -> dict:
-    """Strip Property objects (strategies, lambdas) for pickling; keep their keys."""
-    return {
-        k: {
-            "cases": [(c.prop.key, c.value, c.first_call, c.n_calls) for c in kc.cases],
-            "calls": kc.calls,
-            "expected": kc.expected,
-            "request": kc.request,
-        }
-        for k, kc in built.items()
-    }
-
-
-def _attach(raw: dict, examples: int | None) -> dict:
-    from autograder.hidden.kernels import PROPERTIES  # Hypothesis (0.2 s): m5 grade starts its first worker before it loads
-
-    out = {}
-    for kernel in KERNELS:
-        props = [p for p in PROPERTIES if p.kernel == kernel]
-        by_key = {p.key: p for p in props}
-        entry = raw[kernel]
-        cases = [corpus_mod.Case(by_key[key], value, first, n) for key, value, first, n in entry["cases"]]
-        out[kernel] = corpus_mod.KernelCorpus(kernel, props, cases, entry["calls"], entry["expected"], entry["request"])
-    return out
 
 
 # ---------------------------------------------------------------- one submission
@@ -148,7 +74,7 @@ def grade_submission(
     corpus: dict,
     *,
     lang: str | None = None,
-    budget: Budget = Budget(),
+    budget: Budget = DEFAULT_BUDGET,
     shrink: bool = True,
     shrink_budget: float = 0.3,
     shrink_total: float = 2.0,
@@ -204,7 +130,16 @@ def grade_submission(
         # a .py exactly as in a notebook, one total. Left open, only notebooks are asked.
         if answers if answers is not None else sub.kind == "notebook":
             tests += grade_answers(session)
-    return SubmissionResult(Path(path).name, language, tests, time.monotonic() - start, notes, outputs=outputs)
+    return SubmissionResult(
+        Path(path).name,
+        language,
+        tests,
+        time.monotonic() - start,
+        notes,
+        outputs=outputs,
+        code=similarity.code_of(sub),
+        written=written.answers_of(sub.notebook, written.question_ids()) if sub.notebook is not None else None,
+    )
 
 
 class NextSubmission:
@@ -223,7 +158,15 @@ class NextSubmission:
     """
 
     def __init__(
-        self, path: Path, corpus: dict, spare: SpareWorker, *, lang: str | None = None, budget: Budget = Budget(), kernels=None, **_ignored
+        self,
+        path: Path,
+        corpus: dict,
+        spare: SpareWorker,
+        *,
+        lang: str | None = None,
+        budget: Budget = DEFAULT_BUDGET,
+        kernels=None,
+        **_ignored,
     ):
         self.path, self.corpus, self.spare = Path(path), corpus, spare
         self.lang, self.budget, self.kernels = lang, budget, kernels
@@ -249,7 +192,7 @@ class NextSubmission:
                 return
             if self.session.poll_loaded():
                 _plan(self.session, self.corpus, self.selected)
-        except Exception:  # grade_submission meets it again (or starts afresh)
+        except Exception:  # noqa: BLE001 - whatever it was, grade_submission meets it again (or starts afresh)
             self.close()
 
     def take(self) -> tuple[Submission, WorkerSession] | None:
@@ -263,11 +206,6 @@ class NextSubmission:
         if self.session is not None:
             self.session.close()
             self.session = None
-
-
-def corpus_requests(corpus: dict) -> tuple[bytes, ...]:
-    """The corpus' call requests, whose calls every worker gets when it starts."""
-    return tuple(kc.request for kc in corpus.values())
 
 
 def _not_graded(kc, session: WorkerSession):
@@ -313,7 +251,7 @@ def _pool_grade(args):
         return grade_submission(path, _POOL_CORPUS, **kwargs)
     except SubmissionError as exc:
         return _error_result(path, kwargs, str(exc))
-    except Exception as exc:  # one broken submission must not stop a class run
+    except Exception as exc:  # noqa: BLE001 - one broken submission, however broken, must not stop a class run
         return _error_result(path, kwargs, f"grading failed: {type(exc).__name__}: {exc}")
 
 
@@ -353,55 +291,66 @@ def grade_many(
             progress(1)
 
     if jobs <= 1 or len(paths) <= 1:
-        # One at a time, in two sandboxes taken in turn: the next submission loads in one
-        # while this one is graded in the other (see NextSubmission).
-        with contextlib.ExitStack() as stack:
-            spares = [
-                stack.enter_context(SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=recycle))
-                for _ in range(min(2, len(tasks)))
-            ]
-            if first is not None:
-                stack.enter_context(first)
-                if spares and recycle and first.recycle and first.spec == spares[0].spec:
-                    spares[0] = first  # already starting: the first submission takes it
-            for i, spare in enumerate(spares):
-                spare.remaining = len(range(i, len(tasks), len(spares))) - 1
-            if len(spares) > 1:
-                spares[1].remaining += 1
-                spares[1].refill()  # the second submission's sandbox starts while the first is graded
-            ahead = None
-            try:
-                for index, (path, task_kwargs) in enumerate(tasks):
-                    next_up = None
-                    if index + 1 < len(tasks):
-                        next_path, next_kwargs = tasks[index + 1]
-                        next_up = NextSubmission(next_path, corpus, spares[(index + 1) % len(spares)], **next_kwargs)
-                    result = _pool_grade((path, {**task_kwargs, "spare": spares[index % len(spares)], "ahead": ahead, "next_up": next_up}))
-                    if ahead is not None:
-                        ahead.close()  # made ready but not taken (grading failed before it)
-                    ahead = next_up
-                    deliver(index, result)
-            finally:
-                if ahead is not None:
-                    ahead.close()
+        _grade_in_turn(tasks, corpus, deliver, recycle, first)
         return results
     if first is not None:
         first.close()  # a pool's processes start their own
-
-    def run_pool(indices: list[int], workers: int) -> list[int]:
-        """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""
-        broken = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"), initializer=_pool_init if recycle else None) as pool:
-            futures = {pool.submit(_pool_grade, tasks[i]): i for i in indices}
-            for future in as_completed(futures):
-                try:
-                    deliver(futures[future], future.result())
-                except BrokenProcessPool:
-                    broken.append(futures[future])
-        return broken
-
     # Which task killed a pool is unknown: each lost one is retried alone, once.
-    for index in sorted(run_pool(list(range(len(tasks))), jobs)):
-        if run_pool([index], 1):
+    for index in sorted(_grade_in_pool(tasks, list(range(len(tasks))), jobs, deliver, recycle)):
+        if _grade_in_pool(tasks, [index], 1, deliver, recycle):
             deliver(index, _error_result(paths[index], kwargs, POOL_DIED))
     return results
+
+
+def _grade_in_turn(tasks: list, corpus: dict, deliver, recycle: bool, first: SpareWorker | None) -> None:
+    """One at a time, in two sandboxes taken in turn: the next submission loads in one
+    while this one is graded in the other (see NextSubmission)."""
+    with contextlib.ExitStack() as stack:
+        spares = _spares_in_turn(stack, len(tasks), corpus, recycle, first)
+        ahead = None
+        try:
+            for index, (path, task_kwargs) in enumerate(tasks):
+                next_up = None
+                if index + 1 < len(tasks):
+                    next_path, next_kwargs = tasks[index + 1]
+                    next_up = NextSubmission(next_path, corpus, spares[(index + 1) % len(spares)], **next_kwargs)
+                result = _pool_grade((path, {**task_kwargs, "spare": spares[index % len(spares)], "ahead": ahead, "next_up": next_up}))
+                if ahead is not None:
+                    ahead.close()  # made ready but not taken (grading failed before it)
+                ahead = next_up
+                deliver(index, result)
+        finally:
+            if ahead is not None:
+                ahead.close()
+
+
+def _spares_in_turn(stack: contextlib.ExitStack, n_tasks: int, corpus: dict, recycle: bool, first: SpareWorker | None) -> list:
+    """The (at most two) spares a one-at-a-time run takes in turn, each told how many
+    submissions it will serve; ``first``, if it fits, is the first one's."""
+    spares = [
+        stack.enter_context(SpareWorker(import_dirs=library_dirs(), preload=corpus_requests(corpus), recycle=recycle))
+        for _ in range(min(2, n_tasks))
+    ]
+    if first is not None:
+        stack.enter_context(first)
+        if spares and recycle and first.recycle and first.spec == spares[0].spec:
+            spares[0] = first  # already starting: the first submission takes it
+    for i, spare in enumerate(spares):
+        spare.remaining = len(range(i, n_tasks, len(spares))) - 1
+    if len(spares) > 1:
+        spares[1].remaining += 1
+        spares[1].refill()  # the second submission's sandbox starts while the first is graded
+    return spares
+
+
+def _grade_in_pool(tasks: list, indices: list[int], workers: int, deliver, recycle: bool) -> list[int]:
+    """Grade ``indices`` in a fresh pool; return those lost when a grading process died."""
+    broken = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"), initializer=_pool_init if recycle else None) as pool:
+        futures = {pool.submit(_pool_grade, tasks[i]): i for i in indices}
+        for future in as_completed(futures):
+            try:
+                deliver(futures[future], future.result())
+            except BrokenProcessPool:
+                broken.append(futures[future])
+    return broken

@@ -205,6 +205,38 @@ def same_outcome(got: dict, want: dict, scale: float | None = None) -> bool:
     return compare(got, {"s": "ok", "v": want["v"], "scale": scale if scale is not None else want.get("scale")}) is None
 
 
+def same_values(pairs: list[tuple[np.ndarray, np.ndarray, float | None]]) -> np.ndarray:
+    """:func:`same_outcome` of many pairs of value outcomes at once: per (got, want, scale),
+    whether ``{"s": "ok", "v": got}`` and ``{"s": "ok", "v": want}`` agree at ``scale``
+    (None: the want's own, :func:`scale_of`). The same rule, element by element: the
+    shapes agree (or a scalar want and a one-value got), NaN matches NaN only where
+    same_outcome allows it (float arrays of one shape), a bool or non-finite want
+    element must be matched exactly, any other within ATOL_PER_SCALE * scale + RTOL * |want|."""
+    agree = np.zeros(len(pairs), dtype=bool)
+    rows, gots, wants, scales, exact, nan_ok = [], [], [], [], [], []
+    for row, (got, want, scale) in enumerate(pairs):
+        g, w = np.asarray(got), np.asarray(want)
+        if g.shape != w.shape and not (w.ndim == 0 and g.size == 1):
+            continue  # compare's shape rule: not the same outcome
+        rows.append(row)
+        gots.append(g.astype(np.float64).ravel())
+        wants.append(w.astype(np.float64).ravel())
+        scales.append(scale if scale is not None else scale_of(w))
+        exact.append(w.dtype == np.bool_)
+        nan_ok.append(g.dtype.kind in "fc" and w.dtype.kind in "fc" and g.shape == w.shape)
+    if not rows:
+        return agree
+    sizes = np.fromiter((w.size for w in wants), dtype=np.intp, count=len(wants))
+    g, w = np.concatenate(gots), np.concatenate(wants)
+    with np.errstate(invalid="ignore"):
+        exactly = np.repeat(np.asarray(exact), sizes) | ~np.isfinite(w)
+        tolerance = np.where(exactly, 0.0, ATOL_PER_SCALE * np.repeat(np.asarray(scales, dtype=np.float64), sizes) + RTOL * np.abs(w))
+        same = (g == w) | (np.abs(g - w) <= tolerance) | (np.repeat(np.asarray(nan_ok), sizes) & np.isnan(g) & np.isnan(w))
+    bad = np.bincount(np.repeat(np.arange(len(rows)), sizes)[~same], minlength=len(rows))
+    agree[np.asarray(rows, dtype=np.intp)] = bad == 0
+    return agree
+
+
 @dataclass(frozen=True)
 class FlatExpected:
     """The reference values of many calls, flattened once, for one vectorised check.

@@ -49,6 +49,11 @@ class SubmissionResult:
     # Per graded kernel, the digest of its outputs on the hidden inputs (grade/output_digest.py),
     # None when it was not run to the end; for the similarity flags, never for the grade.
     outputs: dict[str, str | None] = field(default_factory=dict)
+    # What the grading pass read of the submission for the class outputs, so that they do
+    # not read it again: its own code (similarity.code_of) and a notebook's written answers
+    # ((notebook kind, {question id: answer}): written.answers_of); None when not read.
+    code: str | None = None
+    written: tuple[str, dict[str, str]] | None = None
 
     @property
     def label(self) -> str:

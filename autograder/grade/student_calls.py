@@ -15,9 +15,9 @@ import reference_impl
 from autograder.grade.extract import extract, library_dirs
 from autograder.grade.judge import LOST
 from autograder.grade.properties import MESSAGES, Call
-from autograder.grade.run import Budget, WorkerSession, call_request
 from autograder.grade.worker.wire import BATCH_IDLE
-from autograder.grade.worker_process import WorkerLost
+from autograder.grade.worker_handle import WorkerLost
+from autograder.grade.worker_session import Budget, WorkerSession, call_request
 
 
 class StudentError(Exception):

@@ -63,3 +63,16 @@ def read_bytes(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def as_mapping(value) -> dict:
+    """``value`` if it is a dict, else an empty one: notebook metadata is student-controlled
+    JSON and may hold a list or a string where a dict belongs."""
+    return value if isinstance(value, dict) else {}
+
+
+def source_text(source) -> str:
+    """A cell's source as text: a string, or a list of pieces joined (non-strings as str)."""
+    if isinstance(source, list):
+        return "".join(piece if isinstance(piece, str) else str(piece) for piece in source)
+    return source if isinstance(source, str) else str(source)

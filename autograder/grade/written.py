@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from autograder.grade import outputs
-from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, SubmissionError, read_bytes
+from autograder.grade.student_files import MAX_NOTEBOOK_BYTES, SubmissionError, as_mapping, read_bytes, source_text
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = {"assignment": "m05_assignment_{lang}.ipynb", "lab": "m05_lab_{lang}.ipynb"}
@@ -28,11 +28,6 @@ TEXT_STUBS = {"en": "YOUR ANSWER HERE", "ru": "ВАШ ОТВЕТ"}  # what nbgra
 
 def _cells(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def _text(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def _answer_cells(cells: list[dict]):
@@ -58,8 +53,8 @@ def questions(lang: str = "en") -> tuple[dict, ...]:
                     "id": gid,
                     "notebook": notebook,
                     "points": points,
-                    "question": _text(source[i - 1]) if i else "",
-                    "model": _text(source[i]),
+                    "question": source_text(source[i - 1].get("source", "")) if i else "",
+                    "model": source_text(source[i].get("source", "")),
                 }
             )
     return tuple(out)
@@ -77,9 +72,18 @@ def answers_in(path: Path, ids: set[str] | None = None) -> tuple[str, dict[str, 
     An unreadable file gives ("", {})."""
     try:
         notebook = json.loads(read_bytes(path, MAX_NOTEBOOK_BYTES).decode("utf-8"))
+    except (SubmissionError, OSError, UnicodeDecodeError, ValueError):
+        return "", {}
+    return answers_of(notebook, ids)
+
+
+def answers_of(notebook, ids: set[str] | None = None) -> tuple[str, dict[str, str]]:
+    """:func:`answers_in` of a notebook's JSON already read (the grading pass reads each
+    submission once: ``extract.Submission.notebook``)."""
+    try:
         cells = notebook["cells"]
         meta = (notebook.get("metadata") or {}).get("m5") or {}
-    except (SubmissionError, OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError):
         return "", {}
     if not isinstance(cells, list) or not isinstance(meta, dict):
         return "", {}
@@ -87,13 +91,13 @@ def answers_in(path: Path, ids: set[str] | None = None) -> tuple[str, dict[str, 
     stubs = set(TEXT_STUBS.values())
     found: dict[str, str] = {}
     for cell in cells:
-        nbgrader = ((cell.get("metadata") or {}).get("nbgrader") or {}) if isinstance(cell, dict) else {}
-        if not isinstance(nbgrader, dict) or cell.get("cell_type") != "markdown":
-            continue
+        nbgrader = as_mapping(as_mapping(cell.get("metadata")).get("nbgrader")) if isinstance(cell, dict) else {}
         gid = nbgrader.get("grade_id")
+        if not isinstance(gid, str) or cell.get("cell_type") != "markdown":
+            continue
         wanted = gid in ids if ids is not None else (nbgrader.get("grade") and nbgrader.get("solution"))
-        if isinstance(gid, str) and wanted and (ids is not None or len(found) < MAX_QUESTIONS):
-            text = _text(cell).strip()[:MAX_ANSWER_CHARS]
+        if wanted and (ids is not None or len(found) < MAX_QUESTIONS):
+            text = source_text(cell.get("source", "")).strip()[:MAX_ANSWER_CHARS]
             found[gid[:80]] = "" if text in stubs else text
     return kind, found
 

@@ -27,7 +27,7 @@ def _grading_environment_stays_in_its_test():
 
 @pytest.fixture(scope="session")
 def corpus():
-    from autograder.grade.pipeline import load_corpus
+    from autograder.grade.corpus_cache import load_corpus
 
     return load_corpus()
 

@@ -204,7 +204,7 @@ def parse_cell(source: str, filename: str = "<cell>") -> ast.Module:
         error = plain
     try:
         transformed = ipython_to_python(source)
-    except Exception:  # IPython missing or its transform failed: report the plain error
+    except Exception:  # noqa: BLE001 - IPython missing or its transform failed, however: report the plain error
         raise error from None
     return ast.parse(transformed, filename)
 
@@ -296,7 +296,7 @@ def _parse_file(source: str):
     try:
         transformed = ipython_to_python(source)
         return ast.parse(transformed), transformed
-    except Exception:
+    except Exception:  # noqa: BLE001 - IPython's transform failed, however: the file is read as plain Python
         return None, source
 
 
@@ -366,7 +366,7 @@ def _run_cell(cell, namespace, shell, cell_timeout, *, send, timed, untimed, tim
         _run_timed(code, namespace, cell_timeout, timed, untimed)
     except timeout_exc:
         return [_entry(cell["id"], False, f"the cell ran longer than {cell_timeout:g} s", None, shell.ignored, True)]
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - whatever the student's cell raises is its outcome
         return [_entry(cell["id"], False, _describe(exc), _error_line(exc, filename), shell.ignored)]
     return [_entry(cell["id"], True, None, None, shell.ignored)]
 
@@ -398,7 +398,7 @@ def _run_file(cell, namespace, shell, cell_timeout, *, send, timed, untimed, tim
             _run_timed(code, namespace, cell_timeout, timed, untimed)
         except timeout_exc:
             failures.append(_entry(cell["id"], False, f"the statement ran longer than {cell_timeout:g} s", first, timed_out=True))
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - whatever the statement raises is its outcome
             failures.append(_entry(cell["id"], False, _describe(exc), _error_line(exc, filename) or first))
             if isinstance(exc, SystemExit):  # the script ends here, as it would under python
                 break

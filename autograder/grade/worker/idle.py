@@ -140,7 +140,4 @@ def dying(pid: int) -> bool:
     fields = stat[stat.rfind(b")") + 2 :].split()
     if len(fields) < 7 or fields[0] in (b"Z", b"X", b"x") or int(fields[6]) & PF_EXITING:
         return True
-    for line in status.splitlines():
-        if line.startswith((b"SigPnd:", b"ShdPnd:")) and int(line.split()[1], 16) & SIGKILL_BIT:
-            return True
-    return False
+    return any(line.startswith((b"SigPnd:", b"ShdPnd:")) and int(line.split()[1], 16) & SIGKILL_BIT for line in status.splitlines())

@@ -49,8 +49,8 @@ def main() -> int:
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
-    sys.stdin = open(os.devnull)
-    sys.stdout = open(os.devnull, "w")
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - open for the process's life, as the standard streams are
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the same
     signal.signal(signal.SIGALRM, on_alarm)
     preloaded = _read_preload(os.path.join(os.path.dirname(os.path.abspath(__file__)), PRELOAD_FILE))
     recycle_fd = os.environ.get(RECYCLE_FD_ENV)

@@ -13,6 +13,7 @@ outlives a batch.
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
 import mmap
 import os
@@ -187,21 +188,166 @@ class Child:
 
     def kill(self) -> None:
         """Kill the child, its group and everything below the parent; reap; close."""
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
         kill_descendants()
         for fd in (self.orders, self.replies, self.pidfd):
             if fd is not None:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
+
+
+class _LoadPlan:
+    """What every attempt of one load shares: the cells, their ids, the .py files among
+    them, the cap on the load report and the deadline of all cells."""
+
+    def __init__(self, load_request: dict, cellexec, budget: dict, forward: bool):
+        self.forward = forward  # the grader asked: announcements are passed on to it
+        self.cells = [c for c in load_request["cells"] if isinstance(c, dict)]
+        self.ids = {c.get("id") for c in self.cells}
+        self.files = {c.get("id") for c in self.cells if cellexec.cell_kind(c) == "python"}
+        self.cell_timeout = float(load_request["cell_timeout"])
+        self.idle_wall = float(budget["idle_wall"])
+        ce = cellexec  # per cell: its listed failures, each with a message and the ignored magics
+        per_entry = MAX_MESSAGE_CHARS * 6 + 1024 + ce.MAX_IGNORED * (ce.MAX_MAGIC_NAME * 6 + 4)
+        self.report_cap = FRAME_OVERHEAD + len(self.cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry + len(load_request["kernels"]) * 256
+        self.deadline = time.monotonic() + float(budget["load_timeout"])
+
+
+class _LoadAttempt:
+    """One child loading the cells: the cell (or statement) it announced last, that
+    one's own deadline, its idle watch, and the load report once it comes."""
+
+    def __init__(self, child: "Child", plan: _LoadPlan):
+        self.child, self.plan = child, plan
+        self.current: tuple[str, int | None] | None = None
+        self.cell_deadline = math.inf
+        self.loaded: dict | None = None
+        self.watch = idle.IdleWatch(child.pid, plan.idle_wall)
+
+    def until(self, also: float = math.inf) -> float:
+        return min(self.plan.deadline, self.cell_deadline, also)
+
+    def cap_for(self, kind: int, _index: int) -> int:
+        return self.plan.report_cap if kind == K_LOADED else TEXT_CAP
+
+    def announce(self, announced: tuple[str, int | None]) -> None:
+        """Each cell, and each statement of a .py file, has its own deadline."""
+        self.current = announced
+        self.watch.reset()
+        self.cell_deadline = time.monotonic() + self.plan.cell_timeout + CELL_GRACE
+
+    def idled(self) -> bool:
+        return self.watch.sample(time.monotonic(), self.child.cpu(), idle.unread_bytes(self.child.replies) > 0)
+
+    def whole_cell(self) -> bool:
+        """The child was running a notebook cell (or nothing yet), not a .py statement."""
+        return self.current is None or self.current[1] is None
+
+    def stopped(self, why: str) -> tuple[str, str]:
+        """The reason entry of a cell or statement stopped for ``why`` ("idle", "timed_out")."""
+        what = "cell" if self.whole_cell() else "statement"
+        if why == "idle":
+            return ("idle", f"the {what} slept or waited more than {self.plan.idle_wall:g} s without running")
+        return ("timed_out", f"the {what} ran longer than {self.plan.cell_timeout:g} s")
+
+
+class _BatchRun:
+    """One batch streaming through the child: its calls' caps, the watched calls not yet
+    placed and those placed (armed), the outcomes read so far, and the clocks."""
+
+    def __init__(self, parent: "Parent", child: "Child", request: dict):
+        self.parent, self.child = parent, child
+        budget = parent.budget
+        self.n, self.caps, self.watched_calls = request["n"], request["caps"], request["watched"]
+        self.call_cpu = float(request["call_timeout"])
+        self.batch_cpu = max(MIN_BATCH_CPU, self.n * float(budget["kernel_cpu_per_call"]))
+        self.batch_wall = float(budget["kernel_timeout"]) + float(budget["wall_factor"]) * self.batch_cpu
+        self.call_wall = float(budget["call_wall"])
+        self.watched = sorted(self.watched_calls)
+        self.watched_set = set(self.watched)
+        self.pending = collections.deque(self.watched)  # watched calls not yet placed
+        self.armed: dict[int, list] = {}  # watched call -> its inputs as placed in the shared buffer
+        self.outcomes = OutcomeColumns()
+        self.bunch_bounds: list[int] = []  # made at the first bunch (a batch may send none)
+        self.caps_array = np.asarray(self.caps, dtype=np.float64)
+        self.start = time.monotonic()
+        self.call_start, self.batch_cpu0 = self.start, child.cpu()
+        self.timed_call, self.call_cpu0 = 0, self.batch_cpu0
+        self.watch = idle.IdleWatch(child.pid, float(budget["idle_wall"]))
+
+    def arm_next_watched(self) -> None:
+        """Once every armed call has been read: place as many of the next watched calls
+        as fit, each in its own region, and let the child run them all (one order)."""
+        layouts, offset = {}, 0
+        while self.pending:
+            args, kwargs = self.watched_calls[self.pending[0]]
+            placed = self.parent._place(args, kwargs, offset, first=not layouts)
+            if placed is None:
+                break
+            layouts[self.pending[0]], self.armed[self.pending.popleft()], offset = placed
+        if layouts:
+            self.child.order(("go", layouts))
+
+    def cap_for(self, kind: int, index: int) -> int:
+        if index >= self.n:
+            return 0
+        if kind == K_BUNCH:
+            if not self.bunch_bounds:
+                self.bunch_bounds.extend(bunch_caps(self.caps))
+            return self.bunch_bounds[index]
+        return payload_cap(kind, self.caps[index]) if kind in (K_OK, K_RAISED, K_BAD) else 0
+
+    def take(self, kind: int, index: int, payload: bytes) -> None:
+        """One message of the child, checked, into the outcomes (in the calls' order)."""
+        outcomes = self.outcomes
+        if index != outcomes.n:
+            raise ProtocolError("out of order")
+        if kind == K_BUNCH:  # nearly every outcome
+            outcomes.add_bunch(check_bunch(payload, index, self.caps_array, self.watched))
+            return
+        if kind == K_OK and index not in self.watched_set:
+            outcomes.add_array(check_array(payload, self.caps[index]), False)
+            return
+        outcome = parse_outcome(kind, payload, self.caps[index])
+        if index in self.watched_set:
+            placed = self.armed.pop(index, None)
+            if placed is None:  # the child cannot have run it: its inputs were never placed
+                raise ProtocolError("a watched call answered before its inputs were placed")
+            if outcome["s"] == "ok":
+                outcome["mut"] = self.parent._mutated(placed)
+            if not self.armed:
+                self.arm_next_watched()
+        outcomes.add(outcome)
+
+    def may_gather(self) -> bool:
+        """No watched call (which waits for the parent) is close: reads may wait a little."""
+        return not self.pending or self.pending[0] - self.outcomes.n > GATHER_AHEAD
+
+    def over_limit(self, now: float) -> str | None:
+        """Look at the clocks: "idle" or "timeout" if the call the child runs (or the batch)
+        is past a limit, else None."""
+        cpu = self.child.cpu()
+        running = self.parent._running(self.outcomes.n, self.n)
+        if self.timed_call != running:  # the call's clocks start at its first look
+            self.timed_call, self.call_cpu0, self.call_start = running, cpu, now
+            self.watch.reset()
+        # The child waits for the parent while its outcomes lie unread in the pipe or
+        # while the call it reached is a watched one whose inputs are not placed yet.
+        waiting = idle.unread_bytes(self.child.replies) > 0 or bool(self.pending and self.pending[0] <= self.outcomes.n)
+        idled = self.watch.sample(now, cpu, waiting) or self.watch.total > BATCH_IDLE * self.watch.limit
+        self.outcomes.cpu = max(self.outcomes.cpu, cpu - self.batch_cpu0)
+        if idled:
+            return "idle"
+        over = (
+            cpu - self.call_cpu0 > self.call_cpu
+            or cpu - self.batch_cpu0 > self.batch_cpu
+            or now - self.call_start > self.call_wall
+            or now - self.start > self.batch_wall
+        )
+        return "timeout" if over else None
 
 
 class Parent:
@@ -321,66 +467,20 @@ class Parent:
         reported to the grader)."""
         forward = request is not None
         if forward:
-            self.load_request = request
-            self.budget = {**DEFAULT_BUDGET, **(request.get("budget") or {})}
-            self.fatal = {}
-            self.out_of_time = False
+            self._new_load(request)
         self.stop_child()
-        cells = [c for c in self.load_request["cells"] if isinstance(c, dict)]
-        ids = {c.get("id") for c in cells}
-        files = {c.get("id") for c in cells if self.cellexec.cell_kind(c) == "python"}
-        cell_timeout = float(self.load_request["cell_timeout"])
-        ce = self.cellexec  # per cell: its listed failures, each with a message and the ignored magics
-        per_entry = MAX_MESSAGE_CHARS * 6 + 1024 + ce.MAX_IGNORED * (ce.MAX_MAGIC_NAME * 6 + 4)
-        report_cap = FRAME_OVERHEAD + len(cells) * (ce.MAX_LISTED_FAILURES + 1) * per_entry + len(self.load_request["kernels"]) * 256
-        deadline = time.monotonic() + float(self.budget["load_timeout"])
+        load = _LoadPlan(self.load_request, self.cellexec, self.budget, forward)
         unstarted = 0  # children lost before their first cell (not the student's doing)
         while True:
-            child = self.fork_child(self._cells_to_run(cells))
-            current, cell_deadline, loaded, idled = None, math.inf, None, False
-            watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
-            try:
-                while loaded is None:
-                    now = time.monotonic()
-                    if now >= min(deadline, cell_deadline):
-                        break
-                    for kind, _, payload in child.messages(
-                        min(deadline, cell_deadline, now + POLL) - now, lambda kind, _: report_cap if kind == K_LOADED else TEXT_CAP
-                    ):
-                        if kind == K_CELL:
-                            announced = self._announced(decode_text(payload), ids, files)
-                            new_cell = current is None or announced[0] != current[0]
-                            current = announced
-                            watch.reset()
-                            # Each cell, and each statement of a .py file, has its own deadline.
-                            cell_deadline = time.monotonic() + cell_timeout + CELL_GRACE
-                            if new_cell:  # a cell's first announcement waits for the go-ahead
-                                if forward:
-                                    self.reply({"op": "cell", "id": current[0]})
-                                child.order(("cell",))  # passed on: the child may run it
-                        elif kind == K_LOADED:
-                            loaded = self._loaded(decode_text(payload), ids)
-                        else:
-                            raise ProtocolError("unexpected message while loading")
-                    if loaded is None and watch.sample(time.monotonic(), child.cpu(), idle.unread_bytes(child.replies) > 0):
-                        idled = True
-                        break
-            except ChildGone:
-                reason = ("stopped", FATAL_CELL if current is None or current[1] is None else FATAL_STATEMENT)
-            except ProtocolError:
-                reason = ("protocol", "this cell disturbed the grading process's communication")
-            else:
-                if loaded is not None:
-                    self.child = child
-                    return {**loaded, "cpu": round(child.cpu(), 3)}  # the cells' CPU (of this last load)
-                what = "cell" if current is None or current[1] is None else "statement"
-                reason = (
-                    ("idle", f"the {what} slept or waited more than {self.budget['idle_wall']:g} s without running")
-                    if idled
-                    else ("timed_out", f"the {what} ran longer than {cell_timeout:g} s")
-                )
+            child = self.fork_child(self._cells_to_run(load.cells))
+            attempt = _LoadAttempt(child, load)
+            reason = self._watch_load(attempt)
+            if reason is None:
+                self.child = child
+                return {**attempt.loaded, "cpu": round(child.cpu(), 3)}  # the cells' CPU (of this last load)
             child.kill()
-            if time.monotonic() >= deadline:  # the cap on all cells: no more attempts
+            current = attempt.current
+            if time.monotonic() >= load.deadline:  # the cap on all cells: no more attempts
                 self.out_of_time = True
                 return self._unloaded(current, ("load_cap", f"the cells ran longer than {self.budget['load_timeout']:g} s in all"))
             if current is None:  # the child died before its first cell: none of the student's code ran
@@ -392,6 +492,48 @@ class Parent:
                 # a file built to be reloaded once per statement
                 return self._unloaded(current, ("left_out_cap", f"more than {MAX_STATEMENTS_LEFT_OUT} statements were left out"))
             self.fatal[current] = reason
+
+    def _new_load(self, request: dict) -> None:
+        """A load request from the grader: a new submission's cells and budgets."""
+        self.load_request = request
+        self.budget = {**DEFAULT_BUDGET, **(request.get("budget") or {})}
+        self.fatal = {}
+        self.out_of_time = False
+
+    def _watch_load(self, attempt: "_LoadAttempt") -> tuple[str, str] | None:
+        """Run one load attempt to its end: None once the child reported its cells loaded
+        (``attempt.loaded``), else why the cell or statement it ran was stopped (one of
+        LEFT_OUT_REASONS, an English message)."""
+        try:
+            while attempt.loaded is None:
+                now = time.monotonic()
+                if now >= attempt.until():
+                    break
+                for kind, _, payload in attempt.child.messages(attempt.until(now + POLL) - now, attempt.cap_for):
+                    self._load_message(attempt, kind, payload)
+                if attempt.loaded is None and attempt.idled():
+                    return attempt.stopped("idle")
+        except ChildGone:
+            return ("stopped", FATAL_CELL if attempt.whole_cell() else FATAL_STATEMENT)
+        except ProtocolError:
+            return ("protocol", "this cell disturbed the grading process's communication")
+        return None if attempt.loaded is not None else attempt.stopped("timed_out")
+
+    def _load_message(self, attempt: "_LoadAttempt", kind: int, payload: bytes) -> None:
+        """One message of a loading child: a cell's (or statement's) announcement, which a
+        new cell's run waits on until passed on, or the load report."""
+        if kind == K_CELL:
+            announced = self._announced(decode_text(payload), attempt.plan.ids, attempt.plan.files)
+            new_cell = attempt.current is None or announced[0] != attempt.current[0]
+            attempt.announce(announced)
+            if new_cell:  # a cell's first announcement waits for the go-ahead
+                if attempt.plan.forward:
+                    self.reply({"op": "cell", "id": announced[0]})
+                attempt.child.order(("cell",))  # passed on: the child may run it
+        elif kind == K_LOADED:
+            attempt.loaded = self._loaded(decode_text(payload), attempt.plan.ids)
+        else:
+            raise ProtocolError("unexpected message while loading")
 
     def _cells_to_run(self, cells: list[dict]) -> list[dict]:
         """``cells`` without those left out; a .py file keeps its other statements."""
@@ -502,97 +644,27 @@ class Parent:
         """Stream the batch through the child: one message per call; the watched calls'
         inputs placed in the shared buffer ahead, each in its own region, and compared
         when their outcome is read; the clocks looked at every POLL."""
-        n, caps, watched_calls = request["n"], request["caps"], request["watched"]
-        call_cpu = float(request["call_timeout"])
-        batch_cpu = max(MIN_BATCH_CPU, n * float(self.budget["kernel_cpu_per_call"]))
-        batch_wall = float(self.budget["kernel_timeout"]) + float(self.budget["wall_factor"]) * batch_cpu
-        call_wall = float(self.budget["call_wall"])
-        watched = sorted(watched_calls)
-        watched_set = set(watched)
-        pending = collections.deque(watched)  # watched calls not yet placed
-        armed: dict[int, list] = {}  # watched call -> its inputs as placed in the shared buffer
-
-        def arm_next_watched():
-            """Once every armed call has been read: place as many of the next watched calls
-            as fit, each in its own region, and let the child run them all (one order)."""
-            layouts, offset = {}, 0
-            while pending:
-                args, kwargs = watched_calls[pending[0]]
-                placed = self._place(args, kwargs, offset, first=not layouts)
-                if placed is None:
-                    break
-                layouts[pending[0]], armed[pending.popleft()], offset = placed
-            if layouts:
-                child.order(("go", layouts))
-
+        run = _BatchRun(self, child, request)
         PROGRESS_WORD.pack_into(self.progress, 0, 0)
-        child.order((*source, request["kernel"], watched))
-        arm_next_watched()
-        outcomes = OutcomeColumns()
-        start = time.monotonic()
-        call_start, batch_cpu0 = start, child.cpu()
-        timed_call, call_cpu0, last_check = 0, batch_cpu0, start
-        watch = idle.IdleWatch(child.pid, float(self.budget["idle_wall"]))
-
-        bunch_bounds: list[int] = []  # made at the first bunch (a batch may send none)
-        caps_array = np.asarray(caps, dtype=np.float64)
-
-        def cap_for(kind, index):
-            if index >= n:
-                return 0
-            if kind == K_BUNCH:
-                if not bunch_bounds:
-                    bunch_bounds.extend(bunch_caps(caps))
-                return bunch_bounds[index]
-            return payload_cap(kind, caps[index]) if kind in (K_OK, K_RAISED, K_BAD) else 0
-
+        child.order((*source, request["kernel"], run.watched))
+        run.arm_next_watched()
+        outcomes, n = run.outcomes, run.n
+        last_check = time.monotonic()
         while outcomes.n < n:
-            for kind, index, payload in child.messages(POLL, cap_for):
-                if index != outcomes.n:
-                    raise ProtocolError("out of order")
-                if kind == K_BUNCH:  # nearly every outcome
-                    outcomes.add_bunch(check_bunch(payload, index, caps_array, watched))
-                    continue
-                if kind == K_OK and index not in watched_set:
-                    outcomes.add_array(check_array(payload, caps[index]), False)
-                    continue
-                outcome = parse_outcome(kind, payload, caps[index])
-                if index in watched_set:
-                    placed = armed.pop(index, None)
-                    if placed is None:  # the child cannot have run it: its inputs were never placed
-                        raise ProtocolError("a watched call answered before its inputs were placed")
-                    if outcome["s"] == "ok":
-                        outcome["mut"] = self._mutated(placed)
-                    if not armed:
-                        arm_next_watched()
-                outcomes.add(outcome)
+            for kind, index, payload in child.messages(POLL, run.cap_for):
+                run.take(kind, index, payload)
             now = time.monotonic()
             if outcomes.n >= n or now - last_check < POLL:
-                if outcomes.n < n and (not pending or pending[0] - outcomes.n > GATHER_AHEAD):
+                if outcomes.n < n and run.may_gather():
                     time.sleep(GATHER)  # fewer wake-ups: the child keeps writing meanwhile
                 continue
             last_check = now
-            cpu = child.cpu()
-            running = self._running(outcomes.n, n)
-            if timed_call != running:  # the call's clocks start at its first look
-                timed_call, call_cpu0, call_start = running, cpu, now
-                watch.reset()
-            # The child waits for the parent while its outcomes lie unread in the pipe or
-            # while the call it reached is a watched one whose inputs are not placed yet.
-            waiting = idle.unread_bytes(child.replies) > 0 or bool(pending and pending[0] <= outcomes.n)
-            idled = watch.sample(now, cpu, waiting) or watch.total > BATCH_IDLE * watch.limit
-            outcomes.cpu = max(outcomes.cpu, cpu - batch_cpu0)
-            if (
-                idled
-                or cpu - call_cpu0 > call_cpu
-                or cpu - batch_cpu0 > batch_cpu
-                or now - call_start > call_wall
-                or now - start > batch_wall
-            ):
+            why = run.over_limit(now)
+            if why is not None:
                 self.stop_child()
-                self._cut(outcomes, n, "idle" if idled else "timeout")
+                self._cut(outcomes, n, why)
         if self.child is child:
-            outcomes.cpu = max(outcomes.cpu, child.cpu() - batch_cpu0)
+            outcomes.cpu = max(outcomes.cpu, child.cpu() - run.batch_cpu0)
         return outcomes
 
     def _cut(self, outcomes: OutcomeColumns, n: int, why: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -82,10 +83,8 @@ def kill_descendants(keep: int | None = None, wait: float = KILL_WAIT) -> None:
         if not alive or time.monotonic() > deadline:
             break
         for pid in alive:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         _reap_children()
         if round_ >= KILL_FAST_ROUNDS:
             time.sleep(KILL_POLL)

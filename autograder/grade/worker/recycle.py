@@ -15,6 +15,7 @@ sandbox: the grader starts a new one (docs/sandbox.md, "Recycling").
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -107,10 +108,8 @@ def ignore_signals() -> dict:
     for sig in signal.valid_signals():
         if sig in KEPT_SIGNALS:
             continue
-        try:
+        with contextlib.suppress(OSError, ValueError):  # not catchable here
             saved[sig] = signal.signal(sig, signal.SIG_IGN)
-        except (OSError, ValueError):
-            pass  # not catchable here
     return saved
 
 

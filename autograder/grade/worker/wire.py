@@ -172,6 +172,18 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
         values, index, code, ndim, mut, dims = (array(cols[k]["__nd__"]) for k in ("values", "index", "code", "ndim", "mut", "dims"))
     except (KeyError, TypeError) as exc:
         raise WireError(f"bad outcomes columns: {exc}") from None
+    _check_columns(n, values, index, code, ndim, mut, dims)
+    if n != len(index) + len(others):  # every outcome is a column row or a JSON entry: n is what the frame holds
+        raise WireError("outcome count does not match the frame")
+    out: list = [None] * n
+    _column_outcomes(out, values, index, code, ndim, mut, dims, trusted)
+    _other_outcomes(out, others)
+    return out
+
+
+def _check_columns(n: int, values, index, code, ndim, mut, dims) -> None:
+    """The columns' dtypes, shapes and ranges (their rows point inside the ``n`` outcomes,
+    in order, with wire dtype codes, at most MAX_NDIM dims each, and dims that add up)."""
     k = len(index)
     if (
         values.dtype != np.uint8
@@ -194,9 +206,11 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
         raise WireError("bad outcomes columns")
     if int(ndim.sum()) != len(dims) or (len(dims) and (dims.min() < 0 or dims.max() > MAX_ARRAY_ELEMENTS)):
         raise WireError("bad outcome shapes")
-    if n != k + len(others):  # every outcome is a column row or a JSON entry: n is what the frame holds
-        raise WireError("outcome count does not match the frame")
-    out: list = [None] * n
+
+
+def _column_outcomes(out: list, values, index, code, ndim, mut, dims, trusted: bool) -> None:
+    """Fill ``out`` with the columns' outcomes, each value a view of (or, ``trusted``, a
+    copy from) its part of ``values``, which they must fill exactly."""
     dtypes = [NATIVE_DTYPES[c] for c in WIRE_DTYPES]
     flat, offset, at = dims.tolist(), 0, 0
     for i, c, d, m in zip(index.tolist(), code.tolist(), ndim.tolist(), mut.tolist()):
@@ -212,12 +226,16 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
         offset += nbytes
     if offset != len(values):
         raise WireError("outcome values do not fill their part of the blob")
+
+
+def _other_outcomes(out: list, others: list) -> None:
+    """Fill the rest of ``out`` with the JSON outcomes: each exactly one free place."""
     for entry in others:
         if (
             type(entry) is not list
             or len(entry) != 2
             or type(entry[0]) is not int
-            or not 0 <= entry[0] < n
+            or not 0 <= entry[0] < len(out)
             or out[entry[0]] is not None
             or type(entry[1]) is not dict
         ):
@@ -225,7 +243,6 @@ def _outcomes_from_columns(header: dict, array, trusted: bool) -> list:
         out[entry[0]] = entry[1]
     if any(o is None for o in out):
         raise WireError("an outcome is missing")
-    return out
 
 
 def _is_outcomes_reply(obj, kind: type = list) -> bool:
@@ -248,6 +265,18 @@ def decode(payload: bytes, *, trusted: bool = True):
         if not trusted:
             raise WireError("refused a pickle frame from an untrusted sender")
         return pickle.loads(payload[1:])
+    header, blob = _split_frame(payload)
+    arrays = _ArrayRefs(blob, trusted)
+    if type(header) is dict and header.get("op") == "outcomes" and "cols" in header:
+        others = header.get("others")
+        if type(others) is list:  # as in the list form below: only an outcome's value may be an array
+            arrays.walk({"op": "outcomes", "outcomes": [e[1] for e in others if type(e) is list and len(e) == 2]})
+        return {"op": "outcomes", "outcomes": _outcomes_from_columns(header, arrays.array, trusted), "cpu": header.get("cpu")}
+    return arrays.walk(header)
+
+
+def _split_frame(payload: bytes):
+    """(the JSON header, a view of the blob) of an :func:`encode` payload."""
     if len(payload) < _HDR.size:
         raise WireError("truncated frame")
     (hlen,) = _HDR.unpack_from(payload)
@@ -257,9 +286,18 @@ def decode(payload: bytes, *, trusted: bool = True):
         header = _loads(payload[_HDR.size : _HDR.size + hlen])
     except ValueError as exc:
         raise WireError(f"bad header: {exc}") from None
-    blob = memoryview(payload)[_HDR.size + hlen :]
+    return header, memoryview(payload)[_HDR.size + hlen :]
 
-    def walk(x):
+
+class _ArrayRefs:
+    """The arrays a decoded header refers to in its frame's blob (``{"__nd__": [offset,
+    nbytes, dtype, shape]}``), each checked against the blob (and, untrusted, against
+    the dtypes and sizes that may cross)."""
+
+    def __init__(self, blob: memoryview, trusted: bool):
+        self.blob, self.trusted = blob, trusted
+
+    def walk(self, x):
         if _is_outcomes_reply(x):
             # Thousands of outcomes: only their values can hold arrays (anything else a
             # forged reply hides in other fields stays plain JSON, never an array).
@@ -267,17 +305,17 @@ def decode(payload: bytes, *, trusted: bool = True):
                 value = outcome.get("v") if type(outcome) is dict else None
                 if type(value) is dict:
                     ref = value.get("__nd__")
-                    outcome["v"] = _array(ref) if len(value) == 1 and type(ref) is list else walk(value)
+                    outcome["v"] = self.array(ref) if len(value) == 1 and type(ref) is list else self.walk(value)
             return x
         if isinstance(x, dict):
             if "__nd__" in x and len(x) == 1:
-                return _array(x["__nd__"])
-            return {k: walk(v) for k, v in x.items()}
+                return self.array(x["__nd__"])
+            return {k: self.walk(v) for k, v in x.items()}
         if isinstance(x, list):
-            return [walk(v) for v in x]
+            return [self.walk(v) for v in x]
         return x
 
-    def _array(ref):
+    def array(self, ref):
         try:
             offset, nbytes, dtype, shape = ref
             dt = _DTYPES.get(dtype) or _DTYPES.setdefault(dtype, np.dtype(dtype))
@@ -285,25 +323,17 @@ def decode(payload: bytes, *, trusted: bool = True):
         except (TypeError, ValueError) as exc:
             raise WireError(f"bad array reference: {exc}") from None
         count = math.prod(shape)
-        if not trusted:
+        if not self.trusted:
             if dt.kind not in SAFE_KINDS or dt.hasobject or dt.itemsize > 16:
                 raise WireError(f"refused dtype {dt}")
             if any(s < 0 for s in shape) or count > MAX_ARRAY_ELEMENTS:
                 raise WireError(f"refused shape {shape}")
-        if not (offset >= 0 and offset + nbytes <= len(blob)) or nbytes != dt.itemsize * count:
+        if not (offset >= 0 and offset + nbytes <= len(self.blob)) or nbytes != dt.itemsize * count:
             raise WireError("array reference outside the blob")
-        arr = np.frombuffer(blob, dt, count, offset).reshape(shape)
+        arr = np.frombuffer(self.blob, dt, count, offset).reshape(shape)
         # The worker hands arrays to student code, which may write into them: give it copies.
         # The grader only reads: read-only views suffice.
-        return arr.copy() if trusted else arr
-
-    if type(header) is dict and header.get("op") == "outcomes" and "cols" in header:
-        others = header.get("others")
-        if type(others) is list:  # as in the list form below: only an outcome's value may be an array
-            walk({"op": "outcomes", "outcomes": [e[1] for e in others if type(e) is list and len(e) == 2]})
-        return {"op": "outcomes", "outcomes": _outcomes_from_columns(header, _array, trusted), "cpu": header.get("cpu")}
-
-    return walk(header)
+        return arr.copy() if self.trusted else arr
 
 
 def read_frame(stream):

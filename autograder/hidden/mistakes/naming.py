@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.grade.properties import compare, same_outcome
+from autograder.grade.properties import compare, same_values
 from autograder.hidden.mistakes.core import CATALOG, Mistake
 
 MIN_SHARE = 0.9
@@ -93,16 +93,34 @@ def broken(got: dict, want: dict) -> bool:
         return bool((~np.isfinite(g.reshape(w.shape)) & np.isfinite(w.astype(np.float64))).any())
 
 
+FIRST_CHUNK = 8  # calls judged together at first; each next chunk twice as many
+
+
+def reproduced(mistake: Mistake, kc, outcomes: list[dict], calls: list[int]):
+    """For each of ``calls`` (where the student returned a value), in order: (call, None)
+    where the mistake raises, else (call, whether the mistake's value is the student's:
+    :func:`same_outcome` at the reference's scale). Judged a chunk at a time
+    (:func:`same_values`), growing, so a caller that stops early computes little of the
+    mistake's outcomes."""
+    start, size = 0, FIRST_CHUNK
+    while start < len(calls):
+        chunk = calls[start : start + size]
+        valued = [i for i in chunk if outcome_at(mistake, kc, i).get("s") == "ok"]
+        pairs = [(outcomes[i]["v"], outcome_at(mistake, kc, i)["v"], kc.expected[i].get("scale")) for i in valued]
+        same = dict(zip(valued, same_values(pairs).tolist()))
+        yield from ((i, same.get(i)) for i in chunk)
+        start, size = start + size, 2 * size
+
+
 def explains(mistake: Mistake, kc, outcomes: list[dict], failing: list[int], passing: list[int]) -> Diagnosis | None:
     """The mistake's diagnosis if it explains enough failing calls and contradicts no
     passing one, else None. Stops as soon as the share cannot be reached."""
     allowed_misses = int((1.0 - MIN_SHARE) * len(failing) + 1e-9)
     explained = counted = 0
-    for i in failing:
-        theirs = outcome_at(mistake, kc, i)
-        if theirs.get("s") != "ok":
+    for i, same in reproduced(mistake, kc, outcomes, failing):
+        if same is None:  # the mistake raises here: says nothing
             continue
-        if same_outcome(outcomes[i], theirs, kc.expected[i].get("scale")):
+        if same:
             explained += 1
         elif broken(outcomes[i], kc.expected[i]):
             continue  # the student's own numeric breakdown: not counted against the mistake
@@ -111,10 +129,8 @@ def explains(mistake: Mistake, kc, outcomes: list[dict], failing: list[int], pas
             return None
     if explained < MIN_SHARE * counted or 2 * counted < len(failing):
         return None  # too few explained, or judged on too few of the failing calls (the rest raise or break)
-    for i in passing:
-        theirs = outcome_at(mistake, kc, i)
-        if theirs.get("s") == "ok" and not same_outcome(outcomes[i], theirs, kc.expected[i].get("scale")):
-            return None
+    if any(same is False for _, same in reproduced(mistake, kc, outcomes, passing)):
+        return None
     return Diagnosis(mistake, explained, counted)
 
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder.grade import judge, output_digest
+from autograder.grade.corpus_cache import load_corpus
 from autograder.grade.output_digest import DIGITS, digest, rounded
-from autograder.grade.pipeline import load_corpus
 from autograder.hidden.mistakes import CATALOG
 
 FINITE = st.floats(min_value=-1e15, max_value=1e15, allow_nan=False, allow_infinity=False)  # int64 and float32 hold them

@@ -6,7 +6,7 @@ import json
 import nbformat
 import pytest
 
-from autograder.grade import cache, pipeline, report
+from autograder.grade import cache, corpus_cache, pipeline, report
 
 STUB = """
 def {name}(*args, **kwargs):
@@ -263,11 +263,11 @@ def test_damaged_cached_forms_are_made_again_and_give_no_first_worker(tmp_path, 
     monkeypatch.setenv("M5_CACHE_DIR", str(tmp_path))
     corpus_path = cache.corpus_path(None, pipeline.Budget())
     corpus_path.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_atomically(corpus_path, pipeline._detach(corpus))
+    cache.write_atomically(corpus_path, corpus_cache.detach(corpus))
     forms = cache.forms_path(corpus_path)
     forms.write_bytes(b"not a pickle")
     assert cache.first_worker() is None
-    again = pipeline.load_corpus()
+    again = corpus_cache.load_corpus()
     assert pipeline.corpus_requests(again) == pipeline.corpus_requests(corpus)
     first = cache.first_worker()
     try:
@@ -289,21 +289,17 @@ def test_loading_the_corpus_leaves_garbage_collection_as_it_found_it(corpus, mon
         return real(fh)
 
     real = pickle.load
-    monkeypatch.setattr(pipeline.pickle, "load", unpickle)
+    monkeypatch.setattr(corpus_cache.pickle, "load", unpickle)
     try:
         for enabled in (True, False):
             gc.enable() if enabled else gc.disable()
-            pipeline.load_corpus()
+            corpus_cache.load_corpus()
             assert gc.isenabled() is enabled
         gc.enable()
-        monkeypatch.setattr(pipeline, "_attach", lambda raw, examples: 1 / 0)  # a damaged cache: rebuilt
-        monkeypatch.setattr(pipeline.corpus_mod, "build_corpus", lambda **kw: {})
-        monkeypatch.setattr(cache, "write_atomically", lambda path, obj: None)
-        # The fake rebuild notes its (empty) requests as the forms read: keep that note in
-        # this test, or a later first_worker of this process starts a worker that never fits.
-        monkeypatch.setattr(cache, "FORMS_READ", dict(cache.FORMS_READ))
-        monkeypatch.setattr(pipeline, "worker_forms", lambda requests: {})
-        assert pipeline.load_corpus() == {} and gc.isenabled()
+        monkeypatch.setattr(corpus_cache, "check_layout", lambda raw: 1 / 0)  # a bug: raised, collections back on
+        with pytest.raises(ZeroDivisionError):
+            corpus_cache.load_corpus()
+        assert gc.isenabled()
     finally:
         gc.enable()
     assert seen[:2] == [False, False]  # the corpus itself was read with collections paused

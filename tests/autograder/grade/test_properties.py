@@ -1,11 +1,12 @@
 """Judging one outcome against the reference: tolerances, shapes, errors."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograder.grade.properties import compare, scale_of, values_close
+from autograder.grade.properties import compare, flatten_expected, passing_calls, same_outcome, same_values, scale_of, values_close
 
 
 def OK(v, scale=None):
@@ -50,8 +51,6 @@ def test_errors_where_the_reference_raises_must_be_value_errors():
 
 # ---------------------------------------------------------------- the vectorised check
 
-from autograder.grade.properties import flatten_expected, passing_calls  # noqa: E402
-
 _ELEMS = st.one_of(st.sampled_from([0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e3]), st.floats(-10, 10))
 
 
@@ -86,3 +85,62 @@ def test_the_vectorised_check_agrees_with_compare_call_by_call(pairs):
     expected = [{k: v for k, v in w.items() if v is not None} for _, w in pairs]
     passed = passing_calls(flatten_expected(expected, range(len(pairs))), outcomes)
     assert passed == {i for i, (g, w) in enumerate(zip(outcomes, expected)) if compare(g, w) is None}
+
+
+# ---------------------------------------------------------------- same_values: same_outcome of many pairs at once
+NASTY = st.sampled_from([0.0, -0.0, 1.0, 1e-300, 1e300, np.nan, np.inf, -np.inf, 3.5, -2.25])
+DTYPES = st.sampled_from([np.float64, np.float32, np.int64, np.bool_])
+
+
+@st.composite
+def arrays(draw, shape=None):
+    dtype = draw(DTYPES)
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)) if shape is None else shape
+    if dtype == np.bool_:
+        return draw(hnp.arrays(dtype, shape))
+    if dtype == np.int64:
+        return draw(hnp.arrays(dtype, shape, elements=st.integers(-5, 5)))
+    return draw(hnp.arrays(dtype, shape, elements=st.one_of(NASTY, st.floats(-10, 10, width=32))))
+
+
+@st.composite
+def pairs(draw):
+    want = draw(arrays())
+    kind = draw(st.sampled_from(["near", "same_shape", "any"]))
+    if kind == "near" and want.dtype.kind == "f":
+        noise = draw(hnp.arrays(np.float64, want.shape, elements=st.sampled_from([0.0, 1e-9, 1e-6, 1e-4, -1e-5])))
+        with np.errstate(all="ignore"):
+            got = (want.astype(np.float64) * (1 + noise) + noise).astype(draw(st.sampled_from([np.float64, np.float32])))
+    elif kind == "same_shape":
+        got = draw(arrays(shape=want.shape))
+    else:
+        got = draw(arrays())
+    scale = draw(st.one_of(st.none(), st.sampled_from([1.0, 2.5, 1e6])))
+    return got, want, scale
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # Hypothesis fitting 1e300 into float32
+@settings(max_examples=300, deadline=None)
+@given(st.lists(pairs(), max_size=6))
+def test_same_values_is_same_outcome_pair_by_pair(cases):
+    with np.errstate(all="ignore"):
+        one_by_one = [same_outcome({"s": "ok", "v": g}, {"s": "ok", "v": w}, s) for g, w, s in cases]
+    assert same_values(cases).tolist() == one_by_one
+
+
+def test_the_edges_agree_with_same_outcome():
+    cases = [
+        (np.array([np.nan, 1.0]), np.array([np.nan, 1.0]), None),  # NaN where the mistake has NaN: a match
+        (np.array([np.nan]), np.array(np.nan), None),  # ... but not across shapes
+        (np.array([1, 0]), np.array([np.nan, 0.0]), None),  # ... nor from integers
+        (np.array([np.inf]), np.array([np.inf]), None),
+        (np.array([1e308]), np.array([np.inf]), 1.0),  # an infinity is matched exactly
+        (np.array([1.0]), np.array(True), None),  # a one-value got against a scalar want
+        (np.array([1.0, 0.0]), np.array([True, False]), None),
+        (np.zeros((2, 0)), np.zeros((0, 2)), None),
+        (np.array(1.00001), np.array(1.0), None),
+        (np.array(1.0001), np.array(1.0), None),
+    ]
+    expected = [same_outcome({"s": "ok", "v": g}, {"s": "ok", "v": w}, s) for g, w, s in cases]
+    assert same_values(cases).tolist() == expected
+    assert expected[:4] == [True, False, False, True] and expected[4] is False and expected[-2:] == [True, False]

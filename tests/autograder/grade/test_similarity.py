@@ -14,7 +14,7 @@ from fixture_paths import REPO  # tests/autograder is on sys.path (tests/conftes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.grade import class_report, copy_clusters, pipeline, similarity
+from autograder.grade import class_report, copy_clusters, corpus_cache, pipeline, similarity
 
 ROOT = REPO
 DOC = ROOT / "docs" / "similarity.md"
@@ -142,7 +142,7 @@ def test_a_one_token_logic_change_is_a_flagged_pair_whose_outputs_differ_in_that
     document = class_report.build(records, "en")
     assert "same for 9 of 10 kernels; <b>differ in: dqn_targets</b>" in class_report.to_html(document, "en")
     assert "совпадают у 9 из 10 ядер; <b>различаются: dqn_targets</b>" in class_report.to_html(class_report.build(records, "ru"), "ru")
-    again = pipeline.grade_submission(tmp_path / "right.py", pipeline.load_corpus(), shrink=False, spare=recycled)
+    again = pipeline.grade_submission(tmp_path / "right.py", corpus_cache.load_corpus(), shrink=False, spare=recycled)
     assert again.outputs == results["right.py"].outputs
 
 
