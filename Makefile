@@ -106,7 +106,7 @@ lab: $(STAMP)
 # The committed report and pins: every seed of the study (about 18 minutes on 2 cores).
 pin: $(STAMP)
 	$(BIN)/python -m reference_impl.lab.side_studies
-	$(BIN)/m5 lab --profile full --seeds 10 --out docs/lab-results --lang en --lang ru --pin
+	$(BIN)/m5 lab --profile full --seeds 10 --jobs 2 --out docs/lab-results --lang en --lang ru --pin
 	$(BIN)/python -m reference_impl.lab.results readme
 
 release: $(STAMP)
