@@ -1,4 +1,4 @@
-"""``m5 lab --jobs N``: the lab's tasks in worker processes give the one-process results."""
+"""The lab's tasks (`m5 lab --jobs N`): grouped by shared cache, and in worker processes giving the one-process results."""
 
 from __future__ import annotations
 
