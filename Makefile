@@ -105,10 +105,11 @@ bench: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/m5 lab --profile smoke --out lab-out
 
-# The committed report and pins: every seed of the study (about 18 minutes on 2 cores).
+# The committed report and pins: every seed of the study (33 minutes in one process on the 2-core
+# AMD host; about 17 with --jobs 2, an estimate: docs/performance.md).
 pin: $(STAMP)
 	$(BIN)/python -m reference_impl.lab.side_studies
-	$(BIN)/m5 lab --profile full --seeds 10 --out docs/lab-results --lang en --lang ru --pin
+	$(BIN)/m5 lab --profile full --seeds 10 --jobs 2 --out docs/lab-results --lang en --lang ru --pin
 	$(BIN)/python -m reference_impl.lab.results readme
 
 release: $(STAMP)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -225,3 +227,21 @@ def test_wide_layout_is_a_valid_environment_with_more_start_cells():
 def test_bad_layouts_are_refused_with_the_reason(layout, match):
     with pytest.raises(ValueError, match=match):
         KeyDoorGrid(layout=layout)
+
+
+def test_a_deep_copy_steps_on_its_own_and_shares_only_the_read_only_tables():
+    """Decision Transformer evaluation steps one deep copy per episode: a copy must go on
+    exactly as the original would (slips included: its own copy of the generator) and never move it."""
+    actions = (RIGHT, UP, UP, LEFT, DOWN, RIGHT, RIGHT, UP, UP, RIGHT)
+    original = KeyDoorGrid(seed=41, slip_probability=0.3)
+    original.reset(seed=7)
+    original.step(UP)
+    clone = copy.deepcopy(original)
+    assert clone._obs_table is original._obs_table and clone._next_cell is original._next_cell
+    assert clone.np_random is not original.np_random and clone.action_space is not original.action_space
+    state = original._state()
+    from_clone = [clone.step(a) for a in actions]
+    assert original._state() == state  # stepping the copy left the original where it was
+    from_original = [original.step(a) for a in actions]
+    for (obs_a, *rest_a), (obs_b, *rest_b) in zip(from_clone, from_original):
+        assert np.array_equal(obs_a, obs_b) and rest_a == rest_b

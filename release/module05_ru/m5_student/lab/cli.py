@@ -2,7 +2,7 @@
 # The graded kernels are stubs here: write them in the notebooks.
 """``python -m m5_student.lab``: rerun the Module 5 lab, draw its figures, write a report, re-pin artifacts.
 
-    python -m m5_student.lab [--profile smoke|full] [--section NAME...] [--seeds N] [--out DIR] [--pin] [--lang en|ru]...
+    python -m m5_student.lab [--profile smoke|full] [--section NAME...] [--seeds N] [--jobs N] [--out DIR] [--pin] [--lang en|ru]...
 
 Sections (in lab order): environment, dagger, dqn, log, offline, fqe, dt, language.
 Each section calls the reference implementation with the parameters of the lab
@@ -19,6 +19,9 @@ every claim of :mod:`m5_student.lab.results` with its per-seed values, mean and 
   :mod:`m5_student.lab.comparisons` gets its paired 95 % interval, which alone
   chooses the report's words (:mod:`m5_student.lab.caveats`), and the Decision
   Transformer's rise/saturation check runs per seed.
+* ``--jobs N`` (default 1) runs the tasks (a section at a seed offset) in N worker
+  processes (:mod:`~m5_student.lab.tasks`); every result is the same as with one
+  process, and a section's time in the report is the sum of its tasks' times.
 * ``--pin`` runs every section on the full profile (``--profile smoke`` or
   ``--section`` together with ``--pin`` is an error) and rewrites the pinned artifacts
   in ``m5_student/data/``: each section's seed-offset-0 run (:data:`~m5_student.lab.pins.PINNED_KEYS`),
@@ -56,7 +59,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from m5_student.common import progress
 from m5_student.console import make_console_safe
 from m5_student.lab import pins
 from m5_student.lab.caveats import caveats
@@ -67,7 +69,7 @@ from m5_student.lab.pins import machine_description, package_versions, write_pin
 from m5_student.lab.profiles import PROFILE_ENV, PROFILE_PARAMS, PROFILES, SECTIONS, LabUsageError, resolve_profile
 from m5_student.lab.report import REPORTERS, Render, claims_lines, fmt, header, report_text, table
 from m5_student.lab.results import claims_document, claims_table, evaluate_claims, id_index
-from m5_student.lab.runners import RUNNERS, UNSEEDED
+from m5_student.lab.tasks import WorkerSetup, run_tasks
 
 __all__ = [
     "LabOptions",
@@ -99,6 +101,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="K",
         help=f"the first seed offset (default 0; with --pin {REPORT_FIRST_OFFSET}, the report block: "
         f"offsets below {REPORT_FIRST_OFFSET} chose the settings and --pin refuses them)",
+    )
+    parser.add_argument(
+        "--jobs",
+        default="1",
+        metavar="N",
+        help="run the sections' seeds in N worker processes (default 1: all in this one); the results do not change",
     )
     parser.add_argument("--out", default="lab-out", help="directory for the PNG figures and report.md (default lab-out)")
     parser.add_argument("--pin", action="store_true", help="full profile, all sections; rewrite m5_student/data/")
@@ -134,6 +142,7 @@ class LabOptions:
     langs: tuple[str, ...]
     first_offset: int = 0
     rewrite: bool = False
+    jobs: int = 1
 
     @property
     def offsets(self) -> range:
@@ -167,17 +176,13 @@ def options_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> L
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
         raise LabUsageError(f"unknown section(s) {', '.join(map(repr, unknown))}; choose from {', '.join(SECTIONS)}")
-    try:
-        seeds = int(args.seeds)
-    except ValueError:
-        seeds = 0
-    if seeds < 1:
-        raise LabUsageError(f"--seeds must be a positive integer, got {args.seeds!r}")
+    seeds = _positive_int(args.seeds, "--seeds")
     asked = args.lang or ["en"]
     bad = [lang for lang in asked if lang not in LANGUAGES]
     if bad:
         raise LabUsageError(f"--lang must be {' or '.join(LANGUAGES)} (repeat it for both), got {bad[0]!r}")
     langs = tuple(dict.fromkeys(asked))  # in the order typed, without repeats
+    jobs = _positive_int(getattr(args, "jobs", "1"), "--jobs")
     first_offset = _first_offset(getattr(args, "seed_offset", None), bool(args.pin))
     if args.pin:
         if args.profile == "smoke":
@@ -196,7 +201,18 @@ def options_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> L
     rewrite = bool(getattr(args, "rewrite", False))
     if rewrite and not (Path(args.out) / RESULTS_FILE).is_file():
         raise LabUsageError(f"--rewrite needs the {RESULTS_FILE} of an earlier run in --out ({Path(args.out) / RESULTS_FILE} is missing)")
-    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), langs, first_offset, rewrite)
+    return LabOptions(profile, ordered, seeds, Path(args.out), bool(args.pin), langs, first_offset, rewrite, jobs)
+
+
+def _positive_int(raw: str, flag: str) -> int:
+    """A flag's value checked: a positive integer, else LabUsageError naming the flag."""
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise LabUsageError(f"{flag} must be a positive integer, got {raw!r}")
+    return value
 
 
 def _first_offset(raw: str | None, pin: bool) -> int:
@@ -284,7 +300,7 @@ def _write_report(results: dict, options: LabOptions, seconds: dict, total: floa
     return report, verdicts
 
 
-def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
+def run_lab(options: LabOptions, *, data_dir: Path | None = None, worker_setup: WorkerSetup | None = None) -> dict:
     """Run the requested sections, write figures, reports and claims.json, pin if asked.
 
     Writes, in ``options.out``: one report per language (:data:`REPORT_FILES`) with
@@ -293,29 +309,18 @@ def run_lab(options: LabOptions, *, data_dir: Path | None = None) -> dict:
     no timings, so equal runs give equal files) and ``README.md`` (the claim id index).
     Returns ``{"results": {section: [per-seed dict]}, "seconds": {section: s},
     "verdicts": {...}, "claims": {...}, "report": Path (first language),
-    "reports": {lang: Path}, "pinned": [Path]}``.
+    "reports": {lang: Path}, "pinned": [Path]}``. ``worker_setup``: see
+    :func:`~m5_student.lab.tasks.run_tasks`.
     """
 
     if options.rewrite:
         return _rewrite(options, data_dir)
     profile = PROFILE_PARAMS[options.profile]
-    options.out.mkdir(parents=True, exist_ok=True)
-    cache: dict = {"need_fqe": "fqe" in options.sections}
-    tasks = [(s, i) for s in options.sections for i in (options.offsets[:1] if s in UNSEEDED else options.offsets)]
-    results: dict[str, list[dict]] = {s: [] for s in options.sections}
-    seconds = dict.fromkeys(options.sections, 0.0)
     started = time.perf_counter()
-    for section, offset in progress(tasks, desc="python -m m5_student.lab", total=len(tasks)):
-        t0 = time.perf_counter()
-        results[section].append(RUNNERS[section](profile, offset, cache))
-        seconds[section] += time.perf_counter() - t0
+    # Nothing is written until every task has finished: an interrupted run leaves no half outputs.
+    results, seconds = run_tasks(profile, options.sections, options.offsets, options.jobs, worker_setup=worker_setup)
     total = time.perf_counter() - started
-    if "offline" in seconds and "fqe" in seconds:
-        # One offline_experiment serves both sections and ran under "offline":
-        # move its FQE stage to the fqe row.
-        moved = sum(run["seconds"].get("fqe", 0.0) for key, run in cache.items() if isinstance(key, tuple) and key[0] == "offline")
-        seconds["offline"] -= moved
-        seconds["fqe"] += moved
+    options.out.mkdir(parents=True, exist_ok=True)
     saved = {"options": _reproducible(options), "results": results, "seconds": seconds, "total": total}
     (options.out / RESULTS_FILE).write_bytes(pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL))
     return write_outputs(options, results, seconds, total, data_dir=data_dir)
