@@ -587,7 +587,8 @@ def _quiet_stdout() -> None:
 def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     """Parse ``argv`` and run the sub-command; a UsageError is one line and exit status 2."""
     args = parser.parse_args(argv)
-    if getattr(args, "jobs", 1) is not None and getattr(args, "jobs", 1) < 1:
+    jobs = getattr(args, "jobs", None)
+    if isinstance(jobs, int) and jobs < 1:  # m5 grade's; the lab checks its own --jobs
         parser.error("--jobs must be at least 1")
     try:
         return COMMANDS[args.command](args)

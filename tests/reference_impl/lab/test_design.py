@@ -17,6 +17,7 @@ from reference_impl.lab import pins as lab_pins
 from reference_impl.lab import profiles as lab_profiles
 from reference_impl.lab import results as lab_results
 from reference_impl.lab import runners as lab_runners
+from reference_impl.lab import tasks as lab_tasks
 from reference_impl.lab.profiles import PROFILE_PARAMS
 
 COMMITTED = lab_results.DEFAULT_CLAIMS
@@ -91,7 +92,7 @@ def test_rewrite_gives_the_same_outputs_without_training_and_refuses_another_run
     assert lab_cli.main(argv) == 0
     first = (tmp_path / lab_cli.CLAIMS_FILE).read_bytes()
     (tmp_path / lab_cli.CLAIMS_FILE).unlink()
-    monkeypatch.setattr(lab_cli, "RUNNERS", {})  # a rewrite that trained anything would fail here
+    monkeypatch.setattr(lab_tasks, "RUNNERS", {})  # a rewrite that trained anything would fail here
     assert lab_cli.main([*argv, "--rewrite"]) == 0
     assert (tmp_path / lab_cli.CLAIMS_FILE).read_bytes() == first
     assert lab_cli.main(["--seeds", "3", "--section", "dagger", "dqn", "--out", str(tmp_path), "--rewrite"]) == 2  # another run's results
