@@ -23,14 +23,13 @@ from autograder.grade.worker_session import Budget
 
 KERNELS = list(reference_impl.KERNEL_NAMES)
 ENTRY_FIELDS = {"cases", "calls", "expected", "request"}  # one kernel's entry in the file
-DEFAULT_BUDGET = Budget()
 
 
 class StaleCache(Exception):
     """The cache file is partial or laid out otherwise than :func:`detach` lays it out."""
 
 
-def load_corpus(examples: int | None = None, budget: Budget = DEFAULT_BUDGET) -> dict:
+def load_corpus(examples: int | None = None, budget: Budget = Budget()) -> dict:
     """The corpus, from the disk cache when fresh.
 
     A lock file serialises builders, so parallel graders (or test workers) build once.

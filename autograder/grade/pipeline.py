@@ -23,7 +23,6 @@ from autograder.grade.judge import all_fail, grade_answers, grade_kernel
 from autograder.grade.score import SubmissionResult, TestResult
 from autograder.grade.worker_session import Budget, SpareWorker, WorkerSession
 
-DEFAULT_BUDGET = Budget()
 # A kernel never run because the submission's time ran out before it.
 NOT_GRADED = {
     "submission": {
@@ -74,7 +73,7 @@ def grade_submission(
     corpus: dict,
     *,
     lang: str | None = None,
-    budget: Budget = DEFAULT_BUDGET,
+    budget: Budget = Budget(),
     shrink: bool = True,
     shrink_budget: float = 0.3,
     shrink_total: float = 2.0,
@@ -164,7 +163,7 @@ class NextSubmission:
         spare: SpareWorker,
         *,
         lang: str | None = None,
-        budget: Budget = DEFAULT_BUDGET,
+        budget: Budget = Budget(),
         kernels=None,
         **_ignored,
     ):

@@ -40,7 +40,6 @@ from autograder.grade.worker_handle import LOST_REASONS, WorkerLost, WorkerProce
 GRACE = 10.0  # the grader's deadlines exceed the worker's own by this (s)
 AHEAD = 2  # planned batches kept in flight (the worker never waits for the grader)
 WORKER_START_RETRIES = 2  # a worker lost before its first cell is started again this many times
-DEFAULT_LIMITS = sandbox.Limits()  # frozen: one shared default
 
 
 class GradingUnavailable(RuntimeError):
@@ -125,7 +124,7 @@ class WorkerSession:
         kernels: list[str],
         *,
         budget: Budget = Budget(),
-        limits: sandbox.Limits = DEFAULT_LIMITS,
+        limits: sandbox.Limits = sandbox.Limits(),
         import_dirs: Sequence[Path] = (),
         spare: "SpareWorker | None" = None,
         preload: Sequence[bytes] = (),
@@ -508,7 +507,7 @@ class SpareWorker:
 
     def __init__(
         self,
-        limits: sandbox.Limits = DEFAULT_LIMITS,
+        limits: sandbox.Limits = sandbox.Limits(),
         import_dirs: Sequence[Path] = (),
         preload: Sequence[bytes] = (),
         recycle: bool = True,

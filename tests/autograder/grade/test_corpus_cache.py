@@ -7,6 +7,7 @@ import pickle
 import pytest
 
 from autograder.grade import cache, corpus_cache
+from autograder.grade.worker_session import Budget
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def cache_dir(tmp_path, monkeypatch, corpus):
         return corpus
 
     monkeypatch.setattr(corpus_cache.corpus_mod, "build_corpus", build)
-    path = corpus_cache.cache.corpus_path(None, corpus_cache.DEFAULT_BUDGET)
+    path = corpus_cache.cache.corpus_path(None, Budget())
     return path, builds
 
 
