@@ -32,6 +32,7 @@ from torch import nn
 from reference_impl import kernels
 from reference_impl.imitation import make_mlp
 from reference_impl.offline_data import TRAINING_KEYS, check_transition_arrays
+from reference_impl.optimizers import adam
 
 __all__ = [
     "FQEConfig",
@@ -152,7 +153,7 @@ def fit_fqe(
     with torch.random.fork_rng(devices=[]):  # seed the initial weights without touching global state
         torch.manual_seed(seed)
         q_net = make_mlp(obs.shape[1], config.hidden, n_actions) if make_q_net is None else make_q_net(obs.shape[1], n_actions)
-    optimizer = torch.optim.Adam(q_net.parameters(), lr=config.learning_rate)
+    optimizer = adam(q_net.parameters(), lr=config.learning_rate)
     batch = min(config.batch_size, n)
     for _ in range(config.iterations):
         frozen = copy.deepcopy(q_net)

@@ -33,6 +33,7 @@ from reference_impl.common import seed_everything
 from reference_impl.exact_eval import exact_outcomes
 from reference_impl.expert import ExpertPolicy
 from reference_impl.keydoor import WIDE_LAYOUT, KeyDoorGrid, check_layout
+from reference_impl.optimizers import adam
 from reference_impl.rollout import play_episodes, rollout
 from reference_impl.shift import episode_visits, optimal_actions, shift_metrics, state_indices
 
@@ -158,7 +159,7 @@ def behavior_cloning(
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # as seed_everything: small nets run faster and reproducibly on one thread
     net = make_mlp(obs.shape[1], cfg.hidden, action_dim)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+    optimizer = adam(net.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
     x_all = torch.from_numpy(obs)
     y_all = torch.from_numpy(act.astype(np.int64))
     order_rng = np.random.default_rng(seed)

@@ -56,6 +56,7 @@ from reference_impl.language_task import (
     summarize_language_dataset,
     token_text,
 )
+from reference_impl.optimizers import adam, polyak_update
 from reference_impl.torch_kernels import (
     cql_discrete_penalty_torch,
     expectile_loss_torch,
@@ -400,7 +401,7 @@ def train_token_bc(
     k = _resolve_kernels(kernels)
     n_epochs = positive_int(epochs, "bc_epochs")
     policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    optimizer = adam(policy.parameters(), lr=cfg.lr)
     losses = []
     for _ in _epochs(n_epochs, "language BC", progress):
         epoch = []
@@ -412,12 +413,6 @@ def train_token_bc(
             epoch.append(loss.item())
         losses.append(float(np.mean(epoch)))
     return policy.eval(), losses
-
-
-@torch.no_grad()
-def _polyak(target: nn.Module, source: nn.Module, rate: float) -> None:
-    for t, s in zip(target.parameters(), source.parameters()):
-        t.lerp_(s, rate)
 
 
 def train_token_ilql(
@@ -434,7 +429,7 @@ def train_token_ilql(
     n_epochs = positive_int(epochs, "iql_epochs")
     model = TokenQV(cfg.embed_dim, cfg.hidden_dim)
     target = copy.deepcopy(model).requires_grad_(False)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    optimizer = adam(model.parameters(), lr=cfg.lr)
     history = []
     for _ in _epochs(n_epochs, "language ILQL", progress):
         epoch: dict[str, list[float]] = {"q": [], "v": [], "cql": [], "total": []}
@@ -443,7 +438,7 @@ def train_token_ilql(
             optimizer.zero_grad()
             terms["total"].backward()
             optimizer.step()
-            _polyak(target, model, cfg.polyak)
+            polyak_update(target, model, cfg.polyak)
             for name, value in terms.items():
                 epoch[name].append(value.item())
         history.append({name: float(np.mean(values)) for name, values in epoch.items()})
@@ -464,7 +459,7 @@ def train_token_awr(
     cfg = config or TokenILQLConfig()
     n_epochs = positive_int(epochs, "bc_epochs")
     policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    optimizer = adam(policy.parameters(), lr=cfg.lr)
     losses = []
     for _ in _epochs(n_epochs, "language AWR", progress):
         epoch = []
@@ -498,7 +493,7 @@ def train_token_rwr(
     per_prompt = prompt_baselines(episodes, cfg.gamma) if per_prompt_baseline else np.zeros(len(PROMPTS))
     baseline = torch.tensor([per_prompt[ep.prompt_index] for ep in episodes], dtype=torch.float32)
     policy = TokenPolicy(cfg.embed_dim, cfg.hidden_dim)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
+    optimizer = adam(policy.parameters(), lr=cfg.lr)
     losses = []
     for _ in _epochs(n_epochs, "language RWR", progress):
         epoch = []

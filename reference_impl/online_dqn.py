@@ -39,6 +39,7 @@ from reference_impl.expert import NoisyExpertPolicy
 from reference_impl.fqe import exact_action_values
 from reference_impl.imitation import ArgmaxPolicy, make_mlp
 from reference_impl.keydoor import KeyDoorGrid
+from reference_impl.optimizers import adam
 from reference_impl.records import Episode, Transition
 from reference_impl.rollout import rollout
 
@@ -324,7 +325,7 @@ def train_online_dqn(
     online = QNetwork(env.observation_dim, env.action_dim, cfg.hidden)
     target = copy.deepcopy(online)
     target.requires_grad_(False)
-    optimizer = torch.optim.Adam(online.parameters(), lr=cfg.learning_rate)
+    optimizer = adam(online.parameters(), lr=cfg.learning_rate)
     buffer = ReplayBuffer(cfg.buffer_capacity, env.observation_dim)
 
     warm = NoisyExpertPolicy(env, cfg.warm_start_epsilon, rng=rng)

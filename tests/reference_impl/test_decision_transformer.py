@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -284,6 +287,9 @@ def _keydoor_model():
     return model
 
 
+_KEYDOOR_MODEL = functools.cache(_keydoor_model)
+
+
 def test_batched_evaluation_equals_one_episode_at_a_time():
     """Episode i of a batch does what it does alone with seed ``seed + i`` (same return,
     outcome and requests), whatever the batch size; the env passed in is not stepped."""
@@ -314,6 +320,50 @@ def test_batched_evaluation_equals_one_episode_at_a_time():
     chunked = evaluate_decision_transformer(env, model, 0.7, episodes=12, seed=100, context_steps=4, batch_size=5)
     assert chunked["episode_returns"] == batched["episode_returns"]
     assert env._cell == -1  # never reset: every episode ran on a copy
+
+
+class _EveryEpisodePlayed:
+    """A KeyDoorGrid that does not say it is deterministic, so every episode is played."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def __deepcopy__(self, memo):
+        return _EveryEpisodePlayed(copy.deepcopy(self.env, memo))
+
+    def reset(self, **kwargs):
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        return self.env.step(action)
+
+
+@settings(max_examples=6, deadline=None)
+@given(target=st.sampled_from([-1.0, 0.0, 0.7, 2.0]), seed=st.integers(0, 10_000), episodes=st.integers(1, 40))
+def test_a_deterministic_env_plays_one_episode_per_start_with_the_same_results(target, seed, episodes):
+    """Without slips an episode is decided by its start cell: playing one per start gives the
+    returns, outcomes and requests of playing every episode, in episode order."""
+    from reference_impl.keydoor import KeyDoorGrid
+
+    model = _KEYDOOR_MODEL()
+    env = KeyDoorGrid(seed=5)
+    assert env.deterministic and not KeyDoorGrid(slip_probability=0.1).deterministic
+    forwards = []
+    hook = model.register_forward_pre_hook(lambda module, args: forwards.append(args[0].shape[0]))
+    fast_conditions, full_conditions = [], []
+    try:
+        fast = evaluate_decision_transformer(env, model, target, episodes, seed, context_steps=4, conditions=fast_conditions)
+        assert max(forwards) <= len(env.start_positions)  # one row per distinct start, never one per episode
+        full = evaluate_decision_transformer(
+            _EveryEpisodePlayed(KeyDoorGrid(seed=5)), model, target, episodes, seed, context_steps=4, conditions=full_conditions
+        )
+    finally:
+        hook.remove()
+    assert fast["episode_returns"] == full["episode_returns"]
+    assert fast["outcomes"] == full["outcomes"] and fast["episodes"] == full["episodes"] == episodes
+    assert fast_conditions == full_conditions
+    assert fast["return_se"] == full["return_se"] or (np.isnan(fast["return_se"]) and np.isnan(full["return_se"]))
+    assert len({id(c) for c in fast_conditions}) == episodes  # each episode its own list, never a shared one
 
 
 def test_evaluation_reports_the_standard_error_of_its_mean():

@@ -245,3 +245,25 @@ def test_a_deep_copy_steps_on_its_own_and_shares_only_the_read_only_tables():
     from_original = [original.step(a) for a in actions]
     for (obs_a, *rest_a), (obs_b, *rest_b) in zip(from_clone, from_original):
         assert np.array_equal(obs_a, obs_b) and rest_a == rest_b
+
+
+@settings(max_examples=25, deadline=None)
+@given(seeds=st.tuples(st.integers(0, 2**31), st.integers(0, 2**31)), actions=st.lists(st.integers(0, 3), max_size=60))
+def test_without_slips_an_episode_is_decided_by_its_start_and_actions(seeds, actions):
+    """What ``deterministic`` promises (the Decision Transformer's evaluation relies on it):
+    two resets on the same start cell, whatever their seeds, give the same steps."""
+    env = KeyDoorGrid()
+    assert env.deterministic
+    start = env.start_positions[seeds[0] % len(env.start_positions)]
+    runs = []
+    for seed in seeds:
+        obs, _ = env.reset(seed=seed, start=start)
+        steps = [obs.tolist()]
+        for a in actions:
+            obs, reward, terminated, truncated, info = env.step(a)
+            steps.append((obs.tolist(), reward, terminated, truncated, info.get("outcome")))
+            if terminated or truncated:
+                break
+        runs.append(steps)
+    assert runs[0] == runs[1]
+    assert not KeyDoorGrid(slip_probability=0.05).deterministic

@@ -17,7 +17,10 @@ R_t - r_t). A request is a condition the model was trained on, not a promise: ab
 the returns present in the data the achieved return saturates. Evaluation steps a
 request's episodes together (episode i on its own copy of the env, reset with seed
 ``seed + i``; one batched forward per time step), which gives exactly the results of
-running them one by one.
+running them one by one. On an env that declares itself ``deterministic`` (KeyDoorGrid
+without slips) the greedy model plays the same episode from the same start, so only one
+episode per distinct start is played and its result stands for every episode that
+starts there: the same returns, outcomes and requests, without the repeated work.
 
 Shapes used throughout: B windows, K = ``context_steps`` steps per window, S the
 state dimension, A the number of actions. Windows are right-padded; with a causal
@@ -39,6 +42,7 @@ from torch.nn import functional as F
 from m5_student.common import progress as progress_bar
 from m5_student.common import seed_everything, summarize_episodes
 from m5_student.kernels import return_to_go
+from m5_student.optimizers import adamw
 from m5_student.records import Episode
 from m5_student.torch_kernels import masked_token_nll_torch
 
@@ -309,7 +313,7 @@ def train_decision_transformer(
         raise ValueError(f"{where}: logged actions lie in [{windows.actions.min()}, {windows.actions.max()}], outside [0, {action_dim})")
     rng = seed_everything(int(seed))
     model = DecisionTransformer(cfg)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    optimizer = adamw(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     losses = []
     model.train()
     for _ in progress_bar(range(int(epochs)), desc="Decision Transformer", total=int(epochs), enabled=progress):
@@ -381,6 +385,28 @@ def _run_batch(
     return totals, outcomes, conditions
 
 
+def _episodes_to_play(env, seeds: list[int]) -> tuple[list[int], list[int]]:
+    """(seeds to play, for each of ``seeds`` the index of the played episode that stands for it).
+
+    Every seed is played unless ``env.deterministic`` is true; then an episode is decided
+    by its start alone (``info["state"]["position"]`` after the reset), so the first seed
+    of each start is played for all the seeds that start there.
+    """
+    if not getattr(env, "deterministic", False):
+        return list(seeds), list(range(len(seeds)))
+    probe = copy.deepcopy(env)
+    played: list[int] = []
+    index_of_start: dict = {}
+    stands_for = []
+    for s in seeds:
+        start = probe.reset(seed=s)[1]["state"]["position"]
+        if start not in index_of_start:
+            index_of_start[start] = len(played)
+            played.append(s)
+        stands_for.append(index_of_start[start])
+    return played, stands_for
+
+
 def evaluate_decision_transformer(
     env,
     model: DecisionTransformer,
@@ -398,7 +424,9 @@ def evaluate_decision_transformer(
     itself is not stepped), so episode i does the same whatever the batch it runs in:
     the result is that of running the episodes one by one. Up to ``batch_size``
     episodes (default: all of them) are stepped together, one batched forward per time
-    step. Returns the metrics dict of :func:`m5_student.common.summarize_episodes`
+    step. When ``env.deterministic`` is true only the first episode of each start cell
+    is played, and the others that start there get its result (see the module docstring).
+    Returns the metrics dict of :func:`m5_student.common.summarize_episodes`
     plus ``"target_return"``, ``"episode_returns"`` (list, episode order),
     ``"return_sd"`` (sample sd, ddof = 1) and ``"return_se"`` = return_sd / sqrt(n)
     (both NaN for a single episode). When a list is passed as ``conditions``, the
@@ -414,14 +442,19 @@ def evaluate_decision_transformer(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"{where}: `seed` must be an int, got {seed!r}")
     model.eval()
-    returns, outcomes = [], []
-    for start in range(0, n_episodes, chunk):
-        seeds = [int(seed) + i for i in range(start, min(n_episodes, start + chunk))]
-        totals, ends, requests = _run_batch([copy.deepcopy(env) for _ in seeds], model, float(target_return), seeds, K)
-        returns += totals
-        outcomes += ends
-        if conditions is not None:
-            conditions.extend(requests)
+    seeds = [int(seed) + i for i in range(n_episodes)]
+    played, stands_for = _episodes_to_play(env, seeds)
+    totals, ends, requests = [], [], []
+    for start in range(0, len(played), chunk):
+        batch = played[start : start + chunk]
+        t, e, r = _run_batch([copy.deepcopy(env) for _ in batch], model, float(target_return), batch, K)
+        totals += t
+        ends += e
+        requests += r
+    returns = [totals[j] for j in stands_for]
+    outcomes = [ends[j] for j in stands_for]
+    if conditions is not None:
+        conditions.extend(list(requests[j]) for j in stands_for)
     metrics = summarize_episodes(returns, outcomes)
     sd = float(np.std(returns, ddof=1)) if n_episodes > 1 else float("nan")
     metrics.update(

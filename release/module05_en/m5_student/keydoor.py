@@ -305,6 +305,12 @@ class KeyDoorGrid(gym.Env):
     def _state(self) -> dict:
         return {"position": self._positions[self._cell], "has_key": self._has_key, "step": self._t}
 
+    @property
+    def deterministic(self) -> bool:
+        """True when nothing but the start cell is random (no slips): a deterministic policy
+        then plays the same episode from the same start cell, whatever the seed."""
+        return self.slip_probability == 0.0
+
     # ------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None, start=None):
         """Start an episode; see the class docstring for ``start`` / ``options``."""

@@ -41,6 +41,7 @@ from m5_student.expert import NoisyExpertPolicy
 from m5_student.fqe import exact_action_values
 from m5_student.imitation import ArgmaxPolicy, make_mlp
 from m5_student.keydoor import KeyDoorGrid
+from m5_student.optimizers import adam
 from m5_student.records import Episode, Transition
 from m5_student.rollout import rollout
 
@@ -326,7 +327,7 @@ def train_online_dqn(
     online = QNetwork(env.observation_dim, env.action_dim, cfg.hidden)
     target = copy.deepcopy(online)
     target.requires_grad_(False)
-    optimizer = torch.optim.Adam(online.parameters(), lr=cfg.learning_rate)
+    optimizer = adam(online.parameters(), lr=cfg.learning_rate)
     buffer = ReplayBuffer(cfg.buffer_capacity, env.observation_dim)
 
     warm = NoisyExpertPolicy(env, cfg.warm_start_epsilon, rng=rng)

@@ -34,6 +34,7 @@ from torch import nn
 from m5_student import kernels
 from m5_student.imitation import make_mlp
 from m5_student.offline_data import TRAINING_KEYS, check_transition_arrays
+from m5_student.optimizers import adam
 
 __all__ = [
     "FQEConfig",
@@ -154,7 +155,7 @@ def fit_fqe(
     with torch.random.fork_rng(devices=[]):  # seed the initial weights without touching global state
         torch.manual_seed(seed)
         q_net = make_mlp(obs.shape[1], config.hidden, n_actions) if make_q_net is None else make_q_net(obs.shape[1], n_actions)
-    optimizer = torch.optim.Adam(q_net.parameters(), lr=config.learning_rate)
+    optimizer = adam(q_net.parameters(), lr=config.learning_rate)
     batch = min(config.batch_size, n)
     for _ in range(config.iterations):
         frozen = copy.deepcopy(q_net)

@@ -35,6 +35,7 @@ from m5_student.common import seed_everything
 from m5_student.exact_eval import exact_outcomes
 from m5_student.expert import ExpertPolicy
 from m5_student.keydoor import WIDE_LAYOUT, KeyDoorGrid, check_layout
+from m5_student.optimizers import adam
 from m5_student.rollout import play_episodes, rollout
 from m5_student.shift import episode_visits, optimal_actions, shift_metrics, state_indices
 
@@ -160,7 +161,7 @@ def behavior_cloning(
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # as seed_everything: small nets run faster and reproducibly on one thread
     net = make_mlp(obs.shape[1], cfg.hidden, action_dim)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+    optimizer = adam(net.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
     x_all = torch.from_numpy(obs)
     y_all = torch.from_numpy(act.astype(np.int64))
     order_rng = np.random.default_rng(seed)

@@ -39,6 +39,7 @@ from m5_student import kernels as np_kernels
 from m5_student.common import with_kernels
 from m5_student.imitation import make_mlp
 from m5_student.offline_data import TRAINING_KEYS, check_transition_arrays
+from m5_student.optimizers import adam, polyak_update
 from m5_student.torch_kernels import (
     cql_discrete_penalty_torch,
     expectile_loss_torch,
@@ -150,12 +151,6 @@ def _fresh_net(seed: int, in_dim: int, hidden: int, out_dim: int) -> nn.Module:
 
 def _as_f64(t: torch.Tensor) -> np.ndarray:
     return t.detach().double().numpy()
-
-
-def _polyak(target: nn.Module, source: nn.Module, rate: float) -> None:
-    with torch.no_grad():
-        for tp, sp in zip(target.parameters(), source.parameters()):
-            tp.mul_(1.0 - rate).add_(sp, alpha=rate)
 
 
 # --------------------------------------------------------------------------- configs
@@ -443,7 +438,7 @@ def train_behavior_cloning(
     k = resolve_kernels(kernels)
     epochs = _check_training(epochs, "train_behavior_cloning")
     net = _fresh_net(seed, log.observation_dim, config.hidden, n_actions)
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    optimizer = adam(net.parameters(), lr=config.learning_rate)
     rng = np.random.default_rng(seed)
     history = []
     for idx in _minibatches(len(log), config.batch_size, epochs, rng):
@@ -467,13 +462,13 @@ def _train_q_learner(
     ``step_loss(batch, online, target)`` is the only thing a method changes."""
     online = _fresh_net(seed, log.observation_dim, config.hidden, n_actions)
     target = copy.deepcopy(online)
-    optimizer = torch.optim.Adam(online.parameters(), lr=config.learning_rate)
+    optimizer = adam(online.parameters(), lr=config.learning_rate)
     rng = np.random.default_rng(seed)
     history = []
     for idx in _minibatches(len(log), config.batch_size, epochs, rng):
         loss = step_loss(log.batch(idx), online, target)
         _optimise(optimizer, loss)
-        _polyak(target, online, config.target_update_rate)
+        polyak_update(target, online, config.target_update_rate)
         history.append(float(loss.detach()))
     per_epoch = math.ceil(len(log) / config.batch_size)
     return online, _epoch_means(history, per_epoch), len(history)
@@ -563,9 +558,9 @@ def train_iql(
     v_net = _fresh_net(seed + 1, d, config.hidden, 1)
     policy_net = _fresh_net(seed + 2, d, config.hidden, n_actions)
     q_target = copy.deepcopy(q_net)
-    q_opt = torch.optim.Adam(q_net.parameters(), lr=config.learning_rate)
-    v_opt = torch.optim.Adam(v_net.parameters(), lr=config.learning_rate)
-    pi_opt = torch.optim.Adam(policy_net.parameters(), lr=config.learning_rate)
+    q_opt = adam(q_net.parameters(), lr=config.learning_rate)
+    v_opt = adam(v_net.parameters(), lr=config.learning_rate)
+    pi_opt = adam(policy_net.parameters(), lr=config.learning_rate)
     rng = np.random.default_rng(seed)
     history = []
     for idx in _minibatches(len(log), config.batch_size, epochs, rng):
@@ -578,7 +573,7 @@ def train_iql(
         y = compute_iql_q_target(b, v_net, config.gamma, dqn_targets=k["dqn_targets"])
         q_loss = td_loss(q_net(b.obs), b.actions, y)
         _optimise(q_opt, q_loss)
-        _polyak(q_target, q_net, config.target_update_rate)
+        polyak_update(q_target, q_net, config.target_update_rate)
         advantages = q_bar - values.detach()
         pi_loss = iql_policy_loss(
             policy_net(b.obs),
