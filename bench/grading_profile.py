@@ -189,10 +189,16 @@ class FakeSession:
         return self.outcomes[request]
 
 
-def replay(corpus: dict, repeats: int) -> dict[str, float]:
+def _input_size(args, kwargs) -> int:
+    """Numbers in one call's arguments (array elements; a scalar counts 1)."""
+    return sum(int(np.size(x)) for x in (*args, *kwargs.values()) if not isinstance(x, str))
+
+
+def replay(corpus: dict, repeats: int) -> dict:
     """Seconds by step of the worker's side and the grader's, summed over the kernels."""
     namespace = namespace_of(CORRECT)
     steps = dict.fromkeys(("request", "calls", "child", "parent", "encode", "decode", "judge"), 0.0)
+    steps["by_kernel"] = {}
     inputs = bytearray(parent.INPUT_BYTES)
     decoded = {}
     with tempfile.TemporaryFile(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as sink:
@@ -218,6 +224,7 @@ def replay(corpus: dict, repeats: int) -> dict[str, float]:
             decoding, reply = best(repeats, lambda: wire.decode(frame[8:], trusted=False))  # noqa: B023
             decoded[kc.request] = reply["outcomes"]
             steps["calls"] += bare
+            steps["by_kernel"][kernel] = (len(calls), bare, max(_input_size(args, kwargs) for args, kwargs in calls))
             steps["child"] += child_total - bare
             steps["parent"] += checked
             steps["encode"] += encoded
@@ -295,6 +302,15 @@ def main(argv=None) -> int:
         worker + steps["decode"] + steps["judge"],
     )
     print(f"\nper call: worker side {worker / n_calls * 1e6:.1f} us, of which the calls {steps['calls'] / n_calls * 1e6:.1f} us")
+    print(f"\nThe student's calls by kernel ({CORRECT.name}):\n")
+    print("| kernel | calls | seconds | per call (us) | largest input (numbers) |")
+    print("|---|---:|---:|---:|---:|")
+    for kernel, (calls, seconds, largest) in steps["by_kernel"].items():
+        print(f"| {kernel} | {calls} | {seconds:.4f} | {seconds / calls * 1e6:.1f} | {largest} |")
+    print(
+        f"\nA floor: this submission's own calls take {steps['calls']:.3f} s, whatever the grader does around them; "
+        f"with nbgrader at N s a notebook, m5 --jobs 1 cannot be faster than N / {steps['calls']:.3f} times it."
+    )
     return 0
 
 
