@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import signal
+import sys
 import threading
 import time
 
@@ -121,10 +122,21 @@ def _alarm(seconds: float):
         raise CheckTimeout(seconds)
 
 
+# Looked up once: the first lookup runs ctypes' own Python code, where the checked thread
+# must not be when the watchdog decides whether it may raise (see _in_machinery).
+_SET_ASYNC_EXC = ctypes.pythonapi.PyThreadState_SetAsyncExc
+
+
 def _raise_in_thread(thread_id: int, exc_type: type[BaseException] | None) -> int:
     """Ask CPython to raise ``exc_type`` in thread ``thread_id`` at its next bytecode (None: clear a pending one)."""
-    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    return set_async_exc(ctypes.c_ulong(thread_id), ctypes.py_object(exc_type) if exc_type is not None else None)
+    return _SET_ASYNC_EXC(ctypes.c_ulong(thread_id), ctypes.py_object(exc_type) if exc_type is not None else None)
+
+
+def _in_machinery(thread_id: int) -> bool:
+    """Whether thread ``thread_id`` is running the limit's own code (this module, contextlib's
+    ``__exit__``): the watchdog does not raise there, as the alarm's handler does not."""
+    frame = sys._current_frames().get(thread_id)
+    return frame is not None and frame.f_code.co_filename in _MACHINERY
 
 
 class _Watchdog:
@@ -156,6 +168,12 @@ class _Watchdog:
                 if deadline is None or now < deadline:
                     time.sleep(POLL if deadline is None else min(deadline - now, POLL))
                     continue
+                if _in_machinery(self.thread_id):
+                    # A raise landing in the exit or the disarm could skip the disarm and leave
+                    # this thread raising into whatever runs next; wait until the thread is
+                    # back in the checked code (or the block has ended and disarmed).
+                    time.sleep(POLL / 20)
+                    continue
                 self.fired = True
                 _raise_in_thread(self.thread_id, self.exc_type)
                 deadline = now + REPEAT
@@ -184,8 +202,16 @@ def _watchdog(seconds: float):
         watchdog.arm()
         yield
     finally:
-        # Reached the limit but the block ended anyway (the kernel's bare ``except:``
-        # swallowed the raise, or it was still pending): the check still timed out.
-        fired = _disarm(watchdog.stop)
+        # The retry of _disarm, written out: a raise already on its way when the block ended
+        # lands at the next function entry, and one landing at the entry of a helper, before
+        # its ``try``, would skip the disarm. Here it lands inside ``stop``, in this ``try``.
+        while True:
+            try:
+                fired = watchdog.stop()
+                break
+            except CheckTimeout:
+                continue
+    # Reached the limit but the block ended anyway (the kernel's bare ``except:``
+    # swallowed the raise, or it was still pending): the check still timed out.
     if fired:
         raise CheckTimeout(seconds)

@@ -168,3 +168,27 @@ def test_a_watchdog_is_armed_only_once_its_thread_runs(monkeypatch):
         pass
     time.sleep(0.05)
     assert all(t.name != "m5-check-watchdog" for t in threading.enumerate())
+
+
+def _spin_as(filename: str):
+    """A function that spins for ``seconds``, compiled as if it lived in ``filename``."""
+    namespace: dict = {"time": time}
+    code = "def spin(seconds):\n    end = time.perf_counter() + seconds\n    while time.perf_counter() < end:\n        pass\n"
+    exec(compile(code, filename, "exec"), namespace)
+    return namespace["spin"]
+
+
+def test_the_watchdog_never_raises_inside_the_limits_own_code(monkeypatch):
+    """A raise landing in the exit or the disarm could skip the disarm (the watchdog then kept
+    raising into whatever ran next: a worker of the test run, killed by it). So the watchdog
+    waits while the checked thread runs the limit's own code, and raises once it leaves it."""
+    machinery_spin = _spin_as("<the limit's own code>")
+    student_spin = _spin_as("<the student's code>")
+    monkeypatch.setattr(tl, "_MACHINERY", tl._MACHINERY | {"<the limit's own code>"})
+    start = time.perf_counter()
+    with pytest.raises(CheckTimeout), time_limit(0.01, method="watchdog"):
+        machinery_spin(0.15)  # 15 times the limit: no raise may land in here
+        student_spin(5.0)  # the first raise lands here, well before 5 s
+    assert 0.15 <= time.perf_counter() - start < 2.0
+    time.sleep(0.05)
+    assert all(t.name != "m5-check-watchdog" for t in threading.enumerate())
