@@ -70,26 +70,44 @@ def time_limit(seconds: float, *, method: str | None = None):
         yield
 
 
-def _disarm(stop) -> bool:
-    """Run ``stop()`` to its end and return what it returns, even when a raise lands while it runs.
+@contextlib.contextmanager
+def _armed(arm, stop, seconds: float):
+    """Run the block between ``arm()`` and ``stop()``; raise :class:`CheckTimeout` after it when
+    ``stop()`` says the limit was reached (the block ended anyway: the kernel's bare ``except:``
+    swallowed the raise, or it was still pending), so the check still timed out.
 
     ``stop`` first sets a flag after which no new raise is made (at most one already on its
     way can still land); a raise that lands before ``stop`` returns is caught here and
     ``stop`` (idempotent) runs again. Without this, a raise landing in the ``finally`` before
     the timer was disarmed left it armed, raising every :data:`REPEAT` seconds into whatever
-    the thread ran next.
+    the thread ran next. The retry is written out in the ``finally``, not called: a raise
+    already on its way lands at the next function entry, and one landing at a helper's
+    entry, before its ``try``, would skip the disarm; here it lands inside ``stop``, in this
+    ``try``.
     """
-    while True:
-        try:
-            return stop()
-        except CheckTimeout:
-            continue
+    try:
+        arm()
+        yield
+    finally:
+        while True:
+            try:
+                fired = stop()
+                break
+            except CheckTimeout:
+                continue
+    if fired:
+        raise CheckTimeout(seconds)
 
 
 _MACHINERY = frozenset({__file__, contextlib.__file__})
 
 
-@contextlib.contextmanager
+def _is_machinery(frame) -> bool:
+    """Whether ``frame`` runs the limit's own code (this module, contextlib's ``__exit__``), where
+    neither way of stopping a check raises."""
+    return frame is not None and frame.f_code.co_filename in _MACHINERY
+
+
 def _alarm(seconds: float):
     state = {"disarming": False, "fired": False}
 
@@ -100,7 +118,7 @@ def _alarm(seconds: float):
         # Never raise inside the limit's own machinery (this module, contextlib's __exit__): a raise
         # landing between the block's end and the disarm would skip it and leave the timer armed.
         # The timer repeats, so the raise comes again once the checked code runs.
-        if frame is not None and frame.f_code.co_filename in _MACHINERY:
+        if _is_machinery(frame):
             return
         raise CheckTimeout(seconds)
 
@@ -110,16 +128,13 @@ def _alarm(seconds: float):
         signal.signal(signal.SIGALRM, previous)
         return state["fired"]
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    # Again every REPEAT seconds after the limit: a raise swallowed on its way (by the kernel's bare
-    # ``except:``, or inside Hypothesis' own code, which then runs the kernel again) is followed by another.
-    try:
+    def arm() -> None:
+        # Again every REPEAT seconds after the limit: a raise swallowed on its way (by the kernel's bare
+        # ``except:``, or inside Hypothesis' own code, which then runs the kernel again) is followed by another.
         signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
-        yield
-    finally:
-        fired = _disarm(stop)
-    if fired:  # the limit was reached but the block ended anyway: the check still timed out
-        raise CheckTimeout(seconds)
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    return _armed(arm, stop, seconds)
 
 
 # Looked up once: the first lookup runs ctypes' own Python code, where the checked thread
@@ -135,8 +150,7 @@ def _raise_in_thread(thread_id: int, exc_type: type[BaseException] | None) -> in
 def _in_machinery(thread_id: int) -> bool:
     """Whether thread ``thread_id`` is running the limit's own code (this module, contextlib's
     ``__exit__``): the watchdog does not raise there, as the alarm's handler does not."""
-    frame = sys._current_frames().get(thread_id)
-    return frame is not None and frame.f_code.co_filename in _MACHINERY
+    return _is_machinery(sys._current_frames().get(thread_id))
 
 
 class _Watchdog:
@@ -186,7 +200,7 @@ class _Watchdog:
         self.armed_at = time.monotonic()
 
     def stop(self) -> bool:
-        """Disarm; True when the limit was reached. Idempotent (see :func:`_disarm`)."""
+        """Disarm; True when the limit was reached. Idempotent (see :func:`_armed`)."""
         self.disarming = True  # the timer raises at most once more
         if self.armed_at is not None:  # otherwise it never raised and never will
             while not self.exited:
@@ -195,23 +209,6 @@ class _Watchdog:
         return self.fired
 
 
-@contextlib.contextmanager
 def _watchdog(seconds: float):
     watchdog = _Watchdog(seconds)
-    try:
-        watchdog.arm()
-        yield
-    finally:
-        # The retry of _disarm, written out: a raise already on its way when the block ended
-        # lands at the next function entry, and one landing at the entry of a helper, before
-        # its ``try``, would skip the disarm. Here it lands inside ``stop``, in this ``try``.
-        while True:
-            try:
-                fired = watchdog.stop()
-                break
-            except CheckTimeout:
-                continue
-    # Reached the limit but the block ended anyway (the kernel's bare ``except:``
-    # swallowed the raise, or it was still pending): the check still timed out.
-    if fired:
-        raise CheckTimeout(seconds)
+    return _armed(watchdog.arm, watchdog.stop, seconds)
